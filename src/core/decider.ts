@@ -21,3 +21,13 @@ export interface Decider<State, Command, Event> {
   evolve(state: State, event: Event): State;
   initialState(): State;
 }
+
+/**
+ * How a core's state is written to and read from a snapshot. `encode` must be canonical: two
+ * states that are equal encode to the same text, so the engine can prove that replaying the
+ * journal rebuilds byte-identical state by comparing encodings (and their hash).
+ */
+export interface StateCodec<State> {
+  encode(state: State): string;
+  decode(text: string): State;
+}
