@@ -1,0 +1,371 @@
+// The single writer. Commands queue up; the engine takes them in order, a batch at a time (group
+// commit, as exchange-core flushes its journal at the end of a batch): each command is decided and
+// its events evolved into memory, then the batch's accepted entries are journaled and projected into
+// read models in one store transaction, and only after that commit are the submitters answered.
+// A failed write leaves memory ahead of disk, so the engine stops for good and the host restarts
+// from the journal; it never serves diverged state.
+
+import type { Decider, StateCodec } from "../core/decider.js";
+import type { Rejection } from "../core/errors.js";
+import { BoundedQueue } from "./bounded-queue.js";
+import { assert, EngineFatalError, EngineOverloadedError, EngineStoppedError } from "./errors.js";
+import { makeSnapshot, type ReplayVerification, recoverState, verifyReplayAgainst } from "./recovery.js";
+import type { EngineStore, JournalEntry, Projector } from "./store.js";
+
+export interface EngineLimits {
+  /** Commands waiting to be sequenced; one more is refused with EngineOverloadedError. */
+  readonly queueCommandsMax: number;
+  /** Commands decided and committed together in one store transaction. */
+  readonly journalBatchCommandsMax: number;
+  /** Reads waiting for an in-flight commit; one more is refused with EngineOverloadedError. */
+  readonly readersWaitingMax: number;
+  /** A snapshot is written after this many committed commands (and on close). */
+  readonly snapshotEveryCommands: number;
+}
+
+export const defaultEngineLimits: EngineLimits = {
+  queueCommandsMax: 10_000,
+  journalBatchCommandsMax: 256,
+  readersWaitingMax: 10_000,
+  snapshotEveryCommands: 10_000,
+};
+
+export type SubmitResult<Event> =
+  | {
+      readonly ok: true;
+      readonly sequence: bigint;
+      readonly nowMs: number;
+      readonly events: readonly Event[];
+    }
+  | { readonly ok: false; readonly rejection: Rejection };
+
+/** Where the state a reader sees stands in the journal. */
+export interface StatePosition {
+  /** The last committed command folded into the state (0n before the first). */
+  readonly sequence: bigint;
+  /** Its commit time. */
+  readonly nowMs: number;
+}
+
+export type CommittedListener<Command, Event> = (entries: readonly JournalEntry<Command, Event>[]) => void;
+
+export type EnginePhase = "running" | "closing" | "closed" | "failed";
+
+export interface EngineOptions<State, Command, Event, Transaction> {
+  readonly decider: Decider<State, Command, Event>;
+  readonly codec: StateCodec<State>;
+  readonly store: EngineStore<Command, Event, Transaction>;
+  /** Read-model updates run inside each commit's transaction, in this order. */
+  readonly projectors?: readonly Projector<Transaction, Command, Event>[];
+  /** Milliseconds since the Unix epoch, an integer. The engine never lets commit time go backwards. */
+  readonly clock?: () => number;
+  readonly limits?: Partial<EngineLimits>;
+  /** Called once when the engine stops after a failed write or a broken invariant. The host should exit. */
+  readonly onFatal: (error: EngineFatalError) => void;
+  /** Problems that do not stop the engine: a failed periodic snapshot, a throwing listener. */
+  readonly onError?: (error: unknown, context: "snapshot" | "listener") => void;
+}
+
+interface PendingCommand<Command, Event> {
+  readonly command: Command;
+  readonly resolve: (result: SubmitResult<Event>) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface WaitingReader {
+  readonly run: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+export class Engine<State, Command, Event, Transaction = unknown> {
+  readonly #decider: Decider<State, Command, Event>;
+  readonly #codec: StateCodec<State>;
+  readonly #store: EngineStore<Command, Event, Transaction>;
+  readonly #projectors: readonly Projector<Transaction, Command, Event>[];
+  readonly #clock: () => number;
+  readonly #limits: EngineLimits;
+  readonly #onFatal: (error: EngineFatalError) => void;
+  readonly #onError: (error: unknown, context: "snapshot" | "listener") => void;
+
+  readonly #queue: BoundedQueue<PendingCommand<Command, Event>>;
+  readonly #listeners = new Set<CommittedListener<Command, Event>>();
+  #waitingReaders: WaitingReader[] = [];
+  #inFlight: PendingCommand<Command, Event>[] = [];
+
+  #state: State;
+  #committedSequence: bigint;
+  #committedNowMs: number;
+  /** Highest nowMs handed to the decider; the next batch never gets less. */
+  #nowMsFloor: number;
+  #snapshotSequence: bigint;
+  #snapshotAttemptSequence: bigint;
+  /** True while memory holds a batch the store has not committed yet. */
+  #uncommitted = false;
+  #phase: EnginePhase = "running";
+  #failure: EngineFatalError | undefined;
+  /** The running drain loop, if any; at most one exists. */
+  #loop: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  /** Recovers state from the store (latest snapshot + journal) and starts taking commands. */
+  static async open<State, Command, Event, Transaction>(
+    options: EngineOptions<State, Command, Event, Transaction>,
+  ): Promise<Engine<State, Command, Event, Transaction>> {
+    const recovered = await recoverState(options.decider, options.codec, options.store);
+    const engine = new Engine(options, recovered);
+    await engine.#maybeSnapshot();
+    return engine;
+  }
+
+  private constructor(
+    options: EngineOptions<State, Command, Event, Transaction>,
+    recovered: { state: State; sequence: bigint; nowMs: number; snapshotSequence: bigint },
+  ) {
+    this.#decider = options.decider;
+    this.#codec = options.codec;
+    this.#store = options.store;
+    this.#projectors = options.projectors ?? [];
+    this.#clock = options.clock ?? Date.now;
+    this.#limits = { ...defaultEngineLimits, ...options.limits };
+    this.#onFatal = options.onFatal;
+    this.#onError = options.onError ?? ((error, context) => console.error(`engine ${context} error`, error));
+    for (const [name, value] of Object.entries(this.#limits)) {
+      assert(Number.isSafeInteger(value) && value > 0, `engine limit ${name} is a positive integer`);
+    }
+    this.#queue = new BoundedQueue(this.#limits.queueCommandsMax);
+    this.#state = recovered.state;
+    this.#committedSequence = recovered.sequence;
+    this.#committedNowMs = recovered.nowMs;
+    this.#nowMsFloor = recovered.nowMs;
+    this.#snapshotSequence = recovered.snapshotSequence;
+    this.#snapshotAttemptSequence = recovered.snapshotSequence;
+  }
+
+  get phase(): EnginePhase {
+    return this.#phase;
+  }
+
+  /** The error that stopped the engine, if it failed. */
+  get failure(): EngineFatalError | undefined {
+    return this.#failure;
+  }
+
+  /** The last command that is durable in the journal. */
+  get committedSequence(): bigint {
+    return this.#committedSequence;
+  }
+
+  get queuedCommands(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Queues a command. Resolves after the batch holding it has committed: with the events and the
+   * journal sequence if accepted, with the rejection if refused (a refused command changes nothing
+   * and is not journaled). Rejects with EngineOverloadedError when the queue is full and with
+   * EngineStoppedError / EngineFatalError when the engine is closing or has failed.
+   */
+  submit(command: Command): Promise<SubmitResult<Event>> {
+    if (this.#phase !== "running") return Promise.reject(this.#stoppedError());
+    if (this.#queue.isFull) {
+      return Promise.reject(new EngineOverloadedError("queueCommandsMax", this.#limits.queueCommandsMax));
+    }
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ command, resolve, reject });
+      this.#scheduleDrain();
+    });
+  }
+
+  /**
+   * Runs `reader` against committed state: at once when no batch is in flight, otherwise right after
+   * the in-flight batch commits, so a query never sees a change that could still be lost. The reader
+   * must not mutate the state or keep references to it past its return.
+   */
+  read<T>(reader: (state: Readonly<State>, position: StatePosition) => T): Promise<T> {
+    if (this.#phase === "failed") return Promise.reject(this.#stoppedError());
+    if (!this.#uncommitted) {
+      try {
+        return Promise.resolve(reader(this.#state, this.#position()));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    if (this.#waitingReaders.length >= this.#limits.readersWaitingMax) {
+      return Promise.reject(new EngineOverloadedError("readersWaitingMax", this.#limits.readersWaitingMax));
+    }
+    return new Promise((resolve, reject) => {
+      this.#waitingReaders.push({
+        run: () => {
+          try {
+            resolve(reader(this.#state, this.#position()));
+          } catch (error) {
+            reject(error);
+          }
+        },
+        reject,
+      });
+    });
+  }
+
+  /**
+   * Calls `listener` with each batch's accepted entries after it commits, in sequence order.
+   * Listeners run synchronously on the engine's turn, so they must be quick (fan out, don't work).
+   * Returns a function that unsubscribes.
+   */
+  onCommitted(listener: CommittedListener<Command, Event>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Stops taking commands, commits everything already queued, writes a snapshot. */
+  close(): Promise<void> {
+    if (this.#closing !== undefined) return this.#closing;
+    if (this.#phase === "failed") return Promise.resolve();
+    this.#phase = "closing";
+    this.#closing = (async () => {
+      while (this.#loop !== undefined) await this.#loop;
+      if (this.#phase === "failed") return;
+      this.#phase = "closed";
+      if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+    })();
+    return this.#closing;
+  }
+
+  /**
+   * Replays the whole journal from the initial state (and from the latest snapshot) up to the
+   * committed sequence and compares the encodings with the live state, byte for byte.
+   */
+  async verifyReplay(): Promise<ReplayVerification> {
+    const live = await this.read((state, position) => ({
+      sequence: position.sequence,
+      encodedState: this.#codec.encode(state),
+    }));
+    return verifyReplayAgainst(this.#decider, this.#codec, this.#store, live);
+  }
+
+  #position(): StatePosition {
+    return { sequence: this.#committedSequence, nowMs: this.#committedNowMs };
+  }
+
+  #stoppedError(): Error {
+    if (this.#phase === "failed") {
+      return new EngineStoppedError("The engine stopped after a fatal error", { cause: this.#failure });
+    }
+    return new EngineStoppedError("The engine is closed");
+  }
+
+  #scheduleDrain(): void {
+    if (this.#loop !== undefined) return;
+    this.#loop = (async () => {
+      // Waiting one turn of the event loop lets every request that arrived in this I/O phase join
+      // the first batch, which is what makes group commit pay off.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        while (this.#queue.length > 0 && this.#phase !== "failed") {
+          await this.#commitNextBatch();
+          await this.#maybeSnapshot();
+        }
+      } catch (error) {
+        this.#fail(error);
+      } finally {
+        this.#loop = undefined;
+        // A submit may have landed between the last queue check and here.
+        if (this.#queue.length > 0 && this.#phase !== "failed") this.#scheduleDrain();
+      }
+    })();
+  }
+
+  async #commitNextBatch(): Promise<void> {
+    const batch = this.#queue.take(this.#limits.journalBatchCommandsMax);
+    this.#inFlight = batch;
+    const nowMs = this.#advanceClock();
+    const entries: JournalEntry<Command, Event>[] = [];
+    const results: SubmitResult<Event>[] = [];
+    let sequence = this.#committedSequence;
+    this.#uncommitted = true;
+    for (const pending of batch) {
+      const decision = this.#decider.decide(this.#state, pending.command, { nowMs, sequence: sequence + 1n });
+      if (!decision.ok) {
+        results.push({ ok: false, rejection: decision.rejection });
+        continue;
+      }
+      assert(Array.isArray(decision.events), "an accepted decision carries an events array");
+      for (const event of decision.events) this.#state = this.#decider.evolve(this.#state, event);
+      sequence += 1n;
+      entries.push({ sequence, nowMs, command: pending.command, events: decision.events });
+      results.push({ ok: true, sequence, nowMs, events: decision.events });
+    }
+    if (entries.length > 0) await this.#store.commitBatch(entries, this.#projectors);
+
+    this.#committedSequence = sequence;
+    if (entries.length > 0) this.#committedNowMs = nowMs;
+    this.#uncommitted = false;
+    this.#inFlight = [];
+    this.#runWaitingReaders();
+    if (entries.length > 0) this.#notifyCommitted(entries);
+    batch.forEach((pending, index) => {
+      pending.resolve(results[index]!);
+    });
+  }
+
+  #advanceClock(): number {
+    const now = this.#clock();
+    assert(Number.isSafeInteger(now), "the clock returns integer milliseconds");
+    // TigerBeetle asserts commit timestamps only move forward; a clock stepping back (NTP) must not
+    // make a later command look older, so we hold at the highest time already used.
+    if (now > this.#nowMsFloor) this.#nowMsFloor = now;
+    return this.#nowMsFloor;
+  }
+
+  #runWaitingReaders(): void {
+    const readers = this.#waitingReaders;
+    this.#waitingReaders = [];
+    for (const reader of readers) reader.run();
+  }
+
+  #notifyCommitted(entries: readonly JournalEntry<Command, Event>[]): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(entries);
+      } catch (error) {
+        this.#onError(error, "listener");
+      }
+    }
+  }
+
+  async #maybeSnapshot(): Promise<void> {
+    if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
+      return;
+    try {
+      await this.#saveSnapshot();
+    } catch (error) {
+      // The journal already holds everything, so a missing snapshot only makes the next start
+      // replay more; the next attempt comes after another snapshotEveryCommands commands.
+      this.#onError(error, "snapshot");
+    }
+  }
+
+  async #saveSnapshot(): Promise<void> {
+    const position = { state: this.#state, sequence: this.#committedSequence, nowMs: this.#committedNowMs };
+    this.#snapshotAttemptSequence = position.sequence;
+    await this.#store.saveSnapshot(makeSnapshot(this.#codec, position));
+    this.#snapshotSequence = position.sequence;
+  }
+
+  #fail(cause: unknown): void {
+    if (this.#phase === "failed") return;
+    this.#phase = "failed";
+    const error = new EngineFatalError(
+      `The engine stopped: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.#failure = error;
+    const abandoned = [...this.#inFlight, ...this.#queue.drain()];
+    this.#inFlight = [];
+    const readers = this.#waitingReaders;
+    this.#waitingReaders = [];
+    for (const pending of abandoned) pending.reject(error);
+    for (const reader of readers) reader.reject(error);
+    this.#onFatal(error);
+  }
+}

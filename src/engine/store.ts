@@ -1,0 +1,57 @@
+// The engine's port to durable storage. The engine is written against this interface only, so an
+// embedded SQLite file, a PostgreSQL server or a fault-injecting in-memory store can sit behind it
+// (TigerBeetle builds its replica over a Storage type the same way). Every method is
+// Promise-based so an adapter with asynchronous I/O fits; a synchronous adapter simply resolves.
+
+/** One accepted command as the journal keeps it: what was asked, when, and what it caused. */
+export interface JournalEntry<Command, Event> {
+  /** 1, 2, 3, … with no gaps: the journal is the total order of accepted commands. */
+  readonly sequence: bigint;
+  /** The commit time the decider saw, in milliseconds since the Unix epoch; never decreases. */
+  readonly nowMs: number;
+  readonly command: Command;
+  readonly events: readonly Event[];
+}
+
+/** The encoded state after `sequence` commands, so recovery replays only the journal after it. */
+export interface StateSnapshot {
+  readonly sequence: bigint;
+  /** nowMs of the entry at `sequence`, so the clock floor survives a restart. */
+  readonly nowMs: number;
+  /** The StateCodec's canonical encoding. */
+  readonly state: string;
+  /** sha256 of `state` in hex, to detect a torn or corrupted snapshot. */
+  readonly hash: string;
+}
+
+/**
+ * Updates read models from a committed batch, inside the same transaction as the journal write:
+ * either both are durable or neither is. `Transaction` is what the adapter hands out (the
+ * better-sqlite3 handle for SQLite, a pooled client inside BEGIN for PostgreSQL), so projectors are
+ * written per adapter. A projector throwing aborts the whole commit, which stops the engine.
+ * Synchronous adapters (SQLite) refuse a projector that returns a Promise.
+ */
+export type Projector<Transaction, Command, Event> = (
+  transaction: Transaction,
+  entries: readonly JournalEntry<Command, Event>[],
+) => void | Promise<void>;
+
+export interface EngineStore<Command, Event, Transaction> {
+  /** Sequence of the last journaled entry, 0n when the journal is empty. */
+  lastSequence(): Promise<bigint>;
+  /** Journal entries with sequence > afterSequence, in order, a bounded batch at a time. */
+  readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]>;
+  /**
+   * Appends entries and runs the projectors in one atomic, durable transaction. The entries must
+   * continue the journal exactly (first sequence = lastSequence() + 1, then +1 each); an adapter
+   * refuses anything else, which also stops a second writer that has diverged.
+   */
+  commitBatch(
+    entries: readonly JournalEntry<Command, Event>[],
+    projectors: readonly Projector<Transaction, Command, Event>[],
+  ): Promise<void>;
+  /** The snapshot with the highest sequence, if any. */
+  loadLatestSnapshot(): Promise<StateSnapshot | undefined>;
+  /** Writes a snapshot atomically; older snapshots may be pruned. */
+  saveSnapshot(snapshot: StateSnapshot): Promise<void>;
+}

@@ -1,0 +1,204 @@
+// An in-memory EngineStore with injected faults, after TigerBeetle's testing storage: tests crash the
+// engine between any two writes and recover from what was durably written. Entries and snapshots
+// are kept as the same JSON text the SQLite adapter writes, so a codec that loses information fails
+// here too, and nothing the engine holds in memory can alias "disk".
+
+import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
+import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../engine/store.js";
+
+/** Entries handed out per step of readJournal. */
+export const memoryJournalReadBatchEntriesMax = 512;
+
+/** What projectors get from the memory store: a key-value read model, staged until the commit. */
+export interface MemoryTransaction {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+}
+
+/**
+ * Hooks at each write boundary; throw (or return a rejected Promise) to inject a fault. Numbers
+ * count calls on this store instance from 1.
+ */
+export interface MemoryStoreFaults<Command, Event> {
+  /** Before anything of the commit is written: throwing loses the whole batch. */
+  beforeCommit?(commitNumber: number, entries: readonly JournalEntry<Command, Event>[]): void | Promise<void>;
+  /** After the batch is durable: throwing models a crash that loses only the acknowledgement. */
+  afterCommit?(commitNumber: number, entries: readonly JournalEntry<Command, Event>[]): void | Promise<void>;
+  /** Before a snapshot is written: throwing loses the snapshot. */
+  beforeSnapshot?(snapshotNumber: number, snapshot: StateSnapshot): void | Promise<void>;
+}
+
+interface StoredEntry {
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly command: string;
+  readonly events: string;
+}
+
+/** Everything that would survive a power cut. */
+export interface DurableImage {
+  readonly journal: StoredEntry[];
+  readonly snapshots: StateSnapshot[];
+  readonly readModels: Map<string, unknown>;
+}
+
+export interface MemoryEngineStoreOptions<Command, Event> {
+  readonly faults?: MemoryStoreFaults<Command, Event>;
+  readonly snapshotsKeptMax?: number;
+}
+
+export class MemoryEngineStore<Command, Event> implements EngineStore<Command, Event, MemoryTransaction> {
+  readonly #image: DurableImage;
+  readonly #faults: MemoryStoreFaults<Command, Event>;
+  readonly #snapshotsKeptMax: number;
+  #crashed = false;
+  #commitCount = 0;
+  #snapshotCount = 0;
+
+  constructor(options: MemoryEngineStoreOptions<Command, Event> = {}, image?: DurableImage) {
+    this.#faults = options.faults ?? {};
+    this.#snapshotsKeptMax = options.snapshotsKeptMax ?? 2;
+    this.#image = image ?? { journal: [], snapshots: [], readModels: new Map() };
+  }
+
+  /** commitBatch calls so far, including failed ones. */
+  get commitCount(): number {
+    return this.#commitCount;
+  }
+
+  get snapshotCount(): number {
+    return this.#snapshotCount;
+  }
+
+  /**
+   * Simulates the process dying: this instance refuses every further call (an in-flight write never
+   * lands), and the returned store sees only what was durable, with new faults (none by default).
+   */
+  crash(options: MemoryEngineStoreOptions<Command, Event> = {}): MemoryEngineStore<Command, Event> {
+    this.#crashed = true;
+    const image: DurableImage = {
+      journal: [...this.#image.journal],
+      snapshots: [...this.#image.snapshots],
+      readModels: new Map(this.#image.readModels),
+    };
+    return new MemoryEngineStore(options, image);
+  }
+
+  /** The durable data itself, for tests that inspect or tamper with it. */
+  get durableImage(): DurableImage {
+    return this.#image;
+  }
+
+  /** A committed read-model value. */
+  readModel(key: string): unknown {
+    return structuredClone(this.#image.readModels.get(key));
+  }
+
+  async lastSequence(): Promise<bigint> {
+    this.#assertAlive();
+    return this.#image.journal.at(-1)?.sequence ?? 0n;
+  }
+
+  async *readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
+    this.#assertAlive();
+    // The journal is contiguous from 1, so entry n sits at index n - 1.
+    let index = Number(afterSequence < 0n ? 0n : afterSequence);
+    while (index < this.#image.journal.length) {
+      const stored = this.#image.journal.slice(index, index + memoryJournalReadBatchEntriesMax);
+      index += stored.length;
+      yield stored.map((entry) => ({
+        sequence: entry.sequence,
+        nowMs: entry.nowMs,
+        command: decodePlainData<Command>(entry.command),
+        events: decodePlainData<Event[]>(entry.events),
+      }));
+      this.#assertAlive();
+    }
+  }
+
+  async commitBatch(
+    entries: readonly JournalEntry<Command, Event>[],
+    projectors: readonly Projector<MemoryTransaction, Command, Event>[],
+  ): Promise<void> {
+    this.#assertAlive();
+    const commitNumber = ++this.#commitCount;
+    await this.#faults.beforeCommit?.(commitNumber, entries);
+    this.#assertAlive();
+    assertContinuesJournal(this.#image.journal.at(-1)?.sequence ?? 0n, entries);
+    const stored = entries.map((entry) => ({
+      sequence: entry.sequence,
+      nowMs: entry.nowMs,
+      command: encodePlainData(entry.command),
+      events: encodePlainData(entry.events),
+    }));
+    const staged = new StagedReadModels(this.#image.readModels);
+    for (const projector of projectors) await projector(staged, entries);
+    // Nothing above touched the image, so a crash or a throw until here leaves it as it was.
+    this.#assertAlive();
+    this.#image.journal.push(...stored);
+    staged.apply();
+    await this.#faults.afterCommit?.(commitNumber, entries);
+  }
+
+  async loadLatestSnapshot(): Promise<StateSnapshot | undefined> {
+    this.#assertAlive();
+    return this.#image.snapshots.at(-1);
+  }
+
+  async saveSnapshot(snapshot: StateSnapshot): Promise<void> {
+    this.#assertAlive();
+    const snapshotNumber = ++this.#snapshotCount;
+    await this.#faults.beforeSnapshot?.(snapshotNumber, snapshot);
+    this.#assertAlive();
+    const snapshots = this.#image.snapshots.filter((kept) => kept.sequence !== snapshot.sequence);
+    snapshots.push({ ...snapshot });
+    snapshots.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
+    this.#image.snapshots.splice(
+      0,
+      this.#image.snapshots.length,
+      ...snapshots.slice(-this.#snapshotsKeptMax),
+    );
+  }
+
+  #assertAlive(): void {
+    if (this.#crashed) throw new Error("This store instance has crashed");
+  }
+}
+
+function assertContinuesJournal(lastSequence: bigint, entries: readonly { sequence: bigint }[]): void {
+  let expected = lastSequence + 1n;
+  for (const entry of entries) {
+    if (entry.sequence !== expected) {
+      throw new Error(`Journal write out of order: expected sequence ${expected}, got ${entry.sequence}`);
+    }
+    expected += 1n;
+  }
+}
+
+class StagedReadModels implements MemoryTransaction {
+  readonly #changes = new Map<string, { value: unknown } | undefined>();
+
+  constructor(readonly committed: Map<string, unknown>) {}
+
+  get(key: string): unknown {
+    const change = this.#changes.get(key);
+    if (this.#changes.has(key)) return structuredClone(change?.value);
+    return structuredClone(this.committed.get(key));
+  }
+
+  set(key: string, value: unknown): void {
+    this.#changes.set(key, { value: structuredClone(value) });
+  }
+
+  delete(key: string): void {
+    this.#changes.set(key, undefined);
+  }
+
+  apply(): void {
+    for (const [key, change] of this.#changes) {
+      if (change === undefined) this.committed.delete(key);
+      else this.committed.set(key, change.value);
+    }
+  }
+}
