@@ -1,0 +1,31 @@
+// The operator's API (DESIGN §5): bearer token, the current interface's envelope and codes, and
+// every route file of ./routes registered with the shared dependencies.
+
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import Fastify from "fastify";
+import type { PlatformDeps } from "../deps.js";
+import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
+import { registerDocs } from "../shared/docs.js";
+import { installRawBodyParsers } from "../shared/raw-body.js";
+import { registerRouteFiles } from "../shared/route-files.js";
+import type { TypeBoxApp } from "../shared/typebox-app.js";
+import { createAdminGuard } from "./authentication.js";
+
+export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Promise<TypeBoxApp> {
+  const app = Fastify({
+    loggerInstance: deps.logger.child({ surface: "admin" }),
+    bodyLimit: bodyBytesMax,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorate("platform", deps);
+  installRawBodyParsers(app);
+  app.setErrorHandler(handlePartnerError);
+  app.setNotFoundHandler(handlePartnerNotFound);
+  app.addHook("preValidation", createAdminGuard(adminToken));
+  await registerDocs(app, {
+    title: "predex operator API",
+    description: "Bearer `PREDEX_ADMIN_TOKEN`. Bound to 127.0.0.1 by default.",
+  });
+  await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
+  return app;
+}

@@ -1,0 +1,25 @@
+// The dependencies every API surface receives. Later parts of the platform (the engine, the event
+// bus, read models) are added here, and route files reach them through `deps` or `request.server.platform`.
+
+import type { Logger } from "pino";
+import type { PlatformConfig } from "../config.js";
+import type { GatewayVerifier } from "../gateway/verifier.js";
+import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
+import type { SqliteDatabase } from "../store/sqlite/database.js";
+
+export interface PlatformDeps {
+  readonly config: PlatformConfig;
+  /** Milliseconds since the epoch; the one clock of the API layer, replaceable in tests. */
+  readonly nowMs: () => number;
+  readonly logger: Logger;
+  readonly db: SqliteDatabase;
+  readonly identity: IdentityService;
+  readonly gatewayVerifier: GatewayVerifier<AuthenticatedPartner>;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The shared dependencies, for preHandlers (such as requireSession) that are not closures over deps. */
+    platform: PlatformDeps;
+  }
+}

@@ -1,0 +1,46 @@
+// The signed host of spec 000: the gateway in front, the service conventions behind it, and every
+// route file of ./routes registered with the shared dependencies.
+
+import cookie from "@fastify/cookie";
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyServerOptions } from "fastify";
+import type { PlatformDeps } from "../deps.js";
+import { registerDocs } from "../shared/docs.js";
+import { installRawBodyParsers } from "../shared/raw-body.js";
+import { registerRouteFiles } from "../shared/route-files.js";
+import type { TypeBoxApp } from "../shared/typebox-app.js";
+import { installPartnerAuthentication } from "./authentication.js";
+import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./errors.js";
+
+export interface PartnerAppOptions {
+  /** Only the gateway benchmark turns this off. */
+  readonly verifySignatures: boolean;
+  readonly https?: { cert: Buffer; key: Buffer };
+}
+
+export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOptions): Promise<TypeBoxApp> {
+  const serverOptions: FastifyServerOptions = {
+    loggerInstance: deps.logger.child({ surface: "gateway" }),
+    bodyLimit: bodyBytesMax,
+    // Ids and cookies are short; a huge URL is refused by the HTTP layer before any work is done.
+    routerOptions: { maxParamLength: 256 },
+    ...(options.https === undefined ? {} : { https: options.https }),
+  };
+  const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
+  // TypeBox's compiler converts query/params strings to numbers but never coerces a JSON body:
+  // a string where a number is required is a 400 naming the field (DESIGN §8).
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorate("platform", deps);
+  installRawBodyParsers(app);
+  app.setErrorHandler(handlePartnerError);
+  app.setNotFoundHandler(handlePartnerNotFound);
+  await app.register(cookie);
+  installPartnerAuthentication(app, deps, { verifySignatures: options.verifySignatures });
+  await registerDocs(app, {
+    title: "predex partner API (signed gateway)",
+    description:
+      "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie.",
+  });
+  await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
+  return app;
+}

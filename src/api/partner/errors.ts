@@ -1,0 +1,109 @@
+// The one place where the current interface turns problems into HTTP answers: core rejections
+// (src/core/errors.ts) by their kind, authentication failures, and Fastify's own errors. No stack
+// trace or internal message ever leaves this module.
+
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { type Rejection, rejectionKind, rejectionMessage } from "../../core/errors.js";
+import { describeValidationError } from "../shared/validation-message.js";
+
+export interface ServiceError {
+  readonly status: 200 | 400 | 401 | 404 | 415 | 500;
+  readonly code: 1001 | 1401 | 1404 | 1415 | 4054 | 9999;
+  readonly message: string;
+}
+
+export const bodyBytesMax = 1024 * 1024;
+
+export function badRequest(detail: string): ServiceError {
+  return { status: 400, code: 1001, message: `bad request: ${detail}` };
+}
+
+export function unauthorized(detail: string): ServiceError {
+  return { status: 401, code: 1401, message: `unauthorized: ${detail}` };
+}
+
+export function notFound(detail: string): ServiceError {
+  return { status: 404, code: 1404, message: `resource not found: ${detail}` };
+}
+
+export const unsupportedMediaType: ServiceError = {
+  status: 415,
+  code: 1415,
+  message: "unsupported media type: Content-Type must be application/json",
+};
+
+export const internalError: ServiceError = { status: 500, code: 9999, message: "internal error" };
+
+export const authErrors = {
+  missingApiKey: unauthorized("Missing X-API-KEY header"),
+  invalidApiKey: unauthorized("Invalid X-API-KEY"),
+  missingCookie: unauthorized("Missing Cookie header"),
+  invalidSession: unauthorized("Invalid or expired session"),
+} as const;
+
+export function fromRejection(rejection: Rejection): ServiceError {
+  const message = rejectionMessage(rejection);
+  const kind = rejectionKind(rejection);
+  switch (kind) {
+    case "invalid":
+    case "refused":
+    case "forbidden":
+      return badRequest(message);
+    case "not_found":
+      return notFound(message);
+    case "not_ready":
+      return { status: 200, code: 4054, message };
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
+}
+
+export function sendServiceError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  return reply.code(error.status).type("application/json; charset=utf-8").send({
+    code: error.code,
+    message: error.message,
+    data: null,
+  });
+}
+
+export function sendRejection(reply: FastifyReply, rejection: Rejection): FastifyReply {
+  return sendServiceError(reply, fromRejection(rejection));
+}
+
+/** Fastify's error handler for the partner surface. */
+export function handlePartnerError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (error.validation !== undefined) {
+    const { field, missing, problem } = describeValidationError(error.validation);
+    if (error.validationContext === "querystring") {
+      // The spec: query-string deserialization failures are plain text, not the JSON envelope.
+      const detail = missing ? `missing field \`${field}\`` : `invalid value for \`${field}\`: ${problem}`;
+      return reply.code(400).type("text/plain; charset=utf-8").send(`Query deserialize error: ${detail}`);
+    }
+    if (field === "") return sendServiceError(reply, badRequest("Request body must be a JSON object"));
+    return sendServiceError(
+      reply,
+      badRequest(missing ? `Missing required field ${field}` : `${field} ${problem}`),
+    );
+  }
+  switch (error.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return sendServiceError(reply, badRequest(`Request body exceeds ${bodyBytesMax} bytes`));
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return sendServiceError(reply, unsupportedMediaType);
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return sendServiceError(reply, badRequest("Malformed request"));
+  }
+  request.log.error({ err: error }, "unhandled error on the partner surface");
+  return sendServiceError(reply, internalError);
+}
+
+export function handlePartnerNotFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendServiceError(reply, notFound("Route not found"));
+}

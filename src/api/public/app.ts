@@ -1,0 +1,35 @@
+// The public host (spec 000 `{public_ws_base_url}`): no signature, API key or cookie. Its routes
+// (/prices-history) and the /ws/market channel are added by their own parts in ./routes.
+
+import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyServerOptions } from "fastify";
+import type { PlatformDeps } from "../deps.js";
+import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
+import { registerDocs } from "../shared/docs.js";
+import { installRawBodyParsers } from "../shared/raw-body.js";
+import { registerRouteFiles } from "../shared/route-files.js";
+import type { TypeBoxApp } from "../shared/typebox-app.js";
+
+export async function buildPublicApp(
+  deps: PlatformDeps,
+  options: { https?: { cert: Buffer; key: Buffer } } = {},
+): Promise<TypeBoxApp> {
+  const serverOptions: FastifyServerOptions = {
+    loggerInstance: deps.logger.child({ surface: "public" }),
+    bodyLimit: bodyBytesMax,
+    ...(options.https === undefined ? {} : { https: options.https }),
+  };
+  const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.decorate("platform", deps);
+  installRawBodyParsers(app);
+  // Same conventions as the signed host: current envelope, 404/1404, text/plain query errors.
+  app.setErrorHandler(handlePartnerError);
+  app.setNotFoundHandler(handlePartnerNotFound);
+  await registerDocs(app, {
+    title: "predex public market data",
+    description: "No credentials: price history and the public market WebSocket.",
+  });
+  await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
+  return app;
+}

@@ -1,0 +1,14 @@
+// How values look on the current interface: ids as decimal strings, times as ISO 8601 UTC at
+// second precision (`2026-11-22T10:00:00Z`).
+
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Parses an id sent as a string (or number); undefined unless it is a positive safe integer. */
+export function parseId(value: string | number): number | undefined {
+  const text = String(value).trim();
+  if (!/^[0-9]{1,15}$/.test(text)) return undefined;
+  const id = Number(text);
+  return id > 0 ? id : undefined;
+}

@@ -1,0 +1,109 @@
+// Every PREDEX_* environment variable, parsed once into a typed, validated configuration.
+// Nothing else in the codebase reads process.env.
+
+import { resolve } from "node:path";
+
+export interface ListenerConfig {
+  readonly host: string;
+  /** 0 asks the operating system for any free port. */
+  readonly port: number;
+}
+
+export interface TlsConfig {
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export interface PlatformConfig {
+  /** Holds the SQLite file, the master key, the admin token and the demo credentials. */
+  readonly dataDir: string;
+  /** `postgres://…` selects PostgreSQL (DESIGN §1); undefined means the embedded SQLite store. */
+  readonly databaseUrl: string | undefined;
+  readonly gateway: ListenerConfig;
+  readonly public: ListenerConfig;
+  readonly legacy: ListenerConfig;
+  readonly admin: ListenerConfig;
+  /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
+  readonly adminToken: string | undefined;
+  /** 32 bytes that encrypt APP Secrets at rest; when undefined, read from or created in the data dir. */
+  readonly masterKey: Buffer | undefined;
+  readonly sessionTtlSeconds: number;
+  readonly logLevel: LogLevel;
+  /** Serves the gateway, public and legacy listeners over HTTPS (session cookies become Secure). */
+  readonly tls: TlsConfig | undefined;
+}
+
+export const defaultSessionTtlSeconds = 86_400;
+
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Parses the environment; throws ConfigError naming the variable when a value is unusable. */
+export function loadConfig(env: Environment = process.env): PlatformConfig {
+  const host = text(env, "PREDEX_HOST") ?? "127.0.0.1";
+  const certFile = text(env, "PREDEX_TLS_CERT_FILE");
+  const keyFile = text(env, "PREDEX_TLS_KEY_FILE");
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError("PREDEX_TLS_CERT_FILE and PREDEX_TLS_KEY_FILE must be set together");
+  }
+  return {
+    dataDir: resolve(text(env, "PREDEX_DATA_DIR") ?? "./data"),
+    databaseUrl: text(env, "PREDEX_DATABASE_URL"),
+    gateway: { host, port: port(env, "PREDEX_PORT", 8080) },
+    public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081) },
+    legacy: { host, port: port(env, "PREDEX_LEGACY_PORT", 8082) },
+    // The operator surface never listens beyond loopback unless explicitly asked to.
+    admin: {
+      host: text(env, "PREDEX_ADMIN_HOST") ?? "127.0.0.1",
+      port: port(env, "PREDEX_ADMIN_PORT", 8083),
+    },
+    adminToken: text(env, "PREDEX_ADMIN_TOKEN"),
+    masterKey: masterKey(env),
+    sessionTtlSeconds: positiveInteger(env, "PREDEX_SESSION_TTL_SECONDS", defaultSessionTtlSeconds),
+    logLevel: logLevel(env),
+    tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
+  };
+}
+
+function text(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function port(env: Environment, name: string, fallback: number): number {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed > 65_535) throw new ConfigError(`${name} must be a port number 0-65535`);
+  return parsed;
+}
+
+function positiveInteger(env: Environment, name: string, fallback: number): number {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(value)) throw new ConfigError(`${name} must be a positive integer`);
+  return Number(value);
+}
+
+function logLevel(env: Environment): LogLevel {
+  const value = text(env, "PREDEX_LOG_LEVEL") ?? "info";
+  const level = logLevels.find((candidate) => candidate === value);
+  if (level === undefined) throw new ConfigError(`PREDEX_LOG_LEVEL must be one of ${logLevels.join(", ")}`);
+  return level;
+}
+
+/** Accepts 64 hex digits or the base64 of 32 bytes. */
+function masterKey(env: Environment): Buffer | undefined {
+  const value = text(env, "PREDEX_MASTER_KEY");
+  if (value === undefined) return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64");
+  if (key.length !== 32)
+    throw new ConfigError("PREDEX_MASTER_KEY must be 32 bytes (64 hex digits or base64)");
+  return key;
+}

@@ -1,0 +1,226 @@
+// Verifies the gateway signature of spec 000 ("Authentication") and DESIGN §4a. Framework-free:
+// the Fastify hook (./fastify.ts) and the WebSocket upgrade path (verifyUpgradeRequest) both call
+// verifyGatewayRequest, so REST and upgrades follow exactly the same rules.
+
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { NonceStore } from "./nonce-store.js";
+import { computeContentMd5, computeSignature, constantTimeEqual } from "./signature.js";
+import {
+  buildStringToSign,
+  canonicalPathAndQuery,
+  parseGatewayDate,
+  splitRequestTarget,
+  stringToSignForHeader,
+} from "./string-to-sign.js";
+
+/** The spec's "about 15 minutes" of allowed clock skew, in both directions. */
+export const dateSkewMsMax = 15 * 60 * 1000;
+/** Nonces are remembered for as long as a request carrying them could still pass the date check. */
+export const nonceWindowMs = 2 * dateSkewMsMax;
+export const nonceCharsMax = 128;
+
+/** What the gateway knows about an APP Key: its secret (decrypted) and the partner it belongs to. */
+export interface AppKeyRecord {
+  readonly appKey: string;
+  readonly appSecret: string;
+  readonly partnerId: number;
+}
+
+export type AppKeyLookup<Key extends AppKeyRecord> = (appKey: string) => Promise<Key | undefined>;
+
+export interface GatewayRequest {
+  readonly method: string;
+  /** The request target as sent: path and raw query string. */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The exact body bytes received; undefined or empty for a bodyless request. */
+  readonly rawBody: Uint8Array | undefined;
+}
+
+/** Why a signature was refused; sent in `x-ca-error-reason` to help partners debug (not in the spec). */
+export type MismatchReason =
+  | "signature-missing"
+  | "signed-header-missing"
+  | "date-missing"
+  | "date-format"
+  | "date-skew"
+  | "content-md5"
+  | "signature";
+
+export type GatewayRejection =
+  | { readonly kind: "invalid_key" }
+  | { readonly kind: "invalid_signature"; readonly reason: MismatchReason; readonly stringToSign: string }
+  | { readonly kind: "nonce_rejected"; readonly message: string };
+
+export type GatewayVerdict<Key extends AppKeyRecord = AppKeyRecord> =
+  | { readonly ok: true; readonly appKey: Key }
+  | { readonly ok: false; readonly rejection: GatewayRejection };
+
+export interface GatewayVerifierOptions<Key extends AppKeyRecord> {
+  readonly lookupAppKey: AppKeyLookup<Key>;
+  readonly nowMs: () => number;
+  readonly nonces?: NonceStore;
+}
+
+export interface GatewayVerifier<Key extends AppKeyRecord = AppKeyRecord> {
+  verify(request: GatewayRequest): Promise<GatewayVerdict<Key>>;
+  /** Verifies a WebSocket upgrade: a signed GET with no body, whatever its method line says. */
+  verifyUpgrade(request: IncomingMessage): Promise<GatewayVerdict<Key>>;
+}
+
+export function createGatewayVerifier<Key extends AppKeyRecord>(
+  options: GatewayVerifierOptions<Key>,
+): GatewayVerifier<Key> {
+  const nonces = options.nonces ?? new NonceStore(nonceWindowMs);
+  const verify = (request: GatewayRequest) =>
+    verifyGatewayRequest(request, options.lookupAppKey, nonces, options.nowMs);
+  return {
+    verify,
+    verifyUpgrade: (request) =>
+      verify({ method: "GET", url: request.url ?? "/", headers: request.headers, rawBody: undefined }),
+  };
+}
+
+async function verifyGatewayRequest<Key extends AppKeyRecord>(
+  request: GatewayRequest,
+  lookupAppKey: AppKeyLookup<Key>,
+  nonces: NonceStore,
+  nowMs: () => number,
+): Promise<GatewayVerdict<Key>> {
+  const appKeyHeader = headerText(request.headers, "x-ca-key");
+  const appKey = appKeyHeader === undefined ? undefined : await lookupAppKey(appKeyHeader);
+  if (appKey === undefined) return refuse({ kind: "invalid_key" });
+
+  const listedNames = parseSignatureHeaderList(headerText(request.headers, "x-ca-signature-headers"));
+  const signedHeaders = listedNames.map((name) => [name, headerText(request.headers, name) ?? ""] as const);
+  const bodyMd5 = computeContentMd5(request.rawBody);
+  const date = headerText(request.headers, "date");
+  const { path, query } = splitRequestTarget(request.url);
+  const stringToSign = buildStringToSign({
+    method: request.method,
+    accept: headerText(request.headers, "accept") ?? "",
+    contentMd5: bodyMd5,
+    contentType: headerText(request.headers, "content-type") ?? "",
+    date: date ?? "",
+    signedHeaders,
+    pathAndQuery: canonicalPathAndQuery(path, query),
+  });
+  const mismatch = (reason: MismatchReason) => refuse({ kind: "invalid_signature", reason, stringToSign });
+
+  const signature = headerText(request.headers, "x-ca-signature");
+  if (signature === undefined || signature === "") return mismatch("signature-missing");
+  if (listedNames.some((name) => request.headers[name] === undefined))
+    return mismatch("signed-header-missing");
+  if (date === undefined) return mismatch("date-missing");
+  const dateMs = parseGatewayDate(date);
+  if (dateMs === undefined) return mismatch("date-format");
+  const sentMd5 = headerText(request.headers, "content-md5");
+  if (sentMd5 !== undefined && sentMd5 !== "" && sentMd5 !== bodyMd5) return mismatch("content-md5");
+  if (!constantTimeEqual(computeSignature(appKey.appSecret, stringToSign), signature))
+    return mismatch("signature");
+  const now = nowMs();
+  if (Math.abs(now - dateMs) > dateSkewMsMax) return mismatch("date-skew");
+
+  // Only a nonce the partner signed can be held against it; an unsigned one could be forged.
+  if (listedNames.includes("x-ca-nonce")) {
+    const nonce = headerText(request.headers, "x-ca-nonce") ?? "";
+    if (nonce.length === 0 || nonce.length > nonceCharsMax) {
+      return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
+    }
+    const outcome = nonces.remember(`${appKey.appKey}\n${nonce}`, now);
+    if (outcome === "replayed")
+      return refuse({ kind: "nonce_rejected", message: "unauthorized: Nonce already used" });
+    if (outcome === "full") {
+      return refuse({
+        kind: "nonce_rejected",
+        message: "unauthorized: Too many nonces in flight, retry later",
+      });
+    }
+  }
+  return { ok: true, appKey };
+}
+
+function refuse(rejection: GatewayRejection): { ok: false; rejection: GatewayRejection } {
+  return { ok: false, rejection };
+}
+
+/** `x-ca-signature-headers`: comma-separated names; HTTP header names are case-insensitive. */
+function parseSignatureHeaderList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const names = value
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== "");
+  return [...new Set(names)];
+}
+
+function headerText(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+/** The HTTP answer to a gateway rejection, shared by the REST hook and the upgrade path. */
+export interface GatewayRejectionResponse {
+  readonly status: 400 | 401;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export function gatewayRejectionResponse(rejection: GatewayRejection): GatewayRejectionResponse {
+  switch (rejection.kind) {
+    case "invalid_key":
+      return { status: 401, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Invalid Key" };
+    case "invalid_signature":
+      return {
+        status: 400,
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          "x-ca-error-message": headerSafe(
+            `Invalid Signature, Server StringToSign:\`${stringToSignForHeader(rejection.stringToSign)}\``,
+          ),
+          "x-ca-error-reason": rejection.reason,
+        },
+        body: "Invalid Signature",
+      };
+    case "nonce_rejected":
+      return {
+        status: 401,
+        headers: { "content-type": "application/json; charset=utf-8" },
+        body: JSON.stringify({ code: 1401, message: rejection.message, data: null }),
+      };
+    default: {
+      const unreachable: never = rejection;
+      return unreachable;
+    }
+  }
+}
+
+// Header values must be printable ASCII; a decoded query value may hold anything, so anything
+// else is percent-encoded (the diagnostic stays readable and can never break the response).
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/gu, (character) =>
+    [...Buffer.from(character, "utf8")]
+      .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`)
+      .join(""),
+  );
+}
+
+/** Answers a refused WebSocket upgrade on the raw socket, then closes it. */
+export function writeGatewayRejectionToSocket(socket: Duplex, rejection: GatewayRejection): void {
+  const response = gatewayRejectionResponse(rejection);
+  const body = Buffer.from(response.body, "utf8");
+  const reasonPhrase = response.status === 400 ? "Bad Request" : "Unauthorized";
+  const headerLines = Object.entries({
+    ...response.headers,
+    "content-length": String(body.length),
+    connection: "close",
+  }).map(([name, value]) => `${name}: ${value}`);
+  socket.end(
+    Buffer.concat([
+      Buffer.from(`HTTP/1.1 ${response.status} ${reasonPhrase}\r\n${headerLines.join("\r\n")}\r\n\r\n`),
+      body,
+    ]),
+  );
+}

@@ -1,0 +1,223 @@
+// A typed REST client for the signed host: signs every request, keeps the session cookie from
+// registration, registers again and retries once when the session is gone, and retries idempotent
+// requests on 500/502/504 and network failures with capped exponential backoff (spec 000 "Recovery").
+
+import { randomUUID } from "node:crypto";
+import type {
+  PublicUser,
+  RegisteredUser,
+  RegisterRequest,
+  UserProfile,
+} from "../api/partner/schemas/users.js";
+import { GatewayError, NetworkError, PredexApiError } from "./errors.js";
+import { restPaths } from "./paths.js";
+import { type GatewayCredentials, type QueryParams, signRequest } from "./signer.js";
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  readonly attemptsMax: number;
+  readonly delayMsBase: number;
+  readonly delayMsMax: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { attemptsMax: 3, delayMsBase: 200, delayMsMax: 2_000 };
+
+export interface PredexClientOptions {
+  /** The signed host, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  readonly credentials: GatewayCredentials;
+  readonly retry?: RetryPolicy;
+  /** Sign a fresh `x-ca-nonce` into every request, so that a captured request cannot be replayed. */
+  readonly nonces?: boolean;
+  readonly timeoutMs?: number;
+  /** The signing clock; tests use it to show what clock skew does. */
+  readonly now?: () => Date;
+  readonly fetch?: typeof fetch;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** The whole JSON envelope, for operations that put pagination beside `data`. */
+export interface ApiEnvelope<Data> {
+  readonly code: number;
+  readonly message: string;
+  readonly data: Data;
+  readonly [besideData: string]: unknown;
+}
+
+export interface RequestOptions {
+  readonly query?: QueryParams;
+  /** Serialized once; the signed MD5 and the sent body are the same bytes. */
+  readonly body?: unknown;
+}
+
+const sessionCookieName = "predex_session";
+const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD"]);
+
+export class PredexClient {
+  readonly #options: PredexClientOptions;
+  readonly #retry: RetryPolicy;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
+  #sessionCookie: string | undefined;
+  #registration: RegisterRequest | undefined;
+
+  constructor(options: PredexClientOptions) {
+    this.#options = options;
+    this.#retry = options.retry ?? defaultRetryPolicy;
+    this.#fetch = options.fetch ?? fetch;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** The Cookie header value of the current session (`predex_session=…`), if any. */
+  get sessionCookie(): string | undefined {
+    return this.#sessionCookie;
+  }
+
+  set sessionCookie(cookie: string | undefined) {
+    this.#sessionCookie = cookie;
+  }
+
+  /** Registers the user (or finds it again) and keeps the session; later calls act as this user. */
+  async register(request: RegisterRequest): Promise<RegisteredUser> {
+    const envelope = await this.#send<RegisteredUser>(
+      "POST",
+      restPaths.userRegister,
+      { body: request },
+      false,
+    );
+    this.#registration = request;
+    return envelope.data;
+  }
+
+  async getProfile(): Promise<UserProfile> {
+    return this.request<UserProfile>("GET", restPaths.userProfile);
+  }
+
+  async getUser(userId: string): Promise<PublicUser> {
+    return this.request<PublicUser>("GET", restPaths.user(userId));
+  }
+
+  /** Any operation of the signed host; resolves to `data`. */
+  async request<Data>(method: string, path: string, options: RequestOptions = {}): Promise<Data> {
+    return (await this.requestEnvelope<Data>(method, path, options)).data;
+  }
+
+  async requestEnvelope<Data>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ApiEnvelope<Data>> {
+    try {
+      return await this.#send<Data>(method, path, options, true);
+    } catch (error) {
+      if (!(error instanceof PredexApiError) || !error.isSessionError || this.#registration === undefined)
+        throw error;
+      // The spec's recovery for a dead session: register again, take the new cookie, retry once.
+      await this.register(this.#registration);
+      return this.#send<Data>(method, path, options, true);
+    }
+  }
+
+  async #send<Data>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    withSession: boolean,
+  ): Promise<ApiEnvelope<Data>> {
+    const upperMethod = method.toUpperCase();
+    const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), "utf8");
+    const attemptsMax = idempotentMethods.has(upperMethod) ? this.#retry.attemptsMax : 1;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.#attempt<Data>(upperMethod, path, options.query, body, withSession);
+      } catch (error) {
+        const retryable =
+          (error instanceof PredexApiError || error instanceof NetworkError) && error.retryable;
+        if (!retryable || attempt >= attemptsMax) throw error;
+        await this.#sleep(this.#backoffMs(attempt));
+      }
+    }
+  }
+
+  async #attempt<Data>(
+    method: string,
+    path: string,
+    query: QueryParams | undefined,
+    body: Buffer | undefined,
+    withSession: boolean,
+  ): Promise<ApiEnvelope<Data>> {
+    const cookie = withSession ? this.#sessionCookie : undefined;
+    // Signed per attempt: the date moves on and a nonce must never be sent twice.
+    const signed = signRequest(this.#options.credentials, {
+      method,
+      path,
+      ...(query === undefined ? {} : { query }),
+      ...(body === undefined ? {} : { body }),
+      ...(cookie === undefined ? {} : { cookie }),
+      ...(this.#options.nonces === true ? { nonce: randomUUID() } : {}),
+      date: this.#options.now?.() ?? new Date(),
+    });
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(new URL(signed.pathAndQuery, this.#options.baseUrl), {
+        method,
+        headers: signed.headers,
+        ...(body === undefined ? {} : { body: new Uint8Array(body) }),
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 10_000),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new NetworkError(`${method} ${path} failed: ${(error as Error).message}`, { cause: error });
+    }
+    this.#captureSession(response);
+    return parseResponse<Data>(response, text);
+  }
+
+  #captureSession(response: Response): void {
+    for (const setCookie of response.headers.getSetCookie()) {
+      const [pair] = setCookie.split(";");
+      if (pair?.startsWith(`${sessionCookieName}=`)) this.#sessionCookie = pair.trim();
+    }
+  }
+
+  #backoffMs(attempt: number): number {
+    const ceilingMs = Math.min(this.#retry.delayMsMax, this.#retry.delayMsBase * 2 ** (attempt - 1));
+    // Half fixed, half jitter: clients that failed together do not all come back together.
+    return ceilingMs / 2 + Math.random() * (ceilingMs / 2);
+  }
+}
+
+function parseResponse<Data>(response: Response, text: string): ApiEnvelope<Data> {
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!contentType.includes("json")) {
+    if (
+      (response.status === 400 && text === "Invalid Signature") ||
+      (response.status === 401 && text === "Invalid Key")
+    ) {
+      throw new GatewayError(
+        response.status,
+        text,
+        parseServerStringToSign(response.headers.get("x-ca-error-message")),
+        response.headers.get("x-ca-error-reason") ?? undefined,
+      );
+    }
+    throw new PredexApiError(response.status, null, text);
+  }
+  let envelope: ApiEnvelope<Data>;
+  try {
+    envelope = JSON.parse(text) as ApiEnvelope<Data>;
+  } catch {
+    throw new PredexApiError(response.status, null, text);
+  }
+  if (response.status !== 200 || envelope.code !== 0) {
+    throw new PredexApiError(response.status, envelope.code ?? null, envelope.message ?? text);
+  }
+  return envelope;
+}
+
+/** `Invalid Signature, Server StringToSign:`…`` with newlines shown as `#`. */
+export function parseServerStringToSign(header: string | null): string | undefined {
+  const match = header === null ? null : /StringToSign:`(.*)`$/s.exec(header);
+  return match?.[1]?.replaceAll("#", "\n");
+}

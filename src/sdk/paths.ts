@@ -1,0 +1,22 @@
+// Every path of the signed host the SDK calls, in one place (spec 000 "Endpoints").
+
+export const restPaths = {
+  userRegister: "/user/register",
+  userProfile: "/user/profile",
+  user: (userId: string) => `/user/${encodeURIComponent(userId)}`,
+} as const;
+
+export const socketPaths = {
+  clobPriceUpdate: "/socket/clob-price-update",
+  marketPrice: "/socket/market-price",
+  userInfo: "/socket/user-info",
+  userPositions: "/socket/user-positions",
+  userOpenOrders: "/socket/user-open-orders",
+} as const;
+
+/** The user channels also sign the session cookie (spec 000 "Which credentials each endpoint type needs"). */
+export const userSocketPaths: ReadonlySet<string> = new Set([
+  socketPaths.userInfo,
+  socketPaths.userPositions,
+  socketPaths.userOpenOrders,
+]);

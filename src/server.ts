@@ -1,0 +1,130 @@
+// Starts the whole platform in one process (DESIGN §1): the store, the identity service, and the
+// four listeners. Tests call startPlatform with port 0 and a temporary data dir.
+
+import { mkdirSync, readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type Logger, pino } from "pino";
+import { buildAdminApp } from "./api/admin/app.js";
+import type { PlatformDeps } from "./api/deps.js";
+import { buildLegacyApp } from "./api/legacy/app.js";
+import { buildPartnerApp } from "./api/partner/app.js";
+import { buildPublicApp } from "./api/public/app.js";
+import type { TypeBoxApp } from "./api/shared/typebox-app.js";
+import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
+import { createGatewayVerifier } from "./gateway/verifier.js";
+import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
+import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
+import { IdentityService } from "./identity/service.js";
+import { openDatabase } from "./store/sqlite/database.js";
+import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
+
+export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
+
+export interface PlatformOptions {
+  /** false disables gateway signature checks; only bench/gateway.ts uses it. */
+  readonly verifySignatures?: boolean;
+  /** The API layer's clock; tests may move it. */
+  readonly nowMs?: () => number;
+  readonly logger?: Logger;
+}
+
+export interface Platform {
+  /** Base URLs of the bound listeners, e.g. `http://127.0.0.1:8080`. */
+  readonly addresses: Readonly<Record<SurfaceName, string>>;
+  readonly adminToken: string;
+  /** True when this start created the admin token (it is then printed once). */
+  readonly adminTokenCreated: boolean;
+  readonly deps: PlatformDeps;
+  readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
+  close(): Promise<void>;
+}
+
+export const databaseFileName = "predex.db";
+export const masterKeyFileName = "master.key";
+export const adminTokenFileName = "admin-token";
+
+export async function startPlatform(
+  config: PlatformConfig,
+  options: PlatformOptions = {},
+): Promise<Platform> {
+  if (config.databaseUrl !== undefined) {
+    throw new ConfigError(
+      "PREDEX_DATABASE_URL is set, but this build has no PostgreSQL store yet; unset it for SQLite",
+    );
+  }
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const nowMs = options.nowMs ?? Date.now;
+  const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
+
+  const masterKey =
+    config.masterKey ??
+    Buffer.from(
+      loadOrCreateSecretFile(join(config.dataDir, masterKeyFileName), () => randomToken(masterKeyBytes))
+        .value,
+      "base64url",
+    );
+  const adminTokenFile =
+    config.adminToken === undefined
+      ? loadOrCreateSecretFile(join(config.dataDir, adminTokenFileName), () => randomToken(32))
+      : undefined;
+  const adminToken = config.adminToken ?? adminTokenFile!.value;
+
+  const identity = new IdentityService({
+    store: createSqliteIdentityStore(db),
+    secretBox: createSecretBox(masterKey),
+    nowMs,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+  });
+  const deps: PlatformDeps = {
+    config,
+    nowMs,
+    logger,
+    db,
+    identity,
+    gatewayVerifier: createGatewayVerifier({
+      lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
+      nowMs,
+    }),
+  };
+
+  const https =
+    config.tls === undefined
+      ? undefined
+      : { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
+  const httpsOption = https === undefined ? {} : { https };
+  const apps: Record<SurfaceName, TypeBoxApp> = {
+    gateway: await buildPartnerApp(deps, {
+      verifySignatures: options.verifySignatures ?? true,
+      ...httpsOption,
+    }),
+    public: await buildPublicApp(deps, httpsOption),
+    legacy: await buildLegacyApp(deps, httpsOption),
+    admin: await buildAdminApp(deps, adminToken),
+  };
+  const close = async () => {
+    await Promise.allSettled(Object.values(apps).map((app) => app.close()));
+    db.close();
+  };
+  try {
+    const scheme = https === undefined ? "http" : "https";
+    const addresses = {
+      gateway: await listen(apps.gateway, config.gateway, scheme),
+      public: await listen(apps.public, config.public, scheme),
+      legacy: await listen(apps.legacy, config.legacy, scheme),
+      admin: await listen(apps.admin, config.admin, "http"),
+    };
+    return { addresses, adminToken, adminTokenCreated: adminTokenFile?.created ?? false, deps, apps, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function listen(app: TypeBoxApp, listener: ListenerConfig, scheme: "http" | "https"): Promise<string> {
+  await app.listen({ host: listener.host, port: listener.port });
+  const { address, port } = app.server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return `${scheme}://${host}:${port}`;
+}

@@ -1,0 +1,68 @@
+// What the platform keeps about partners, their users and sessions. Asynchronous so that the
+// PostgreSQL adapter can implement it as it is; the SQLite adapter answers synchronously inside.
+// Secrets never reach this layer in clear: the APP Secret arrives sealed, keys and tokens hashed.
+
+export interface PartnerRecord {
+  /** Numeric inside; on the wire it is the `merchantId` string. */
+  readonly partnerId: number;
+  readonly name: string;
+  readonly appKey: string;
+  /** The APP Secret encrypted with the master key (see src/identity/secret-box.ts). */
+  readonly appSecretSealed: string;
+  /** Hex SHA-256 of the API key. */
+  readonly apiKeySha256: string;
+  readonly rsaPublicKey: string | null;
+  readonly commissionRateBps: number;
+  readonly webhookUrl: string | null;
+  readonly createdAtMs: number;
+}
+
+export type NewPartner = Omit<PartnerRecord, "partnerId">;
+
+export interface UserRecord {
+  readonly userId: number;
+  readonly partnerId: number;
+  readonly marchantUserId: string;
+  readonly email: string;
+  readonly userName: string;
+  readonly avatarUrl: string;
+  readonly createdAtMs: number;
+}
+
+export interface RegisterUserInput {
+  readonly partnerId: number;
+  readonly marchantUserId: string;
+  readonly email: string;
+  readonly avatarUrl: string;
+  readonly nowMs: number;
+}
+
+export interface SessionRecord {
+  /** Hex SHA-256 of the opaque token; the token itself is only ever in the client's cookie. */
+  readonly tokenSha256: string;
+  readonly userId: number;
+  readonly partnerId: number;
+  readonly createdAtMs: number;
+  readonly expiresAtMs: number;
+  readonly revokedAtMs: number | null;
+}
+
+export interface IdentityStore {
+  createPartner(partner: NewPartner): Promise<PartnerRecord>;
+  findPartnerById(partnerId: number): Promise<PartnerRecord | undefined>;
+  findPartnerByAppKey(appKey: string): Promise<PartnerRecord | undefined>;
+  findPartnerByName(name: string): Promise<PartnerRecord | undefined>;
+
+  /** Creates the user, or returns the existing one of (partnerId, marchantUserId) with its email updated. */
+  registerUser(input: RegisterUserInput): Promise<UserRecord>;
+  findUserById(userId: number): Promise<UserRecord | undefined>;
+
+  /**
+   * Stores a new session; drops the user's expired and revoked sessions and, beyond
+   * `sessionsPerUserMax` live ones, the oldest.
+   */
+  createSession(session: Omit<SessionRecord, "revokedAtMs">, sessionsPerUserMax: number): Promise<void>;
+  findSession(tokenSha256: string): Promise<SessionRecord | undefined>;
+  /** Revokes every live session of the user; returns how many were live. */
+  revokeUserSessions(userId: number, nowMs: number): Promise<number>;
+}

@@ -1,0 +1,214 @@
+// SQLite adapter of the identity store. Tables are prefixed `identity_` so they can never collide
+// with the engine's read models in the same file.
+
+import type {
+  IdentityStore,
+  NewPartner,
+  PartnerRecord,
+  RegisterUserInput,
+  SessionRecord,
+  UserRecord,
+} from "../identity.js";
+import { applyMigrations, type SqliteDatabase } from "./database.js";
+
+const identityMigrations = [
+  `CREATE TABLE identity_partners (
+     partner_id INTEGER PRIMARY KEY AUTOINCREMENT,
+     name TEXT NOT NULL UNIQUE,
+     app_key TEXT NOT NULL UNIQUE,
+     app_secret_sealed TEXT NOT NULL,
+     api_key_sha256 TEXT NOT NULL UNIQUE,
+     rsa_public_key TEXT,
+     commission_rate_bps INTEGER NOT NULL DEFAULT 0,
+     webhook_url TEXT,
+     created_at_ms INTEGER NOT NULL
+   );
+   CREATE TABLE identity_users (
+     user_id INTEGER PRIMARY KEY AUTOINCREMENT,
+     partner_id INTEGER NOT NULL REFERENCES identity_partners (partner_id),
+     marchant_user_id TEXT NOT NULL,
+     email TEXT NOT NULL,
+     user_name TEXT NOT NULL,
+     avatar_url TEXT NOT NULL,
+     created_at_ms INTEGER NOT NULL,
+     UNIQUE (partner_id, marchant_user_id)
+   );
+   CREATE TABLE identity_sessions (
+     token_sha256 TEXT PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES identity_users (user_id),
+     partner_id INTEGER NOT NULL REFERENCES identity_partners (partner_id),
+     created_at_ms INTEGER NOT NULL,
+     expires_at_ms INTEGER NOT NULL,
+     revoked_at_ms INTEGER
+   );
+   CREATE INDEX identity_sessions_by_user ON identity_sessions (user_id, created_at_ms);`,
+];
+
+interface PartnerRow {
+  partner_id: number;
+  name: string;
+  app_key: string;
+  app_secret_sealed: string;
+  api_key_sha256: string;
+  rsa_public_key: string | null;
+  commission_rate_bps: number;
+  webhook_url: string | null;
+  created_at_ms: number;
+}
+
+interface UserRow {
+  user_id: number;
+  partner_id: number;
+  marchant_user_id: string;
+  email: string;
+  user_name: string;
+  avatar_url: string;
+  created_at_ms: number;
+}
+
+interface SessionRow {
+  token_sha256: string;
+  user_id: number;
+  partner_id: number;
+  created_at_ms: number;
+  expires_at_ms: number;
+  revoked_at_ms: number | null;
+}
+
+export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
+  applyMigrations(db, "identity", identityMigrations);
+
+  const insertPartner = db.prepare(
+    `INSERT INTO identity_partners (name, app_key, app_secret_sealed, api_key_sha256, rsa_public_key,
+       commission_rate_bps, webhook_url, created_at_ms)
+     VALUES (@name, @appKey, @appSecretSealed, @apiKeySha256, @rsaPublicKey, @commissionRateBps, @webhookUrl, @createdAtMs)`,
+  );
+  const partnerById = db.prepare("SELECT * FROM identity_partners WHERE partner_id = ?");
+  const partnerByAppKey = db.prepare("SELECT * FROM identity_partners WHERE app_key = ?");
+  const partnerByName = db.prepare("SELECT * FROM identity_partners WHERE name = ?");
+
+  const userByMerchantUser = db.prepare(
+    "SELECT * FROM identity_users WHERE partner_id = ? AND marchant_user_id = ?",
+  );
+  const userById = db.prepare("SELECT * FROM identity_users WHERE user_id = ?");
+  const insertUser = db.prepare(
+    `INSERT INTO identity_users (partner_id, marchant_user_id, email, user_name, avatar_url, created_at_ms)
+     VALUES (?, ?, ?, '', ?, ?)`,
+  );
+  // The public user name derives from the id, so it is set once the id exists.
+  const nameUser = db.prepare("UPDATE identity_users SET user_name = 'user' || user_id WHERE user_id = ?");
+  const updateEmail = db.prepare("UPDATE identity_users SET email = ? WHERE user_id = ?");
+
+  const insertSession = db.prepare(
+    `INSERT INTO identity_sessions (token_sha256, user_id, partner_id, created_at_ms, expires_at_ms)
+     VALUES (@tokenSha256, @userId, @partnerId, @createdAtMs, @expiresAtMs)`,
+  );
+  const pruneDeadSessions = db.prepare(
+    "DELETE FROM identity_sessions WHERE user_id = ? AND (expires_at_ms <= ? OR revoked_at_ms IS NOT NULL)",
+  );
+  const pruneOldestSessions = db.prepare(
+    `DELETE FROM identity_sessions WHERE token_sha256 IN (
+       SELECT token_sha256 FROM identity_sessions WHERE user_id = ?
+       ORDER BY created_at_ms DESC, rowid DESC LIMIT -1 OFFSET ?)`,
+  );
+  const sessionByToken = db.prepare("SELECT * FROM identity_sessions WHERE token_sha256 = ?");
+  const revokeSessions = db.prepare(
+    `UPDATE identity_sessions SET revoked_at_ms = ?
+     WHERE user_id = ? AND revoked_at_ms IS NULL AND expires_at_ms > ?`,
+  );
+
+  const registerUser = db.transaction((input: RegisterUserInput): UserRow => {
+    const existing = userByMerchantUser.get(input.partnerId, input.marchantUserId) as UserRow | undefined;
+    if (existing !== undefined) {
+      if (existing.email !== input.email) updateEmail.run(input.email, existing.user_id);
+      return { ...existing, email: input.email };
+    }
+    const { lastInsertRowid } = insertUser.run(
+      input.partnerId,
+      input.marchantUserId,
+      input.email,
+      input.avatarUrl,
+      input.nowMs,
+    );
+    nameUser.run(lastInsertRowid);
+    return userById.get(lastInsertRowid) as UserRow;
+  });
+
+  const createSession = db.transaction((session: Omit<SessionRecord, "revokedAtMs">, sessionsMax: number) => {
+    pruneDeadSessions.run(session.userId, session.createdAtMs);
+    insertSession.run(session);
+    pruneOldestSessions.run(session.userId, sessionsMax);
+  });
+
+  return {
+    async createPartner(partner: NewPartner) {
+      const { lastInsertRowid } = insertPartner.run(partner);
+      return partnerFromRow(partnerById.get(lastInsertRowid) as PartnerRow);
+    },
+    async findPartnerById(partnerId) {
+      return maybe(partnerById.get(partnerId) as PartnerRow | undefined, partnerFromRow);
+    },
+    async findPartnerByAppKey(appKey) {
+      return maybe(partnerByAppKey.get(appKey) as PartnerRow | undefined, partnerFromRow);
+    },
+    async findPartnerByName(name) {
+      return maybe(partnerByName.get(name) as PartnerRow | undefined, partnerFromRow);
+    },
+    async registerUser(input) {
+      return userFromRow(registerUser(input));
+    },
+    async findUserById(userId) {
+      return maybe(userById.get(userId) as UserRow | undefined, userFromRow);
+    },
+    async createSession(session, sessionsPerUserMax) {
+      createSession(session, sessionsPerUserMax);
+    },
+    async findSession(tokenSha256) {
+      return maybe(sessionByToken.get(tokenSha256) as SessionRow | undefined, sessionFromRow);
+    },
+    async revokeUserSessions(userId, nowMs) {
+      return revokeSessions.run(nowMs, userId, nowMs).changes;
+    },
+  };
+}
+
+function maybe<Row, Value>(row: Row | undefined, convert: (row: Row) => Value): Value | undefined {
+  return row === undefined ? undefined : convert(row);
+}
+
+function partnerFromRow(row: PartnerRow): PartnerRecord {
+  return {
+    partnerId: row.partner_id,
+    name: row.name,
+    appKey: row.app_key,
+    appSecretSealed: row.app_secret_sealed,
+    apiKeySha256: row.api_key_sha256,
+    rsaPublicKey: row.rsa_public_key,
+    commissionRateBps: row.commission_rate_bps,
+    webhookUrl: row.webhook_url,
+    createdAtMs: row.created_at_ms,
+  };
+}
+
+function userFromRow(row: UserRow): UserRecord {
+  return {
+    userId: row.user_id,
+    partnerId: row.partner_id,
+    marchantUserId: row.marchant_user_id,
+    email: row.email,
+    userName: row.user_name,
+    avatarUrl: row.avatar_url,
+    createdAtMs: row.created_at_ms,
+  };
+}
+
+function sessionFromRow(row: SessionRow): SessionRecord {
+  return {
+    tokenSha256: row.token_sha256,
+    userId: row.user_id,
+    partnerId: row.partner_id,
+    createdAtMs: row.created_at_ms,
+    expiresAtMs: row.expires_at_ms,
+    revokedAtMs: row.revoked_at_ms,
+  };
+}
