@@ -1,0 +1,175 @@
+// The contract every EngineStore adapter passes, written once and run against each adapter (as
+// exchange-core's OrderBookBaseTest runs against every book). A PostgreSQL adapter brings a
+// harness and calls describeEngineStoreContract; nothing here knows which adapter it is testing.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { hashEncodedState } from "../../src/engine/recovery.js";
+import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../src/engine/store.js";
+
+export type ContractCommand = { readonly type: string; readonly [field: string]: unknown };
+export type ContractEvent = { readonly type: string; readonly [field: string]: unknown };
+export type ContractStore<Transaction> = EngineStore<ContractCommand, ContractEvent, Transaction>;
+
+export interface EngineStoreHarness<Transaction> {
+  /** A new, empty store. */
+  create(): Promise<ContractStore<Transaction>>;
+  /** A fresh instance over the same durable data, as after a restart. The old instance is not used again. */
+  reopen(store: ContractStore<Transaction>): Promise<ContractStore<Transaction>>;
+  /** A projector that records each entry's sequence in one of this adapter's read models. */
+  readonly recordSequences: Projector<Transaction, ContractCommand, ContractEvent>;
+  /** The sequences recordSequences has committed, ascending. */
+  readRecordedSequences(store: ContractStore<Transaction>): Promise<bigint[]>;
+  /** Releases everything create() made. */
+  disposeAll(): Promise<void>;
+}
+
+function entry(
+  sequence: bigint,
+  extra: Record<string, unknown> = {},
+): JournalEntry<ContractCommand, ContractEvent> {
+  return {
+    sequence,
+    nowMs: 1_700_000_000_000 + Number(sequence),
+    command: { type: "place", sequence, ...extra },
+    events: [{ type: "placed", id: sequence * 1_000_000_000_000n }],
+  };
+}
+
+function entries(first: bigint, count: number): JournalEntry<ContractCommand, ContractEvent>[] {
+  return Array.from({ length: count }, (_, index) => entry(first + BigInt(index)));
+}
+
+async function readAll<Transaction>(
+  store: ContractStore<Transaction>,
+  afterSequence = 0n,
+): Promise<{ entries: JournalEntry<ContractCommand, ContractEvent>[]; batches: number }> {
+  const all: JournalEntry<ContractCommand, ContractEvent>[] = [];
+  let batches = 0;
+  for await (const batch of store.readJournal(afterSequence)) {
+    assert.ok(batch.length > 0, "a journal batch is never empty");
+    all.push(...batch);
+    batches += 1;
+  }
+  return { entries: all, batches };
+}
+
+function snapshot(sequence: bigint, state: string): StateSnapshot {
+  return { sequence, nowMs: 1_700_000_000_000 + Number(sequence), state, hash: hashEncodedState(state) };
+}
+
+export function describeEngineStoreContract<Transaction>(
+  adapterName: string,
+  harness: EngineStoreHarness<Transaction>,
+): void {
+  describe(`EngineStore contract: ${adapterName}`, { concurrency: false }, () => {
+    const throwingProjector: Projector<Transaction, ContractCommand, ContractEvent> = () => {
+      throw new Error("projection failed");
+    };
+
+    it("starts empty", async () => {
+      const store = await harness.create();
+      assert.equal(await store.lastSequence(), 0n);
+      assert.deepEqual((await readAll(store)).entries, []);
+      assert.equal(await store.loadLatestSnapshot(), undefined);
+      assert.deepEqual(await harness.readRecordedSequences(store), []);
+      await harness.disposeAll();
+    });
+
+    it("keeps committed entries exactly, bigints and all, across a restart", async () => {
+      let store = await harness.create();
+      const written: JournalEntry<ContractCommand, ContractEvent>[] = [
+        entry(1n, { note: 'ünïcødé ✓ \u2028 "quoted"', nested: [{ a: [1, 2.5, null, true] }, {}] }),
+        { sequence: 2n, nowMs: 1_700_000_000_002, command: { type: "noop" }, events: [] },
+        entry(3n, { big: -(2n ** 70n), max: Number.MAX_SAFE_INTEGER }),
+      ];
+      await store.commitBatch(written.slice(0, 1), []);
+      await store.commitBatch(written.slice(1), []);
+      store = await harness.reopen(store);
+      assert.equal(await store.lastSequence(), 3n);
+      assert.deepEqual((await readAll(store)).entries, written);
+      await harness.disposeAll();
+    });
+
+    it("reads the journal after any sequence, in order, a bounded batch at a time", async () => {
+      const store = await harness.create();
+      for (let first = 1n; first <= 2500n; first += 500n) await store.commitBatch(entries(first, 500), []);
+      const all = await readAll(store);
+      assert.equal(all.entries.length, 2500);
+      assert.ok(all.batches > 1, "a long journal is read in several batches");
+      assert.deepEqual(
+        all.entries.map((read) => read.sequence),
+        Array.from({ length: 2500 }, (_, index) => BigInt(index + 1)),
+      );
+      const tail = await readAll(store, 1234n);
+      assert.equal(tail.entries[0]?.sequence, 1235n);
+      assert.equal(tail.entries.length, 2500 - 1234);
+      assert.deepEqual((await readAll(store, 2500n)).entries, []);
+      await harness.disposeAll();
+    });
+
+    it("refuses a batch that does not continue the journal, and writes none of it", async () => {
+      const store = await harness.create();
+      await store.commitBatch(entries(1n, 2), [harness.recordSequences]);
+      const refused: JournalEntry<ContractCommand, ContractEvent>[][] = [
+        entries(4n, 1), // a gap
+        entries(2n, 2), // a sequence already written
+        entries(1n, 1), // the first one again
+        [entry(3n), entry(5n)], // a gap inside the batch
+        [entry(3n), entry(3n)], // a repeat inside the batch
+      ];
+      for (const batch of refused) {
+        await assert.rejects(store.commitBatch(batch, [harness.recordSequences]));
+        assert.equal(await store.lastSequence(), 2n);
+        assert.deepEqual(await harness.readRecordedSequences(store), [1n, 2n]);
+      }
+      await store.commitBatch(entries(3n, 1), [harness.recordSequences]);
+      assert.equal(await store.lastSequence(), 3n);
+      await harness.disposeAll();
+    });
+
+    it("commits the journal and the projections together, or neither", async () => {
+      let store = await harness.create();
+      await store.commitBatch(entries(1n, 3), [harness.recordSequences]);
+      assert.deepEqual(await harness.readRecordedSequences(store), [1n, 2n, 3n]);
+
+      await assert.rejects(store.commitBatch(entries(4n, 2), [harness.recordSequences, throwingProjector]), {
+        message: "projection failed",
+      });
+      assert.equal(await store.lastSequence(), 3n);
+      assert.deepEqual(await harness.readRecordedSequences(store), [1n, 2n, 3n]);
+
+      store = await harness.reopen(store);
+      assert.equal(await store.lastSequence(), 3n);
+      assert.deepEqual(await harness.readRecordedSequences(store), [1n, 2n, 3n]);
+      await store.commitBatch(entries(4n, 2), [harness.recordSequences]);
+      assert.deepEqual(await harness.readRecordedSequences(store), [1n, 2n, 3n, 4n, 5n]);
+      await harness.disposeAll();
+    });
+
+    it("hands projectors the entries in order, with the values that were committed", async () => {
+      const store = await harness.create();
+      const seen: JournalEntry<ContractCommand, ContractEvent>[] = [];
+      const batch = entries(1n, 4);
+      await store.commitBatch(batch, [(_transaction, committed) => void seen.push(...committed)]);
+      assert.deepEqual(seen, batch);
+      await harness.disposeAll();
+    });
+
+    it("keeps the latest snapshot, whatever order they are saved in, across a restart", async () => {
+      let store = await harness.create();
+      await store.commitBatch(entries(1n, 30), []);
+      const large = JSON.stringify({
+        accounts: Array.from({ length: 20_000 }, (_, index) => [`u${index}`, "ü"]),
+      });
+      await store.saveSnapshot(snapshot(10n, "ten"));
+      await store.saveSnapshot(snapshot(30n, large));
+      await store.saveSnapshot(snapshot(20n, "twenty"));
+      store = await harness.reopen(store);
+      assert.deepEqual(await store.loadLatestSnapshot(), snapshot(30n, large));
+      await store.saveSnapshot(snapshot(30n, "thirty, rewritten"));
+      assert.deepEqual(await store.loadLatestSnapshot(), snapshot(30n, "thirty, rewritten"));
+      await harness.disposeAll();
+    });
+  });
+}
