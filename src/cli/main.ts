@@ -1,0 +1,47 @@
+// The `predex` command. Each subcommand lives in its own module; this file only dispatches.
+
+import { runAdmin } from "./admin.js";
+import { runServe } from "./serve.js";
+
+const usage = `Usage: predex <command>
+
+Commands:
+  serve [--demo]            start every listener; --demo also creates a demo partner on first start
+  admin partner create      create a partner through the admin API
+        [--name NAME] [--rsa-public-key-file FILE] [--commission-rate RATE] [--webhook-url URL]
+        [--admin-url URL]   (default http://127.0.0.1:$PREDEX_ADMIN_PORT, token from
+                             PREDEX_ADMIN_TOKEN or the data dir)
+
+Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
+PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
+PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE`;
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return runServe(rest);
+    case "admin":
+      return runAdmin(rest);
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(usage);
+      return 0;
+    default:
+      console.error(`predex: unknown command "${command}"\n\n${usage}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (exitCode) => {
+    // serve keeps running until a signal; every other command ends here.
+    if (exitCode !== -1) process.exitCode = exitCode;
+  },
+  (error: unknown) => {
+    console.error(`predex: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,50 @@
+// `predex serve [--demo]`: starts the platform, prints where it listens, stops cleanly on
+// Ctrl-C or SIGTERM.
+
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.js";
+import { adminTokenFileName, startPlatform } from "../server.js";
+import { ensureDemoPartner } from "./demo-partner.js";
+
+/** Returns -1: the process keeps running until a signal closes the platform. */
+export async function runServe(args: readonly string[]): Promise<number> {
+  const { values } = parseArgs({ args: [...args], options: { demo: { type: "boolean", default: false } } });
+  const config = loadConfig();
+  const platform = await startPlatform(config);
+
+  console.log("predex is running");
+  console.log(`  gateway (signed REST + /socket/*)  ${platform.addresses.gateway}`);
+  console.log(`  public  (/prices-history, /ws/market) ${platform.addresses.public}`);
+  console.log(`  legacy  (/api/...)                 ${platform.addresses.legacy}`);
+  console.log(`  admin   (/admin/...)               ${platform.addresses.admin}`);
+  console.log(`  API docs at <listener>/docs; data in ${config.dataDir}`);
+  if (platform.adminTokenCreated) {
+    console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
+    console.log(`  ${platform.adminToken}`);
+  }
+  if (values.demo) await ensureDemoPartner(platform, config.dataDir);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.log(`\n${signal} again: exiting without waiting`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`\n${signal}: stopping predex…`);
+    platform.close().then(
+      () => {
+        console.log("predex stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error("predex: error while stopping", error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return -1;
+}
