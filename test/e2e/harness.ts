@@ -1,0 +1,152 @@
+// Starts a real platform for end-to-end tests: every listener on a free loopback port, a fresh
+// temporary data dir, silent logs. Partners are created through the admin API and driven through
+// the SDK over real sockets, as a partner would. Reuse it in every part's e2e tests:
+//
+//   const platform = await startTestPlatform();
+//   after(() => platform.close());
+//   const { client, user } = await platform.registeredUser();
+//   await client.request("GET", "/account/assets");
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RegisteredUser } from "../../src/api/partner/schemas/users.js";
+import { loadConfig } from "../../src/config.js";
+import { PredexClient, type PredexClientOptions } from "../../src/sdk/client.js";
+import type { GatewayCredentials } from "../../src/sdk/signer.js";
+import { type Platform, type PlatformOptions, startPlatform } from "../../src/server.js";
+
+export interface PartnerCredentials extends GatewayCredentials {
+  readonly merchantId: string;
+}
+
+export interface TestPlatformOptions {
+  /** Extra PREDEX_* variables (ports, data dir and log level are set by the harness). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly platform?: PlatformOptions;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The parsed body when it is JSON, else undefined. */
+  readonly json: unknown;
+}
+
+export interface TestPlatform {
+  readonly platform: Platform;
+  readonly dataDir: string;
+  readonly addresses: Platform["addresses"];
+  /** Calls the admin API with the platform's bearer token; resolves to the parsed answer. */
+  admin(method: string, path: string, body?: unknown): Promise<RawResponse>;
+  /** Creates a partner through POST /admin/partners. */
+  createPartner(body?: Record<string, unknown>): Promise<PartnerCredentials>;
+  /** An SDK client for the signed host; options override the defaults (no retry delays). */
+  client(credentials: GatewayCredentials, options?: Partial<PredexClientOptions>): PredexClient;
+  /** A new partner and a client that has registered a new user (session cookie in hand). */
+  registeredUser(options?: {
+    partner?: PartnerCredentials;
+    marchantUserId?: string;
+    client?: Partial<PredexClientOptions>;
+  }): Promise<{ client: PredexClient; user: RegisteredUser; partner: PartnerCredentials }>;
+  /** An unsigned (or hand-signed) request, for the bad requests the SDK cannot make. */
+  raw(
+    surface: keyof Platform["addresses"],
+    request: { method?: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array },
+  ): Promise<RawResponse>;
+  close(): Promise<void>;
+}
+
+let userCounter = 0;
+
+export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), "predex-test-"));
+  const config = loadConfig({
+    PREDEX_DATA_DIR: dataDir,
+    PREDEX_HOST: "127.0.0.1",
+    PREDEX_PORT: "0",
+    PREDEX_PUBLIC_PORT: "0",
+    PREDEX_LEGACY_PORT: "0",
+    PREDEX_ADMIN_PORT: "0",
+    PREDEX_LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  const platform = await startPlatform(config, options.platform);
+
+  const raw: TestPlatform["raw"] = async (surface, request) => {
+    const response = await fetch(new URL(request.path, platform.addresses[surface]), {
+      method: request.method ?? "GET",
+      headers: request.headers ?? {},
+      ...(request.body === undefined
+        ? {}
+        : { body: typeof request.body === "string" ? request.body : new Uint8Array(request.body) }),
+    });
+    return readResponse(response);
+  };
+
+  const admin: TestPlatform["admin"] = (method, path, body) =>
+    raw("admin", {
+      method,
+      path,
+      headers: {
+        authorization: `Bearer ${platform.adminToken}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  const createPartner: TestPlatform["createPartner"] = async (body = {}) => {
+    const response = await admin("POST", "/admin/partners", body);
+    if (response.status !== 200)
+      throw new Error(`creating a partner failed: ${response.status} ${response.text}`);
+    return (response.json as { data: PartnerCredentials }).data;
+  };
+
+  const client: TestPlatform["client"] = (credentials, clientOptions = {}) =>
+    new PredexClient({
+      baseUrl: platform.addresses.gateway,
+      credentials,
+      retry: { attemptsMax: 3, delayMsBase: 1, delayMsMax: 5 },
+      ...clientOptions,
+    });
+
+  return {
+    platform,
+    dataDir,
+    addresses: platform.addresses,
+    admin,
+    createPartner,
+    client,
+    async registeredUser(userOptions = {}) {
+      const partner = userOptions.partner ?? (await createPartner());
+      const sdk = client(partner, userOptions.client);
+      userCounter += 1;
+      const marchantUserId = userOptions.marchantUserId ?? `user-${process.pid}-${userCounter}`;
+      const user = await sdk.register({
+        userEmail: `${marchantUserId}@example.com`,
+        merchantId: partner.merchantId,
+        marchantUserId,
+      });
+      return { client: sdk, user, partner };
+    },
+    raw,
+    async close() {
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function readResponse(response: Response): Promise<RawResponse> {
+  const text = await response.text();
+  let json: unknown;
+  if ((response.headers.get("content-type") ?? "").includes("json")) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
