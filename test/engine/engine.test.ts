@@ -161,6 +161,33 @@ describe("engine: acknowledgement and failure", () => {
     assert.deepEqual(await read.promise, [7n, 2n]);
   });
 
+  it("bounds the reads waiting for a commit, and a throwing reader fails only its own read", async () => {
+    const commitGate = gate();
+    const { engine } = await openAccountsEngine(memoryStore({ beforeCommit: () => commitGate.wait() }), {
+      limits: { readersWaitingMax: 2 },
+    });
+    await assert.rejects(
+      engine.read(() => {
+        throw new Error("reader bug");
+      }),
+      /reader bug/,
+    );
+    const submitted = engine.submit({ type: "open", accountId: "alice" });
+    await settle();
+    const waiting = [
+      engine.read((state) => state.accounts.size),
+      engine.read((state) => state.accounts.size),
+    ];
+    await assert.rejects(
+      engine.read(() => 0),
+      EngineOverloadedError,
+    );
+    commitGate.open();
+    await submitted;
+    assert.deepEqual(await Promise.all(waiting), [1, 1]);
+    assert.equal(engine.phase, "running");
+  });
+
   it("stops for good when a commit fails: never acknowledges it, refuses everything after", async () => {
     const store = memoryStore({
       beforeCommit: (number) => {

@@ -18,7 +18,9 @@ mkdirSync(join(process.cwd(), ".bench-tmp"), { recursive: true });
 const directory = mkdtempSync(join(process.cwd(), ".bench-tmp", "engine-commit-"));
 
 async function measure(journalBatchCommandsMax: number): Promise<void> {
-  const { db, store, projectors } = openAccountsSqlite(join(directory, `commit-${journalBatchCommandsMax}.sqlite`));
+  const { db, store, projectors } = openAccountsSqlite(
+    join(directory, `commit-${journalBatchCommandsMax}.sqlite`),
+  );
   const engine = await Engine.open({
     decider: accountsDecider,
     codec: accountsCodec,

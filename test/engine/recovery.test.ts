@@ -195,7 +195,7 @@ describe("recovery property", () => {
           });
         },
       ),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.PREDEX_PROPERTY_RUNS ?? 300) },
     );
   });
 });
