@@ -55,6 +55,10 @@ export const rejectionSpecs = {
   ORDER_EXPIRED: { kind: "invalid", message: "expiresAt must be in the future" },
   OPEN_ORDERS_LIMIT: { kind: "refused", message: "Too many open orders" },
   NO_LIQUIDITY: { kind: "refused", message: "No liquidity at an acceptable price" },
+  SHARES_NOT_ON_STEP: { kind: "invalid", message: "Shares must be a multiple of 0.0001" },
+  SIZE_TOO_LARGE: { kind: "invalid", message: "Order size is above the maximum" },
+  BOOK_ORDERS_LIMIT: { kind: "refused", message: "Too many orders on this book" },
+  MODEL_NOT_SUPPORTED: { kind: "refused", message: "This market model does not support the operation" },
 
   // Settlement and claims.
   POSITION_NOT_FOUND: { kind: "not_found", message: "Position not found" },

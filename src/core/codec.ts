@@ -1,0 +1,248 @@
+// The canonical encoding of the exchange state: JSON of arrays in a fixed field order, every
+// collection sorted by its key, bigints as decimal strings. Equal states encode to equal text,
+// whichever book implementation holds them, because books are not encoded: a book is rebuilt
+// from its resting orders in id order, which is their time priority.
+
+import { createBook } from "./book/create-book.js";
+import type { BookKind } from "./book/order-book.js";
+import type { StateCodec } from "./decider.js";
+import { evolveRestOrder } from "./evolve.js";
+import { newAccount } from "./ledger.js";
+import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
+import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./orders.js";
+import type { Position } from "./positions.js";
+import { createInitialState, type ExchangeState } from "./state.js";
+import { priceUnitsPerUnit } from "./units.js";
+
+const encodingVersion = 1;
+
+function byNumber<T>(map: Map<number, T>): T[] {
+  return [...map.entries()].sort((a, b) => a[0] - b[0]).map((entry) => entry[1]);
+}
+
+function byText<T>(map: Map<string, T>): [string, T][] {
+  return [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+export function encodeState(state: ExchangeState): string {
+  const { counters, totals } = state;
+  return JSON.stringify({
+    version: encodingVersion,
+    counters: [
+      counters.nextMarketId,
+      counters.nextOutcomeId,
+      counters.nextOptionId,
+      counters.nextOrderId,
+      counters.nextTradeId,
+      counters.nextPositionId,
+    ],
+    totals: [String(totals.deposited), String(totals.withdrawn), String(totals.feeIncome)],
+    markets: byNumber(state.markets).map((market) => [
+      market.marketId,
+      market.title,
+      market.modelType,
+      market.status,
+      market.tickUnits,
+      market.minOrderLots,
+      market.makerFeeBps,
+      market.takerFeeBps,
+      market.marketProtectionUnits,
+      market.limitProtectionUnits,
+      market.startTimeMs,
+      market.endTimeMs,
+      market.creatorId,
+      market.createdAtMs,
+      market.outcomeIds,
+      String(market.feeIncome),
+    ]),
+    outcomes: byNumber(state.outcomes).map((outcome) => [
+      outcome.outcomeId,
+      outcome.marketId,
+      outcome.name,
+      outcome.optionIds,
+      String(outcome.collateral),
+      outcome.book !== null,
+      outcome.lastTradeYesPriceUnits,
+    ]),
+    options: byNumber(state.options).map((option) => [
+      option.optionId,
+      option.outcomeId,
+      option.marketId,
+      option.optionIndex,
+      option.title,
+      option.assetId,
+    ]),
+    accounts: byNumber(state.accounts).map((account) => [
+      account.userId,
+      String(account.available),
+      String(account.frozen),
+      byNumber(account.positions).map((position) => [
+        position.positionId,
+        position.optionId,
+        String(position.shares),
+        String(position.frozenShares),
+        String(position.cost),
+        String(position.realizedPnl),
+      ]),
+      byText(account.clientOrderIds),
+    ]),
+    orders: byNumber(state.orders).map((order) => [
+      order.orderId,
+      order.userId,
+      order.optionId,
+      order.side,
+      order.timeInForce,
+      order.priceUnits,
+      order.originalLots,
+      order.remainingLots,
+      order.filledLots,
+      order.filledNotional,
+      order.feesPaid,
+      order.frozenAmount,
+      order.expiresAtMs,
+      order.clientOrderId,
+      order.createdAtMs,
+    ]),
+    deposits: byText(state.depositTxHashes),
+  });
+}
+
+type Row = unknown[];
+
+export function decodeState(text: string, bookKind: BookKind): ExchangeState {
+  const data = JSON.parse(text) as Record<string, Row[] | Row | number>;
+  if (data.version !== encodingVersion)
+    throw new Error(`codec: unknown state version ${String(data.version)}`);
+  const state = createInitialState(bookKind);
+  const [nextMarketId, nextOutcomeId, nextOptionId, nextOrderId, nextTradeId, nextPositionId] =
+    data.counters as number[];
+  Object.assign(state.counters, {
+    nextMarketId,
+    nextOutcomeId,
+    nextOptionId,
+    nextOrderId,
+    nextTradeId,
+    nextPositionId,
+  });
+  const [deposited, withdrawn, feeIncome] = data.totals as string[];
+  state.totals.deposited = BigInt(deposited!);
+  state.totals.withdrawn = BigInt(withdrawn!);
+  state.totals.feeIncome = BigInt(feeIncome!);
+
+  for (const row of data.markets as Row[]) {
+    const [marketId, title, modelType, status, tickUnits, minOrderLots, makerFeeBps, takerFeeBps] = row;
+    const [marketProtectionUnits, limitProtectionUnits, startTimeMs, endTimeMs, creatorId, createdAtMs] =
+      row.slice(8);
+    state.markets.set(marketId as number, {
+      marketId: marketId as number,
+      title: title as string,
+      modelType: modelType as ModelType,
+      status: status as MarketStatus,
+      tickUnits: tickUnits as number,
+      minOrderLots: minOrderLots as number,
+      makerFeeBps: makerFeeBps as number,
+      takerFeeBps: takerFeeBps as number,
+      marketProtectionUnits: marketProtectionUnits as number,
+      limitProtectionUnits: limitProtectionUnits as number,
+      startTimeMs: startTimeMs as number | null,
+      endTimeMs: endTimeMs as number | null,
+      creatorId: creatorId as number | null,
+      createdAtMs: createdAtMs as number,
+      outcomeIds: row[14] as number[],
+      feeIncome: BigInt(row[15] as string),
+    });
+  }
+  for (const [
+    outcomeId,
+    marketId,
+    name,
+    optionIds,
+    collateral,
+    hasBook,
+    lastTrade,
+  ] of data.outcomes as Row[]) {
+    const market = state.markets.get(marketId as number)!;
+    state.outcomes.set(outcomeId as number, {
+      outcomeId: outcomeId as number,
+      marketId: marketId as number,
+      name: name as string,
+      optionIds: optionIds as [number, number],
+      collateral: BigInt(collateral as string),
+      book: hasBook ? createBook(bookKind, market.tickUnits) : null,
+      lastTradeYesPriceUnits: lastTrade as number,
+    });
+  }
+  for (const [optionId, outcomeId, marketId, optionIndex, title, assetId] of data.options as Row[]) {
+    state.options.set(optionId as number, {
+      optionId: optionId as number,
+      outcomeId: outcomeId as number,
+      marketId: marketId as number,
+      optionIndex: optionIndex as OptionIndex,
+      title: title as string,
+      assetId: assetId as string,
+    });
+  }
+  for (const [userId, available, frozen, positions, clientOrderIds] of data.accounts as Row[]) {
+    const account = newAccount(userId as number);
+    account.available = BigInt(available as string);
+    account.frozen = BigInt(frozen as string);
+    for (const [positionId, optionId, shares, frozenShares, cost, realizedPnl] of positions as Row[]) {
+      const option = state.options.get(optionId as number)!;
+      const position: Position = {
+        positionId: positionId as number,
+        userId: userId as number,
+        marketId: option.marketId,
+        outcomeId: option.outcomeId,
+        optionId: optionId as number,
+        shares: BigInt(shares as string),
+        frozenShares: BigInt(frozenShares as string),
+        cost: BigInt(cost as string),
+        realizedPnl: BigInt(realizedPnl as string),
+      };
+      account.positions.set(position.optionId, position);
+    }
+    for (const [clientOrderId, orderId] of clientOrderIds as [string, number][]) {
+      account.clientOrderIds.set(clientOrderId, orderId);
+    }
+    state.accounts.set(account.userId, account);
+  }
+  for (const row of data.orders as Row[]) {
+    const [orderId, userId, optionId, side, timeInForce, priceUnits, originalLots, remainingLots] = row;
+    const [filledLots, filledNotional, feesPaid, frozenAmount, expiresAtMs, clientOrderId, createdAtMs] =
+      row.slice(8);
+    const option = state.options.get(optionId as number)!;
+    const order: Order = {
+      orderId: orderId as number,
+      userId: userId as number,
+      marketId: option.marketId,
+      outcomeId: option.outcomeId,
+      optionId: option.optionId,
+      optionIndex: option.optionIndex,
+      side: side as OrderSide,
+      timeInForce: timeInForce as "GTC" | "GTD",
+      bookSide: bookSideOf(side as OrderSide, option.optionIndex),
+      priceUnits: priceUnits as number,
+      yesPriceUnits: yesPriceOf(priceUnits as number, option.optionIndex, priceUnitsPerUnit),
+      originalLots: originalLots as number,
+      remainingLots: remainingLots as number,
+      filledLots: filledLots as number,
+      filledNotional: filledNotional as number,
+      feesPaid: feesPaid as number,
+      frozenAmount: frozenAmount as number,
+      expiresAtMs: expiresAtMs as number | null,
+      clientOrderId: clientOrderId as string | null,
+      createdAtMs: createdAtMs as number,
+      previous: null,
+      next: null,
+    };
+    const account = state.accounts.get(order.userId)!;
+    evolveRestOrder(state, account, state.outcomes.get(order.outcomeId)!.book!, order);
+  }
+  for (const [txHash, userId] of data.deposits as [string, number][])
+    state.depositTxHashes.set(txHash, userId);
+  return state;
+}
+
+export function createStateCodec(bookKind: BookKind): StateCodec<ExchangeState> {
+  return { encode: encodeState, decode: (text) => decodeState(text, bookKind) };
+}

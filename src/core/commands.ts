@@ -1,0 +1,166 @@
+// Commands the exchange core decides. Plain data only (objects, arrays, strings, numbers,
+// booleans, null, bigint): the engine journals them as JSON with tagged bigints. Amounts, shares
+// and prices are bigint atoms (1e-8) as parsed by money.ts at the edge; optional inputs are null.
+
+import type { ModelType } from "./market.js";
+import type { OrderSide, OrderType, TimeInForce } from "./orders.js";
+
+export interface CreateMarketCommand {
+  readonly type: "CreateMarket";
+  readonly title: string;
+  readonly modelType: ModelType;
+  /** Each outcome of an orderbook market is binary; options null means ["Yes", "No"]. */
+  readonly outcomes: readonly { readonly name: string; readonly options: readonly string[] | null }[];
+  /** Price atoms; null = 0.01. One of 0.1, 0.01, 0.001, 0.0001. */
+  readonly tickSize: bigint | null;
+  /** Share atoms; null = 0.01 shares. A multiple of 0.0001. */
+  readonly minOrderSize: bigint | null;
+  readonly makerFeeBps: number | null;
+  readonly takerFeeBps: number | null;
+  /** Price atoms; null = 0.1. */
+  readonly marketOrderPriceProtection: bigint | null;
+  /** Price atoms; null = 0.5. */
+  readonly limitOrderPriceProtection: bigint | null;
+  readonly startTimeMs: number | null;
+  readonly endTimeMs: number | null;
+  readonly creatorId: number | null;
+}
+
+export interface OpenMarketCommand {
+  readonly type: "OpenMarket";
+  readonly marketId: number;
+}
+
+export interface CloseMarketCommand {
+  readonly type: "CloseMarket";
+  readonly marketId: number;
+}
+
+export interface DepositCommand {
+  readonly type: "Deposit";
+  readonly userId: number;
+  /** Atoms, > 0. */
+  readonly amount: bigint;
+  /** Chain transaction hash; a second deposit with the same hash is refused (DEPOSIT_DUPLICATE). */
+  readonly txHash: string;
+}
+
+export interface PlaceOrderCommand {
+  readonly type: "PlaceOrder";
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  readonly orderType: OrderType;
+  /** LIMIT: price atoms in the option's own terms. MARKET: null. */
+  readonly limitPrice: bigint | null;
+  /** LIMIT and MARKET SELL: share atoms. MARKET BUY: null. */
+  readonly shares: bigint | null;
+  /** MARKET BUY: USDT atoms to spend, taker fee included. Otherwise null. */
+  readonly amount: bigint | null;
+  /** MARKET orders are always FAK. */
+  readonly timeInForce: TimeInForce;
+  /** GTD only: the order expires when nowMs reaches this. */
+  readonly expiresAtMs: number | null;
+  readonly clientOrderId: string | null;
+}
+
+export interface CancelOrderCommand {
+  readonly type: "CancelOrder";
+  /** The caller; only the owner may cancel. */
+  readonly userId: number;
+  readonly orderId: number;
+}
+
+/** Sent by the scheduler: expires resting GTD orders whose expiresAtMs ≤ nowMs. */
+export interface ExpireOrdersCommand {
+  readonly type: "ExpireOrders";
+}
+
+export type ExchangeCommand =
+  | CreateMarketCommand
+  | OpenMarketCommand
+  | CloseMarketCommand
+  | DepositCommand
+  | PlaceOrderCommand
+  | CancelOrderCommand
+  | ExpireOrdersCommand;
+
+/** A CreateMarket command with the defaults filled in: binary Yes/No outcomes, orderbook model. */
+export function createMarketCommand(
+  fields: Partial<Omit<CreateMarketCommand, "type">> & { title: string },
+): CreateMarketCommand {
+  return {
+    type: "CreateMarket",
+    title: fields.title,
+    modelType: fields.modelType ?? "orderbook",
+    outcomes: fields.outcomes ?? [{ name: fields.title, options: null }],
+    tickSize: fields.tickSize ?? null,
+    minOrderSize: fields.minOrderSize ?? null,
+    makerFeeBps: fields.makerFeeBps ?? null,
+    takerFeeBps: fields.takerFeeBps ?? null,
+    marketOrderPriceProtection: fields.marketOrderPriceProtection ?? null,
+    limitOrderPriceProtection: fields.limitOrderPriceProtection ?? null,
+    startTimeMs: fields.startTimeMs ?? null,
+    endTimeMs: fields.endTimeMs ?? null,
+    creatorId: fields.creatorId ?? null,
+  };
+}
+
+type PlaceOrderFields = Omit<
+  PlaceOrderCommand,
+  "type" | "orderType" | "limitPrice" | "shares" | "amount" | "timeInForce" | "expiresAtMs" | "clientOrderId"
+>;
+
+/** A LIMIT order (GTC unless told otherwise). */
+export function limitOrderCommand(
+  fields: PlaceOrderFields & {
+    limitPrice: bigint;
+    shares: bigint;
+    timeInForce?: TimeInForce;
+    expiresAtMs?: number | null;
+    clientOrderId?: string | null;
+  },
+): PlaceOrderCommand {
+  return {
+    type: "PlaceOrder",
+    userId: fields.userId,
+    marketId: fields.marketId,
+    outcomeId: fields.outcomeId,
+    optionId: fields.optionId,
+    side: fields.side,
+    orderType: "LIMIT",
+    limitPrice: fields.limitPrice,
+    shares: fields.shares,
+    amount: null,
+    timeInForce: fields.timeInForce ?? "GTC",
+    expiresAtMs: fields.expiresAtMs ?? null,
+    clientOrderId: fields.clientOrderId ?? null,
+  };
+}
+
+/** A MARKET order: BUY spends `amount`, SELL sells `shares`; always FAK. */
+export function marketOrderCommand(
+  fields: PlaceOrderFields & {
+    amount?: bigint | null;
+    shares?: bigint | null;
+    clientOrderId?: string | null;
+  },
+): PlaceOrderCommand {
+  return {
+    type: "PlaceOrder",
+    userId: fields.userId,
+    marketId: fields.marketId,
+    outcomeId: fields.outcomeId,
+    optionId: fields.optionId,
+    side: fields.side,
+    orderType: "MARKET",
+    limitPrice: null,
+    shares: fields.shares ?? null,
+    amount: fields.amount ?? null,
+    timeInForce: "FAK",
+    expiresAtMs: null,
+    clientOrderId: fields.clientOrderId ?? null,
+  };
+}

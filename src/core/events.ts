@@ -1,0 +1,192 @@
+// Events the exchange core emits. Each carries everything evolve needs and everything a read
+// model needs (orders, trades, positions, balances, price points), so the journal alone explains
+// the state. Plain data only; amounts, shares and prices are bigint atoms (1e-8), times are ms.
+
+import type { ModelType } from "./market.js";
+import type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
+
+export interface MarketCreatedEvent {
+  readonly type: "MarketCreated";
+  readonly marketId: number;
+  readonly title: string;
+  readonly modelType: ModelType;
+  readonly tickSize: bigint;
+  readonly minOrderSize: bigint;
+  readonly makerFeeBps: number;
+  readonly takerFeeBps: number;
+  readonly marketOrderPriceProtection: bigint;
+  readonly limitOrderPriceProtection: bigint;
+  readonly startTimeMs: number | null;
+  readonly endTimeMs: number | null;
+  readonly creatorId: number | null;
+  readonly createdAtMs: number;
+  readonly outcomes: readonly {
+    readonly outcomeId: number;
+    readonly name: string;
+    /** Index 0 is Yes, 1 is No. */
+    readonly options: readonly {
+      readonly optionId: number;
+      readonly optionIndex: 0 | 1;
+      readonly title: string;
+      readonly assetId: string;
+    }[];
+  }[];
+}
+
+/** The market is published and its books exist, empty. */
+export interface MarketOpenedEvent {
+  readonly type: "MarketOpened";
+  readonly marketId: number;
+  readonly atMs: number;
+}
+
+/** Trading stopped; the OrderCancelled events for its resting orders come just before this one. */
+export interface MarketClosedEvent {
+  readonly type: "MarketClosed";
+  readonly marketId: number;
+  readonly atMs: number;
+}
+
+export interface DepositCreditedEvent {
+  readonly type: "DepositCredited";
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly txHash: string;
+  readonly atMs: number;
+}
+
+/**
+ * An order was accepted. It comes first among the events of its command and already carries the
+ * final outcome of the command for this order (status, fills, what rests); the TradeExecuted
+ * events that follow give each fill.
+ */
+export interface OrderPlacedEvent {
+  readonly type: "OrderPlaced";
+  readonly orderId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  readonly orderType: OrderType;
+  readonly timeInForce: TimeInForce;
+  /** LIMIT price in the option's terms; null for MARKET. */
+  readonly limitPrice: bigint | null;
+  /** Requested shares; null for a MARKET BUY (it has `amount`). */
+  readonly shares: bigint | null;
+  /** MARKET BUY budget; null otherwise. */
+  readonly amount: bigint | null;
+  readonly expiresAtMs: number | null;
+  readonly clientOrderId: string | null;
+  readonly createdAtMs: number;
+  /** Status once this command is done: OPEN, PARTIALLY_FILLED (resting), FILLED or CANCELLED. */
+  readonly status: OrderStatus;
+  readonly filledShares: bigint;
+  /** Cash of the fills (Σ shares × price), fees excluded. avgPrice = filledAmount / filledShares. */
+  readonly filledAmount: bigint;
+  /** Taker fees paid by this order's fills. */
+  readonly feePaid: bigint;
+  /** Shares left on the book (0 unless it rests). */
+  readonly restingShares: bigint;
+  /** USDT moved from available to frozen for the resting part of a BUY. */
+  readonly frozenAmount: bigint;
+  /** Shares moved from free to frozen for the resting part of a SELL. */
+  readonly frozenShares: bigint;
+}
+
+/** The same clientOrderId came again: nothing happens, the first order stands. */
+export interface OrderRepeatedEvent {
+  readonly type: "OrderRepeated";
+  readonly orderId: number;
+  readonly userId: number;
+  readonly clientOrderId: string;
+  readonly atMs: number;
+}
+
+export type CrossType = "TRANSFER" | "MINT" | "MERGE";
+
+/**
+ * One fill between a resting maker order and the incoming taker order, at the maker's price.
+ * TRANSFER: shares for cash; MINT: two buyers pay 1 USDT per new Yes+No pair into collateral;
+ * MERGE: two sellers burn a pair and share 1 USDT of collateral.
+ * Balance deltas are what evolve applies to each user's available and frozen USDT.
+ */
+export interface TradeExecutedEvent {
+  readonly type: "TradeExecuted";
+  readonly tradeId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly cross: CrossType;
+  /** Trade price on the Yes book (the maker's price in Yes terms). */
+  readonly yesPrice: bigint;
+  readonly shares: bigint;
+  readonly atMs: number;
+  readonly makerOrderId: number;
+  readonly makerUserId: number;
+  readonly makerOptionId: number;
+  readonly makerSide: OrderSide;
+  readonly makerPositionId: number;
+  /** The maker's price in its option's terms (its limit price). */
+  readonly makerPrice: bigint;
+  /** shares × makerPrice: what the maker pays (BUY) or receives before fee (SELL). */
+  readonly makerNotional: bigint;
+  readonly makerFee: bigint;
+  readonly makerAvailableDelta: bigint;
+  readonly makerFrozenDelta: bigint;
+  /** The maker order after this fill. */
+  readonly makerRemainingShares: bigint;
+  readonly makerStatus: OrderStatus;
+  readonly takerOrderId: number;
+  readonly takerUserId: number;
+  readonly takerOptionId: number;
+  readonly takerSide: OrderSide;
+  readonly takerPositionId: number;
+  readonly takerPrice: bigint;
+  readonly takerNotional: bigint;
+  readonly takerFee: bigint;
+  readonly takerAvailableDelta: bigint;
+  /** +shares for MINT, −shares for MERGE, 0 for TRANSFER. */
+  readonly collateralDelta: bigint;
+}
+
+/** Why a resting order was cancelled: by its owner, by self-trade prevention, or by the market closing. */
+export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED";
+
+interface OrderReleased {
+  readonly orderId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  readonly filledShares: bigint;
+  /** Shares that were still resting and now never will trade. */
+  readonly remainingShares: bigint;
+  /** USDT returned from frozen to available (BUY). */
+  readonly releasedAmount: bigint;
+  /** Shares returned from frozen to free (SELL). */
+  readonly releasedShares: bigint;
+  readonly atMs: number;
+}
+
+/** A resting order left the book without filling: status CANCELLED. */
+export interface OrderCancelledEvent extends OrderReleased {
+  readonly type: "OrderCancelled";
+  readonly reason: CancelReason;
+}
+
+/** A resting GTD order reached expiresAtMs: status EXPIRED. */
+export interface OrderExpiredEvent extends OrderReleased {
+  readonly type: "OrderExpired";
+}
+
+export type ExchangeEvent =
+  | MarketCreatedEvent
+  | MarketOpenedEvent
+  | MarketClosedEvent
+  | DepositCreditedEvent
+  | OrderPlacedEvent
+  | OrderRepeatedEvent
+  | TradeExecutedEvent
+  | OrderCancelledEvent
+  | OrderExpiredEvent;

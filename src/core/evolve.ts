@@ -1,0 +1,295 @@
+// evolve: applies one event to the state, in place (the engine owns the state object). It
+// trusts the event, which decide computed, but asserts what must hold: ids in sequence, orders
+// present, no balance or holding below zero. A failed assertion is a bug, so it throws.
+
+import { createBook } from "./book/create-book.js";
+import type {
+  DepositCreditedEvent,
+  ExchangeEvent,
+  MarketCreatedEvent,
+  OrderCancelledEvent,
+  OrderExpiredEvent,
+  OrderPlacedEvent,
+  TradeExecutedEvent,
+} from "./events.js";
+import { type Account, applyBalanceDelta, newAccount } from "./ledger.js";
+import type { Market, Outcome } from "./market.js";
+import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
+import { freezeShares, newPosition, type Position, recordBuy, recordSell } from "./positions.js";
+import type { ExchangeState } from "./state.js";
+import { atomsPerLot, atomsPerPriceUnit, priceUnitsPerUnit } from "./units.js";
+
+export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
+  switch (event.type) {
+    case "MarketCreated":
+      applyMarketCreated(state, event);
+      break;
+    case "MarketOpened": {
+      const market = marketOf(state, event.marketId);
+      market.status = "open";
+      for (const outcomeId of market.outcomeIds) {
+        outcomeOf(state, outcomeId).book = createBook(state.bookKind, market.tickUnits);
+      }
+      break;
+    }
+    case "MarketClosed": {
+      const market = marketOf(state, event.marketId);
+      market.status = "closed";
+      for (const outcomeId of market.outcomeIds) {
+        if (outcomeOf(state, outcomeId).book?.orderCount)
+          throw new Error("evolve: closing a market with orders");
+      }
+      break;
+    }
+    case "DepositCredited":
+      applyDeposit(state, event);
+      break;
+    case "OrderPlaced":
+      applyOrderPlaced(state, event);
+      break;
+    case "OrderRepeated":
+      // The first order stands; nothing changes.
+      break;
+    case "TradeExecuted":
+      applyTrade(state, event);
+      break;
+    case "OrderCancelled":
+    case "OrderExpired":
+      applyOrderReleased(state, event);
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`evolve: unknown event ${JSON.stringify(unreachable)}`);
+    }
+  }
+  return state;
+}
+
+function applyMarketCreated(state: ExchangeState, event: MarketCreatedEvent): void {
+  const { counters } = state;
+  if (event.marketId !== counters.nextMarketId) throw new Error("evolve: market id out of sequence");
+  counters.nextMarketId = event.marketId + 1;
+  const market: Market = {
+    marketId: event.marketId,
+    title: event.title,
+    modelType: event.modelType,
+    status: "draft",
+    tickUnits: Number(event.tickSize / atomsPerPriceUnit),
+    minOrderLots: Number(event.minOrderSize / atomsPerLot),
+    makerFeeBps: event.makerFeeBps,
+    takerFeeBps: event.takerFeeBps,
+    marketProtectionUnits: Number(event.marketOrderPriceProtection / atomsPerPriceUnit),
+    limitProtectionUnits: Number(event.limitOrderPriceProtection / atomsPerPriceUnit),
+    startTimeMs: event.startTimeMs,
+    endTimeMs: event.endTimeMs,
+    creatorId: event.creatorId,
+    createdAtMs: event.createdAtMs,
+    outcomeIds: event.outcomes.map((outcome) => outcome.outcomeId),
+    feeIncome: 0n,
+  };
+  state.markets.set(market.marketId, market);
+  for (const outcome of event.outcomes) {
+    if (outcome.outcomeId !== counters.nextOutcomeId) throw new Error("evolve: outcome id out of sequence");
+    counters.nextOutcomeId = outcome.outcomeId + 1;
+    const [yes, no] = outcome.options;
+    if (!yes || !no || outcome.options.length !== 2) throw new Error("evolve: an outcome needs Yes and No");
+    for (const option of outcome.options) {
+      if (option.optionId !== counters.nextOptionId) throw new Error("evolve: option id out of sequence");
+      counters.nextOptionId = option.optionId + 1;
+      state.options.set(option.optionId, {
+        optionId: option.optionId,
+        outcomeId: outcome.outcomeId,
+        marketId: market.marketId,
+        optionIndex: option.optionIndex,
+        title: option.title,
+        assetId: option.assetId,
+      });
+    }
+    state.outcomes.set(outcome.outcomeId, {
+      outcomeId: outcome.outcomeId,
+      marketId: market.marketId,
+      name: outcome.name,
+      optionIds: [yes.optionId, no.optionId],
+      collateral: 0n,
+      book: null,
+      lastTradeYesPriceUnits: 0,
+    });
+  }
+}
+
+function applyDeposit(state: ExchangeState, event: DepositCreditedEvent): void {
+  const account = accountFor(state, event.userId);
+  applyBalanceDelta(account, event.amount, 0n);
+  state.totals.deposited += event.amount;
+  state.depositTxHashes.set(event.txHash, event.userId);
+}
+
+function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
+  const { counters } = state;
+  if (event.orderId !== counters.nextOrderId) throw new Error("evolve: order id out of sequence");
+  counters.nextOrderId = event.orderId + 1;
+  const account = accountFor(state, event.userId);
+  if (event.clientOrderId !== null) account.clientOrderIds.set(event.clientOrderId, event.orderId);
+  if (event.restingShares === 0n) return;
+
+  // The rest of the order goes on the book; its funds or shares are frozen now.
+  const option = state.options.get(event.optionId)!;
+  const market = marketOf(state, event.marketId);
+  const book = outcomeOf(state, event.outcomeId).book!;
+  if (event.limitPrice === null || (event.timeInForce !== "GTC" && event.timeInForce !== "GTD")) {
+    throw new Error("evolve: only GTC and GTD LIMIT orders rest");
+  }
+  const priceUnits = Number(event.limitPrice / atomsPerPriceUnit);
+  const filledLots = Number(event.filledShares / atomsPerLot);
+  const remainingLots = Number(event.restingShares / atomsPerLot);
+  const order: Order = {
+    orderId: event.orderId,
+    userId: event.userId,
+    marketId: event.marketId,
+    outcomeId: event.outcomeId,
+    optionId: event.optionId,
+    optionIndex: option.optionIndex,
+    side: event.side,
+    timeInForce: event.timeInForce,
+    bookSide: bookSideOf(event.side, option.optionIndex),
+    priceUnits,
+    yesPriceUnits: yesPriceOf(priceUnits, option.optionIndex, priceUnitsPerUnit),
+    originalLots: filledLots + remainingLots,
+    remainingLots,
+    filledLots,
+    filledNotional: Number(event.filledAmount),
+    feesPaid: Number(event.feePaid),
+    frozenAmount: Number(event.frozenAmount),
+    expiresAtMs: event.expiresAtMs,
+    clientOrderId: event.clientOrderId,
+    createdAtMs: event.createdAtMs,
+    previous: null,
+    next: null,
+  };
+  if (market.tickUnits !== book.tickUnits || order.yesPriceUnits % book.tickUnits !== 0) {
+    throw new Error("evolve: resting price off tick");
+  }
+  if (event.side === "BUY") applyBalanceDelta(account, -event.frozenAmount, event.frozenAmount);
+  else freezeShares(account.positions.get(event.optionId)!, event.frozenShares);
+  evolveRestOrder(state, account, book, order);
+}
+
+/** Puts an order on its book and in the indexes; shared with the codec's decode. */
+export function evolveRestOrder(
+  state: ExchangeState,
+  account: Account,
+  book: NonNullable<Outcome["book"]>,
+  order: Order,
+): void {
+  state.orders.set(order.orderId, order);
+  if (order.expiresAtMs !== null) state.ordersWithExpiry.set(order.orderId, order);
+  account.openOrderCount++;
+  book.add(order);
+}
+
+function applyTrade(state: ExchangeState, event: TradeExecutedEvent): void {
+  const { counters } = state;
+  if (event.tradeId !== counters.nextTradeId) throw new Error("evolve: trade id out of sequence");
+  counters.nextTradeId = event.tradeId + 1;
+  const outcome = outcomeOf(state, event.outcomeId);
+  const book = outcome.book!;
+  const maker = state.orders.get(event.makerOrderId);
+  if (maker === undefined) throw new Error(`evolve: maker order ${event.makerOrderId} is not resting`);
+  const lots = Number(event.shares / atomsPerLot);
+  const makerAccount = state.accounts.get(event.makerUserId)!;
+
+  // The maker order: fill it, and take it off the book once nothing is left.
+  const makerNotional = Number(event.makerNotional);
+  const makerFee = Number(event.makerFee);
+  maker.filledLots += lots;
+  maker.filledNotional += makerNotional;
+  maker.feesPaid += makerFee;
+  maker.frozenAmount += Number(event.makerFrozenDelta);
+  if (lots === maker.remainingLots) {
+    book.remove(maker);
+    maker.remainingLots = 0;
+    unrestOrder(state, makerAccount, maker);
+  } else {
+    book.reduce(maker, lots);
+  }
+
+  // The maker's money and shares.
+  applyBalanceDelta(makerAccount, event.makerAvailableDelta, event.makerFrozenDelta);
+  const makerPosition = positionFor(state, makerAccount, event.makerPositionId, event.makerOptionId);
+  if (event.makerSide === "BUY") recordBuy(makerPosition, event.shares, event.makerNotional, event.makerFee);
+  else recordSell(makerPosition, event.shares, true, event.makerNotional, event.makerFee);
+
+  // The taker's money and shares (the taker part of an order is never frozen).
+  const takerAccount = accountFor(state, event.takerUserId);
+  applyBalanceDelta(takerAccount, event.takerAvailableDelta, 0n);
+  const takerPosition = positionFor(state, takerAccount, event.takerPositionId, event.takerOptionId);
+  if (event.takerSide === "BUY") recordBuy(takerPosition, event.shares, event.takerNotional, event.takerFee);
+  else recordSell(takerPosition, event.shares, false, event.takerNotional, event.takerFee);
+
+  outcome.collateral += event.collateralDelta;
+  if (outcome.collateral < 0n) throw new Error("evolve: negative collateral");
+  const fees = event.makerFee + event.takerFee;
+  if (fees !== 0n) {
+    marketOf(state, event.marketId).feeIncome += fees;
+    state.totals.feeIncome += fees;
+  }
+  outcome.lastTradeYesPriceUnits = Number(event.yesPrice / atomsPerPriceUnit);
+}
+
+function applyOrderReleased(state: ExchangeState, event: OrderCancelledEvent | OrderExpiredEvent): void {
+  const order = state.orders.get(event.orderId);
+  if (order === undefined) throw new Error(`evolve: order ${event.orderId} is not resting`);
+  const account = state.accounts.get(order.userId)!;
+  outcomeOf(state, order.outcomeId).book!.remove(order);
+  unrestOrder(state, account, order);
+  if (order.side === "BUY") {
+    if (BigInt(order.frozenAmount) !== event.releasedAmount)
+      throw new Error("evolve: release differs from frozen");
+    applyBalanceDelta(account, event.releasedAmount, -event.releasedAmount);
+  } else {
+    freezeShares(account.positions.get(order.optionId)!, -event.releasedShares);
+  }
+}
+
+function unrestOrder(state: ExchangeState, account: Account, order: Order): void {
+  state.orders.delete(order.orderId);
+  if (order.expiresAtMs !== null) state.ordersWithExpiry.delete(order.orderId);
+  account.openOrderCount--;
+}
+
+function marketOf(state: ExchangeState, marketId: number): Market {
+  const market = state.markets.get(marketId);
+  if (market === undefined) throw new Error(`evolve: unknown market ${marketId}`);
+  return market;
+}
+
+function outcomeOf(state: ExchangeState, outcomeId: number): Outcome {
+  const outcome = state.outcomes.get(outcomeId);
+  if (outcome === undefined) throw new Error(`evolve: unknown outcome ${outcomeId}`);
+  return outcome;
+}
+
+function accountFor(state: ExchangeState, userId: number): Account {
+  let account = state.accounts.get(userId);
+  if (account === undefined) {
+    account = newAccount(userId);
+    state.accounts.set(userId, account);
+  }
+  return account;
+}
+
+/** The user's position in an option, created with the event's id when it is the first. */
+function positionFor(state: ExchangeState, account: Account, positionId: number, optionId: number): Position {
+  let position = account.positions.get(optionId);
+  if (position === undefined) {
+    const { counters } = state;
+    if (positionId !== counters.nextPositionId) throw new Error("evolve: position id out of sequence");
+    counters.nextPositionId = positionId + 1;
+    const option = state.options.get(optionId)!;
+    position = newPosition(positionId, account.userId, option.marketId, option.outcomeId, optionId);
+    account.positions.set(optionId, position);
+  } else if (position.positionId !== positionId) {
+    throw new Error("evolve: position id differs");
+  }
+  return position;
+}

@@ -1,0 +1,40 @@
+// The exchange core's public entry: the decider the engine runs, its state codec, the state hash,
+// and the queries. Two deciders differ only in their book: the fast one for production, the
+// reference one for tests and the benchmark's sanity check.
+
+import type { BookKind } from "./book/order-book.js";
+import { createStateCodec, encodeState } from "./codec.js";
+import type { ExchangeCommand } from "./commands.js";
+import { decide } from "./decide.js";
+import type { Decider, StateCodec } from "./decider.js";
+import type { ExchangeEvent } from "./events.js";
+import { evolve } from "./evolve.js";
+import { fnv1a64 } from "./hash.js";
+import { createInitialState, type ExchangeState } from "./state.js";
+
+export type ExchangeDecider = Decider<ExchangeState, ExchangeCommand, ExchangeEvent>;
+
+export function createExchangeDecider(bookKind: BookKind): ExchangeDecider {
+  return { decide, evolve, initialState: () => createInitialState(bookKind) };
+}
+
+export const exchangeDecider: ExchangeDecider = createExchangeDecider("fast");
+export const referenceExchangeDecider: ExchangeDecider = createExchangeDecider("reference");
+
+export const exchangeStateCodec: StateCodec<ExchangeState> = createStateCodec("fast");
+export const referenceExchangeStateCodec: StateCodec<ExchangeState> = createStateCodec("reference");
+
+/** A 64-bit FNV-1a hash (16 hex digits) of the canonical encoding: equal states, equal hashes. */
+export function stateHash(state: ExchangeState): string {
+  return fnv1a64(encodeState(state));
+}
+
+export type { BookKind } from "./book/order-book.js";
+export * from "./commands.js";
+export type { CommandContext, Decision } from "./decider.js";
+export * from "./events.js";
+export { assertInvariants, checkInvariants } from "./invariants.js";
+export type { MarketStatus, ModelType } from "./market.js";
+export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
+export * from "./queries.js";
+export type { ExchangeState } from "./state.js";

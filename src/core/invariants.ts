@@ -1,0 +1,148 @@
+// What must hold after every command (TigerBeetle's "assert the positive and negative space").
+// checkInvariants lists every violation; assertInvariants throws on the first list that is not
+// empty. Tests call it after every step; the engine may call it after replay.
+
+import { buyReserveAtoms } from "./fees.js";
+import type { ExchangeState } from "./state.js";
+import { lotsToShares } from "./units.js";
+
+export function checkInvariants(state: ExchangeState): string[] {
+  const problems: string[] = [];
+  const { totals, counters } = state;
+
+  // Money is conserved: what came in, less what went out, is exactly where it is now.
+  let balances = 0n;
+  let collateral = 0n;
+  let marketFees = 0n;
+  for (const account of state.accounts.values()) {
+    if (account.available < 0n) problems.push(`user ${account.userId}: negative available`);
+    if (account.frozen < 0n) problems.push(`user ${account.userId}: negative frozen`);
+    balances += account.available + account.frozen;
+  }
+  for (const outcome of state.outcomes.values()) {
+    if (outcome.collateral < 0n) problems.push(`outcome ${outcome.outcomeId}: negative collateral`);
+    collateral += outcome.collateral;
+  }
+  for (const market of state.markets.values()) marketFees += market.feeIncome;
+  if (marketFees !== totals.feeIncome) problems.push("fee income of markets differs from the total");
+  if (totals.deposited - totals.withdrawn !== balances + collateral + totals.feeIncome) {
+    problems.push(
+      `money not conserved: deposits − withdrawals = ${totals.deposited - totals.withdrawn}, ` +
+        `balances + collateral + fees = ${balances + collateral + totals.feeIncome}`,
+    );
+  }
+
+  // Every binary outcome: Yes outstanding = No outstanding = collateral units.
+  const outstanding = new Map<number, bigint>();
+  for (const account of state.accounts.values()) {
+    for (const position of account.positions.values()) {
+      if (position.shares < 0n || position.frozenShares < 0n) {
+        problems.push(`position ${position.positionId}: negative shares`);
+      }
+      if (position.userId !== account.userId) problems.push(`position ${position.positionId}: wrong user`);
+      const held = position.shares + position.frozenShares;
+      outstanding.set(position.optionId, (outstanding.get(position.optionId) ?? 0n) + held);
+    }
+  }
+  for (const outcome of state.outcomes.values()) {
+    const [yesId, noId] = outcome.optionIds;
+    const yes = outstanding.get(yesId) ?? 0n;
+    const no = outstanding.get(noId) ?? 0n;
+    if (yes !== outcome.collateral || no !== outcome.collateral) {
+      problems.push(`outcome ${outcome.outcomeId}: Yes ${yes}, No ${no}, collateral ${outcome.collateral}`);
+    }
+  }
+
+  // Every frozen atom and share is backed by a resting order, and every resting order is on its book.
+  const frozenByUser = new Map<number, bigint>();
+  const frozenSharesByPosition = new Map<string, bigint>();
+  const openByUser = new Map<number, number>();
+  const ordersByOutcome = new Map<number, number>();
+  let withExpiry = 0;
+  for (const order of state.orders.values()) {
+    const market = state.markets.get(order.marketId);
+    if (market === undefined || market.status !== "open")
+      problems.push(`order ${order.orderId}: market not open`);
+    if (order.orderId >= counters.nextOrderId) problems.push(`order ${order.orderId}: id not yet issued`);
+    if (!(order.remainingLots > 0)) problems.push(`order ${order.orderId}: nothing left but resting`);
+    if (order.filledLots + order.remainingLots !== order.originalLots) {
+      problems.push(`order ${order.orderId}: filled + remaining ≠ original`);
+    }
+    if (order.side === "BUY") {
+      const reserve = market
+        ? buyReserveAtoms(order.remainingLots, order.priceUnits, market.makerFeeBps)
+        : -1;
+      if (order.frozenAmount !== reserve)
+        problems.push(`order ${order.orderId}: frozen ${order.frozenAmount} ≠ ${reserve}`);
+      frozenByUser.set(order.userId, (frozenByUser.get(order.userId) ?? 0n) + BigInt(order.frozenAmount));
+    } else {
+      if (order.frozenAmount !== 0) problems.push(`order ${order.orderId}: a SELL freezes shares, not USDT`);
+      const key = `${order.userId}:${order.optionId}`;
+      frozenSharesByPosition.set(
+        key,
+        (frozenSharesByPosition.get(key) ?? 0n) + lotsToShares(order.remainingLots),
+      );
+    }
+    openByUser.set(order.userId, (openByUser.get(order.userId) ?? 0) + 1);
+    ordersByOutcome.set(order.outcomeId, (ordersByOutcome.get(order.outcomeId) ?? 0) + 1);
+    if (order.expiresAtMs !== null) {
+      withExpiry++;
+      if (state.ordersWithExpiry.get(order.orderId) !== order)
+        problems.push(`order ${order.orderId}: not indexed by expiry`);
+    }
+  }
+  if (withExpiry !== state.ordersWithExpiry.size)
+    problems.push("expiry index holds orders that are not resting");
+  for (const account of state.accounts.values()) {
+    const frozen = frozenByUser.get(account.userId) ?? 0n;
+    if (account.frozen !== frozen)
+      problems.push(`user ${account.userId}: frozen ${account.frozen} ≠ orders' ${frozen}`);
+    const open = openByUser.get(account.userId) ?? 0;
+    if (account.openOrderCount !== open) problems.push(`user ${account.userId}: open order count is wrong`);
+    for (const position of account.positions.values()) {
+      const frozenShares = frozenSharesByPosition.get(`${account.userId}:${position.optionId}`) ?? 0n;
+      if (position.frozenShares !== frozenShares)
+        problems.push(`position ${position.positionId}: frozen shares wrong`);
+    }
+    for (const orderId of account.clientOrderIds.values()) {
+      if (orderId >= counters.nextOrderId)
+        problems.push(`user ${account.userId}: clientOrderId for unissued order`);
+    }
+  }
+  for (const [userId] of frozenByUser)
+    if (!state.accounts.has(userId)) problems.push(`order of unknown user ${userId}`);
+
+  // Books: sound, holding exactly the resting orders of their outcome, never crossed at rest.
+  for (const outcome of state.outcomes.values()) {
+    const market = state.markets.get(outcome.marketId)!;
+    const { book } = outcome;
+    if (market.status === "draft") {
+      if (book !== null) problems.push(`outcome ${outcome.outcomeId}: a draft market has a book`);
+      continue;
+    }
+    if (book === null) {
+      problems.push(`outcome ${outcome.outcomeId}: no book after opening`);
+      continue;
+    }
+    try {
+      book.validate();
+    } catch (error) {
+      problems.push(`outcome ${outcome.outcomeId}: ${(error as Error).message}`);
+    }
+    if (book.orderCount !== (ordersByOutcome.get(outcome.outcomeId) ?? 0)) {
+      problems.push(
+        `outcome ${outcome.outcomeId}: book holds ${book.orderCount} orders, state another count`,
+      );
+    }
+    const bid = book.bestPrice(0);
+    const ask = book.bestPrice(1);
+    if (bid !== -1 && ask !== -1 && bid >= ask)
+      problems.push(`outcome ${outcome.outcomeId}: crossed book ${bid}/${ask}`);
+  }
+  return problems;
+}
+
+export function assertInvariants(state: ExchangeState): void {
+  const problems = checkInvariants(state);
+  if (problems.length > 0) throw new Error(`exchange invariants broken:\n${problems.join("\n")}`);
+}

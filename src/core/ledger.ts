@@ -1,0 +1,44 @@
+// The USDT ledger: per user available and frozen balances, plus the platform totals the
+// conservation invariant is written against. Every change arrives as an explicit delta carried by
+// an event, so the journal alone explains every atom (DESIGN §3 "every fee is a ledger entry").
+
+import type { Position } from "./positions.js";
+
+export interface Account {
+  readonly userId: number;
+  available: bigint;
+  frozen: bigint;
+  /** Resting orders of this user across all markets (openOrdersPerUserMax). */
+  openOrderCount: number;
+  /** Holdings by option id. */
+  readonly positions: Map<number, Position>;
+  /** clientOrderId → orderId, kept forever so a repeated clientOrderId always finds its first order. */
+  readonly clientOrderIds: Map<string, number>;
+}
+
+export interface LedgerTotals {
+  deposited: bigint;
+  withdrawn: bigint;
+  /** All trading fees earned by the platform. */
+  feeIncome: bigint;
+}
+
+export function newAccount(userId: number): Account {
+  return {
+    userId,
+    available: 0n,
+    frozen: 0n,
+    openOrderCount: 0,
+    positions: new Map(),
+    clientOrderIds: new Map(),
+  };
+}
+
+/** Applies a balance change; a negative balance means decide let through what it must not. */
+export function applyBalanceDelta(account: Account, availableDelta: bigint, frozenDelta: bigint): void {
+  account.available += availableDelta;
+  account.frozen += frozenDelta;
+  if (account.available < 0n || account.frozen < 0n) {
+    throw new Error(`ledger: negative balance for user ${account.userId}`);
+  }
+}

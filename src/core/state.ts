@@ -1,0 +1,55 @@
+// The whole state of the exchange core. Everything is reachable from ids; ids are allocated from
+// the counters here, in the order commands are decided, so a replay allocates the same ids.
+
+import type { BookKind } from "./book/order-book.js";
+import type { Account, LedgerTotals } from "./ledger.js";
+import type { Market, OptionRecord, Outcome } from "./market.js";
+import type { Order } from "./orders.js";
+
+export interface IdCounters {
+  nextMarketId: number;
+  nextOutcomeId: number;
+  nextOptionId: number;
+  nextOrderId: number;
+  nextTradeId: number;
+  nextPositionId: number;
+}
+
+export interface ExchangeState {
+  /** Which book implementation MarketOpened creates. Not part of the encoded state. */
+  readonly bookKind: BookKind;
+  readonly counters: IdCounters;
+  readonly markets: Map<number, Market>;
+  readonly outcomes: Map<number, Outcome>;
+  readonly options: Map<number, OptionRecord>;
+  readonly accounts: Map<number, Account>;
+  /** Resting orders by id. Terminal orders are not kept (read models have them). */
+  readonly orders: Map<number, Order>;
+  /** Resting GTD orders by id, in id order, for ExpireOrders. */
+  readonly ordersWithExpiry: Map<number, Order>;
+  /** Deposit transaction hashes already credited, with the user credited. */
+  readonly depositTxHashes: Map<string, number>;
+  readonly totals: LedgerTotals;
+}
+
+export function createInitialState(bookKind: BookKind): ExchangeState {
+  return {
+    bookKind,
+    counters: {
+      nextMarketId: 1,
+      nextOutcomeId: 1,
+      nextOptionId: 1,
+      nextOrderId: 1,
+      nextTradeId: 1,
+      nextPositionId: 1,
+    },
+    markets: new Map(),
+    outcomes: new Map(),
+    options: new Map(),
+    accounts: new Map(),
+    orders: new Map(),
+    ordersWithExpiry: new Map(),
+    depositTxHashes: new Map(),
+    totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n },
+  };
+}
