@@ -1,7 +1,8 @@
+import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after } from "node:test";
+import { after, describe, it } from "node:test";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import {
@@ -54,4 +55,14 @@ describeEngineStoreContract<SqliteDatabase>("sqlite", {
     for (const db of open) db.close();
     open.clear();
   },
+});
+
+describe("SQLite engine store", () => {
+  it("refuses an asynchronous projector, whose writes would land outside the transaction", async () => {
+    const store = storeAt(join(directory, "async-projector.sqlite"));
+    const entry = { sequence: 1n, nowMs: 1, command: { type: "noop" }, events: [] };
+    await assert.rejects(store.commitBatch([entry], [async () => {}]), /must be synchronous/);
+    assert.equal(await store.lastSequence(), 0n);
+    (store as SqliteEngineStore<ContractCommand, ContractEvent>).db.close();
+  });
 });

@@ -108,7 +108,9 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
         for (const projector of projectors) {
           const returned: unknown = projector(db, entries);
           // A Promise would finish after COMMIT, outside the transaction: refuse it loudly.
-          if (returned instanceof Promise) throw new TypeError("SQLite projectors must be synchronous");
+          if (typeof (returned as PromiseLike<void> | undefined)?.then === "function") {
+            throw new TypeError("SQLite projectors must be synchronous");
+          }
         }
       },
     );
