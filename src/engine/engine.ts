@@ -62,6 +62,11 @@ export interface EngineOptions<State, Command, Event, Transaction> {
   readonly limits?: Partial<EngineLimits>;
   /** Called once when the engine stops after a failed write or a broken invariant. The host should exit. */
   readonly onFatal: (error: EngineFatalError) => void;
+  /**
+   * Throws if the state breaks the core's invariants (the core's assertInvariants). Run on the state
+   * recovery rebuilt, before the engine takes a command: replay must never start serving bad state.
+   */
+  readonly assertState?: (state: Readonly<State>) => void;
   /** Problems that do not stop the engine: a failed periodic snapshot, a throwing listener. */
   readonly onError?: (error: unknown, context: "snapshot" | "listener") => void;
 }
@@ -112,6 +117,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     options: EngineOptions<State, Command, Event, Transaction>,
   ): Promise<Engine<State, Command, Event, Transaction>> {
     const recovered = await recoverState(options.decider, options.codec, options.store);
+    options.assertState?.(recovered.state);
     const engine = new Engine(options, recovered);
     await engine.#maybeSnapshot();
     return engine;

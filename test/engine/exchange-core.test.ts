@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import {
+  assertInvariants,
   createMarketCommand,
   type ExchangeCommand,
   type ExchangeEvent,
@@ -32,6 +33,7 @@ async function openExchange(path: string) {
     codec: exchangeStateCodec,
     store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
     limits: { snapshotEveryCommands: 25 },
+    assertState: assertInvariants,
     clock: () => 1_800_000_000_000,
     onFatal: (error) => {
       throw error;

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { Engine } from "../../src/engine/engine.js";
 import { JournalCorruptionError } from "../../src/engine/errors.js";
-import { recoverState } from "../../src/engine/recovery.js";
+import { hashEncodedState, recoverState } from "../../src/engine/recovery.js";
 import type { AccountCommand } from "./accounts-domain.js";
 import { accountsCodec, accountsDecider, assertAccountsValid } from "./accounts-domain.js";
 import { type CrashPoint, type CrashScenario, expectedEncoding, runCrashScenario } from "./crash-scenario.js";
@@ -115,6 +116,30 @@ describe("recovery", () => {
     assert.ok(otherErrors.some((error) => error.context === "snapshot"));
     const restarted = await openAccountsEngine(store.crash());
     assert.equal(await encodedState(restarted.engine), await encodedState(engine));
+  });
+
+  it("checks the core's invariants on the recovered state before taking commands", async () => {
+    const store = memoryStore();
+    const { engine } = await openAccountsEngine(store);
+    for (const command of scriptedCommands(20)) await engine.submit(command);
+    const snapshots = store.durableImage.snapshots;
+    await engine.close();
+    // A snapshot whose hash is right but whose money does not add up: only the invariant sees it.
+    const last = snapshots[snapshots.length - 1]!;
+    const broken = accountsCodec.decode(last.state);
+    broken.deposited += 1n;
+    const state = accountsCodec.encode(broken);
+    snapshots[snapshots.length - 1] = { ...last, state, hash: hashEncodedState(state) };
+    await assert.rejects(
+      Engine.open({
+        decider: accountsDecider,
+        codec: accountsCodec,
+        store,
+        assertState: assertAccountsValid,
+        onFatal: () => {},
+      }),
+      /money is conserved/,
+    );
   });
 
   it("refuses a snapshot that does not match its hash", async () => {
