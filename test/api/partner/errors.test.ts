@@ -1,0 +1,110 @@
+// The partner surface's single error mapping, on a small Fastify app wired the way the partner
+// app is (same validator compiler, error and not-found handlers, raw-body parsers).
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import Fastify from "fastify";
+import { Type } from "typebox";
+import { partnerResponses } from "../../../src/api/partner/envelope.js";
+import {
+  fromRejection,
+  handlePartnerError,
+  handlePartnerNotFound,
+  sendRejection,
+} from "../../../src/api/partner/errors.js";
+import { installRawBodyParsers } from "../../../src/api/shared/raw-body.js";
+import type { TypeBoxApp } from "../../../src/api/shared/typebox-app.js";
+import { reject } from "../../../src/core/errors.js";
+
+async function app(): Promise<TypeBoxApp> {
+  const instance = Fastify() as unknown as TypeBoxApp;
+  instance.setValidatorCompiler(TypeBoxValidatorCompiler);
+  installRawBodyParsers(instance);
+  instance.setErrorHandler(handlePartnerError);
+  instance.setNotFoundHandler(handlePartnerNotFound);
+  instance.get(
+    "/book",
+    {
+      schema: {
+        querystring: Type.Object({
+          marketId: Type.String(),
+          page: Type.Optional(Type.Integer({ minimum: 1 })),
+        }),
+        response: partnerResponses(Type.Object({ marketId: Type.String() })),
+      },
+    },
+    async (request) => ({ code: 0, message: "ok", data: { marketId: request.query.marketId } }),
+  );
+  instance.get("/boom", async () => {
+    throw new Error("secret internals at /srv/predex/db.ts:42");
+  });
+  instance.get(
+    "/not-ready",
+    { schema: { response: partnerResponses(Type.Union([Type.Object({}), Type.Null()])) } },
+    async (_request, reply) => sendRejection(reply, reject("BOOK_NOT_INITIALIZED")),
+  );
+  return instance;
+}
+
+describe("partner error mapping", () => {
+  it("answers a query-string failure in text/plain, naming the field", async () => {
+    const instance = await app();
+    const missing = await instance.inject({ method: "GET", url: "/book" });
+    assert.equal(missing.statusCode, 400);
+    assert.match(missing.headers["content-type"] ?? "", /^text\/plain/);
+    assert.equal(missing.body, "Query deserialize error: missing field `marketId`");
+    const invalid = await instance.inject({ method: "GET", url: "/book?marketId=1&page=0" });
+    assert.equal(invalid.statusCode, 400);
+    assert.equal(invalid.body, "Query deserialize error: invalid value for `page`: must be >= 1");
+    const fine = await instance.inject({ method: "GET", url: "/book?marketId=1&page=2" });
+    assert.equal(fine.statusCode, 200);
+  });
+
+  it("answers an unexpected failure with 500/9999 and never a stack trace", async () => {
+    const response = await (await app()).inject({ method: "GET", url: "/boom" });
+    assert.equal(response.statusCode, 500);
+    assert.deepEqual(response.json(), { code: 9999, message: "internal error", data: null });
+    assert.ok(!response.body.includes("srv"));
+  });
+
+  it("answers a book that does not exist yet with HTTP 200 and code 4054", async () => {
+    const response = await (await app()).inject({ method: "GET", url: "/not-ready" });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), {
+      code: 4054,
+      message: "CLOB order book is not initialized",
+      data: null,
+    });
+  });
+
+  it("answers an unknown route with 404/1404", async () => {
+    const response = await (await app()).inject({ method: "GET", url: "/nowhere" });
+    assert.equal(response.statusCode, 404);
+    assert.deepEqual(response.json(), {
+      code: 1404,
+      message: "resource not found: Route not found",
+      data: null,
+    });
+  });
+
+  it("maps every rejection kind of src/core/errors.ts", () => {
+    assert.deepEqual(fromRejection(reject("INSUFFICIENT_BALANCE")), {
+      status: 400,
+      code: 1001,
+      message: "bad request: Insufficient balance",
+    });
+    assert.deepEqual(fromRejection(reject("PRICE_NOT_ON_TICK")).code, 1001);
+    assert.deepEqual(fromRejection(reject("MARKET_NOT_FOUND")), {
+      status: 404,
+      code: 1404,
+      message: "resource not found: Market not found",
+    });
+    assert.deepEqual(fromRejection(reject("INVALID_INPUT", "LIMIT order requires numeric limitPrice")), {
+      status: 400,
+      code: 1001,
+      message: "bad request: LIMIT order requires numeric limitPrice",
+    });
+    assert.equal(fromRejection(reject("BOOK_NOT_INITIALIZED")).code, 4054);
+  });
+});

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig } from "../src/config.js";
+
+describe("configuration from PREDEX_* variables", () => {
+  it("defaults to the design's ports on loopback, admin on 127.0.0.1", () => {
+    const config = loadConfig({});
+    assert.deepEqual(
+      [config.gateway.port, config.public.port, config.legacy.port, config.admin.port],
+      [8080, 8081, 8082, 8083],
+    );
+    assert.equal(config.admin.host, "127.0.0.1");
+    assert.equal(config.sessionTtlSeconds, 86_400);
+    assert.ok(config.dataDir.endsWith("/data"));
+    assert.equal(config.adminToken, undefined);
+  });
+
+  it("honours every variable, port 0 included", () => {
+    const config = loadConfig({
+      PREDEX_DATA_DIR: "/tmp/x",
+      PREDEX_HOST: "0.0.0.0",
+      PREDEX_PORT: "0",
+      PREDEX_PUBLIC_PORT: "9001",
+      PREDEX_LEGACY_PORT: "9002",
+      PREDEX_ADMIN_PORT: "9003",
+      PREDEX_ADMIN_HOST: "::1",
+      PREDEX_ADMIN_TOKEN: "tok",
+      PREDEX_MASTER_KEY: "00".repeat(32),
+      PREDEX_SESSION_TTL_SECONDS: "60",
+      PREDEX_LOG_LEVEL: "debug",
+      PREDEX_DATABASE_URL: "postgres://db/predex",
+    });
+    assert.equal(config.dataDir, "/tmp/x");
+    assert.deepEqual(config.gateway, { host: "0.0.0.0", port: 0 });
+    assert.deepEqual(config.admin, { host: "::1", port: 9003 });
+    assert.equal(config.adminToken, "tok");
+    assert.equal(config.masterKey?.length, 32);
+    assert.equal(config.sessionTtlSeconds, 60);
+    assert.equal(config.logLevel, "debug");
+    assert.equal(config.databaseUrl, "postgres://db/predex");
+  });
+
+  it("names the variable that is wrong", () => {
+    assert.throws(
+      () => loadConfig({ PREDEX_PORT: "http" }),
+      (error: unknown) => {
+        return error instanceof ConfigError && error.message.startsWith("PREDEX_PORT");
+      },
+    );
+    assert.throws(() => loadConfig({ PREDEX_MASTER_KEY: "short" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_LOG_LEVEL: "loud" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_TLS_CERT_FILE: "/c" }), ConfigError);
+  });
+});
