@@ -52,7 +52,7 @@ describe("partner error mapping", () => {
     const instance = await app();
     const missing = await instance.inject({ method: "GET", url: "/book" });
     assert.equal(missing.statusCode, 400);
-    assert.match(missing.headers["content-type"] ?? "", /^text\/plain/);
+    assert.match(String(missing.headers["content-type"]), /^text\/plain/);
     assert.equal(missing.body, "Query deserialize error: missing field `marketId`");
     const invalid = await instance.inject({ method: "GET", url: "/book?marketId=1&page=0" });
     assert.equal(invalid.statusCode, 400);
