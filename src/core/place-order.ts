@@ -155,7 +155,7 @@ export function decidePlaceOrder(
       if (available < (command.amount as bigint)) return refuse("INSUFFICIENT_BALANCE");
     } else {
       const needed = lots * limitUnits;
-      const worstFee = feeAtoms(needed, makerFeeBps > takerFeeBps ? makerFeeBps : takerFeeBps);
+      const worstFee = feeAtoms(needed, Math.max(makerFeeBps, takerFeeBps));
       // Number(available) is exact below 2^53 and, above it, still larger than any order's need.
       if (Number(available) < needed + worstFee) return refuse("INSUFFICIENT_BALANCE");
     }
@@ -254,7 +254,8 @@ export function decidePlaceOrder(
     feePaid += takerFee;
     if (byAmount) {
       budget -= takerNotional + takerFee;
-      if (budget === 0) {
+      // What is left cannot buy a lot here, nor anywhere worse: the budget is spent.
+      if (fillLots < maker.remainingLots || budget < takerPrice) {
         budgetSpent = true;
         break;
       }

@@ -154,3 +154,21 @@ export function eventsOfType<T extends ExchangeEvent["type"]>(
 ): Extract<ExchangeEvent, { type: T }>[] {
   return events.filter((event): event is Extract<ExchangeEvent, { type: T }> => event.type === type);
 }
+
+/** Free + frozen shares a user holds of an option, in atoms. */
+export function sharesHeld(exchange: Exchange, userId: number, optionId: number): bigint {
+  const position = exchange.state.accounts.get(userId)?.positions.get(optionId);
+  return position === undefined ? 0n : position.shares + position.frozenShares;
+}
+
+/** Given two users who minted `shares` pairs at 0.5 (userA holds Yes, userB holds No). */
+export function mintPairs(
+  exchange: Exchange,
+  market: BinaryMarket,
+  userA: number,
+  userB: number,
+  shares: string,
+): void {
+  exchange.accept(exchange.limit(userA, market, market.yes, "BUY", "0.5", shares));
+  exchange.accept(exchange.limit(userB, market, market.no, "BUY", "0.5", shares));
+}
