@@ -31,9 +31,14 @@ export interface PlatformConfig {
   readonly logLevel: LogLevel;
   /** Serves the gateway, public and legacy listeners over HTTPS (session cookies become Secure). */
   readonly tls: TlsConfig | undefined;
+  /** `smtp://user:pass@host:587` or `smtps://…` for MFA email; undefined writes mail to `<dataDir>/mail/outbox.jsonl`. */
+  readonly smtpUrl: string | undefined;
+  /** The From address of the platform's email. */
+  readonly mailFrom: string;
 }
 
 export const defaultSessionTtlSeconds = 86_400;
+export const defaultMailFrom = "predex <no-reply@predex.local>";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -68,6 +73,8 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
     sessionTtlSeconds: positiveInteger(env, "PREDEX_SESSION_TTL_SECONDS", defaultSessionTtlSeconds),
     logLevel: logLevel(env),
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
+    smtpUrl: smtpUrl(env),
+    mailFrom: text(env, "PREDEX_MAIL_FROM") ?? defaultMailFrom,
   };
 }
 
@@ -96,6 +103,14 @@ function logLevel(env: Environment): LogLevel {
   const level = logLevels.find((candidate) => candidate === value);
   if (level === undefined) throw new ConfigError(`PREDEX_LOG_LEVEL must be one of ${logLevels.join(", ")}`);
   return level;
+}
+
+function smtpUrl(env: Environment): string | undefined {
+  const value = text(env, "PREDEX_SMTP_URL");
+  if (value !== undefined && !/^smtps?:\/\/[^/]/.test(value)) {
+    throw new ConfigError("PREDEX_SMTP_URL must be an smtp:// or smtps:// URL");
+  }
+  return value;
 }
 
 /** Accepts 64 hex digits or the base64 of 32 bytes. */

@@ -16,8 +16,12 @@ import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
+import { createMailer } from "./mfa/mailer.js";
+import { createCodeHasher } from "./mfa/secrets.js";
+import { MfaService } from "./mfa/service.js";
 import { openDatabase } from "./store/sqlite/database.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
+import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
 
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
 
@@ -43,6 +47,8 @@ export interface Platform {
 export const databaseFileName = "predex.db";
 export const masterKeyFileName = "master.key";
 export const adminTokenFileName = "admin-token";
+/** Without PREDEX_SMTP_URL, mail is appended here (one JSON message per line) inside the data dir. */
+export const mailOutboxPath = ["mail", "outbox.jsonl"] as const;
 
 export async function startPlatform(
   config: PlatformConfig,
@@ -77,6 +83,17 @@ export async function startPlatform(
     nowMs,
     sessionTtlSeconds: config.sessionTtlSeconds,
   });
+  const mfa = new MfaService({
+    store: createSqliteMfaStore(db),
+    secretBox: createSecretBox(masterKey),
+    codeHasher: createCodeHasher(masterKey),
+    mailer: createMailer({
+      smtpUrl: config.smtpUrl,
+      outboxPath: join(config.dataDir, ...mailOutboxPath),
+      from: config.mailFrom,
+    }),
+    users: identity,
+  });
   const deps: PlatformDeps = {
     config,
     nowMs,
@@ -87,6 +104,7 @@ export async function startPlatform(
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
       nowMs,
     }),
+    mfa,
   };
 
   const https =

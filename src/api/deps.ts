@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { PlatformConfig } from "../config.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
+import type { MfaService } from "../mfa/service.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 
 export interface PlatformDeps {
@@ -15,6 +16,8 @@ export interface PlatformDeps {
   readonly db: SqliteDatabase;
   readonly identity: IdentityService;
   readonly gatewayVerifier: GatewayVerifier<AuthenticatedPartner>;
+  /** TOTP, email and recovery codes, and the tickets sensitive operations consume (src/mfa). */
+  readonly mfa: MfaService;
 }
 
 declare module "fastify" {
