@@ -4,6 +4,17 @@
 
 import { randomUUID } from "node:crypto";
 import type {
+  CodeProofRequest,
+  EmailCodeSent,
+  MfaStatus,
+  MfaTicket,
+  RecoveryCodes,
+  TotpDisabled,
+  TotpEnabled,
+  TotpSetup,
+  VerifyRequest,
+} from "../api/partner/schemas/mfa.js";
+import type {
   PublicUser,
   RegisteredUser,
   RegisterRequest,
@@ -95,6 +106,37 @@ export class PredexClient {
 
   async getUser(userId: string): Promise<PublicUser> {
     return this.request<PublicUser>("GET", restPaths.user(userId));
+  }
+
+  async getMfaStatus(): Promise<MfaStatus> {
+    return this.request<MfaStatus>("GET", restPaths.mfaStatus);
+  }
+
+  /** Starts TOTP enrolment: the secret and otpauth URI to show the user once. */
+  async setupTotp(): Promise<TotpSetup> {
+    return this.request<TotpSetup>("POST", restPaths.mfaTotpSetup);
+  }
+
+  /** Confirms the setup with a code from the authenticator; returns the first recovery codes. */
+  async enableTotp(code: string): Promise<TotpEnabled> {
+    return this.request<TotpEnabled>("POST", restPaths.mfaTotpEnable, { body: { code } });
+  }
+
+  async disableTotp(proof: CodeProofRequest): Promise<TotpDisabled> {
+    return this.request<TotpDisabled>("POST", restPaths.mfaTotpDisable, { body: proof });
+  }
+
+  async sendMfaEmailCode(): Promise<EmailCodeSent> {
+    return this.request<EmailCodeSent>("POST", restPaths.mfaEmailSend);
+  }
+
+  /** Checks a code and returns a single-use ticket (send it as `mfaTicket` to the sensitive operation). */
+  async verifyMfa(request: VerifyRequest): Promise<MfaTicket> {
+    return this.request<MfaTicket>("POST", restPaths.mfaVerify, { body: request });
+  }
+
+  async regenerateRecoveryCodes(proof: CodeProofRequest): Promise<RecoveryCodes> {
+    return this.request<RecoveryCodes>("POST", restPaths.mfaRecoveryCodes, { body: proof });
   }
 
   /** Any operation of the signed host; resolves to `data`. */

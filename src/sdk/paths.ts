@@ -4,6 +4,13 @@ export const restPaths = {
   userRegister: "/user/register",
   userProfile: "/user/profile",
   user: (userId: string) => `/user/${encodeURIComponent(userId)}`,
+  mfaStatus: "/user/mfa/status",
+  mfaTotpSetup: "/user/mfa/totp/setup",
+  mfaTotpEnable: "/user/mfa/totp/enable",
+  mfaTotpDisable: "/user/mfa/totp/disable",
+  mfaEmailSend: "/user/mfa/email/send",
+  mfaVerify: "/user/mfa/verify",
+  mfaRecoveryCodes: "/user/mfa/recovery-codes",
 } as const;
 
 export const socketPaths = {
