@@ -9,6 +9,7 @@ import { buildAdminApp } from "./api/admin/app.js";
 import type { PlatformDeps } from "./api/deps.js";
 import { buildLegacyApp } from "./api/legacy/app.js";
 import { buildPartnerApp } from "./api/partner/app.js";
+import { installUpgradeGate } from "./api/partner/upgrades.js";
 import { buildPublicApp } from "./api/public/app.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
@@ -105,6 +106,7 @@ export async function startPlatform(
       nowMs,
     }),
     mfa,
+    socketChannels: new Map(),
   };
 
   const https =
@@ -121,6 +123,8 @@ export async function startPlatform(
     legacy: await buildLegacyApp(deps, httpsOption),
     admin: await buildAdminApp(deps, adminToken),
   };
+  // Every WebSocket upgrade of the signed host passes the gateway before any channel sees it.
+  installUpgradeGate(apps.gateway.server, deps);
   const close = async () => {
     await Promise.allSettled(Object.values(apps).map((app) => app.close()));
     db.close();

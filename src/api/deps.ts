@@ -7,6 +7,7 @@ import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
 import type { MfaService } from "../mfa/service.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
+import type { SocketChannelHandler } from "./partner/upgrades.js";
 
 export interface PlatformDeps {
   readonly config: PlatformConfig;
@@ -16,6 +17,11 @@ export interface PlatformDeps {
   readonly db: SqliteDatabase;
   readonly identity: IdentityService;
   readonly gatewayVerifier: GatewayVerifier<AuthenticatedPartner>;
+  /**
+   * The signed host's WebSocket channels by path (`/socket/market-price`, …). The gateway and the
+   * API key are checked before a handler runs; see src/api/partner/upgrades.ts.
+   */
+  readonly socketChannels: Map<string, SocketChannelHandler>;
   /** TOTP, email and recovery codes, and the tickets sensitive operations consume (src/mfa). */
   readonly mfa: MfaService;
 }

@@ -232,17 +232,29 @@ function headerSafe(text: string): string {
 /** Answers a refused WebSocket upgrade on the raw socket, then closes it. */
 export function writeGatewayRejectionToSocket(socket: Duplex, rejection: GatewayRejection): void {
   const response = gatewayRejectionResponse(rejection);
-  const body = Buffer.from(response.body, "utf8");
-  const reasonPhrase = response.status === 400 ? "Bad Request" : "Unauthorized";
+  writeResponseToSocket(socket, response.status, response.headers, response.body);
+}
+
+const reasonPhrases: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  500: "Internal Server Error",
+};
+
+/** Writes a complete HTTP/1.1 response on a socket that was never handed to an HTTP framework. */
+export function writeResponseToSocket(
+  socket: Duplex,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+): void {
+  const bytes = Buffer.from(body, "utf8");
   const headerLines = Object.entries({
-    ...response.headers,
-    "content-length": String(body.length),
+    ...headers,
+    "content-length": String(bytes.length),
     connection: "close",
   }).map(([name, value]) => `${name}: ${value}`);
-  socket.end(
-    Buffer.concat([
-      Buffer.from(`HTTP/1.1 ${response.status} ${reasonPhrase}\r\n${headerLines.join("\r\n")}\r\n\r\n`),
-      body,
-    ]),
-  );
+  const head = `HTTP/1.1 ${status} ${reasonPhrases[status] ?? "Error"}\r\n${headerLines.join("\r\n")}\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(head, "latin1"), bytes]));
 }

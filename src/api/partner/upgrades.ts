@@ -1,0 +1,63 @@
+// WebSocket upgrades on the signed host (spec 000 "Events"). Every upgrade passes the same gateway
+// signature check as REST (a signed GET) and the API-key check; only then does the channel
+// registered for its path take the socket. Channels register in `deps.socketChannels`.
+
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { splitRequestTarget } from "../../gateway/string-to-sign.js";
+import { writeGatewayRejectionToSocket, writeResponseToSocket } from "../../gateway/verifier.js";
+import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
+import type { PlatformDeps } from "../deps.js";
+import { authErrors, notFound, type ServiceError } from "./errors.js";
+
+/**
+ * Takes over an upgrade whose signature and API key were verified. It must complete the handshake
+ * (e.g. `WebSocketServer.handleUpgrade`) or answer on the socket itself, such as a 401 for a
+ * user channel without a live session.
+ */
+export type SocketChannelHandler = (
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  partner: AuthenticatedPartner,
+) => void;
+
+export function installUpgradeGate(server: Pick<Server, "on">, deps: PlatformDeps): void {
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A client that vanishes mid-handshake must not take the process down.
+    socket.on("error", () => socket.destroy());
+    gateUpgrade(deps, request, socket, head).catch((error: unknown) => {
+      deps.logger.error({ err: error }, "WebSocket upgrade failed");
+      writeServiceErrorToSocket(socket, { status: 500, code: 9999, message: "internal error" });
+    });
+  });
+}
+
+async function gateUpgrade(
+  deps: PlatformDeps,
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
+  const verdict = await deps.gatewayVerifier.verifyUpgrade(request);
+  if (!verdict.ok) return writeGatewayRejectionToSocket(socket, verdict.rejection);
+  const apiKey = request.headers["x-api-key"];
+  if (apiKey === undefined || apiKey === "")
+    return writeServiceErrorToSocket(socket, authErrors.missingApiKey);
+  if (typeof apiKey !== "string" || !apiKeyMatches(verdict.appKey, apiKey)) {
+    return writeServiceErrorToSocket(socket, authErrors.invalidApiKey);
+  }
+  const channel = deps.socketChannels.get(splitRequestTarget(request.url ?? "/").path);
+  if (channel === undefined) return writeServiceErrorToSocket(socket, notFound("Route not found"));
+  channel(request, socket, head, verdict.appKey);
+}
+
+/** The service's JSON envelope on a raw socket, for refused upgrades. */
+export function writeServiceErrorToSocket(socket: Duplex, error: ServiceError): void {
+  writeResponseToSocket(
+    socket,
+    error.status,
+    { "content-type": "application/json; charset=utf-8" },
+    JSON.stringify({ code: error.code, message: error.message, data: null }),
+  );
+}
