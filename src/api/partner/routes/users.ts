@@ -43,7 +43,7 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const user = await deps.identity.findUser(request.user.userId);
       if (user === undefined) return sendRejection(reply, reject("USER_NOT_FOUND"));
-      return ok(profileOf(user));
+      return ok(profileOf(user, await deps.mfa.isMfaEnabled(user.userId)));
     },
   );
 
@@ -66,7 +66,7 @@ export default defineRoutes((app, deps) => {
   );
 });
 
-function profileOf(user: UserRecord) {
+function profileOf(user: UserRecord, mfaEnabled: boolean) {
   return {
     userId: String(user.userId),
     userName: user.userName,
@@ -74,8 +74,7 @@ function profileOf(user: UserRecord) {
     merchantId: String(user.partnerId),
     marchantUserId: user.marchantUserId,
     avatarUrl: user.avatarUrl,
-    // Becomes the user's real MFA state when the MFA operations arrive.
-    mfaEnabled: false,
+    mfaEnabled,
     createdAt: isoSeconds(user.createdAtMs),
   };
 }
