@@ -270,32 +270,16 @@ export class MfaService {
   /** Checks a code of any available method and issues a ticket for one sensitive operation. */
   async verify(userId: number, input: VerifyInput, nowMs: number): Promise<MfaResult<IssuedTicket>> {
     const account = await this.#store.findAccount(userId);
-    const secretSealed = account?.totpSecretSealed ?? null;
-    let match: () => Promise<MfaResult<unknown>>;
-    switch (input.method) {
-      case "email":
-        match = () => this.#matchEmailCode(userId, input.code, nowMs);
-        break;
-      case "totp":
-      case "recovery":
-        if (secretSealed === null) {
-          return refuse(
-            input.method === "totp" ? mfaRejections.totpDisabled : mfaRejections.recoveryDisabled,
-          );
-        }
-        match = () =>
-          this.#matchProof(
-            userId,
-            secretSealed,
-            account,
-            { method: input.method as CodeProof["method"], code: input.code },
-            nowMs,
-          );
-        break;
-      default: {
-        const unreachable: never = input.method;
-        return unreachable;
+    let match: () => Promise<MfaResult<null>>;
+    if (input.method === "email") {
+      match = () => this.#matchEmailCode(userId, input.code, nowMs);
+    } else {
+      const method = input.method;
+      const secretSealed = account?.totpSecretSealed ?? null;
+      if (secretSealed === null) {
+        return refuse(method === "totp" ? mfaRejections.totpDisabled : mfaRejections.recoveryDisabled);
       }
+      match = () => this.#matchProof(userId, secretSealed, account, { method, code: input.code }, nowMs);
     }
     const checked = await this.#checkCode(userId, nowMs, match);
     if (!checked.ok) return checked;
