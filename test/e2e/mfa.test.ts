@@ -368,3 +368,39 @@ describe("bad requests to the MFA operations", () => {
     );
   });
 });
+
+describe("expiry and mail failures", () => {
+  it("refuses to enable a setup older than 15 minutes (400/6002)", async () => {
+    const ivan = await newUser();
+    const setup = await ivan.client.setupTotp();
+    clockMs += 15 * 60_000;
+    assertError(
+      await call(ivan, "POST", "/user/mfa/totp/enable", { code: totpCode(setup.secret) }),
+      400,
+      6002,
+      "TOTP setup has expired; start it again",
+    );
+    assert.equal((await ivan.client.getMfaStatus()).totpEnabled, false);
+  });
+
+  it("answers 502/2002 when the SMTP server cannot be reached, and charges no send", async () => {
+    // Port 1 on loopback refuses connections at once.
+    const unreachable = await startTestPlatform({ env: { PREDEX_SMTP_URL: "smtp://127.0.0.1:1" } });
+    try {
+      const { client } = await unreachable.registeredUser();
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const error = await client.sendMfaEmailCode().then(
+          () => assert.fail("expected 2002"),
+          (caught: { status: number; code: number; message: string }) => caught,
+        );
+        assert.deepEqual(
+          { status: error.status, code: error.code, message: error.message },
+          { status: 502, code: 2002, message: "upstream unavailable: The mail server could not be reached" },
+        );
+      }
+      assert.ok(!existsSync(join(unreachable.dataDir, "mail", "outbox.jsonl")));
+    } finally {
+      await unreachable.close();
+    }
+  });
+});
