@@ -17,7 +17,13 @@ import type { Market, Outcome } from "./market.js";
 import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
 import { freezeShares, newPosition, type Position, recordBuy, recordSell } from "./positions.js";
 import type { ExchangeState } from "./state.js";
-import { atomsPerLot, atomsPerPriceUnit, priceUnitsPerUnit } from "./units.js";
+import {
+  atomsPerLot,
+  atomsPerPriceUnit,
+  orderSharesToLots,
+  priceToUnits,
+  priceUnitsPerUnit,
+} from "./units.js";
 
 export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
   switch (event.type) {
@@ -139,9 +145,9 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
   if (event.limitPrice === null || (event.timeInForce !== "GTC" && event.timeInForce !== "GTD")) {
     throw new Error("evolve: only GTC and GTD LIMIT orders rest");
   }
-  const priceUnits = Number(event.limitPrice / atomsPerPriceUnit);
-  const filledLots = Number(event.filledShares / atomsPerLot);
-  const remainingLots = Number(event.restingShares / atomsPerLot);
+  const priceUnits = priceToUnits(event.limitPrice);
+  const filledLots = orderSharesToLots(event.filledShares);
+  const remainingLots = orderSharesToLots(event.restingShares);
   const order: Order = {
     orderId: event.orderId,
     userId: event.userId,
@@ -195,7 +201,7 @@ function applyTrade(state: ExchangeState, event: TradeExecutedEvent): void {
   const book = outcome.book!;
   const maker = state.orders.get(event.makerOrderId);
   if (maker === undefined) throw new Error(`evolve: maker order ${event.makerOrderId} is not resting`);
-  const lots = Number(event.shares / atomsPerLot);
+  const lots = orderSharesToLots(event.shares);
   const makerAccount = state.accounts.get(event.makerUserId)!;
 
   // The maker order: fill it, and take it off the book once nothing is left.
@@ -233,7 +239,7 @@ function applyTrade(state: ExchangeState, event: TradeExecutedEvent): void {
     marketOf(state, event.marketId).feeIncome += fees;
     state.totals.feeIncome += fees;
   }
-  outcome.lastTradeYesPriceUnits = Number(event.yesPrice / atomsPerPriceUnit);
+  outcome.lastTradeYesPriceUnits = priceToUnits(event.yesPrice);
 }
 
 function applyOrderReleased(state: ExchangeState, event: OrderCancelledEvent | OrderExpiredEvent): void {

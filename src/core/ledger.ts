@@ -36,8 +36,9 @@ export function newAccount(userId: number): Account {
 
 /** Applies a balance change; a negative balance means decide let through what it must not. */
 export function applyBalanceDelta(account: Account, availableDelta: bigint, frozenDelta: bigint): void {
-  account.available += availableDelta;
-  account.frozen += frozenDelta;
+  // Skipping zero deltas saves a bigint allocation each on the hot path.
+  if (availableDelta !== 0n) account.available += availableDelta;
+  if (frozenDelta !== 0n) account.frozen += frozenDelta;
   if (account.available < 0n || account.frozen < 0n) {
     throw new Error(`ledger: negative balance for user ${account.userId}`);
   }

@@ -20,17 +20,18 @@ import {
   makersPerTakerMax,
   openOrdersPerUserMax,
   orderAmountAtomsMax,
-  orderLotsMax,
+  orderSharesMax,
   ordersPerBookMax,
 } from "./limits.js";
 import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
 import type { ExchangeState } from "./state.js";
 import {
+  atomsOf,
   lotsToShares,
-  priceAtomsToUnits,
+  orderSharesToLots,
+  priceToUnits,
   priceUnitsPerUnit,
   priceUnitsToAtoms,
-  sharesToLots,
 } from "./units.js";
 
 /** The smallest MARKET BUY budget: 0.01 USDT. */
@@ -106,8 +107,9 @@ export function decidePlaceOrder(
       return invalid("timeInForce must be GTC, GTD, FOK or FAK");
     }
     if (command.limitPrice <= 0n || command.limitPrice >= atomsPerOne) return refuse("PRICE_OUT_OF_RANGE");
-    const units = priceAtomsToUnits(command.limitPrice);
-    if (units === null || units % market.tickUnits !== 0) return refuse("PRICE_NOT_ON_TICK");
+    // Below 1 USDT the price is exact as a JS number, so no bigint division is needed.
+    const units = priceToUnits(command.limitPrice);
+    if (!Number.isInteger(units) || units % market.tickUnits !== 0) return refuse("PRICE_NOT_ON_TICK");
     limitUnits = units;
     if (timeInForce === "GTD") {
       if (typeof command.expiresAtMs !== "number" || !Number.isSafeInteger(command.expiresAtMs)) {
@@ -138,9 +140,9 @@ export function decidePlaceOrder(
   if (!byAmount) {
     const shares = command.shares as bigint;
     if (shares <= 0n) return refuse("SIZE_TOO_SMALL");
-    if (shares > BigInt(orderLotsMax) * 10_000n) return refuse("SIZE_TOO_LARGE");
-    const shareLots = sharesToLots(shares);
-    if (shareLots === null) return refuse("SHARES_NOT_ON_STEP");
+    if (shares > orderSharesMax) return refuse("SIZE_TOO_LARGE");
+    const shareLots = orderSharesToLots(shares);
+    if (!Number.isInteger(shareLots)) return refuse("SHARES_NOT_ON_STEP");
     if (shareLots < market.minOrderLots) return refuse("SIZE_TOO_SMALL");
     lots = shareLots;
   }
@@ -189,7 +191,7 @@ export function decidePlaceOrder(
   const orderId = state.counters.nextOrderId;
   const nowMs = context.nowMs;
   const events: ExchangeEvent[] = [];
-  const positions = new PositionIds(state);
+  const positions = positionIds.reset(state);
   let nextTradeId = state.counters.nextTradeId;
   let remainingLots = lots;
   let filledLots = 0;
@@ -281,6 +283,9 @@ export function decidePlaceOrder(
   else if (byAmount) status = budgetSpent ? "FILLED" : "CANCELLED";
   else status = remainingLots === 0 ? "FILLED" : "CANCELLED";
   const frozenAmount = restLots > 0 && isBuy ? buyReserveAtoms(restLots, limitUnits, makerFeeBps) : 0;
+  // An order that rests untouched rests with the shares it asked for: no new bigint needed.
+  const restingShares =
+    restLots === lots && filledLots === 0 ? (command.shares as bigint) : lotsToShares(restLots);
   const placed: OrderPlacedEvent = {
     type: "OrderPlaced",
     orderId,
@@ -299,30 +304,37 @@ export function decidePlaceOrder(
     createdAtMs: nowMs,
     status,
     filledShares: lotsToShares(filledLots),
-    filledAmount: BigInt(filledNotional),
-    feePaid: BigInt(feePaid),
-    restingShares: lotsToShares(restLots),
-    frozenAmount: BigInt(frozenAmount),
-    frozenShares: isBuy ? 0n : lotsToShares(restLots),
+    filledAmount: atomsOf(filledNotional),
+    feePaid: atomsOf(feePaid),
+    restingShares,
+    frozenAmount: atomsOf(frozenAmount),
+    frozenShares: isBuy ? 0n : restingShares,
   };
   events.unshift(placed);
   return { ok: true, events };
 }
 
-/** Position ids for this command: existing ones from the state, new ones from the counter. */
+/**
+ * Position ids for one command: existing ones from the state, new ones from the counter. One
+ * instance is reused by every decide (decide is synchronous), so the hot path allocates nothing.
+ */
 class PositionIds {
-  private nextPositionId: number;
-  private created: number[] | null = null;
+  private state: ExchangeState | null = null;
+  private nextPositionId = 0;
+  /** (userId, optionId, positionId) triples created in this command. */
+  private readonly created: number[] = [];
 
-  constructor(private readonly state: ExchangeState) {
+  reset(state: ExchangeState): PositionIds {
+    this.state = state;
     this.nextPositionId = state.counters.nextPositionId;
+    this.created.length = 0;
+    return this;
   }
 
   idFor(userId: number, optionId: number): number {
-    const existing = this.state.accounts.get(userId)?.positions.get(optionId);
+    const existing = this.state!.accounts.get(userId)?.positions.get(optionId);
     if (existing !== undefined) return existing.positionId;
-    const created = this.created ?? [];
-    this.created = created;
+    const created = this.created;
     for (let index = 0; index < created.length; index += 3) {
       if (created[index] === userId && created[index + 1] === optionId) return created[index + 2]!;
     }
@@ -331,6 +343,8 @@ class PositionIds {
     return positionId;
   }
 }
+
+const positionIds = new PositionIds();
 
 function tradeEvent(
   positions: PositionIds,
@@ -380,10 +394,10 @@ function tradeEvent(
     makerSide: maker.side,
     makerPositionId,
     makerPrice: priceUnitsToAtoms(maker.priceUnits),
-    makerNotional: BigInt(makerNotional),
-    makerFee: BigInt(makerFee),
-    makerAvailableDelta: BigInt(makerAvailableDelta),
-    makerFrozenDelta: BigInt(makerFrozenDelta),
+    makerNotional: atomsOf(makerNotional),
+    makerFee: atomsOf(makerFee),
+    makerAvailableDelta: atomsOf(makerAvailableDelta),
+    makerFrozenDelta: atomsOf(makerFrozenDelta),
     makerRemainingShares: lotsToShares(makerRemaining),
     makerStatus: makerRemaining === 0 ? "FILLED" : "PARTIALLY_FILLED",
     takerOrderId,
@@ -415,18 +429,41 @@ export function releaseEvent(
   nowMs: number,
   reason: OrderCancelledEvent["reason"] = "SELF_TRADE",
 ): OrderExpiredEvent | OrderCancelledEvent {
-  const common = {
+  const isBuy = order.side === "BUY";
+  const remainingShares = lotsToShares(order.remainingLots);
+  const filledShares = lotsToShares(order.filledLots);
+  const releasedAmount = isBuy ? atomsOf(order.frozenAmount) : 0n;
+  const releasedShares = isBuy ? 0n : remainingShares;
+  // Two literal shapes rather than a spread: this is on the hot path of every cancel.
+  if (type === "OrderExpired") {
+    return {
+      type,
+      orderId: order.orderId,
+      userId: order.userId,
+      marketId: order.marketId,
+      outcomeId: order.outcomeId,
+      optionId: order.optionId,
+      side: order.side,
+      filledShares,
+      remainingShares,
+      releasedAmount,
+      releasedShares,
+      atMs: nowMs,
+    };
+  }
+  return {
+    type,
+    reason,
     orderId: order.orderId,
     userId: order.userId,
     marketId: order.marketId,
     outcomeId: order.outcomeId,
     optionId: order.optionId,
     side: order.side,
-    filledShares: lotsToShares(order.filledLots),
-    remainingShares: lotsToShares(order.remainingLots),
-    releasedAmount: order.side === "BUY" ? BigInt(order.frozenAmount) : 0n,
-    releasedShares: order.side === "SELL" ? lotsToShares(order.remainingLots) : 0n,
+    filledShares,
+    remainingShares,
+    releasedAmount,
+    releasedShares,
     atMs: nowMs,
   };
-  return type === "OrderExpired" ? { type, ...common } : { type, reason, ...common };
 }

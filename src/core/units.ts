@@ -22,8 +22,13 @@ export function priceAtomsToUnits(price: Atoms): number | null {
   return Number(price / atomsPerPriceUnit);
 }
 
+/** Every price a book can hold, as atoms, made once: events carry prices without allocating. */
+const priceAtomsByUnits: readonly Atoms[] = Array.from({ length: priceUnitsPerUnit + 1 }, (_unused, units) =>
+  BigInt(units * atomsPerPriceUnitNumber),
+);
+
 export function priceUnitsToAtoms(units: number): Atoms {
-  return BigInt(units * atomsPerPriceUnitNumber);
+  return priceAtomsByUnits[units] ?? BigInt(units * atomsPerPriceUnitNumber);
 }
 
 /** Share atoms → lots; null when not a whole number of lots. */
@@ -33,7 +38,25 @@ export function sharesToLots(shares: Atoms): number | null {
 }
 
 export function lotsToShares(lots: number): Atoms {
-  return BigInt(lots * atomsPerLotNumber);
+  return lots === 0 ? 0n : BigInt(lots * atomsPerLotNumber);
+}
+
+/** An exact JS number of atoms as a bigint; zero is the shared literal, so it costs nothing. */
+export function atomsOf(value: number): Atoms {
+  return value === 0 ? 0n : BigInt(value);
+}
+
+/**
+ * Share atoms of one order (at most orderSharesMax, below 2^53) → lots, without bigint division:
+ * Number() of such a bigint is exact, and so is the division when it is a whole number of lots.
+ */
+export function orderSharesToLots(shares: Atoms): number {
+  return Number(shares) / atomsPerLotNumber;
+}
+
+/** Price atoms (below 1 USDT) → price units, exactly, without bigint division. */
+export function priceToUnits(price: Atoms): number {
+  return Number(price) / atomsPerPriceUnitNumber;
 }
 
 /** Cash of `lots` at `priceUnits`, in atoms, as an exact JS number (see limits.ts for the bound). */
