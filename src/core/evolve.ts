@@ -12,10 +12,10 @@ import type {
   OrderPlacedEvent,
   TradeExecutedEvent,
 } from "./events.js";
-import { type Account, applyBalanceDelta, newAccount } from "./ledger.js";
+import { type Account, applyBalanceDelta, newAccount, releaseFrozen } from "./ledger.js";
 import type { Market, Outcome } from "./market.js";
 import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
-import { freezeShares, newPosition, type Position, recordBuy, recordSell } from "./positions.js";
+import { freezeShares, newPosition, type Position, recordBuy, recordSell, unfreezeShares } from "./positions.js";
 import type { ExchangeState } from "./state.js";
 import {
   atomsPerLot,
@@ -249,11 +249,10 @@ function applyOrderReleased(state: ExchangeState, event: OrderCancelledEvent | O
   outcomeOf(state, order.outcomeId).book!.remove(order);
   unrestOrder(state, account, order);
   if (order.side === "BUY") {
-    if (BigInt(order.frozenAmount) !== event.releasedAmount)
-      throw new Error("evolve: release differs from frozen");
-    applyBalanceDelta(account, event.releasedAmount, -event.releasedAmount);
+    if (Number(event.releasedAmount) !== order.frozenAmount) throw new Error("evolve: release differs from frozen");
+    releaseFrozen(account, event.releasedAmount);
   } else {
-    freezeShares(account.positions.get(order.optionId)!, -event.releasedShares);
+    unfreezeShares(account.positions.get(order.optionId)!, event.releasedShares);
   }
 }
 

@@ -43,3 +43,10 @@ export function applyBalanceDelta(account: Account, availableDelta: bigint, froz
     throw new Error(`ledger: negative balance for user ${account.userId}`);
   }
 }
+
+/** Moves `amount` from frozen back to available (an order leaves the book unfilled). */
+export function releaseFrozen(account: Account, amount: bigint): void {
+  account.frozen -= amount;
+  account.available += amount;
+  if (account.frozen < 0n) throw new Error(`ledger: negative frozen balance for user ${account.userId}`);
+}

@@ -74,3 +74,10 @@ export function freezeShares(position: Position, shares: bigint): void {
     throw new Error(`positions: negative shares in position ${position.positionId}`);
   }
 }
+
+/** Moves shares from frozen back to free (a SELL is cancelled or expires). */
+export function unfreezeShares(position: Position, shares: bigint): void {
+  position.frozenShares -= shares;
+  position.shares += shares;
+  if (position.frozenShares < 0n) throw new Error(`positions: negative frozen shares in position ${position.positionId}`);
+}
