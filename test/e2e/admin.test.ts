@@ -5,6 +5,9 @@ import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { loadConfig } from "../../src/config.js";
+import { PredexClient } from "../../src/sdk/client.js";
+import { startPlatform } from "../../src/server.js";
 import { startTestPlatform, type TestPlatform } from "./harness.js";
 
 let platform: TestPlatform;
@@ -117,28 +120,28 @@ describe("POST /admin/partners", () => {
 describe("restarting on the same data dir", () => {
   it("keeps partners usable: the sealed secret opens with the saved master key", async () => {
     const first = await startTestPlatform();
-    const { partner, user } = await first.registeredUser();
-    await first.platform.close();
-    const { startPlatform } = await import("../../src/server.js");
-    const { loadConfig } = await import("../../src/config.js");
-    const second = await startPlatform(
-      loadConfig({
-        PREDEX_DATA_DIR: first.dataDir,
-        PREDEX_PORT: "0",
-        PREDEX_PUBLIC_PORT: "0",
-        PREDEX_LEGACY_PORT: "0",
-        PREDEX_ADMIN_PORT: "0",
-        PREDEX_LOG_LEVEL: "silent",
-      }),
-    );
+    // The data dir outlives the first platform; first.close() (in finally) removes it.
+    let second: Awaited<ReturnType<typeof startPlatform>> | undefined;
     try {
+      const { partner, user } = await first.registeredUser();
+      await first.platform.close();
+      second = await startPlatform(
+        loadConfig({
+          PREDEX_DATA_DIR: first.dataDir,
+          PREDEX_HOST: "127.0.0.1",
+          PREDEX_PORT: "0",
+          PREDEX_PUBLIC_PORT: "0",
+          PREDEX_LEGACY_PORT: "0",
+          PREDEX_ADMIN_PORT: "0",
+          PREDEX_LOG_LEVEL: "silent",
+        }),
+      );
       assert.equal(second.adminTokenCreated, false);
       assert.equal(second.adminToken, first.platform.adminToken);
-      const { PredexClient } = await import("../../src/sdk/client.js");
       const client = new PredexClient({ baseUrl: second.addresses.gateway, credentials: partner });
       assert.equal((await client.getUser(user.userId)).userId, user.userId);
     } finally {
-      await second.close();
+      await second?.close();
       await first.close().catch(() => undefined);
     }
   });

@@ -5,6 +5,7 @@ import { constantTimeEqual } from "../../gateway/signature.js";
 import { sha256Hex } from "../../identity/credentials.js";
 import { badRequest, sendServiceError, unauthorized, unsupportedMediaType } from "../partner/errors.js";
 import { isDocsRequest } from "../shared/docs.js";
+import { decodeJsonBody } from "../shared/raw-body.js";
 
 export function createAdminGuard(adminToken: string) {
   // Comparing digests keeps the comparison constant-time whatever length the caller sends.
@@ -19,6 +20,7 @@ export function createAdminGuard(adminToken: string) {
     }
     if (request.bodyProblem === "unsupported_media_type")
       return sendServiceError(reply, unsupportedMediaType);
+    decodeJsonBody(request);
     if (request.bodyProblem === "invalid_json")
       return sendServiceError(reply, badRequest("Request body is not valid JSON"));
     return undefined;

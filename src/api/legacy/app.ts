@@ -23,7 +23,7 @@ export async function buildLegacyApp(
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
-  installRawBodyParsers(app);
+  installRawBodyParsers(app, { jsonDecoding: "eager" });
   app.setErrorHandler(handleLegacyError);
   app.setNotFoundHandler(handleLegacyNotFound);
   await registerDocs(app, {

@@ -31,7 +31,7 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   // a string where a number is required is a 400 naming the field (DESIGN §8).
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
-  installRawBodyParsers(app);
+  installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);
   await app.register(cookie);

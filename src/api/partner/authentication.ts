@@ -8,6 +8,7 @@ import { gatewayRejectionResponse } from "../../gateway/verifier.js";
 import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
 import type { PlatformDeps } from "../deps.js";
 import { isDocsRequest } from "../shared/docs.js";
+import { decodeJsonBody } from "../shared/raw-body.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { authErrors, badRequest, sendServiceError, unsupportedMediaType } from "./errors.js";
 
@@ -69,6 +70,7 @@ function checkServiceLayer(request: FastifyRequest, reply: FastifyReply): Fastif
     return sendServiceError(reply, authErrors.invalidApiKey);
   }
   if (request.bodyProblem === "unsupported_media_type") return sendServiceError(reply, unsupportedMediaType);
+  decodeJsonBody(request);
   if (request.bodyProblem === "invalid_json")
     return sendServiceError(reply, badRequest("Request body is not valid JSON"));
   return undefined;

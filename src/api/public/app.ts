@@ -22,7 +22,7 @@ export async function buildPublicApp(
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
-  installRawBodyParsers(app);
+  installRawBodyParsers(app, { jsonDecoding: "eager" });
   // Same conventions as the signed host: current envelope, 404/1404, text/plain query errors.
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);

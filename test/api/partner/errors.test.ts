@@ -20,7 +20,7 @@ import { reject } from "../../../src/core/errors.js";
 async function app(): Promise<TypeBoxApp> {
   const instance = Fastify() as unknown as TypeBoxApp;
   instance.setValidatorCompiler(TypeBoxValidatorCompiler);
-  installRawBodyParsers(instance);
+  installRawBodyParsers(instance, { jsonDecoding: "eager" });
   instance.setErrorHandler(handlePartnerError);
   instance.setNotFoundHandler(handlePartnerNotFound);
   instance.get(
