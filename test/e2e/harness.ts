@@ -4,8 +4,10 @@
 //
 //   const platform = await startTestPlatform();
 //   after(() => platform.close());
-//   const { client, user } = await platform.registeredUser();
+//   const { client, user, partner } = await platform.registeredUser();
 //   await client.request("GET", "/account/assets");
+//   const refused = await platform.signed(partner, { method: "POST", path: "/ordering/claim", body: "{}" });
+//   assert.equal(refused.status, 400);
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +15,7 @@ import { join } from "node:path";
 import type { RegisteredUser } from "../../src/api/partner/schemas/users.js";
 import { loadConfig } from "../../src/config.js";
 import { PredexClient, type PredexClientOptions } from "../../src/sdk/client.js";
-import type { GatewayCredentials } from "../../src/sdk/signer.js";
+import { type GatewayCredentials, type QueryParams, signRequest } from "../../src/sdk/signer.js";
 import { type Platform, type PlatformOptions, startPlatform } from "../../src/server.js";
 
 export interface PartnerCredentials extends GatewayCredentials {
@@ -50,6 +52,25 @@ export interface TestPlatform {
     marchantUserId?: string;
     client?: Partial<PredexClientOptions>;
   }): Promise<{ client: PredexClient; user: RegisteredUser; partner: PartnerCredentials }>;
+  /**
+   * A correctly signed request with exactly the body bytes given (or none), for the bad inputs the
+   * typed SDK will not send: malformed JSON, another content type, wrong field types. `headers`
+   * are added after signing, so they can also break the request on purpose.
+   */
+  signed(
+    credentials: GatewayCredentials,
+    request: {
+      method?: string;
+      path: string;
+      query?: QueryParams;
+      body?: string | Uint8Array;
+      contentType?: string;
+      cookie?: string;
+      headers?: Record<string, string>;
+    },
+  ): Promise<RawResponse>;
+  /** Ends every session of a user through the admin API (the next user-scoped call gets 1401). */
+  revokeSessions(userId: string): Promise<void>;
   /** An unsigned (or hand-signed) request, for the bad requests the SDK cannot make. */
   raw(
     surface: keyof Platform["addresses"],
@@ -111,6 +132,24 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       ...clientOptions,
     });
 
+  const signed: TestPlatform["signed"] = (credentials, request) => {
+    const body = typeof request.body === "string" ? Buffer.from(request.body, "utf8") : request.body;
+    const signedRequest = signRequest(credentials, {
+      method: request.method ?? "GET",
+      path: request.path,
+      ...(request.query === undefined ? {} : { query: request.query }),
+      ...(body === undefined ? {} : { body }),
+      ...(request.contentType === undefined ? {} : { contentType: request.contentType }),
+      ...(request.cookie === undefined ? {} : { cookie: request.cookie }),
+    });
+    return raw("gateway", {
+      method: request.method ?? "GET",
+      path: signedRequest.pathAndQuery,
+      headers: { ...signedRequest.headers, ...request.headers },
+      ...(body === undefined ? {} : { body }),
+    });
+  };
+
   return {
     platform,
     dataDir,
@@ -129,6 +168,12 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
         marchantUserId,
       });
       return { client: sdk, user, partner };
+    },
+    signed,
+    async revokeSessions(userId) {
+      const response = await admin("POST", `/admin/users/${userId}/revoke-sessions`);
+      if (response.status !== 200)
+        throw new Error(`revoking sessions failed: ${response.status} ${response.text}`);
     },
     raw,
     async close() {

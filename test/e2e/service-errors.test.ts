@@ -6,7 +6,6 @@ import { after, before, describe, it } from "node:test";
 import { computeSignature } from "../../src/gateway/signature.js";
 import { formatGatewayDate } from "../../src/gateway/string-to-sign.js";
 import { PredexApiError } from "../../src/sdk/errors.js";
-import { signRequest } from "../../src/sdk/signer.js";
 import { type PartnerCredentials, startTestPlatform, type TestPlatform } from "./harness.js";
 
 let platform: TestPlatform;
@@ -130,13 +129,10 @@ describe("request bodies", () => {
   });
 
   it("refuses a body that is not JSON: 400/1001", async () => {
-    const body = Buffer.from("{not json");
-    const signed = signRequest(partner, { method: "POST", path: "/user/register", body });
-    const response = await platform.raw("gateway", {
+    const response = await platform.signed(partner, {
       method: "POST",
       path: "/user/register",
-      headers: signed.headers,
-      body,
+      body: "{not json",
     });
     assert.equal(response.status, 400);
     assert.deepEqual(response.json, {
@@ -144,6 +140,15 @@ describe("request bodies", () => {
       message: "bad request: Request body is not valid JSON",
       data: null,
     });
+  });
+
+  it("does not even read the JSON of a request that fails the gateway", async () => {
+    const response = await platform.signed(
+      { ...partner, appSecret: "wrong" },
+      { method: "POST", path: "/user/register", body: "{not json" },
+    );
+    assert.equal(response.status, 400);
+    assert.equal(response.text, "Invalid Signature");
   });
 
   it("refuses a body over 1 MiB: 400/1001", async () => {
