@@ -1,0 +1,47 @@
+// The four listeners of DESIGN §1 in one process: each answers unknown paths in its own envelope
+// and serves its OpenAPI document at /docs.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { startTestPlatform, type TestPlatform } from "./harness.js";
+
+let platform: TestPlatform;
+before(async () => {
+  platform = await startTestPlatform();
+});
+after(() => platform.close());
+
+describe("listeners", () => {
+  it("binds four different loopback ports", () => {
+    const ports = Object.values(platform.addresses).map((address) => new URL(address).port);
+    assert.equal(new Set(ports).size, 4);
+    for (const address of Object.values(platform.addresses))
+      assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("answers an unknown path on the public host with the current envelope", async () => {
+    const response = await platform.raw("public", { path: "/nothing" });
+    assert.equal(response.status, 404);
+    assert.deepEqual(response.json, {
+      code: 1404,
+      message: "resource not found: Route not found",
+      data: null,
+    });
+  });
+
+  it("answers an unknown path on the legacy host with the legacy envelope", async () => {
+    const response = await platform.raw("legacy", { path: "/api/nothing" });
+    assert.equal(response.status, 404);
+    assert.deepEqual(response.json, { code: 404, msg: "not found", data: null });
+  });
+
+  it("serves an OpenAPI document at /docs on every listener, without credentials", async () => {
+    for (const surface of ["gateway", "public", "legacy", "admin"] as const) {
+      const document = await platform.raw(surface, { path: "/docs/json" });
+      assert.equal(document.status, 200, surface);
+      assert.match(String((document.json as { openapi: string }).openapi), /^3\./);
+      const page = await platform.raw(surface, { path: "/docs" });
+      assert.ok(page.status === 200 || page.status === 302, `${surface} /docs answered ${page.status}`);
+    }
+  });
+});
