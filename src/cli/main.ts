@@ -1,6 +1,8 @@
 // The `predex` command. Each subcommand lives in its own module; this file only dispatches.
 
 import { runAdmin } from "./admin.js";
+import { runDoctor } from "./doctor.js";
+import { runOpenapi } from "./openapi.js";
 import { runServe } from "./serve.js";
 
 const usage = `Usage: predex <command>
@@ -11,6 +13,10 @@ Commands:
         [--name NAME] [--rsa-public-key-file FILE] [--commission-rate RATE] [--webhook-url URL]
         [--admin-url URL]   (default http://127.0.0.1:$PREDEX_ADMIN_PORT, token from
                              PREDEX_ADMIN_TOKEN or the data dir)
+  doctor [--credentials FILE] [--url URL]
+                            check a partner's signing against a running server
+                            (default: data/credentials.json, http://127.0.0.1:$PREDEX_PORT)
+  openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
@@ -23,6 +29,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return runServe(rest);
     case "admin":
       return runAdmin(rest);
+    case "doctor":
+      return runDoctor(rest);
+    case "openapi":
+      return runOpenapi(rest);
     case undefined:
     case "help":
     case "--help":

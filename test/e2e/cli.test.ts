@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -118,6 +118,41 @@ describe("predex serve --demo", () => {
     );
     const created = JSON.parse(stdout) as Record<string, string>;
     assert.deepEqual(Object.keys(created).sort(), ["apiKey", "appKey", "appSecret", "merchantId"]);
+  });
+
+  it("checks a partner's signing with `predex doctor`", async () => {
+    const doctor = (credentialsFile: string) =>
+      run(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          cliEntry,
+          "doctor",
+          "--credentials",
+          credentialsFile,
+          "--url",
+          started.addresses.gateway!,
+        ],
+        { env },
+      ).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+      );
+    const good = await doctor(join(dataDir, "credentials.json"));
+    assert.equal(good.code, 0, good.stdout);
+    assert.match(good.stdout, /^OK: /m);
+
+    const badFile = join(dataDir, "bad-credentials.json");
+    const credentials = JSON.parse(readFileSync(join(dataDir, "credentials.json"), "utf8")) as Record<
+      string,
+      string
+    >;
+    writeFileSync(badFile, JSON.stringify({ ...credentials, appSecret: "not-the-secret" }));
+    const bad = await doctor(badFile);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /Invalid Signature \(reason: signature\)/);
+    assert.match(bad.stdout, /check appSecret/);
   });
 
   it("stops cleanly on SIGTERM, and does not create the demo partner twice", async () => {
