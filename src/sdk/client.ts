@@ -71,6 +71,7 @@ export class PredexClient {
   readonly #sleep: (ms: number) => Promise<void>;
   #sessionCookie: string | undefined;
   #registration: RegisterRequest | undefined;
+  #renewal: Promise<void> | undefined;
 
   constructor(options: PredexClientOptions) {
     this.#options = options;
@@ -149,13 +150,14 @@ export class PredexClient {
     path: string,
     options: RequestOptions = {},
   ): Promise<ApiEnvelope<Data>> {
+    const cookieSent = this.#sessionCookie;
     try {
       return await this.#send<Data>(method, path, options, true);
     } catch (error) {
       if (!(error instanceof PredexApiError) || !error.isSessionError || this.#registration === undefined)
         throw error;
       // The spec's recovery for a dead session: register again, take the new cookie, retry once.
-      await this.register(this.#registration);
+      await this.#renewSession(this.#registration, cookieSent);
       return this.#send<Data>(method, path, options, true);
     }
   }
@@ -214,6 +216,20 @@ export class PredexClient {
     }
     this.#captureSession(response);
     return parseResponse<Data>(response, text);
+  }
+
+  /**
+   * Requests that fail together on one dead session share one registration, instead of each
+   * opening its own session. A cookie that changed meanwhile was renewed already: just retry.
+   */
+  async #renewSession(registration: RegisterRequest, failedCookie: string | undefined): Promise<void> {
+    if (this.#sessionCookie !== failedCookie) return;
+    this.#renewal ??= this.register(registration)
+      .then(() => undefined)
+      .finally(() => {
+        this.#renewal = undefined;
+      });
+    await this.#renewal;
   }
 
   #captureSession(response: Response): void {

@@ -189,6 +189,25 @@ describe("sessions", () => {
     assert.equal(calls.length, 4);
   });
 
+  it("renews a dead session once for requests that failed together", async () => {
+    const { client, calls } = scriptedClient([
+      registered("t1"),
+      { status: 401, body: errorBody(1401, "unauthorized: Invalid or expired session") },
+      { status: 401, body: errorBody(1401, "unauthorized: Invalid or expired session") },
+      registered("t2"),
+      { status: 200, body: okBody({ userId: "1" }) },
+      { status: 200, body: okBody({ userId: "1" }) },
+    ]);
+    await client.register(registration);
+    await Promise.all([client.getProfile(), client.getProfile()]);
+    const registrations = calls.filter((call) => new URL(call.url).pathname === "/user/register");
+    assert.equal(registrations.length, 2, "the first registration and one renewal");
+    assert.deepEqual(
+      calls.slice(-2).map((call) => call.headers.cookie),
+      ["predex_session=t2", "predex_session=t2"],
+    );
+  });
+
   it("does not renew on an API key error", async () => {
     const { client, calls } = scriptedClient([
       registered("t1"),
