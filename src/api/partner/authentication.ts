@@ -32,6 +32,7 @@ export function installPartnerAuthentication(
   deps: PlatformDeps,
   options: AuthenticationOptions,
 ) {
+  if (!options.verifySignatures) app.log.warn("gateway signature verification is OFF: for benchmarks only");
   app.decorateRequest("partner", undefined as unknown as AuthenticatedPartner);
   app.addHook("preValidation", async (request, reply) => {
     if (isDocsRequest(request.url)) return;
@@ -44,6 +45,8 @@ export function installPartnerAuthentication(
         })
       : await identifyWithoutSignature(deps, request);
     if (!verdict.ok) {
+      // Debug only: under a flood of forged requests, info-level lines would cost more than the check.
+      request.log.debug({ gatewayRejection: verdict.rejection.kind }, "gateway refused the request");
       const response = gatewayRejectionResponse(verdict.rejection);
       return reply.code(response.status).headers(response.headers).send(response.body);
     }
