@@ -24,7 +24,16 @@ export interface CreateMarketCommand {
   readonly startTimeMs: number | null;
   readonly endTimeMs: number | null;
   readonly creatorId: number | null;
+  /**
+   * Catalogue metadata the core does not interpret (description, rules, category, tags, logos,
+   * outcome titles, creator name): plain data copied as it is into MarketCreated, so it is
+   * journaled atomically with the market and read models can project it. null when there is none.
+   */
+  readonly details: MarketDetails | null;
 }
+
+/** A JSON object of plain data (see src/engine/journal-codec.ts); the core never reads inside it. */
+export type MarketDetails = { readonly [key: string]: unknown };
 
 export interface OpenMarketCommand {
   readonly type: "OpenMarket";
@@ -105,6 +114,7 @@ export function createMarketCommand(
     startTimeMs: fields.startTimeMs ?? null,
     endTimeMs: fields.endTimeMs ?? null,
     creatorId: fields.creatorId ?? null,
+    details: fields.details ?? null,
   };
 }
 

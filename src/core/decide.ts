@@ -137,6 +137,10 @@ function decideCreateMarket(
   }
   if (command.creatorId !== null && !isId(command.creatorId))
     return invalid("creatorId must be a positive integer");
+  // Older journal entries have no details at all; both mean "none".
+  const details = command.details ?? null;
+  if (details !== null && (typeof details !== "object" || Array.isArray(details)))
+    return invalid("details must be an object");
 
   let nextOutcomeId = state.counters.nextOutcomeId;
   let nextOptionId = state.counters.nextOptionId;
@@ -181,6 +185,7 @@ function decideCreateMarket(
         startTimeMs: command.startTimeMs,
         endTimeMs: command.endTimeMs,
         creatorId: command.creatorId,
+        details,
         createdAtMs: context.nowMs,
         outcomes,
       },

@@ -2,6 +2,7 @@
 // model needs (orders, trades, positions, balances, price points), so the journal alone explains
 // the state. Plain data only; amounts, shares and prices are bigint atoms (1e-8), times are ms.
 
+import type { MarketDetails } from "./commands.js";
 import type { ModelType } from "./market.js";
 import type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
 
@@ -19,6 +20,8 @@ export interface MarketCreatedEvent {
   readonly startTimeMs: number | null;
   readonly endTimeMs: number | null;
   readonly creatorId: number | null;
+  /** The command's catalogue metadata, copied without interpretation (null when none). */
+  readonly details: MarketDetails | null;
   readonly createdAtMs: number;
   readonly outcomes: readonly {
     readonly outcomeId: number;

@@ -37,4 +37,5 @@ export { assertInvariants, checkInvariants } from "./invariants.js";
 export type { MarketStatus, ModelType } from "./market.js";
 export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
 export * from "./queries.js";
+export { dueScheduledCommands } from "./schedule.js";
 export type { ExchangeState } from "./state.js";

@@ -42,6 +42,17 @@ export const marketBuyAmountAtomsMin = 1_000_000n;
 
 const atomsPerOne = 100_000_000n;
 
+/** True when nowMs lies in [startTimeMs, endTimeMs); a missing bound does not limit. */
+export function isWithinTradingWindow(
+  market: { readonly startTimeMs: number | null; readonly endTimeMs: number | null },
+  nowMs: number,
+): boolean {
+  return (
+    (market.startTimeMs === null || nowMs >= market.startTimeMs) &&
+    (market.endTimeMs === null || nowMs < market.endTimeMs)
+  );
+}
+
 export function isId(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
 }
@@ -92,6 +103,9 @@ export function decidePlaceOrder(
   if (option === undefined || option.outcomeId !== outcome.outcomeId) return refuse("OPTION_NOT_FOUND");
   if (market.modelType !== "orderbook") return refuse("MODEL_NOT_SUPPORTED");
   if (market.status !== "open") return refuse("MARKET_NOT_OPEN");
+  // Trading runs from startTime to endTime even between the scheduler's ticks: an operator may open
+  // (publish) a market before its start, and the scheduler's CloseMarket may come a tick late.
+  if (!isWithinTradingWindow(market, context.nowMs)) return refuse("MARKET_NOT_OPEN");
   const book = outcome.book;
   if (book === null) throw new Error("decide: an open orderbook market has no book");
 

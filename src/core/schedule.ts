@@ -1,0 +1,30 @@
+// What time alone makes due, derived from the state and the time (never remembered), so the
+// engine's scheduler neither skips nor repeats anything across a restart: resting GTD orders past
+// their expiresAt, and open markets past their endTime. Opening is the operator's act (DESIGN §3);
+// an opened market whose startTime is still ahead simply refuses orders until then (place-order.ts).
+
+import type { ExchangeCommand } from "./commands.js";
+import type { ExchangeState } from "./state.js";
+
+export function dueScheduledCommands(
+  state: ExchangeState,
+  nowMs: number,
+  commandsMax: number,
+): ExchangeCommand[] {
+  const commands: ExchangeCommand[] = [];
+  for (const market of state.markets.values()) {
+    if (commands.length >= commandsMax) return commands;
+    if (market.status === "open" && market.endTimeMs !== null && market.endTimeMs <= nowMs) {
+      commands.push({ type: "CloseMarket", marketId: market.marketId });
+    }
+  }
+  if (commands.length < commandsMax && hasExpiredOrder(state, nowMs)) commands.push({ type: "ExpireOrders" });
+  return commands;
+}
+
+function hasExpiredOrder(state: ExchangeState, nowMs: number): boolean {
+  for (const order of state.ordersWithExpiry.values()) {
+    if (order.expiresAtMs !== null && order.expiresAtMs <= nowMs) return true;
+  }
+  return false;
+}
