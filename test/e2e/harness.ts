@@ -83,17 +83,23 @@ let userCounter = 0;
 
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-test-"));
-  const config = loadConfig({
-    PREDEX_DATA_DIR: dataDir,
-    PREDEX_HOST: "127.0.0.1",
-    PREDEX_PORT: "0",
-    PREDEX_PUBLIC_PORT: "0",
-    PREDEX_LEGACY_PORT: "0",
-    PREDEX_ADMIN_PORT: "0",
-    PREDEX_LOG_LEVEL: "silent",
-    ...options.env,
-  });
-  const platform = await startPlatform(config, options.platform);
+  let platform: Platform;
+  try {
+    const config = loadConfig({
+      PREDEX_DATA_DIR: dataDir,
+      PREDEX_HOST: "127.0.0.1",
+      PREDEX_PORT: "0",
+      PREDEX_PUBLIC_PORT: "0",
+      PREDEX_LEGACY_PORT: "0",
+      PREDEX_ADMIN_PORT: "0",
+      PREDEX_LOG_LEVEL: "silent",
+      ...options.env,
+    });
+    platform = await startPlatform(config, options.platform);
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 
   const raw: TestPlatform["raw"] = async (surface, request) => {
     const response = await fetch(new URL(request.path, platform.addresses[surface]), {

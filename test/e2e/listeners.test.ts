@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { ConfigError } from "../../src/config.js";
 import { startTestPlatform, type TestPlatform } from "./harness.js";
 
 let platform: TestPlatform;
@@ -43,5 +44,14 @@ describe("listeners", () => {
       const page = await platform.raw(surface, { path: "/docs" });
       assert.ok(page.status === 200 || page.status === 302, `${surface} /docs answered ${page.status}`);
     }
+  });
+});
+
+describe("configuration the build cannot honour", () => {
+  it("refuses PREDEX_DATABASE_URL clearly instead of silently using SQLite", async () => {
+    await assert.rejects(
+      startTestPlatform({ env: { PREDEX_DATABASE_URL: "postgres://127.0.0.1/predex" } }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes("PREDEX_DATABASE_URL"),
+    );
   });
 });
