@@ -15,7 +15,14 @@ import type {
 import { type Account, applyBalanceDelta, newAccount, releaseFrozen } from "./ledger.js";
 import type { Market, Outcome } from "./market.js";
 import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
-import { freezeShares, newPosition, type Position, recordBuy, recordSell, unfreezeShares } from "./positions.js";
+import {
+  freezeShares,
+  newPosition,
+  type Position,
+  recordBuy,
+  recordSell,
+  unfreezeShares,
+} from "./positions.js";
 import type { ExchangeState } from "./state.js";
 import {
   atomsPerLot,
@@ -232,9 +239,11 @@ function applyTrade(state: ExchangeState, event: TradeExecutedEvent): void {
   if (event.takerSide === "BUY") recordBuy(takerPosition, event.shares, event.takerNotional, event.takerFee);
   else recordSell(takerPosition, event.shares, false, event.takerNotional, event.takerFee);
 
-  outcome.collateral += event.collateralDelta;
-  if (outcome.collateral < 0n) throw new Error("evolve: negative collateral");
-  const fees = event.makerFee + event.takerFee;
+  if (event.collateralDelta !== 0n) {
+    outcome.collateral += event.collateralDelta;
+    if (outcome.collateral < 0n) throw new Error("evolve: negative collateral");
+  }
+  const fees = event.makerFee === 0n ? event.takerFee : event.makerFee + event.takerFee;
   if (fees !== 0n) {
     marketOf(state, event.marketId).feeIncome += fees;
     state.totals.feeIncome += fees;
@@ -249,7 +258,8 @@ function applyOrderReleased(state: ExchangeState, event: OrderCancelledEvent | O
   outcomeOf(state, order.outcomeId).book!.remove(order);
   unrestOrder(state, account, order);
   if (order.side === "BUY") {
-    if (Number(event.releasedAmount) !== order.frozenAmount) throw new Error("evolve: release differs from frozen");
+    if (Number(event.releasedAmount) !== order.frozenAmount)
+      throw new Error("evolve: release differs from frozen");
     releaseFrozen(account, event.releasedAmount);
   } else {
     unfreezeShares(account.positions.get(order.optionId)!, event.releasedShares);

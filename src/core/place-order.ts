@@ -402,6 +402,7 @@ function tradeEvent(
     makerAvailableDelta = makerNotional - makerFee;
   }
   const shares = lotsToShares(lots);
+  const makerNotionalAtoms = atomsOf(makerNotional);
   const cross: CrossType =
     maker.optionIndex === takerOptionIndex ? "TRANSFER" : maker.side === "BUY" ? "MINT" : "MERGE";
   const makerPositionId = positions.idFor(maker.userId, maker.optionId);
@@ -421,7 +422,7 @@ function tradeEvent(
     makerSide: maker.side,
     makerPositionId,
     makerPrice: priceUnitsToAtoms(maker.priceUnits),
-    makerNotional: atomsOf(makerNotional),
+    makerNotional: makerNotionalAtoms,
     makerFee: atomsOf(makerFee),
     makerAvailableDelta: atomsOf(makerAvailableDelta),
     makerFrozenDelta: atomsOf(makerFrozenDelta),
@@ -433,9 +434,12 @@ function tradeEvent(
     takerSide: taker.side,
     takerPositionId,
     takerPrice: priceUnitsToAtoms(takerPrice),
-    takerNotional: atomsOf(takerNotional),
+    // In a transfer both sides have the same notional: one bigint serves both.
+    takerNotional: takerNotional === makerNotional ? makerNotionalAtoms : atomsOf(takerNotional),
     takerFee: atomsOf(takerFee),
-    takerAvailableDelta: atomsOf(taker.side === "BUY" ? -(takerNotional + takerFee) : takerNotional - takerFee),
+    takerAvailableDelta: atomsOf(
+      taker.side === "BUY" ? -(takerNotional + takerFee) : takerNotional - takerFee,
+    ),
     collateralDelta: cross === "MINT" ? shares : cross === "MERGE" ? -shares : 0n,
   };
 }

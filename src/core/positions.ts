@@ -56,7 +56,8 @@ export function recordSell(
   fee: bigint,
 ): void {
   const held = position.shares + position.frozenShares;
-  const costReleased = held === 0n ? 0n : (position.cost * shares) / held;
+  // Selling everything releases all the cost, with no division to pay for.
+  const costReleased = shares === held ? position.cost : held === 0n ? 0n : (position.cost * shares) / held;
   if (fromFrozen) position.frozenShares -= shares;
   else position.shares -= shares;
   if (position.shares < 0n || position.frozenShares < 0n) {
@@ -79,5 +80,6 @@ export function freezeShares(position: Position, shares: bigint): void {
 export function unfreezeShares(position: Position, shares: bigint): void {
   position.frozenShares -= shares;
   position.shares += shares;
-  if (position.frozenShares < 0n) throw new Error(`positions: negative frozen shares in position ${position.positionId}`);
+  if (position.frozenShares < 0n)
+    throw new Error(`positions: negative frozen shares in position ${position.positionId}`);
 }

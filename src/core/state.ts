@@ -4,6 +4,7 @@
 import type { BookKind } from "./book/order-book.js";
 import type { Account, LedgerTotals } from "./ledger.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
+import { OrderIndex } from "./order-index.js";
 import type { Order } from "./orders.js";
 
 export interface IdCounters {
@@ -24,7 +25,7 @@ export interface ExchangeState {
   readonly options: Map<number, OptionRecord>;
   readonly accounts: Map<number, Account>;
   /** Resting orders by id. Terminal orders are not kept (read models have them). */
-  readonly orders: Map<number, Order>;
+  readonly orders: OrderIndex;
   /** Resting GTD orders by id, in id order, for ExpireOrders. */
   readonly ordersWithExpiry: Map<number, Order>;
   /** Deposit transaction hashes already credited, with the user credited. */
@@ -47,7 +48,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     outcomes: new Map(),
     options: new Map(),
     accounts: new Map(),
-    orders: new Map(),
+    orders: new OrderIndex(),
     ordersWithExpiry: new Map(),
     depositTxHashes: new Map(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n },
