@@ -147,7 +147,6 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
 
   // The rest of the order goes on the book; its funds or shares are frozen now.
   const option = state.options.get(event.optionId)!;
-  const market = marketOf(state, event.marketId);
   const book = outcomeOf(state, event.outcomeId).book!;
   if (event.limitPrice === null || (event.timeInForce !== "GTC" && event.timeInForce !== "GTD")) {
     throw new Error("evolve: only GTC and GTD LIMIT orders rest");
@@ -179,7 +178,7 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
     previous: null,
     next: null,
   };
-  if (market.tickUnits !== book.tickUnits || order.yesPriceUnits % book.tickUnits !== 0) {
+  if (order.yesPriceUnits % book.tickUnits !== 0) {
     throw new Error("evolve: resting price off tick");
   }
   if (event.side === "BUY") applyBalanceDelta(account, -event.frozenAmount, event.frozenAmount);
