@@ -13,6 +13,7 @@ import { installUpgradeGate } from "./api/partner/upgrades.js";
 import { buildPublicApp } from "./api/public/app.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
+import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
@@ -95,6 +96,17 @@ export async function startPlatform(
     }),
     users: identity,
   });
+  // The engine's recovery (snapshot + journal) runs here, before any listener takes a request.
+  const exchange = await openExchangeHost({
+    db,
+    clock: nowMs,
+    logger: logger.child({ component: "exchange" }),
+    onFatal: (error) => {
+      // Memory may be ahead of disk: the only safe move is to stop and recover from the journal.
+      logger.fatal({ err: error }, "the exchange engine stopped; exiting so recovery can run");
+      process.exit(70);
+    },
+  });
   const deps: PlatformDeps = {
     config,
     nowMs,
@@ -107,6 +119,8 @@ export async function startPlatform(
     }),
     mfa,
     socketChannels: new Map(),
+    engine: exchange.engine,
+    exchangeReadModels: exchange.readModels,
   };
 
   const https =
@@ -127,6 +141,8 @@ export async function startPlatform(
   installUpgradeGate(apps.gateway.server, deps);
   const close = async () => {
     await Promise.allSettled(Object.values(apps).map((app) => app.close()));
+    // After the listeners (no new commands) and before the database (the engine commits queued work).
+    await exchange.close();
     db.close();
   };
   try {

@@ -3,9 +3,11 @@
 
 import type { Logger } from "pino";
 import type { PlatformConfig } from "../config.js";
+import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
 import type { MfaService } from "../mfa/service.js";
+import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 import type { SocketChannelHandler } from "./partner/upgrades.js";
 
@@ -24,6 +26,10 @@ export interface PlatformDeps {
   readonly socketChannels: Map<string, SocketChannelHandler>;
   /** TOTP, email and recovery codes, and the tickets sensitive operations consume (src/mfa). */
   readonly mfa: MfaService;
+  /** The exchange's single writer: submit commands, read committed state (src/exchange/exchange-host.ts). */
+  readonly engine: ExchangeEngine;
+  /** Orders, trades, ledger, positions, price points, deposits and the market catalogue. */
+  readonly exchangeReadModels: ExchangeReadModels;
 }
 
 declare module "fastify" {

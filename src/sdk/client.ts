@@ -3,6 +3,7 @@
 // requests on 500/502/504 and network failures with capped exponential backoff (spec 000 "Recovery").
 
 import { randomUUID } from "node:crypto";
+import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
 import type {
   CodeProofRequest,
   EmailCodeSent,
@@ -14,6 +15,14 @@ import type {
   TotpSetup,
   VerifyRequest,
 } from "../api/partner/schemas/mfa.js";
+import type {
+  Asset,
+  BestPrice,
+  Book,
+  CreateOrderRequest,
+  Order,
+  Trade,
+} from "../api/partner/schemas/trading.js";
 import type {
   PublicUser,
   RegisteredUser,
@@ -140,6 +149,49 @@ export class PredexClient {
     return this.request<RecoveryCodes>("POST", restPaths.mfaRecoveryCodes, { body: proof });
   }
 
+  async getMarketDetail(marketId: string): Promise<MarketDetail> {
+    return this.request<MarketDetail>("GET", restPaths.marketDetail(marketId));
+  }
+
+  /** The book of one outcome; `optionId` of the No option shows it in No prices. */
+  async getBook(query: BookRequest): Promise<Book> {
+    return this.request<Book>("GET", restPaths.orderbookBook, { query: bookQuery(query) });
+  }
+
+  async getPrice(query: BookRequest): Promise<BestPrice> {
+    return this.request<BestPrice>("GET", restPaths.orderbookPrice, { query: bookQuery(query) });
+  }
+
+  /**
+   * Places an order. Not retried automatically (it is not idempotent by itself); send a
+   * `clientOrderId` and call again after a network failure: the same id returns the first order.
+   */
+  async createOrder(order: CreateOrderRequest): Promise<Order> {
+    return this.request<Order>("POST", restPaths.createOrder, { body: order });
+  }
+
+  /** Unfilled orders, newest first; `current`, `size`, `total`, `pages` come beside `data`. */
+  async getOpenOrders(request: OpenOrdersQuery = {}): Promise<PagedResult<Order>> {
+    return pagedResult(await this.requestEnvelope<Order[]>("POST", restPaths.openOrders, { body: request }));
+  }
+
+  async cancelOrder(orderId: string): Promise<Order> {
+    return this.request<Order>("POST", restPaths.cancelOrder, { body: { orderId } });
+  }
+
+  /** The session user's trades, newest first. */
+  async getTrades(request: TradesQuery = {}): Promise<PagedResult<Trade>> {
+    const query: Record<string, string> = {};
+    if (request.marketId !== undefined) query.marketId = request.marketId;
+    if (request.page !== undefined) query.page = String(request.page);
+    if (request.pageSize !== undefined) query.pageSize = String(request.pageSize);
+    return pagedResult(await this.requestEnvelope<Trade[]>("GET", restPaths.trades, { query }));
+  }
+
+  async getAssets(): Promise<Asset[]> {
+    return this.request<Asset[]>("GET", restPaths.accountAssets);
+  }
+
   /** Any operation of the signed host; resolves to `data`. */
   async request<Data>(method: string, path: string, options: RequestOptions = {}): Promise<Data> {
     return (await this.requestEnvelope<Data>(method, path, options)).data;
@@ -244,6 +296,51 @@ export class PredexClient {
     // Half fixed, half jitter: clients that failed together do not all come back together.
     return ceilingMs / 2 + Math.random() * (ceilingMs / 2);
   }
+}
+
+export interface BookRequest {
+  readonly marketId: string;
+  readonly outcomeId: string;
+  readonly optionId?: string;
+}
+
+export interface OpenOrdersQuery {
+  readonly marketId?: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
+export interface TradesQuery {
+  readonly marketId?: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
+/** A page of records with the pagination fields the server put beside `data`. */
+export interface PagedResult<Item> {
+  readonly records: Item[];
+  readonly current: number;
+  readonly size: number;
+  readonly total: number;
+  readonly pages: number;
+}
+
+function bookQuery(request: BookRequest): Record<string, string> {
+  return {
+    marketId: request.marketId,
+    outcomeId: request.outcomeId,
+    ...(request.optionId === undefined ? {} : { optionId: request.optionId }),
+  };
+}
+
+function pagedResult<Item>(envelope: ApiEnvelope<Item[]>): PagedResult<Item> {
+  return {
+    records: envelope.data,
+    current: envelope.current as number,
+    size: envelope.size as number,
+    total: envelope.total as number,
+    pages: envelope.pages as number,
+  };
 }
 
 function parseResponse<Data>(response: Response, text: string): ApiEnvelope<Data> {

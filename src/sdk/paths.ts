@@ -11,6 +11,14 @@ export const restPaths = {
   mfaEmailSend: "/user/mfa/email/send",
   mfaVerify: "/user/mfa/verify",
   mfaRecoveryCodes: "/user/mfa/recovery-codes",
+  marketDetail: (marketId: string) => `/markets/${encodeURIComponent(marketId)}/detail`,
+  orderbookBook: "/orderbook/book",
+  orderbookPrice: "/orderbook/price",
+  createOrder: "/ordering/create-order",
+  openOrders: "/ordering/open-orders",
+  cancelOrder: "/ordering/cancel-order",
+  trades: "/trades",
+  accountAssets: "/account/assets",
 } as const;
 
 export const socketPaths = {

@@ -1,0 +1,79 @@
+// The exchange as the platform runs it: the core's decider on the durable engine over the SQLite
+// file, the read models projected in every commit, and the scheduler that submits what time makes
+// due. server.ts opens it once; routes reach it through deps.engine and deps.exchangeReadModels.
+
+import type { Logger } from "pino";
+import {
+  assertInvariants,
+  dueScheduledCommands,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+} from "../core/exchange.js";
+import { Engine, type EngineLimits } from "../engine/engine.js";
+import type { EngineFatalError } from "../engine/errors.js";
+import { type Scheduler, startScheduler } from "../engine/scheduler.js";
+import type { ExchangeReadModels } from "../store/exchange-read-models.js";
+import type { SqliteDatabase } from "../store/sqlite/database.js";
+import { SqliteEngineStore } from "../store/sqlite/engine-store.js";
+import {
+  createSqliteExchangeProjector,
+  createSqliteExchangeReadModels,
+} from "../store/sqlite/exchange-read-models.js";
+
+export type ExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
+
+/** How often the scheduler looks for expired GTD orders and markets past their endTime. */
+export const schedulerIntervalMs = 500;
+
+export interface ExchangeHostOptions {
+  readonly db: SqliteDatabase;
+  /** The engine's commit clock: the platform's clock, so tests that move time move trading time too. */
+  readonly clock: () => number;
+  readonly logger: Logger;
+  /** The engine stopped for good (a failed commit or a broken invariant): the host must exit. */
+  readonly onFatal: (error: EngineFatalError) => void;
+  readonly limits?: Partial<EngineLimits>;
+}
+
+export interface ExchangeHost {
+  readonly engine: ExchangeEngine;
+  readonly readModels: ExchangeReadModels;
+  /** Stops the scheduler, then commits what is queued and writes a snapshot. */
+  close(): Promise<void>;
+}
+
+export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
+  const { db, logger } = options;
+  const projector = createSqliteExchangeProjector(db);
+  const engine: ExchangeEngine = await Engine.open({
+    decider: exchangeDecider,
+    codec: exchangeStateCodec,
+    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+    projectors: [projector],
+    clock: options.clock,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    assertState: assertInvariants,
+    onFatal: options.onFatal,
+    onError: (error, context) => logger.error({ err: error, context }, "exchange engine problem"),
+  });
+  const scheduler: Scheduler = startScheduler({
+    engine,
+    due: dueScheduledCommands,
+    intervalMs: schedulerIntervalMs,
+    clock: options.clock,
+    // A refusal means another command got there first (an operator closed the market): nothing to do.
+    onRejected: (command, rejection) => logger.debug({ command, rejection }, "scheduled command refused"),
+    onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
+  });
+  return {
+    engine,
+    readModels: createSqliteExchangeReadModels(db),
+    async close() {
+      await scheduler.stop();
+      await engine.close();
+    },
+  };
+}

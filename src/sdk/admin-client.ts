@@ -1,0 +1,112 @@
+// A small typed client for the operator API (DESIGN §5): bearer token, JSON in and out, the current
+// interface's envelope. Used by tests, benchmarks and anyone scripting the operator's work.
+
+import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
+import { NetworkError, PredexApiError } from "./errors.js";
+
+export interface AdminClientOptions {
+  /** The admin listener, e.g. `http://127.0.0.1:8083`. */
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly timeoutMs?: number;
+}
+
+export interface CreatedPartner {
+  readonly merchantId: string;
+  readonly appKey: string;
+  readonly appSecret: string;
+  readonly apiKey: string;
+}
+
+export interface CreateMarketRequest {
+  readonly title: string;
+  readonly description?: string;
+  readonly rules?: string;
+  readonly categoryId: string | number;
+  readonly tags?: string;
+  readonly modelType?: "orderbook" | "AMM" | "parimutuel";
+  readonly tickSize?: number | string;
+  readonly minOrderSize?: number | string;
+  readonly makerFee?: number;
+  readonly takerFee?: number;
+  readonly buyFee?: number;
+  readonly sellFee?: number;
+  readonly marketOrderPriceProtection?: number | string;
+  readonly limitOrderPriceProtection?: number | string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly creatorId?: string | number;
+  readonly marketLogo?: string;
+  readonly marketBanner?: string;
+  readonly outcomes: readonly {
+    readonly name: string;
+    readonly title?: string;
+    readonly description?: string;
+    readonly options: readonly { readonly title: string }[];
+  }[];
+}
+
+export interface Deposit {
+  readonly userId: string;
+  readonly amount: string;
+  readonly txHash: string;
+  readonly creditedAt: string;
+}
+
+export class PredexAdminClient {
+  readonly #options: AdminClientOptions;
+
+  constructor(options: AdminClientOptions) {
+    this.#options = options;
+  }
+
+  createPartner(body: { name?: string; commissionRate?: string | number; webhookUrl?: string } = {}) {
+    return this.request<CreatedPartner>("POST", "/admin/partners", body);
+  }
+
+  createMarket(body: CreateMarketRequest): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", "/admin/markets", body);
+  }
+
+  openMarket(marketId: string | number): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/open`);
+  }
+
+  closeMarket(marketId: string | number): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/close`);
+  }
+
+  /** Credits `amount` USDT; the same txHash again credits nothing and answers the first deposit. */
+  deposit(body: { userId: string | number; amount: number | string; txHash: string }): Promise<Deposit> {
+    return this.request<Deposit>("POST", "/admin/deposits", body);
+  }
+
+  async request<Data>(method: string, path: string, body?: unknown): Promise<Data> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(new URL(path, this.#options.baseUrl), {
+        method,
+        headers: {
+          authorization: `Bearer ${this.#options.token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 10_000),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new NetworkError(`${method} ${path} failed: ${(error as Error).message}`, { cause: error });
+    }
+    let envelope: { code?: number; message?: string; data?: Data };
+    try {
+      envelope = JSON.parse(text) as typeof envelope;
+    } catch {
+      throw new PredexApiError(response.status, null, text);
+    }
+    if (response.status !== 200 || envelope.code !== 0) {
+      throw new PredexApiError(response.status, envelope.code ?? null, envelope.message ?? text);
+    }
+    return envelope.data as Data;
+  }
+}

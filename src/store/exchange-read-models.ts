@@ -1,0 +1,200 @@
+// What the platform keeps, beside the engine's in-memory state, about trading: every order with its
+// current status, both sides of every trade, every balance movement, positions, price points,
+// deposits, and the market catalogue. Projected from the engine's events inside each commit (so a
+// read model is never ahead of or behind the journal), queried by the API routes. Asynchronous so a
+// PostgreSQL adapter can implement it as it is; the SQLite adapter answers synchronously inside.
+
+import type { MarketDetails } from "../core/commands.js";
+import type { CrossType } from "../core/events.js";
+import type {
+  MarketStatus,
+  ModelType,
+  OrderSide,
+  OrderStatus,
+  OrderType,
+  TimeInForce,
+} from "../core/exchange.js";
+
+/** Rows per page the queries return at most, whatever a caller asks (spec 000: pageSize ≤ 100). */
+export const readModelPageSizeMax = 100;
+
+export interface PageRequest {
+  /** 1-based. */
+  readonly page: number;
+  /** 1 to readModelPageSizeMax. */
+  readonly pageSize: number;
+}
+
+export interface Page<Record> {
+  readonly records: Record[];
+  /** Rows matching the filter across all pages. */
+  readonly total: number;
+}
+
+export interface OrderRecord {
+  readonly orderId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  readonly orderType: OrderType;
+  readonly timeInForce: TimeInForce;
+  /** Atoms, in the order's option terms; null for MARKET. */
+  readonly limitPrice: bigint | null;
+  /** Requested shares; null for a MARKET BUY. */
+  readonly shares: bigint | null;
+  /** MARKET BUY budget; null otherwise. */
+  readonly amount: bigint | null;
+  readonly filledShares: bigint;
+  /** Cash of the fills, fees excluded. */
+  readonly filledAmount: bigint;
+  readonly feePaid: bigint;
+  readonly status: OrderStatus;
+  readonly clientOrderId: string | null;
+  readonly expiresAtMs: number | null;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export type TradeRole = "MAKER" | "TAKER";
+
+/** One side of a trade: each trade has a MAKER row and a TAKER row. */
+export interface TradeRecord {
+  readonly tradeId: number;
+  readonly orderId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  readonly role: TradeRole;
+  readonly cross: CrossType;
+  /** Atoms, in this side's option terms. */
+  readonly price: bigint;
+  readonly shares: bigint;
+  readonly fee: bigint;
+  readonly timeMs: number;
+}
+
+/**
+ * Kinds of USDT movement. DEPOSIT credits; FREEZE and UNFREEZE move between available and frozen
+ * (an order rests, is cancelled, expires, or a fill needs less than was reserved); TRADE is the
+ * cash of a fill (negative for a buyer); FEE a trading fee.
+ */
+export type LedgerEntryType = "DEPOSIT" | "FREEZE" | "UNFREEZE" | "TRADE" | "FEE";
+
+export interface LedgerEntryRecord {
+  readonly entryId: number;
+  readonly userId: number;
+  readonly type: LedgerEntryType;
+  /** Change of the available balance, atoms (negative for a debit). */
+  readonly amount: bigint;
+  /** Change of the frozen balance, atoms. */
+  readonly frozenDelta: bigint;
+  readonly availableAfter: bigint;
+  readonly frozenAfter: bigint;
+  /** The deposit's txHash, the order id (FREEZE, UNFREEZE) or the trade id (TRADE, FEE). */
+  readonly refId: string;
+  readonly timeMs: number;
+}
+
+export interface PositionRecord {
+  readonly positionId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  /** Free shares. */
+  readonly shares: bigint;
+  /** Shares frozen in resting SELL orders. */
+  readonly frozenShares: bigint;
+  readonly cost: bigint;
+  readonly realizedPnl: bigint;
+}
+
+export interface PricePointRecord {
+  readonly optionId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  /** Atoms, in the option's own terms. */
+  readonly price: bigint;
+  readonly tradeId: number;
+  readonly timeMs: number;
+}
+
+export interface DepositRecord {
+  readonly txHash: string;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly creditedAtMs: number;
+}
+
+export interface CatalogOption {
+  readonly optionId: number;
+  readonly optionIndex: number;
+  readonly title: string;
+  readonly assetId: string;
+}
+
+export interface CatalogOutcome {
+  readonly outcomeId: number;
+  readonly name: string;
+  /** Yes first (optionIndex order). */
+  readonly options: readonly CatalogOption[];
+}
+
+export interface CatalogMarket {
+  readonly marketId: number;
+  readonly title: string;
+  readonly modelType: ModelType;
+  readonly status: MarketStatus;
+  readonly categoryId: string | null;
+  readonly description: string;
+  readonly rules: string;
+  /** Comma-separated. */
+  readonly tags: string;
+  readonly creatorId: number | null;
+  readonly startTimeMs: number | null;
+  readonly endTimeMs: number | null;
+  readonly createdAtMs: number;
+  readonly openedAtMs: number | null;
+  readonly closedAtMs: number | null;
+  /** USDT that changed hands in trades, atoms. */
+  readonly volume: bigint;
+  /** Trading fees the market earned, atoms. */
+  readonly feeIncome: bigint;
+  /** The CreateMarket command's pass-through metadata, as journaled. */
+  readonly details: MarketDetails | null;
+  readonly outcomes: readonly CatalogOutcome[];
+}
+
+export interface OrderFilter {
+  readonly userId: number;
+  readonly marketId?: number | undefined;
+  /** Only OPEN and PARTIALLY_FILLED. */
+  readonly openOnly?: boolean;
+}
+
+export interface UserFilter {
+  readonly userId: number;
+  readonly marketId?: number | undefined;
+}
+
+export interface ExchangeReadModels {
+  orderById(orderId: number): Promise<OrderRecord | undefined>;
+  /** Newest first. */
+  orders(filter: OrderFilter, page: PageRequest): Promise<Page<OrderRecord>>;
+  /** This order's side of each of its trades, oldest first. */
+  tradesOfOrder(orderId: number): Promise<TradeRecord[]>;
+  /** The user's side of each trade, newest first. */
+  trades(filter: UserFilter, page: PageRequest): Promise<Page<TradeRecord>>;
+  /** Newest first. */
+  ledger(userId: number, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
+  /** By position id. */
+  positions(filter: UserFilter, page: PageRequest): Promise<Page<PositionRecord>>;
+  /** Oldest first, within [fromMs, toMs]. */
+  pricePoints(optionId: number, fromMs: number, toMs: number, limit: number): Promise<PricePointRecord[]>;
+  depositByTxHash(txHash: string): Promise<DepositRecord | undefined>;
+  market(marketId: number): Promise<CatalogMarket | undefined>;
+}

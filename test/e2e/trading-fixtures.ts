@@ -1,0 +1,91 @@
+// Shared set-up of the trading end-to-end tests: a real platform on port 0, the operator's client,
+// markets created and opened through the admin API, and users funded by admin deposits.
+
+import type { MarketDetail } from "../../src/api/partner/schemas/market-detail.js";
+import { type CreateMarketRequest, PredexAdminClient } from "../../src/sdk/admin-client.js";
+import type { PredexClient } from "../../src/sdk/client.js";
+import { type PartnerCredentials, startTestPlatform, type TestPlatform } from "./harness.js";
+
+export interface TradingPlatform extends TestPlatform {
+  readonly operator: PredexAdminClient;
+  /** A partner shared by the users of a test file. */
+  readonly partner: PartnerCredentials;
+  /** Creates a market (defaults: one binary outcome, trading from an hour ago to a day ahead). */
+  createMarket(overrides?: Partial<CreateMarketRequest>): Promise<MarketDetail>;
+  /** Creates and opens a market; returns its ids. */
+  openMarket(overrides?: Partial<CreateMarketRequest>): Promise<BinaryMarket>;
+  /** A registered user of `partner` with `usdt` deposited (none when "0"). */
+  fundedUser(usdt: string): Promise<{ client: PredexClient; userId: string }>;
+}
+
+export interface BinaryMarket {
+  readonly marketId: string;
+  readonly outcomeId: string;
+  readonly yes: string;
+  readonly no: string;
+  readonly detail: MarketDetail;
+}
+
+const hourMs = 3_600_000;
+let depositCounter = 0;
+
+export function isoAt(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export async function startTradingPlatform(): Promise<TradingPlatform> {
+  const platform = await startTestPlatform();
+  const operator = new PredexAdminClient({
+    baseUrl: platform.addresses.admin,
+    token: platform.platform.adminToken,
+  });
+  const partner = await platform.createPartner();
+  const createMarket = (overrides: Partial<CreateMarketRequest> = {}) =>
+    operator.createMarket({
+      title: "Will it rain in Paris tomorrow?",
+      categoryId: "7",
+      startTime: isoAt(Date.now() - hourMs),
+      endTime: isoAt(Date.now() + 24 * hourMs),
+      outcomes: [{ name: "Rain in Paris", options: [{ title: "Yes" }, { title: "No" }] }],
+      ...overrides,
+    });
+  return {
+    ...platform,
+    operator,
+    partner,
+    createMarket,
+    async openMarket(overrides) {
+      const created = await createMarket(overrides);
+      const detail = await operator.openMarket(created.marketId);
+      const outcome = detail.outcomes[0]!;
+      return {
+        marketId: detail.marketId,
+        outcomeId: outcome.outcomeId,
+        yes: outcome.options[0]!.optionId,
+        no: outcome.options[1]!.optionId,
+        detail,
+      };
+    },
+    async fundedUser(usdt) {
+      const { client, user } = await platform.registeredUser({ partner });
+      if (usdt !== "0") {
+        depositCounter += 1;
+        await operator.deposit({
+          userId: user.userId,
+          amount: usdt,
+          txHash: `0xtest-${process.pid}-${depositCounter}`,
+        });
+      }
+      return { client, userId: user.userId };
+    },
+  };
+}
+
+/** The session user's USDT as decimal strings. */
+export async function usdtOf(
+  client: PredexClient,
+): Promise<{ available: string; frozen: string; total: string }> {
+  const [asset] = await client.getAssets();
+  if (asset === undefined) throw new Error("no USDT asset");
+  return { available: asset.available, frozen: asset.frozen, total: asset.total };
+}
