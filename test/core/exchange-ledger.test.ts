@@ -117,6 +117,43 @@ for (const kind of bookKinds) {
       });
     });
 
+    it("a MARKET BUY's amount covers its taker fee too: it never spends more than the amount", () => {
+      const exchange = new Exchange(kind);
+      const market = exchange.openMarket({ takerFeeBps: 100 });
+      for (const user of [alice, bob, carol]) exchange.deposit(user, "100");
+      mintPairs(exchange, market, alice, bob, "50");
+      exchange.accept(exchange.limit(alice, market, market.yes, "SELL", "0.5", "50"));
+      const [placed] = eventsOfType(
+        exchange.accept(exchange.marketBuy(carol, market, market.yes, "10.1")),
+        "OrderPlaced",
+      );
+      assert.equal(placed?.status, "FILLED");
+      assert.equal(placed.filledShares, atoms("20"));
+      assert.equal(placed.filledAmount, atoms("10"));
+      assert.equal(placed.feePaid, atoms("0.1"));
+      assert.equal(balanceOf(exchange.state, carol).available, atoms("89.9"));
+    });
+
+    it("a resting BUY that filled in part and is then cancelled gets all the rest of its reserve back", () => {
+      const exchange = new Exchange(kind);
+      const market = exchange.openMarket({ makerFeeBps: 30 });
+      for (const user of [alice, bob]) exchange.deposit(user, "100");
+      const [placed] = eventsOfType(
+        exchange.accept(exchange.limit(alice, market, market.yes, "BUY", "0.37", "7")),
+        "OrderPlaced",
+      );
+      exchange.accept(exchange.limit(bob, market, market.no, "BUY", "0.63", "3"));
+      const [cancelled] = exchange.accept({ type: "CancelOrder", userId: alice, orderId: placed!.orderId });
+      assert.ok(cancelled?.type === "OrderCancelled");
+      assert.equal(cancelled.filledShares, atoms("3"));
+      assert.equal(cancelled.remainingShares, atoms("4"));
+      assert.deepEqual(balanceOf(exchange.state, alice), {
+        available: atoms("100") - atoms("1.11") - atoms("0.00333"),
+        frozen: 0n,
+        total: atoms("100") - atoms("1.11") - atoms("0.00333"),
+      });
+    });
+
     it("refuses a BUY that its available balance cannot cover at its limit, fee included", () => {
       const exchange = new Exchange(kind);
       const market = exchange.openMarket({ takerFeeBps: 100 });
