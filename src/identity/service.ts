@@ -4,9 +4,10 @@
 import { type Rejection, reject } from "../core/errors.js";
 import { constantTimeEqual } from "../gateway/signature.js";
 import type { AppKeyRecord } from "../gateway/verifier.js";
-import type { IdentityStore, UserRecord } from "../store/identity.js";
+import type { IdentityStore, PartnerRecord, UserRecord } from "../store/identity.js";
 import { generatePartnerCredentials, generateSessionToken, sha256Hex } from "./credentials.js";
 import type { SecretBox } from "./secret-box.js";
+import { deriveWebhookSecret } from "./webhook-secret.js";
 
 export type Result<Value> =
   | { readonly ok: true; readonly value: Value }
@@ -40,6 +41,8 @@ export interface CreatedPartner {
   readonly appKey: string;
   readonly appSecret: string;
   readonly apiKey: string;
+  /** Verifies merchant webhooks (Standard Webhooks `whsec_…`); derived from the APP Secret, shown once. */
+  readonly webhookSecret: string;
 }
 
 export interface RegisterInput {
@@ -101,7 +104,14 @@ export class IdentityService {
       webhookUrl: input.webhookUrl ?? null,
       createdAtMs: this.#nowMs(),
     });
-    return { ok: true, value: { merchantId: String(partner.partnerId), ...credentials } };
+    return {
+      ok: true,
+      value: {
+        merchantId: String(partner.partnerId),
+        ...credentials,
+        webhookSecret: deriveWebhookSecret(credentials.appSecret),
+      },
+    };
   }
 
   /** The gateway's APP Key lookup. Cached: it runs on every request, and decryption is not free. */
@@ -159,6 +169,38 @@ export class IdentityService {
     if (session === undefined || session.partnerId !== partnerId) return undefined;
     if (session.revokedAtMs !== null || session.expiresAtMs <= this.#nowMs()) return undefined;
     return { userId: session.userId, partnerId: session.partnerId };
+  }
+
+  /** The partner an API key belongs to (the legacy authorize call), or undefined. */
+  async findPartnerByApiKey(apiKey: string): Promise<PartnerRecord | undefined> {
+    return this.#store.findPartnerByApiKeySha256(sha256Hex(apiKey));
+  }
+
+  async findPartner(partnerId: number): Promise<PartnerRecord | undefined> {
+    return this.#store.findPartnerById(partnerId);
+  }
+
+  /** The secret that signs the partner's webhooks: the one createPartner showed. */
+  webhookSecretOf(partner: PartnerRecord): string {
+    return deriveWebhookSecret(this.#secretBox.open(partner.appSecretSealed, partner.appKey));
+  }
+
+  /**
+   * Creates or finds the partner's user (`marchantUserId` per merchant) without opening a session:
+   * the legacy interface authenticates with its own token. A null e-mail keeps the one on file.
+   */
+  async findOrCreateUser(
+    partnerId: number,
+    marchantUserId: string,
+    email: string | null,
+  ): Promise<UserRecord> {
+    return this.#store.registerUser({
+      partnerId,
+      marchantUserId,
+      email,
+      avatarUrl: defaultAvatarUrl,
+      nowMs: this.#nowMs(),
+    });
   }
 
   async findUser(userId: number): Promise<UserRecord | undefined> {

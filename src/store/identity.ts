@@ -32,7 +32,8 @@ export interface UserRecord {
 export interface RegisterUserInput {
   readonly partnerId: number;
   readonly marchantUserId: string;
-  readonly email: string;
+  /** null keeps an existing user's e-mail (a new user gets ""): the legacy authorize may omit it. */
+  readonly email: string | null;
   readonly avatarUrl: string;
   readonly nowMs: number;
 }
@@ -52,6 +53,8 @@ export interface IdentityStore {
   findPartnerById(partnerId: number): Promise<PartnerRecord | undefined>;
   findPartnerByAppKey(appKey: string): Promise<PartnerRecord | undefined>;
   findPartnerByName(name: string): Promise<PartnerRecord | undefined>;
+  /** The legacy authorize call names its partner by API key (stored as its hex SHA-256). */
+  findPartnerByApiKeySha256(apiKeySha256: string): Promise<PartnerRecord | undefined>;
 
   /** Creates the user, or returns the existing one of (partnerId, marchantUserId) with its email updated. */
   registerUser(input: RegisterUserInput): Promise<UserRecord>;

@@ -86,6 +86,7 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
   const partnerById = db.prepare("SELECT * FROM identity_partners WHERE partner_id = ?");
   const partnerByAppKey = db.prepare("SELECT * FROM identity_partners WHERE app_key = ?");
   const partnerByName = db.prepare("SELECT * FROM identity_partners WHERE name = ?");
+  const partnerByApiKey = db.prepare("SELECT * FROM identity_partners WHERE api_key_sha256 = ?");
 
   const userByMerchantUser = db.prepare(
     "SELECT * FROM identity_users WHERE partner_id = ? AND marchant_user_id = ?",
@@ -120,13 +121,14 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
   const registerUser = db.transaction((input: RegisterUserInput): UserRow => {
     const existing = userByMerchantUser.get(input.partnerId, input.marchantUserId) as UserRow | undefined;
     if (existing !== undefined) {
+      if (input.email === null) return existing;
       if (existing.email !== input.email) updateEmail.run(input.email, existing.user_id);
       return { ...existing, email: input.email };
     }
     const { lastInsertRowid } = insertUser.run(
       input.partnerId,
       input.marchantUserId,
-      input.email,
+      input.email ?? "",
       input.avatarUrl,
       input.nowMs,
     );
@@ -153,6 +155,9 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
     },
     async findPartnerByName(name) {
       return maybe(partnerByName.get(name) as PartnerRow | undefined, partnerFromRow);
+    },
+    async findPartnerByApiKeySha256(apiKeySha256) {
+      return maybe(partnerByApiKey.get(apiKeySha256) as PartnerRow | undefined, partnerFromRow);
     },
     async registerUser(input) {
       return userFromRow(registerUser(input));

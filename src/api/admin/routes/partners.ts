@@ -31,6 +31,9 @@ const CreatedPartner = Type.Object({
   appKey: Type.String(),
   appSecret: Type.String({ description: "Shown once; stored encrypted" }),
   apiKey: Type.String({ description: "Shown once; stored as a hash" }),
+  webhookSecret: Type.String({
+    description: "Verifies merchant webhooks (Standard Webhooks `whsec_…`); shown once",
+  }),
 });
 
 export default defineRoutes((app, deps) => {
