@@ -7,9 +7,9 @@ import { fnv1a64 } from "../../../core/hash.js";
 import { formatAtoms } from "../../../core/money.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { isoSeconds, parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
+import { ok } from "../envelope.js";
 import { sendRejection } from "../errors.js";
-import { BestPrice, Book, BookQuery } from "../schemas/trading.js";
+import { BestPrice, Book, BookQuery, bookResponses } from "../schemas/trading.js";
 import { requireSession } from "../session.js";
 
 type BookAddress = { marketId: number; outcomeId: number; optionId: number | null };
@@ -70,7 +70,7 @@ export default defineRoutes((app, deps) => {
           "In Yes prices, or No prices when `optionId` is the No option. `seq` is the last journal sequence applied. A draft market answers code 4054.",
         tags: ["Order book"],
         querystring: BookQuery,
-        response: partnerResponses(Book),
+        response: bookResponses(Book),
       },
       preHandler: requireSession,
     },
@@ -93,7 +93,7 @@ export default defineRoutes((app, deps) => {
         summary: "Best bid and ask, midpoint, spread and last trade price of one outcome",
         tags: ["Order book"],
         querystring: BookQuery,
-        response: partnerResponses(BestPrice),
+        response: bookResponses(BestPrice),
       },
       preHandler: requireSession,
     },

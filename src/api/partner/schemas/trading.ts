@@ -2,7 +2,7 @@
 // decimal strings, prices and sizes decimal strings, times ISO 8601 UTC at second precision.
 
 import { type Static, type TSchema, Type } from "typebox";
-import { ErrorEnvelope } from "../envelope.js";
+import { ErrorEnvelope, partnerResponses } from "../envelope.js";
 import { PageFields, PageFieldsSchema } from "../pagination.js";
 
 const Decimal = (description: string) => Type.String({ description: `${description} (decimal string)` });
@@ -155,4 +155,12 @@ export function pagedResponses<Item extends TSchema>(item: Item) {
     415: ErrorEnvelope,
     500: ErrorEnvelope,
   };
+}
+
+/**
+ * Responses of the book operations: a draft market's book answers HTTP 200 with code 4054 and
+ * `data: null`, so the 200 schema must let null through (an object schema would print `{}`).
+ */
+export function bookResponses<Data extends TSchema>(data: Data) {
+  return partnerResponses(Type.Union([data, Type.Null()]));
 }

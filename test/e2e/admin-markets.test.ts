@@ -1,0 +1,224 @@
+// The operator's market and deposit API (DESIGN §5) through a real admin listener: the created
+// market's detail has every field of spec 000 with its JSON type; deposits are idempotent on txHash.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { PredexApiError } from "../../src/sdk/errors.js";
+import { isoAt, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
+
+const detailTypes: Record<string, string> = {
+  marketId: "string",
+  coinId: "string",
+  category: "string",
+  title: "string",
+  description: "string",
+  rules: "string",
+  marketType: "null",
+  marketLogoBackground: "null",
+  totalStake: "null",
+  hotScore: "null",
+  ifHasChallenged: "null",
+  orderbookMakers: "null",
+  liveVideoType: "null",
+  liveSourcePlat: "null",
+  liveLinkUrl: "null",
+  matchStartTime: "null",
+  matchDate: "null",
+  modelType: "string",
+  creatorType: "string",
+  status: "string",
+  topic: "string",
+  priOrPub: "string",
+  dataResource: "string",
+  poolAddress: "string",
+  tags: "string",
+  marketLogo: "string",
+  marketBanner: "string",
+  isOnline: "boolean",
+  wishlist: "boolean",
+  isResolveOvertime: "boolean",
+  isWorldCup: "boolean",
+  liquidity: "number",
+  buyFee: "number",
+  sellFee: "number",
+  platformFees: "number",
+  makerFee: "number",
+  takerFee: "number",
+  buyMaxAmount: "number",
+  buyMinAmount: "number",
+  sellMinShares: "number",
+  sellMaxShares: "number",
+  challengeBondAmount: "number",
+  marketOrderPriceProtection: "number",
+  limitOrderPriceProtection: "number",
+  commentCount: "number",
+  clicks: "number",
+  volume: "string",
+  fee: "string",
+  startTime: "string",
+  endTime: "string",
+  creator: "object",
+  outcomes: "object",
+};
+
+const typeOf = (value: unknown) => (value === null ? "null" : typeof value);
+
+describe("admin markets and deposits", () => {
+  let platform: TradingPlatform;
+  before(async () => {
+    platform = await startTradingPlatform();
+  });
+  after(() => platform.close());
+
+  it("creates a draft orderbook market whose detail has exactly the spec's fields and types", async () => {
+    const start = Date.now() - 60_000;
+    const detail = await platform.operator.createMarket({
+      title: "Who wins the final?",
+      description: "The 2026 final",
+      rules: "Resolves on the official result",
+      categoryId: 12,
+      tags: "football,final",
+      makerFee: 10,
+      takerFee: 20,
+      tickSize: "0.001",
+      startTime: isoAt(start),
+      endTime: isoAt(start + 86_400_000),
+      outcomes: [
+        { name: "Team A", title: "Team A wins", options: [{ title: "Yes" }, { title: "No" }] },
+        { name: "Team B", options: [{ title: "Yes" }, { title: "No" }] },
+      ],
+    });
+    assert.deepEqual(Object.keys(detail).sort(), Object.keys(detailTypes).sort());
+    for (const [field, type] of Object.entries(detailTypes))
+      assert.equal(typeOf((detail as Record<string, unknown>)[field]), type, field);
+    assert.deepEqual(
+      [
+        detail.status,
+        detail.isOnline,
+        detail.category,
+        detail.tags,
+        detail.makerFee,
+        detail.takerFee,
+        detail.modelType,
+      ],
+      ["draft", false, "12", "football,final", 10, 20, "orderbook"],
+    );
+    assert.deepEqual(
+      [detail.description, detail.rules, detail.startTime],
+      ["The 2026 final", "Resolves on the official result", isoAt(start)],
+    );
+    assert.deepEqual(detail.creator, {
+      creatorId: "0",
+      name: "predex",
+      profileImage: detail.creator.profileImage,
+      creatorAddress: null,
+    });
+    assert.deepEqual(
+      detail.outcomes.map((outcome) => [
+        outcome.name,
+        outcome.title,
+        outcome.options.map((option) => [option.title, option.optionIndex, typeof option.optionId]),
+      ]),
+      [
+        [
+          "Team A",
+          "Team A wins",
+          [
+            ["Yes", 0, "string"],
+            ["No", 1, "string"],
+          ],
+        ],
+        [
+          "Team B",
+          "Team B",
+          [
+            ["Yes", 0, "string"],
+            ["No", 1, "string"],
+          ],
+        ],
+      ],
+    );
+    const option = detail.outcomes[0]!.options[0]!;
+    assert.deepEqual(
+      [
+        typeof option.chance,
+        typeof option.price,
+        typeof option.priceBuy,
+        typeof option.priceSell,
+        typeof option.isWinFirst,
+        option.isWin,
+      ],
+      ["number", "string", "number", "number", "string", null],
+    );
+
+    const opened = await platform.operator.openMarket(detail.marketId);
+    assert.deepEqual([opened.status, opened.isOnline], ["open", true]);
+    const { client } = await platform.fundedUser("0");
+    assert.deepEqual(await client.getMarketDetail(detail.marketId), opened);
+    await assert.rejects(platform.operator.openMarket(detail.marketId), (error: unknown) => {
+      assert.ok(error instanceof PredexApiError);
+      assert.deepEqual([error.status, error.code], [400, 1001]);
+      return true;
+    });
+  });
+
+  it("refuses AMM and parimutuel markets clearly for now, and bad times", async () => {
+    const base = {
+      title: "x",
+      categoryId: "1",
+      startTime: isoAt(Date.now()),
+      endTime: isoAt(Date.now() + 3_600_000),
+      outcomes: [{ name: "x", options: [{ title: "Yes" }, { title: "No" }] }],
+    };
+    for (const modelType of ["AMM", "parimutuel"] as const) {
+      await assert.rejects(platform.operator.createMarket({ ...base, modelType }), (error: unknown) => {
+        assert.ok(error instanceof PredexApiError);
+        assert.deepEqual(
+          [error.status, error.code, error.message],
+          [
+            400,
+            1001,
+            `bad request: modelType ${modelType} is not supported yet: only orderbook markets can be created`,
+          ],
+        );
+        return true;
+      });
+    }
+    await assert.rejects(
+      platform.operator.createMarket({ ...base, endTime: base.startTime }),
+      /endTime must be after startTime/,
+    );
+    await assert.rejects(
+      platform.operator.createMarket({ ...base, startTime: "tomorrow" }),
+      /startTime must be an ISO 8601 time/,
+    );
+    await assert.rejects(platform.operator.createMarket({ ...base, creatorId: "99999" }), /User not found/);
+    await assert.rejects(platform.operator.openMarket("99999"), /Market not found/);
+  });
+
+  it("credits a deposit once per txHash; the same deposit again answers the first", async () => {
+    const { client, userId } = await platform.fundedUser("0");
+    const first = await platform.operator.deposit({
+      userId: Number(userId),
+      amount: "12.5",
+      txHash: "0xabc",
+    });
+    const again = await platform.operator.deposit({ userId, amount: 12.5, txHash: "0xabc" });
+    assert.deepEqual(again, first);
+    assert.deepEqual([first.userId, first.amount, first.txHash], [userId, "12.5", "0xabc"]);
+    assert.deepEqual(await usdtOf(client), { available: "12.5", frozen: "0", total: "12.5" });
+    await assert.rejects(
+      platform.operator.deposit({ userId, amount: "1", txHash: "0xabc" }),
+      /already credited/,
+    );
+    await assert.rejects(
+      platform.operator.deposit({ userId, amount: "0.123456789", txHash: "0xdef" }),
+      /more than 8 decimal places/,
+    );
+    await assert.rejects(
+      platform.operator.deposit({ userId: "99999", amount: "1", txHash: "0xdef" }),
+      /User not found/,
+    );
+    assert.deepEqual(await usdtOf(client), { available: "12.5", frozen: "0", total: "12.5" });
+  });
+});
