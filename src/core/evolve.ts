@@ -12,7 +12,7 @@ import type {
   OrderPlacedEvent,
   TradeExecutedEvent,
 } from "./events.js";
-import { type Account, applyBalanceDelta, newAccount, releaseFrozen } from "./ledger.js";
+import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen } from "./ledger.js";
 import type { Market, Outcome } from "./market.js";
 import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
 import {
@@ -181,7 +181,7 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
   if (order.yesPriceUnits % book.tickUnits !== 0) {
     throw new Error("evolve: resting price off tick");
   }
-  if (event.side === "BUY") applyBalanceDelta(account, -event.frozenAmount, event.frozenAmount);
+  if (event.side === "BUY") freezeFunds(account, event.frozenAmount);
   else freezeShares(account.positions.get(event.optionId)!, event.frozenShares);
   evolveRestOrder(state, account, book, order);
 }

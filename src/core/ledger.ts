@@ -50,3 +50,10 @@ export function releaseFrozen(account: Account, amount: bigint): void {
   account.available += amount;
   if (account.frozen < 0n) throw new Error(`ledger: negative frozen balance for user ${account.userId}`);
 }
+
+/** Moves `amount` from available to frozen (a BUY rests). */
+export function freezeFunds(account: Account, amount: bigint): void {
+  account.available -= amount;
+  account.frozen += amount;
+  if (account.available < 0n) throw new Error(`ledger: negative balance for user ${account.userId}`);
+}
