@@ -304,7 +304,7 @@ export function decidePlaceOrder(
   const frozenAmount = restLots > 0 && isBuy ? buyReserveAtoms(restLots, limitUnits, makerFeeBps) : 0;
   // An order that rests untouched rests with the shares it asked for: no new bigint needed.
   const restingShares =
-    restLots === lots && filledLots === 0 ? (command.shares as bigint) : lotsToShares(restLots);
+    restLots > 0 && restLots === lots ? (command.shares as bigint) : lotsToShares(restLots);
   const placed: OrderPlacedEvent = {
     type: "OrderPlaced",
     orderId,
