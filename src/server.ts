@@ -21,6 +21,7 @@ import { IdentityService } from "./identity/service.js";
 import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
+import { type Realtime, type RealtimeLimits, startRealtime } from "./realtime/index.js";
 import { openDatabase } from "./store/sqlite/database.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
@@ -33,6 +34,8 @@ export interface PlatformOptions {
   /** The API layer's clock; tests may move it. */
   readonly nowMs?: () => number;
   readonly logger?: Logger;
+  /** Realtime limits and intervals; tests shorten the session check and sampling intervals. */
+  readonly realtime?: Partial<RealtimeLimits>;
 }
 
 export interface Platform {
@@ -43,6 +46,8 @@ export interface Platform {
   readonly adminTokenCreated: boolean;
   readonly deps: PlatformDeps;
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
+  /** The WebSocket channels and the price sampler (src/realtime). */
+  readonly realtime: Realtime;
   close(): Promise<void>;
 }
 
@@ -139,7 +144,10 @@ export async function startPlatform(
   };
   // Every WebSocket upgrade of the signed host passes the gateway before any channel sees it.
   installUpgradeGate(apps.gateway.server, deps);
+  const realtime = await startRealtime(deps, { public: apps.public.server }, options.realtime);
   const close = async () => {
+    // Sockets first: an upgraded connection would otherwise hold its listener's close open.
+    realtime.close();
     await Promise.allSettled(Object.values(apps).map((app) => app.close()));
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
@@ -153,7 +161,15 @@ export async function startPlatform(
       legacy: await listen(apps.legacy, config.legacy, scheme),
       admin: await listen(apps.admin, config.admin, "http"),
     };
-    return { addresses, adminToken, adminTokenCreated: adminTokenFile?.created ?? false, deps, apps, close };
+    return {
+      addresses,
+      adminToken,
+      adminTokenCreated: adminTokenFile?.created ?? false,
+      deps,
+      apps,
+      realtime,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

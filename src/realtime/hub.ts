@@ -1,0 +1,777 @@
+// The realtime hub: one listener on the engine's commits turns each committed batch into what the
+// channels publish. Book changes are read from the committed books (BookTracker), coalesced per
+// outcome for at most publishIntervalMs, and serialized once per message for all subscribers of
+// a topic. User channels get their own user's balance, positions and orders, each checked against
+// the session before it is sent.
+
+import type { Logger } from "pino";
+import {
+  balanceOf,
+  bookSnapshot,
+  type ExchangeState,
+  positionsOfUser,
+  type TradeExecutedEvent,
+} from "../core/exchange.js";
+import { formatAtoms } from "../core/money.js";
+import { priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
+import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { IdentityService } from "../identity/service.js";
+import type { ExchangeReadModels } from "../store/exchange-read-models.js";
+import { bookHash } from "./book-hash.js";
+import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
+import { closeCodes, type Subscriber, Topics, upstreamUnavailableReason } from "./fanout.js";
+import type { RealtimeLimits } from "./limits.js";
+import {
+  bestBidAskEvent,
+  bookEvent,
+  clobPriceUpdate,
+  encode,
+  lastTradePriceEvent,
+  marketPrice,
+  newMarketEvent,
+  type PriceChangeEntry,
+  type PublicLevel,
+  priceChangeEvent,
+  userInfo,
+  userOrder,
+  userPosition,
+} from "./messages.js";
+import { chanceOf, optionPriceAtoms, yesPriceAtoms } from "./option-price.js";
+
+/** Messages a user channel may have waiting for its session check before it counts as stuck. */
+export const userPendingMessagesMax = 10_000;
+/** Open orders sent when a user channel connects, read 100 at a time. */
+const openOrdersPageSize = 100;
+
+type ChangedUser = { balance: boolean; orderIds: Set<number>; marketIds: Set<number> };
+
+export type UserChannel = "info" | "positions" | "orders";
+
+export interface UserSubscription {
+  readonly channel: UserChannel;
+  readonly subscriber: Subscriber;
+  readonly userId: number;
+  readonly partnerId: number;
+  readonly sessionToken: string;
+  /** user-positions only: one market, or all. */
+  readonly marketId: number | null;
+  pending: Buffer[];
+  checking: boolean;
+}
+
+interface OutcomeFeed {
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly assetIds: readonly [string, string];
+  readonly optionIds: readonly [number, number];
+  readonly tickUnits: number;
+  readonly takerFeeBps: number;
+  /** Level changes not yet published, by side and price: the latest total wins. */
+  readonly pending: Map<number, LevelChange>;
+  pendingTrades: TradeExecutedEvent[];
+  /** Commit time of the oldest unpublished change (the public `timestamp`, so latency is never understated). */
+  firstPendingMs: number;
+  lastPendingMs: number;
+  pendingSeq: bigint;
+  publishedSeq: bigint;
+  bestBidUnits: number;
+  bestAskUnits: number;
+  publishedBest: string;
+  yesPriceAtoms: number;
+  publishedYesPriceAtoms: number;
+}
+
+export interface RealtimeHubOptions {
+  readonly engine: ExchangeEngine;
+  readonly identity: IdentityService;
+  readonly readModels: ExchangeReadModels;
+  readonly limits: RealtimeLimits;
+  readonly logger: Logger;
+}
+
+export class RealtimeHub {
+  readonly limits: RealtimeLimits;
+  readonly #engine: ExchangeEngine;
+  readonly #identity: IdentityService;
+  readonly #readModels: ExchangeReadModels;
+  readonly #logger: Logger;
+  readonly #tracker = new BookTracker();
+  readonly #feeds = new Map<number, OutcomeFeed>();
+  readonly #dirty = new Set<OutcomeFeed>();
+  /** `${outcomeId}:${optionIndex}` → signed clob-price-update sockets. */
+  readonly #clob = new Topics<string>();
+  readonly #marketPrice = new Topics<number>();
+  readonly #assets = new Topics<string>();
+  readonly #publicSockets = new Set<Subscriber>();
+  readonly #users = new Map<number, Set<UserSubscription>>();
+  readonly #sockets = new Set<Subscriber>();
+  readonly #alive = new WeakSet<Subscriber>();
+  readonly #unsubscribeEngine: () => void;
+  readonly #timers: NodeJS.Timeout[] = [];
+  #flushTimer: NodeJS.Timeout | undefined;
+  #lastFlushMs = 0;
+  #closed = false;
+
+  private constructor(options: RealtimeHubOptions) {
+    this.limits = options.limits;
+    this.#engine = options.engine;
+    this.#identity = options.identity;
+    this.#readModels = options.readModels;
+    this.#logger = options.logger;
+    this.#unsubscribeEngine = this.#engine.onCommitted((entries) => {
+      // Inside a commit listener no batch is in flight, so the reader runs now, on this state.
+      void this.#engine.read((state) => this.#absorb(state, entries));
+    });
+    this.#timers.push(
+      setInterval(() => this.#checkSessions(), this.limits.sessionCheckIntervalMs).unref(),
+      setInterval(() => this.#heartbeat(), this.limits.heartbeatIntervalMs).unref(),
+    );
+  }
+
+  static async start(options: RealtimeHubOptions): Promise<RealtimeHub> {
+    const hub = new RealtimeHub(options);
+    // Books that exist already (after a restart) are read once, so only later changes are published.
+    await options.engine.read((state) => {
+      for (const outcome of state.outcomes.values()) {
+        if (outcome.book !== null) {
+          hub.#tracker.refresh(outcome.outcomeId, outcome.book);
+          hub.#feeds.set(outcome.outcomeId, hub.#newFeed(state, outcome.outcomeId));
+        }
+      }
+    });
+    return hub;
+  }
+
+  get engine(): ExchangeEngine {
+    return this.#engine;
+  }
+
+  /** Whether the exchange behind the channels is serving; otherwise sockets close with 1011. */
+  get upstreamHealthy(): boolean {
+    return !this.#closed && this.#engine.phase !== "failed";
+  }
+
+  // ------------------------------------------------------------ registration
+
+  /** Tracks a socket for heartbeats, shutdown and upstream failure; calls `onGone` once it closes. */
+  track(subscriber: Subscriber, onGone: () => void): void {
+    this.#sockets.add(subscriber);
+    this.#alive.add(subscriber);
+    subscriber.socket.on("pong", () => this.#alive.add(subscriber));
+    subscriber.socket.once("close", () => {
+      this.#sockets.delete(subscriber);
+      onGone();
+    });
+  }
+
+  addClobSubscriber(subscriber: Subscriber, outcomeId: number, optionIndex: 0 | 1): () => void {
+    const key = `${outcomeId}:${optionIndex}`;
+    this.#clob.add(key, subscriber);
+    return () => this.#clob.remove(key, subscriber);
+  }
+
+  addMarketPriceSubscriber(subscriber: Subscriber, marketId: number): () => void {
+    this.#marketPrice.add(marketId, subscriber);
+    return () => this.#marketPrice.remove(marketId, subscriber);
+  }
+
+  addPublicSocket(subscriber: Subscriber): () => void {
+    this.#publicSockets.add(subscriber);
+    return () => this.#publicSockets.delete(subscriber);
+  }
+
+  subscribeAsset(subscriber: Subscriber, assetId: string): void {
+    this.#assets.add(assetId, subscriber);
+  }
+
+  unsubscribeAsset(subscriber: Subscriber, assetId: string): void {
+    this.#assets.remove(assetId, subscriber);
+  }
+
+  /** Sends an asset's current book (the Polymarket `book` event) to one socket; false if unknown. */
+  async sendBook(subscriber: Subscriber, assetId: string): Promise<boolean> {
+    const payload = await this.#engine.read((state, position) => {
+      const option = findOption(state, assetId);
+      if (option === undefined) return undefined;
+      const snapshot = bookSnapshot(state, option);
+      if (!snapshot.ok) return undefined;
+      const outcome = state.outcomes.get(option.outcomeId)!;
+      const market = state.markets.get(option.marketId)!;
+      const format = (level: { price: bigint; size: bigint }): PublicLevel => ({
+        price: formatAtoms(level.price),
+        size: formatAtoms(level.size),
+      });
+      const bids = snapshot.value.bids.map(format);
+      const asks = snapshot.value.asks.map(format);
+      const last = outcome.lastTradeYesPriceUnits;
+      const lastUnits = last === 0 ? 0 : option.optionIndex === 0 ? last : priceUnitsPerUnit - last;
+      return encode(
+        bookEvent({
+          assetId,
+          marketId: market.marketId,
+          bids,
+          asks,
+          hash: bookHash(bids, asks),
+          tickSize: formatAtoms(snapshot.value.tickSize),
+          lastTradePrice: formatAtoms(priceUnitsToAtoms(lastUnits)),
+          timeMs: Math.max(position.nowMs, 0),
+        }),
+      );
+    });
+    if (payload === undefined) return false;
+    subscriber.send(payload);
+    return true;
+  }
+
+  /** Registers a user channel and sends its current data (then every change). */
+  async addUserSubscription(subscription: UserSubscription): Promise<() => void> {
+    let set = this.#users.get(subscription.userId);
+    if (set === undefined) {
+      set = new Set();
+      this.#users.set(subscription.userId, set);
+    }
+    set.add(subscription);
+    const unsubscribe = () => {
+      set.delete(subscription);
+      if (set.size === 0) this.#users.delete(subscription.userId);
+    };
+    // Registered first and read second: a change that lands in between is sent twice, never lost;
+    // every message carries the whole current state of its entity, so a repeat is harmless.
+    const initial = await this.#initialUserMessages(subscription);
+    this.#deliver(subscription, initial);
+    return unsubscribe;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribeEngine();
+    for (const timer of this.#timers) clearInterval(timer);
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    for (const subscriber of this.#sockets) subscriber.close(closeCodes.goingAway, "server shutting down");
+  }
+
+  /** Closes every socket with 1011 (the exchange stopped); also used by tests. */
+  closeAllUpstreamUnavailable(): void {
+    for (const subscriber of this.#sockets)
+      subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
+  }
+
+  // ------------------------------------------------------------ commits
+
+  #absorb(
+    state: Readonly<ExchangeState>,
+    entries: Parameters<Parameters<ExchangeEngine["onCommitted"]>[0]>[0],
+  ): void {
+    const last = entries[entries.length - 1];
+    if (last === undefined) return;
+    const touched = new Set<number>();
+    const trades: TradeExecutedEvent[] = [];
+    const opened: number[] = [];
+    const users = new Map<number, ChangedUser>();
+    const changedUser = (userId: number): ChangedUser => {
+      let user = users.get(userId);
+      if (user === undefined) {
+        user = { balance: false, orderIds: new Set(), marketIds: new Set() };
+        users.set(userId, user);
+      }
+      return user;
+    };
+    for (const entry of entries) {
+      for (const event of entry.events) {
+        switch (event.type) {
+          case "MarketCreated":
+          case "OrderRepeated":
+            break;
+          case "MarketOpened":
+            opened.push(event.marketId);
+            break;
+          case "MarketClosed":
+            for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
+              touched.add(outcomeId);
+            break;
+          case "DepositCredited":
+            changedUser(event.userId).balance = true;
+            break;
+          case "OrderPlaced": {
+            touched.add(event.outcomeId);
+            const user = changedUser(event.userId);
+            user.balance = true;
+            user.orderIds.add(event.orderId);
+            user.marketIds.add(event.marketId);
+            break;
+          }
+          case "TradeExecuted": {
+            touched.add(event.outcomeId);
+            trades.push(event);
+            for (const [userId, orderId] of [
+              [event.makerUserId, event.makerOrderId],
+              [event.takerUserId, event.takerOrderId],
+            ] as const) {
+              const user = changedUser(userId);
+              user.balance = true;
+              user.orderIds.add(orderId);
+              user.marketIds.add(event.marketId);
+            }
+            break;
+          }
+          case "OrderCancelled":
+          case "OrderExpired": {
+            touched.add(event.outcomeId);
+            const user = changedUser(event.userId);
+            user.balance = true;
+            user.orderIds.add(event.orderId);
+            user.marketIds.add(event.marketId);
+            break;
+          }
+          default: {
+            const unreachable: never = event;
+            throw new Error(`unhandled event ${(unreachable as { type: string }).type}`);
+          }
+        }
+      }
+    }
+    for (const marketId of opened) this.#marketOpened(state, marketId, last.nowMs);
+    for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.pendingTrades.push(trade);
+    for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
+    if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
+    for (const [userId, change] of users) this.#userChanged(state, userId, change, last.nowMs);
+  }
+
+  #newFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed {
+    const outcome = state.outcomes.get(outcomeId)!;
+    const market = state.markets.get(outcome.marketId)!;
+    const [yesId, noId] = outcome.optionIds;
+    const price = yesPriceAtoms(outcome);
+    const book = outcome.book;
+    return {
+      marketId: market.marketId,
+      outcomeId,
+      assetIds: [state.options.get(yesId)!.assetId, state.options.get(noId)!.assetId],
+      optionIds: [yesId, noId],
+      tickUnits: market.tickUnits,
+      takerFeeBps: market.takerFeeBps,
+      pending: new Map(),
+      pendingTrades: [],
+      firstPendingMs: 0,
+      lastPendingMs: 0,
+      pendingSeq: 0n,
+      publishedSeq: 0n,
+      bestBidUnits: book?.bestPrice(0) ?? -1,
+      bestAskUnits: book?.bestPrice(1) ?? -1,
+      publishedBest: "",
+      yesPriceAtoms: price,
+      publishedYesPriceAtoms: price,
+    };
+  }
+
+  #feedFor(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed | undefined {
+    let feed = this.#feeds.get(outcomeId);
+    if (feed === undefined && state.outcomes.get(outcomeId)?.book != null) {
+      this.#tracker.refresh(outcomeId, state.outcomes.get(outcomeId)!.book);
+      feed = this.#newFeed(state, outcomeId);
+      this.#feeds.set(outcomeId, feed);
+    }
+    return feed;
+  }
+
+  #marketOpened(state: Readonly<ExchangeState>, marketId: number, nowMs: number): void {
+    const market = state.markets.get(marketId);
+    if (market === undefined) return;
+    for (const outcomeId of market.outcomeIds) {
+      const feed = this.#feedFor(state, outcomeId);
+      if (feed === undefined) continue;
+      const outcome = state.outcomes.get(outcomeId)!;
+      const titles = outcome.optionIds.map((id) => state.options.get(id)!.title) as [string, string];
+      const payload = encode(
+        newMarketEvent(
+          {
+            marketId,
+            outcomeId,
+            question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
+            assetIds: feed.assetIds,
+            optionTitles: titles,
+          },
+          { tickSize: formatAtoms(priceUnitsToAtoms(market.tickUnits)), timeMs: nowMs },
+        ),
+      );
+      for (const subscriber of this.#publicSockets) subscriber.send(payload);
+      // Sockets that subscribed to these assets while the market was a draft get its (empty) book now.
+      for (const assetId of feed.assetIds) {
+        if (this.#assets.has(assetId)) {
+          this.#assets.publish(assetId, () =>
+            encode(
+              bookEvent({
+                assetId,
+                marketId,
+                bids: [],
+                asks: [],
+                hash: bookHash([], []),
+                tickSize: formatAtoms(priceUnitsToAtoms(market.tickUnits)),
+                lastTradePrice: "0",
+                timeMs: nowMs,
+              }),
+            ),
+          );
+        }
+      }
+    }
+  }
+
+  #bookTouched(state: Readonly<ExchangeState>, outcomeId: number, sequence: bigint, nowMs: number): void {
+    const feed = this.#feedFor(state, outcomeId);
+    const outcome = state.outcomes.get(outcomeId);
+    if (feed === undefined || outcome === undefined) return;
+    const changes = this.#tracker.refresh(outcomeId, outcome.book);
+    if (changes.length > 0) {
+      if (feed.pending.size === 0) feed.firstPendingMs = nowMs;
+      for (const change of changes)
+        feed.pending.set(change.side * priceUnitsPerUnit * 2 + change.priceUnits, change);
+      feed.pendingSeq = sequence;
+      feed.lastPendingMs = nowMs;
+    }
+    feed.bestBidUnits = outcome.book?.bestPrice(0) ?? -1;
+    feed.bestAskUnits = outcome.book?.bestPrice(1) ?? -1;
+    feed.yesPriceAtoms = yesPriceAtoms(outcome);
+    if (feed.pendingTrades.length > 0 && feed.firstPendingMs === 0) feed.firstPendingMs = nowMs;
+    feed.lastPendingMs = nowMs;
+    this.#markDirty(feed);
+  }
+
+  #markDirty(feed: OutcomeFeed | undefined): void {
+    if (feed === undefined) return;
+    this.#dirty.add(feed);
+    if (this.#flushTimer !== undefined || this.#closed) return;
+    // A quiet book publishes right away; a busy one at most once per publishIntervalMs.
+    const waitMs = Math.max(0, this.#lastFlushMs + this.limits.publishIntervalMs - performance.now());
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      this.#lastFlushMs = performance.now();
+      this.#flush();
+    }, waitMs);
+  }
+
+  #flush(): void {
+    const feeds = [...this.#dirty];
+    this.#dirty.clear();
+    for (const feed of feeds) {
+      try {
+        this.#publishFeed(feed);
+      } catch (error) {
+        this.#logger.error({ err: error, outcomeId: feed.outcomeId }, "publishing a book change failed");
+      }
+    }
+  }
+
+  #publishFeed(feed: OutcomeFeed): void {
+    const changes = [...feed.pending.values()];
+    const firstMs = feed.firstPendingMs || feed.lastPendingMs;
+    const lastMs = feed.lastPendingMs;
+    feed.pending.clear();
+    feed.firstPendingMs = 0;
+    const trades = feed.pendingTrades;
+    feed.pendingTrades = [];
+
+    if (changes.length > 0) {
+      const seq = feed.pendingSeq;
+      const prevSeq = feed.publishedSeq;
+      feed.publishedSeq = seq;
+      for (const optionIndex of [0, 1] as const) {
+        const assetId = feed.assetIds[optionIndex];
+        this.#clob.publishMany(
+          `${feed.outcomeId}:${optionIndex}`,
+          changes.map(
+            (change) => () =>
+              encode(
+                clobPriceUpdate({
+                  marketId: feed.marketId,
+                  outcomeId: feed.outcomeId,
+                  assetId,
+                  seq,
+                  prevSeq,
+                  change,
+                  optionIndex,
+                  timeMs: lastMs,
+                }),
+              ),
+          ),
+        );
+        this.#assets.publish(assetId, () =>
+          encode(priceChangeEvent(feed.marketId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
+        );
+      }
+    }
+
+    for (const trade of trades) {
+      for (const optionIndex of [0, 1] as const) {
+        const assetId = feed.assetIds[optionIndex];
+        this.#assets.publish(assetId, () => {
+          const takerBoughtThis =
+            (trade.takerSide === "BUY") === (trade.takerOptionId === feed.optionIds[optionIndex]);
+          const yesAtoms = trade.yesPrice;
+          const price = optionIndex === 0 ? yesAtoms : priceUnitsToAtoms(priceUnitsPerUnit) - yesAtoms;
+          return encode(
+            lastTradePriceEvent({
+              assetId,
+              marketId: feed.marketId,
+              price: formatAtoms(price),
+              side: takerBoughtThis ? "BUY" : "SELL",
+              size: formatAtoms(trade.shares),
+              feeRateBps: feed.takerFeeBps,
+              tradeId: trade.tradeId,
+              timeMs: trade.atMs,
+            }),
+          );
+        });
+      }
+    }
+
+    const best = `${feed.bestBidUnits}/${feed.bestAskUnits}`;
+    if (best !== feed.publishedBest) {
+      feed.publishedBest = best;
+      for (const optionIndex of [0, 1] as const) {
+        const assetId = feed.assetIds[optionIndex];
+        this.#assets.publish(assetId, () => {
+          const [bid, ask] = this.#bestInTerms(feed, optionIndex);
+          return encode(
+            bestBidAskEvent({
+              assetId,
+              marketId: feed.marketId,
+              bestBid: bid,
+              bestAsk: ask,
+              spread:
+                bid === "0" || ask === "0"
+                  ? "0"
+                  : formatAtoms(BigInt(Math.round((Number(ask) - Number(bid)) * 1e8))),
+              timeMs: lastMs,
+            }),
+          );
+        });
+      }
+    }
+
+    if (feed.yesPriceAtoms !== feed.publishedYesPriceAtoms) {
+      feed.publishedYesPriceAtoms = feed.yesPriceAtoms;
+      this.#marketPrice.publishMany(
+        feed.marketId,
+        ([0, 1] as const).map((optionIndex) => () => {
+          const priceAtoms = optionPriceAtoms(feed.yesPriceAtoms, optionIndex);
+          return encode(
+            marketPrice({
+              marketId: feed.marketId,
+              outcomeId: feed.outcomeId,
+              optionId: feed.optionIds[optionIndex],
+              priceAtoms,
+              chance: chanceOf(priceAtoms),
+              timeMs: lastMs,
+            }),
+          );
+        }),
+      );
+    }
+  }
+
+  /** Best bid and ask in an option's terms as decimal strings ("0" when a side is empty, as Polymarket does). */
+  #bestInTerms(feed: OutcomeFeed, optionIndex: 0 | 1): [string, string] {
+    const text = (units: number) => (units === -1 ? "0" : formatAtoms(priceUnitsToAtoms(units)));
+    if (optionIndex === 0) return [text(feed.bestBidUnits), text(feed.bestAskUnits)];
+    const mirror = (units: number) => (units === -1 ? -1 : priceUnitsPerUnit - units);
+    return [text(mirror(feed.bestAskUnits)), text(mirror(feed.bestBidUnits))];
+  }
+
+  #priceChanges(feed: OutcomeFeed, changes: readonly LevelChange[], optionIndex: 0 | 1): PriceChangeEntry[] {
+    const assetId = feed.assetIds[optionIndex];
+    const levels = trackedLevels(this.#tracker, feed.outcomeId, optionIndex);
+    const format = ([priceUnits, lots]: [number, number]): PublicLevel => ({
+      price: formatAtoms(priceUnitsToAtoms(priceUnits)),
+      size: formatAtoms(BigInt(lots) * 10_000n),
+    });
+    const hash = bookHash(levels.bids.map(format), levels.asks.map(format));
+    const [bestBid, bestAsk] = this.#bestInTerms(feed, optionIndex);
+    return changes.map((change) => {
+      const mirrored = optionIndex === 1;
+      const isBid = (change.side === 0) !== mirrored;
+      const units = mirrored ? priceUnitsPerUnit - change.priceUnits : change.priceUnits;
+      return {
+        asset_id: assetId,
+        price: formatAtoms(priceUnitsToAtoms(units)),
+        size: formatAtoms(BigInt(change.lots) * 10_000n),
+        side: isBid ? "BUY" : "SELL",
+        hash,
+        best_bid: bestBid,
+        best_ask: bestAsk,
+      };
+    });
+  }
+
+  // ------------------------------------------------------------ user channels
+
+  #userChanged(state: Readonly<ExchangeState>, userId: number, change: ChangedUser, nowMs: number): void {
+    const subscriptions = this.#users.get(userId);
+    if (subscriptions === undefined) return;
+    let balancePayload: Buffer | undefined;
+    let positionPayloads: { marketId: number; payload: Buffer }[] | undefined;
+    let wantOrders = false;
+    for (const subscription of subscriptions) {
+      switch (subscription.channel) {
+        case "info":
+          if (!change.balance) break;
+          balancePayload ??= encode(userInfo(userId, balanceOf(state, userId), nowMs));
+          this.#deliver(subscription, [balancePayload]);
+          break;
+        case "positions": {
+          positionPayloads ??= positionsOfUser(state, userId)
+            .filter((position) => change.marketIds.has(position.marketId))
+            .map((position) => ({
+              marketId: position.marketId,
+              payload: encode(userPosition(position, nowMs)),
+            }));
+          const wanted = positionPayloads.filter(
+            (item) => subscription.marketId === null || item.marketId === subscription.marketId,
+          );
+          if (wanted.length > 0)
+            this.#deliver(
+              subscription,
+              wanted.map((item) => item.payload),
+            );
+          break;
+        }
+        case "orders":
+          wantOrders = change.orderIds.size > 0;
+          break;
+        default: {
+          const unreachable: never = subscription.channel;
+          throw new Error(`unknown user channel ${String(unreachable)}`);
+        }
+      }
+    }
+    if (wantOrders) void this.#sendOrders(userId, [...change.orderIds], nowMs);
+  }
+
+  async #sendOrders(userId: number, orderIds: number[], nowMs: number): Promise<void> {
+    try {
+      const records = await Promise.all(orderIds.map((orderId) => this.#readModels.orderById(orderId)));
+      const payloads = records.flatMap((record) =>
+        record === undefined ? [] : [encode(userOrder(record, nowMs))],
+      );
+      for (const subscription of this.#users.get(userId) ?? []) {
+        if (subscription.channel === "orders" && payloads.length > 0) this.#deliver(subscription, payloads);
+      }
+    } catch (error) {
+      this.#logger.error({ err: error, userId }, "reading orders for a user channel failed");
+      for (const subscription of this.#users.get(userId) ?? []) {
+        if (subscription.channel === "orders")
+          subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
+      }
+    }
+  }
+
+  async #initialUserMessages(subscription: UserSubscription): Promise<Buffer[]> {
+    const { userId } = subscription;
+    switch (subscription.channel) {
+      case "info":
+        return [
+          await this.#engine.read((state, position) =>
+            encode(userInfo(userId, balanceOf(state, userId), position.nowMs)),
+          ),
+        ];
+      case "positions":
+        return this.#engine.read((state, position) =>
+          positionsOfUser(state, userId, subscription.marketId).map((view) =>
+            encode(userPosition(view, position.nowMs)),
+          ),
+        );
+      case "orders": {
+        const payloads: Buffer[] = [];
+        const nowMs = await this.#engine.read((_state, position) => position.nowMs);
+        for (let page = 1; ; page += 1) {
+          const result = await this.#readModels.orders(
+            { userId, openOnly: true },
+            { page, pageSize: openOrdersPageSize },
+          );
+          for (const record of result.records) payloads.push(encode(userOrder(record, nowMs)));
+          if (page * openOrdersPageSize >= result.total || result.records.length === 0) break;
+        }
+        return payloads;
+      }
+      default: {
+        const unreachable: never = subscription.channel;
+        throw new Error(`unknown user channel ${String(unreachable)}`);
+      }
+    }
+  }
+
+  /** Queues messages for a user channel; they go out after the session is checked again. */
+  #deliver(subscription: UserSubscription, payloads: Buffer[]): void {
+    if (!subscription.subscriber.open) return;
+    subscription.pending.push(...payloads);
+    if (subscription.pending.length > userPendingMessagesMax) {
+      subscription.subscriber.socket.terminate();
+      return;
+    }
+    if (!subscription.checking) void this.#drain(subscription);
+  }
+
+  async #drain(subscription: UserSubscription): Promise<void> {
+    subscription.checking = true;
+    try {
+      while (subscription.pending.length > 0) {
+        const valid = await this.#sessionValid(subscription);
+        if (!valid) {
+          subscription.pending = [];
+          subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
+          return;
+        }
+        const batch = subscription.pending;
+        subscription.pending = [];
+        for (const payload of batch) subscription.subscriber.send(payload);
+      }
+    } finally {
+      subscription.checking = false;
+    }
+  }
+
+  async #sessionValid(subscription: UserSubscription): Promise<boolean> {
+    if (!this.upstreamHealthy) return false;
+    try {
+      const user = await this.#identity.resolveSession(subscription.sessionToken, subscription.partnerId);
+      return user !== undefined && user.userId === subscription.userId;
+    } catch (error) {
+      this.#logger.warn({ err: error }, "session check failed");
+      return false;
+    }
+  }
+
+  #checkSessions(): void {
+    if (!this.upstreamHealthy) {
+      this.closeAllUpstreamUnavailable();
+      return;
+    }
+    for (const subscriptions of this.#users.values()) {
+      for (const subscription of subscriptions) {
+        if (subscription.checking) continue;
+        void this.#sessionValid(subscription).then((valid) => {
+          if (!valid)
+            subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
+        });
+      }
+    }
+  }
+
+  #heartbeat(): void {
+    for (const subscriber of this.#sockets) {
+      if (!this.#alive.has(subscriber)) {
+        subscriber.socket.terminate();
+        continue;
+      }
+      this.#alive.delete(subscriber);
+      if (subscriber.open) subscriber.socket.ping();
+    }
+  }
+}
+
+function findOption(state: Readonly<ExchangeState>, assetId: string) {
+  const optionId = Number(assetId.slice(-12));
+  const option = Number.isSafeInteger(optionId) ? state.options.get(optionId) : undefined;
+  return option !== undefined && option.assetId === assetId ? option : undefined;
+}

@@ -1,0 +1,54 @@
+// Starts the realtime layer on a running platform: the hub on the engine's commits, the five signed
+// channels (registered in deps.socketChannels, behind the gateway's upgrade gate), the public
+// /ws/market on the public listener, and the per-minute price sampler.
+
+import type { Server } from "node:http";
+import type { PlatformDeps } from "../api/deps.js";
+import { RealtimeHub } from "./hub.js";
+import { type RealtimeLimits, realtimeLimits } from "./limits.js";
+import { openPriceSampleStore, startPriceSampler } from "./price-samples.js";
+import { installPublicMarketSocket } from "./public-market-socket.js";
+import { registerSignedChannels } from "./signed-channels.js";
+
+export interface Realtime {
+  readonly hub: RealtimeHub;
+  /** Closes every socket (1001) and stops the timers; call before closing the listeners. */
+  close(): void;
+}
+
+export async function startRealtime(
+  deps: PlatformDeps,
+  servers: { readonly public: Pick<Server, "on"> },
+  overrides: Partial<RealtimeLimits> = {},
+): Promise<Realtime> {
+  const limits = realtimeLimits(overrides);
+  const logger = deps.logger.child({ component: "realtime" });
+  const hub = await RealtimeHub.start({
+    engine: deps.engine,
+    identity: deps.identity,
+    readModels: deps.exchangeReadModels,
+    limits,
+    logger,
+  });
+  const signed = registerSignedChannels(deps, hub);
+  const publicSockets = installPublicMarketSocket(servers.public, hub, logger);
+  const sampler = startPriceSampler({
+    engine: deps.engine,
+    store: openPriceSampleStore(deps.db),
+    intervalMs: limits.priceSampleIntervalMs,
+    nowMs: deps.nowMs,
+    logger,
+  });
+  return {
+    hub,
+    close() {
+      sampler.stop();
+      hub.close();
+      signed.close();
+      publicSockets.close();
+    },
+  };
+}
+
+export type { RealtimeLimits } from "./limits.js";
+export { defaultRealtimeLimits } from "./limits.js";

@@ -1,0 +1,302 @@
+// The wire shapes of every realtime message, built in one place (docs/realtime.md documents them).
+// Signed channels follow the current interface: ids as strings, decimals as strings, business
+// times ISO 8601 UTC at second precision. The public /ws/market follows Polymarket's market
+// channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string.
+
+import { isoSeconds } from "../api/shared/wire-format.js";
+import { formatAtoms } from "../core/money.js";
+import type { OrderSide } from "../core/orders.js";
+import { bidSide } from "../core/orders.js";
+import type { BalanceView, PositionView } from "../core/queries.js";
+import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
+import type { OrderRecord } from "../store/exchange-read-models.js";
+import type { LevelChange } from "./book-tracker.js";
+
+/** Serialized once per event and shared by every subscriber (text frames). */
+export function encode(message: object): Buffer {
+  return Buffer.from(JSON.stringify(message), "utf8");
+}
+
+export const decimal = (atoms: bigint): string => formatAtoms(atoms);
+export const decimalOrNull = (atoms: bigint | null): string | null =>
+  atoms === null ? null : formatAtoms(atoms);
+
+/** A Yes-book level seen from one option: Yes as kept, No mirrored (bids ↔ asks at 1 − p). */
+export function levelInTerms(
+  change: LevelChange,
+  optionIndex: 0 | 1,
+): { side: OrderSide; price: string; size: string } {
+  const mirrored = optionIndex === 1;
+  const isBid = (change.side === bidSide) !== mirrored;
+  const units = mirrored ? priceUnitsPerUnit - change.priceUnits : change.priceUnits;
+  return {
+    side: isBid ? "BUY" : "SELL",
+    price: decimal(priceUnitsToAtoms(units)),
+    size: decimal(lotsToShares(change.lots)),
+  };
+}
+
+// ---------------------------------------------------------------- signed channels
+
+/** /socket/clob-price-update: one level of the book after a change. */
+export interface ClobPriceUpdate {
+  readonly marketId: string;
+  readonly outcomeId: string;
+  readonly assetId: string;
+  /** The journal sequence after which the level holds `size`; continues GET /orderbook/book's `seq`. */
+  readonly seq: number;
+  /** `seq` of this book's previous update: a client whose book is older than it missed one. */
+  readonly prevSeq: number;
+  readonly side: OrderSide;
+  readonly price: string;
+  /** The new total at that price; "0" when the level is gone. */
+  readonly size: string;
+  readonly timestamp: string;
+}
+
+export function clobPriceUpdate(fields: {
+  marketId: number;
+  outcomeId: number;
+  assetId: string;
+  seq: bigint;
+  prevSeq: bigint;
+  change: LevelChange;
+  optionIndex: 0 | 1;
+  timeMs: number;
+}): ClobPriceUpdate {
+  const level = levelInTerms(fields.change, fields.optionIndex);
+  return {
+    marketId: String(fields.marketId),
+    outcomeId: String(fields.outcomeId),
+    assetId: fields.assetId,
+    seq: Number(fields.seq),
+    prevSeq: Number(fields.prevSeq),
+    side: level.side,
+    price: level.price,
+    size: level.size,
+    timestamp: isoSeconds(fields.timeMs),
+  };
+}
+
+/** /socket/market-price: an option's price moved. */
+export function marketPrice(fields: {
+  marketId: number;
+  outcomeId: number;
+  optionId: number;
+  priceAtoms: number;
+  chance: number;
+  timeMs: number;
+}) {
+  return {
+    marketId: String(fields.marketId),
+    outcomeId: String(fields.outcomeId),
+    optionId: String(fields.optionId),
+    price: decimal(BigInt(fields.priceAtoms)),
+    chance: fields.chance,
+    timestamp: isoSeconds(fields.timeMs),
+  };
+}
+
+/** /socket/user-info: the session user's USDT balance. */
+export function userInfo(userId: number, balance: BalanceView, timeMs: number) {
+  return {
+    userId: String(userId),
+    coinId: "2",
+    symbol: "USDT",
+    available: decimal(balance.available),
+    frozen: decimal(balance.frozen),
+    total: decimal(balance.total),
+    timestamp: isoSeconds(timeMs),
+  };
+}
+
+/** /socket/user-positions: one position of the session user. */
+export function userPosition(position: PositionView, timeMs: number) {
+  return {
+    userId: String(position.userId),
+    positionId: String(position.positionId),
+    marketId: String(position.marketId),
+    outcomeId: String(position.outcomeId),
+    optionId: String(position.optionId),
+    shares: decimal(position.shares),
+    availableShares: decimal(position.availableShares),
+    frozenShares: decimal(position.frozenShares),
+    avgPrice: decimalOrNull(position.avgPrice),
+    cost: decimal(position.cost),
+    realizedPnl: decimal(position.realizedPnl),
+    timestamp: isoSeconds(timeMs),
+  };
+}
+
+const atomsPerShare = 100_000_000n;
+
+/** /socket/user-open-orders: one order of the session user, open or just finished. */
+export function userOrder(order: OrderRecord, timeMs: number) {
+  return {
+    orderId: String(order.orderId),
+    clientOrderId: order.clientOrderId,
+    userId: String(order.userId),
+    marketId: String(order.marketId),
+    outcomeId: String(order.outcomeId),
+    optionId: String(order.optionId),
+    side: order.side,
+    orderType: order.orderType,
+    timeInForce: order.timeInForce,
+    status: order.status,
+    limitPrice: decimalOrNull(order.limitPrice),
+    shares: decimalOrNull(order.shares),
+    amount: decimalOrNull(order.amount),
+    filledShares: decimal(order.filledShares),
+    avgPrice:
+      order.filledShares === 0n ? null : decimal((order.filledAmount * atomsPerShare) / order.filledShares),
+    createdAt: isoSeconds(order.createdAtMs),
+    updatedAt: isoSeconds(order.updatedAtMs),
+    expiresAt: order.expiresAtMs === null ? null : isoSeconds(order.expiresAtMs),
+    timestamp: isoSeconds(timeMs),
+  };
+}
+
+// ---------------------------------------------------------------- public /ws/market (Polymarket)
+
+export interface PublicLevel {
+  readonly price: string;
+  readonly size: string;
+}
+
+export function bookEvent(fields: {
+  assetId: string;
+  marketId: number;
+  bids: PublicLevel[];
+  asks: PublicLevel[];
+  hash: string;
+  tickSize: string;
+  lastTradePrice: string;
+  timeMs: number;
+}) {
+  return {
+    event_type: "book",
+    asset_id: fields.assetId,
+    market: String(fields.marketId),
+    bids: fields.bids,
+    asks: fields.asks,
+    hash: fields.hash,
+    tick_size: fields.tickSize,
+    last_trade_price: fields.lastTradePrice,
+    timestamp: String(fields.timeMs),
+  };
+}
+
+export interface PriceChangeEntry {
+  readonly asset_id: string;
+  readonly price: string;
+  readonly size: string;
+  readonly side: OrderSide;
+  readonly hash: string;
+  readonly best_bid: string;
+  readonly best_ask: string;
+}
+
+export function priceChangeEvent(marketId: number, changes: PriceChangeEntry[], timeMs: number) {
+  return {
+    event_type: "price_change",
+    market: String(marketId),
+    price_changes: changes,
+    timestamp: String(timeMs),
+  };
+}
+
+export function lastTradePriceEvent(fields: {
+  assetId: string;
+  marketId: number;
+  price: string;
+  side: OrderSide;
+  size: string;
+  feeRateBps: number;
+  tradeId: number;
+  timeMs: number;
+}) {
+  return {
+    event_type: "last_trade_price",
+    asset_id: fields.assetId,
+    market: String(fields.marketId),
+    price: fields.price,
+    side: fields.side,
+    size: fields.size,
+    fee_rate_bps: String(fields.feeRateBps),
+    transaction_hash: String(fields.tradeId),
+    timestamp: String(fields.timeMs),
+  };
+}
+
+export function bestBidAskEvent(fields: {
+  assetId: string;
+  marketId: number;
+  bestBid: string;
+  bestAsk: string;
+  spread: string;
+  timeMs: number;
+}) {
+  return {
+    event_type: "best_bid_ask",
+    asset_id: fields.assetId,
+    market: String(fields.marketId),
+    best_bid: fields.bestBid,
+    best_ask: fields.bestAsk,
+    spread: fields.spread,
+    timestamp: String(fields.timeMs),
+  };
+}
+
+export function tickSizeChangeEvent(fields: {
+  assetId: string;
+  marketId: number;
+  oldTickSize: string;
+  newTickSize: string;
+  timeMs: number;
+}) {
+  return {
+    event_type: "tick_size_change",
+    asset_id: fields.assetId,
+    market: String(fields.marketId),
+    old_tick_size: fields.oldTickSize,
+    new_tick_size: fields.newTickSize,
+    timestamp: String(fields.timeMs),
+  };
+}
+
+export interface PublicOutcome {
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly question: string;
+  readonly assetIds: readonly [string, string];
+  readonly optionTitles: readonly [string, string];
+}
+
+/** One binary outcome of a market that just opened for trading (Polymarket's "market" is one condition). */
+export function newMarketEvent(outcome: PublicOutcome, fields: { tickSize: string; timeMs: number }) {
+  return {
+    event_type: "new_market",
+    id: String(outcome.outcomeId),
+    market: String(outcome.marketId),
+    question: outcome.question,
+    assets_ids: [...outcome.assetIds],
+    outcomes: [...outcome.optionTitles],
+    order_price_min_tick_size: fields.tickSize,
+    active: true,
+    timestamp: String(fields.timeMs),
+  };
+}
+
+export function marketResolvedEvent(outcome: PublicOutcome, winningIndex: 0 | 1, timeMs: number) {
+  return {
+    event_type: "market_resolved",
+    id: String(outcome.outcomeId),
+    market: String(outcome.marketId),
+    question: outcome.question,
+    assets_ids: [...outcome.assetIds],
+    outcomes: [...outcome.optionTitles],
+    winning_asset_id: outcome.assetIds[winningIndex],
+    winning_outcome: outcome.optionTitles[winningIndex],
+    timestamp: String(timeMs),
+  };
+}

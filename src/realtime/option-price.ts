@@ -1,0 +1,30 @@
+// The price and chance of an option as the live channels publish them and the price sampler
+// records them. The same rule as the market detail (src/catalog/market-detail.ts optionPricesOf):
+// the midpoint when the book has both sides, else the last trade, else 0.5; chance = price (0–1).
+
+import type { Outcome } from "../core/market.js";
+import { askSide, bidSide } from "../core/orders.js";
+import { atomsPerPriceUnit, priceUnitsPerUnit } from "../core/units.js";
+
+const atomsPerUnitPrice = Number(atomsPerPriceUnit);
+const oneAtoms = priceUnitsPerUnit * atomsPerUnitPrice;
+
+/** The Yes option's price in atoms (a whole number of atoms: a midpoint may fall between ticks). */
+export function yesPriceAtoms(outcome: Outcome): number {
+  const book = outcome.book;
+  const bid = book === null ? -1 : book.bestPrice(bidSide);
+  const ask = book === null ? -1 : book.bestPrice(askSide);
+  if (bid !== -1 && ask !== -1) return ((bid + ask) * atomsPerUnitPrice) / 2;
+  if (outcome.lastTradeYesPriceUnits !== 0) return outcome.lastTradeYesPriceUnits * atomsPerUnitPrice;
+  return oneAtoms / 2;
+}
+
+/** An option's price in its own terms: No is 1 − Yes. */
+export function optionPriceAtoms(yesAtoms: number, optionIndex: 0 | 1): number {
+  return optionIndex === 0 ? yesAtoms : oneAtoms - yesAtoms;
+}
+
+/** Chance as the market detail gives it: the price as a probability, 0 to 1. */
+export function chanceOf(priceAtoms: number): number {
+  return priceAtoms / oneAtoms;
+}
