@@ -1,29 +1,71 @@
-// The earlier, token-authenticated interface (spec 001, `/api/...`). Its authorize call, JWT
-// checks and routes are added by their own part in ./routes; this is the listener's skeleton.
+// The earlier, token-authenticated interface (spec 001, `/api/...`): its envelope, the rate limit,
+// the authorize call and bearer JWT checks (authentication.ts), and the routes of ./routes. The
+// listener owns the legacy services (request queue executor, merchant notifier) and runs them
+// while it is up.
 
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyServerOptions } from "fastify";
+import { createLegacyServices, type LegacyServices } from "../../legacy/services.js";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import { registerDocs } from "../shared/docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
-import { handleLegacyError, handleLegacyNotFound } from "./errors.js";
+import { installLegacyCallerHooks } from "./authentication.js";
+import {
+  fromRejection,
+  handleLegacyError,
+  handleLegacyNotFound,
+  legacyErrors,
+  sendLegacyError,
+} from "./errors.js";
+
+/** Spec 001 "Limits": a request terminates after 30 seconds. */
+export const legacyRequestTimeoutMs = 30_000;
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The legacy interface's services, for its route files. */
+    legacyServices: LegacyServices;
+  }
+}
+
+export interface LegacyAppOptions {
+  readonly https?: { cert: Buffer; key: Buffer };
+  /** Overrides for tests: a shorter request timeout or faster webhook retries. */
+  readonly requestTimeoutMs?: number;
+  readonly notifierPolicy?: Parameters<typeof createLegacyServices>[1]["notifierPolicy"];
+}
 
 export async function buildLegacyApp(
   deps: PlatformDeps,
-  options: { https?: { cert: Buffer; key: Buffer } } = {},
+  options: LegacyAppOptions = {},
 ): Promise<TypeBoxApp> {
+  const requestTimeoutMs = options.requestTimeoutMs ?? legacyRequestTimeoutMs;
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.logger.child({ surface: "legacy" }),
     bodyLimit: bodyBytesMax,
+    // Receiving the request may take at most this long; handling it is bounded by the hook below.
+    requestTimeout: requestTimeoutMs,
     ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
+  const services = createLegacyServices(deps, {
+    describeRejection: (rejection) => {
+      const error = fromRejection(rejection);
+      return { errorCode: Number(error.data.errorCode ?? error.status), msg: error.msg };
+    },
+    ...(options.notifierPolicy === undefined ? {} : { notifierPolicy: options.notifierPolicy }),
+  });
+  app.decorate("legacyServices", services);
+  app.addHook("onReady", async () => services.start());
+  app.addHook("onClose", async () => services.stop());
   installRawBodyParsers(app, { jsonDecoding: "eager" });
+  installHandlingTimeout(app, requestTimeoutMs);
+  installLegacyCallerHooks(app, deps, services);
   app.setErrorHandler(handleLegacyError);
   app.setNotFoundHandler(handleLegacyNotFound);
   await registerDocs(app, {
@@ -32,4 +74,17 @@ export async function buildLegacyApp(
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;
+}
+
+/** A request still unanswered after the timeout gets 503 rather than hanging the client. */
+function installHandlingTimeout(app: TypeBoxApp, timeoutMs: number): void {
+  const timers = new WeakMap<object, NodeJS.Timeout>();
+  app.addHook("onRequest", async (request, reply) => {
+    const timer = setTimeout(() => {
+      if (!reply.sent) sendLegacyError(reply, legacyErrors.requestTimeout);
+    }, timeoutMs);
+    timer.unref();
+    timers.set(request, timer);
+  });
+  app.addHook("onResponse", async (request) => clearTimeout(timers.get(request)));
 }

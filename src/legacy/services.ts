@@ -1,0 +1,81 @@
+// The earlier interface's services, built once per platform from its dependencies: bearer tokens,
+// the authorize nonce store, the durable request queue with its executor, and the merchant
+// notifier. The legacy listener starts them when it is ready and stops them when it closes, before
+// the engine closes, so an executing batch is always recorded against a running engine.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PlatformDeps } from "../api/deps.js";
+import type { Rejection } from "../core/errors.js";
+import type { LegacyNonceStore, LegacyRequestStore } from "../store/legacy.js";
+import { createSqliteLegacyNonceStore } from "../store/sqlite/legacy-nonces.js";
+import { createSqliteLegacyRequestStore } from "../store/sqlite/legacy-requests.js";
+import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
+import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
+import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";
+
+/** Where server.ts keeps the generated master key when PREDEX_MASTER_KEY is not set. */
+const masterKeyFileName = "master.key";
+
+export interface LegacyServices {
+  readonly tokens: LegacyTokens;
+  readonly nonces: LegacyNonceStore;
+  readonly requests: LegacyRequestStore;
+  readonly executor: LegacyRequestExecutor;
+  readonly notifier: LegacyNotifier;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface LegacyServiceOptions {
+  readonly describeRejection: (rejection: Rejection) => DescribedRejection;
+  readonly notifierPolicy?: Partial<NotifierPolicy>;
+}
+
+export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceOptions): LegacyServices {
+  const logger = deps.logger.child({ component: "legacy" });
+  const requests = createSqliteLegacyRequestStore(deps.db);
+  const notifier = new LegacyNotifier({
+    store: requests,
+    nowMs: deps.nowMs,
+    webhookOf: async (merchantId) => {
+      const partner = await deps.identity.findPartner(merchantId);
+      if (partner === undefined || partner.webhookUrl === null) return undefined;
+      return { url: partner.webhookUrl, secret: deps.identity.webhookSecretOf(partner) };
+    },
+    ...(options.notifierPolicy === undefined ? {} : { policy: options.notifierPolicy }),
+    onError: (error) => logger.warn({ err: error }, "merchant notification problem"),
+  });
+  const executor = new LegacyRequestExecutor({
+    store: requests,
+    exchange: {
+      submit: (command) => deps.engine.submit(command),
+      orderById: (orderId) => deps.exchangeReadModels.orderById(orderId),
+    },
+    describeRejection: options.describeRejection,
+    nowMs: deps.nowMs,
+    onCompleted: () => notifier.wake(),
+    onError: (error) => logger.error({ err: error }, "legacy request executor problem"),
+  });
+  return {
+    tokens: createLegacyTokens(deriveLegacyTokenKey(masterKeyOf(deps))),
+    nonces: createSqliteLegacyNonceStore(deps.db),
+    requests,
+    executor,
+    notifier,
+    start() {
+      executor.start();
+      notifier.start();
+    },
+    async stop() {
+      await executor.stop();
+      await notifier.stop();
+    },
+  };
+}
+
+/** The platform's master key: the configured one, else the file startPlatform created in the data dir. */
+function masterKeyOf(deps: PlatformDeps): Buffer {
+  if (deps.config.masterKey !== undefined) return deps.config.masterKey;
+  return Buffer.from(readFileSync(join(deps.config.dataDir, masterKeyFileName), "utf8").trim(), "base64url");
+}

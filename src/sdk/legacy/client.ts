@@ -1,0 +1,239 @@
+// A typed client for the legacy listener (spec 001): signs the authorize call with the merchant's
+// RSA key, keeps the JWT and authorizes again when it is refused (401), and follows spec 001's
+// retry policy: 429 after `retryAfter`, 500/503 with exponential backoff, 3 attempts at most.
+// An order submit is never retried when its fate is unknown (a 5xx or no answer): only a 429 or
+// 401, which the server gives before anything is queued, sends it again.
+
+import type { KeyObject } from "node:crypto";
+import type { Authorized, AuthorizeRequest } from "../../api/legacy/schemas/authorize.js";
+import type { OrderSubmitRequest, TransactionResult } from "../../api/legacy/schemas/orders.js";
+import { LegacyApiError, LegacyNetworkError, SubmitOutcomeUnknownError } from "./errors.js";
+import { legacyPaths } from "./paths.js";
+import { signAuthorizeRequest } from "./signer.js";
+
+export interface LegacyRetryPolicy {
+  /** Attempts in all, the first included (spec 001: at most 3). */
+  readonly attemptsMax: number;
+  /** Backoff after a 500/503 or a network failure: base × 2^(attempt − 1), capped. */
+  readonly delayMsBase: number;
+  readonly delayMsMax: number;
+}
+
+export const defaultLegacyRetryPolicy: LegacyRetryPolicy = {
+  attemptsMax: 3,
+  delayMsBase: 500,
+  delayMsMax: 4_000,
+};
+
+export interface LegacyClientOptions {
+  /** The legacy listener, e.g. `http://127.0.0.1:8082`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** The merchant's RSA private key, PKCS#8 (PEM or KeyObject); never sent. */
+  readonly privateKey: string | KeyObject;
+  /** The user this client acts for; sent by authorize. */
+  readonly user: AuthorizeRequest;
+  readonly retry?: LegacyRetryPolicy;
+  readonly timeoutMs?: number;
+  /** The signing clock in milliseconds; tests use it to show what clock skew does. */
+  readonly nowMs?: () => number;
+  /** The nonce of each authorize call; random by default. */
+  readonly nonce?: () => string;
+  readonly fetch?: typeof fetch;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface LegacyEnvelope<Data> {
+  readonly code: number;
+  readonly msg: string;
+  readonly data: Data;
+  readonly [besideData: string]: unknown;
+}
+
+export interface WaitOptions {
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+}
+
+interface SendOptions {
+  readonly body?: unknown;
+  /** false: a 5xx or a network failure is not retried (the request may have taken effect). */
+  readonly idempotent: boolean;
+  readonly authenticated: boolean;
+}
+
+export class LegacyClient {
+  readonly #options: LegacyClientOptions;
+  readonly #retry: LegacyRetryPolicy;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number) => Promise<void>;
+  #token: string | undefined;
+  #userId: number | undefined;
+  #renewal: Promise<void> | undefined;
+
+  constructor(options: LegacyClientOptions) {
+    this.#options = options;
+    this.#retry = options.retry ?? defaultLegacyRetryPolicy;
+    this.#fetch = options.fetch ?? fetch;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  /** Replaces the token (tests use it to present an expired or forged one). */
+  set token(token: string | undefined) {
+    this.#token = token;
+  }
+
+  get userId(): number | undefined {
+    return this.#userId;
+  }
+
+  /** Signs and sends the authorize call; later calls carry the JWT it returns. */
+  async authorize(): Promise<Authorized> {
+    const envelope = await this.#withRetries<Authorized>("POST", legacyPaths.authorize, {
+      body: this.#options.user,
+      idempotent: true,
+      authenticated: false,
+    });
+    this.#token = envelope.data.token;
+    this.#userId = envelope.data.userId;
+    return envelope.data;
+  }
+
+  /** Queues an order; returns its fgRequestId. Read the result before ever submitting it again. */
+  async submitOrder(order: OrderSubmitRequest): Promise<string> {
+    const envelope = await this.requestEnvelope<{ fgRequestId: string }>("POST", legacyPaths.orderSubmit, {
+      body: order,
+      idempotent: false,
+    });
+    return envelope.data.fgRequestId;
+  }
+
+  async getRequestResult(fgRequestId: string): Promise<TransactionResult> {
+    return (await this.requestEnvelope<TransactionResult>("GET", legacyPaths.requestResult(fgRequestId)))
+      .data;
+  }
+
+  /** Polls the result until it is SUCCESS or FAILED. */
+  async waitForResult(fgRequestId: string, options: WaitOptions = {}): Promise<TransactionResult> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    for (;;) {
+      const result = await this.getRequestResult(fgRequestId);
+      if (result.status !== "PENDING") return result;
+      if (Date.now() >= deadline) return result;
+      await this.#sleep(options.intervalMs ?? 50);
+    }
+  }
+
+  /**
+   * Any JWT operation of the legacy listener; resolves to the whole envelope (paginated reads put
+   * `current`, `size`, `total`, … beside `data`). Authorizes first when there is no token yet.
+   */
+  async requestEnvelope<Data>(
+    method: string,
+    path: string,
+    options: { body?: unknown; idempotent?: boolean } = {},
+  ): Promise<LegacyEnvelope<Data>> {
+    const send: SendOptions = {
+      ...(options.body === undefined ? {} : { body: options.body }),
+      idempotent: options.idempotent ?? method === "GET",
+      authenticated: true,
+    };
+    if (this.#token === undefined) await this.#renewToken();
+    try {
+      return await this.#withRetries<Data>(method, path, send);
+    } catch (error) {
+      // An expired or refused token: authorize again (once for all requests that failed together).
+      if (error instanceof LegacyApiError && error.status === 401) {
+        await this.#renewToken();
+        return this.#withRetries<Data>(method, path, send);
+      }
+      throw error;
+    }
+  }
+
+  async #renewToken(): Promise<void> {
+    if (this.#renewal === undefined) {
+      const failedToken = this.#token;
+      this.#renewal = (async () => {
+        if (this.#token === failedToken) await this.authorize();
+      })().finally(() => {
+        this.#renewal = undefined;
+      });
+    }
+    return this.#renewal;
+  }
+
+  async #withRetries<Data>(
+    method: string,
+    path: string,
+    options: SendOptions,
+  ): Promise<LegacyEnvelope<Data>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#send<Data>(method, path, options);
+      } catch (error) {
+        const last = attempt >= this.#retry.attemptsMax;
+        if (error instanceof LegacyApiError && error.status === 429) {
+          // Refused before anything was done: safe to send again, also for a submit.
+          if (last) throw error;
+          await this.#sleep((error.retryAfterSeconds ?? 1) * 1000);
+          continue;
+        }
+        const unknownOutcome =
+          error instanceof LegacyNetworkError || (error instanceof LegacyApiError && error.retryable);
+        if (unknownOutcome && !options.idempotent) throw new SubmitOutcomeUnknownError(error);
+        if (!unknownOutcome || last) throw error;
+        await this.#sleep(Math.min(this.#retry.delayMsMax, this.#retry.delayMsBase * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
+  async #send<Data>(method: string, path: string, options: SendOptions): Promise<LegacyEnvelope<Data>> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers: Record<string, string> = {};
+    if (options.authenticated) {
+      if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+      if (body !== undefined) headers["content-type"] = "application/json";
+    } else {
+      const signed = signAuthorizeRequest({
+        apiKey: this.#options.apiKey,
+        privateKey: this.#options.privateKey,
+        method,
+        pathAndQuery: path,
+        body: body ?? "",
+        ...(this.#options.nowMs === undefined ? {} : { timestampMs: this.#options.nowMs() }),
+        ...(this.#options.nonce === undefined ? {} : { nonce: this.#options.nonce() }),
+      });
+      Object.assign(headers, signed.headers);
+    }
+    let response: Response;
+    try {
+      response = await this.#fetch(new URL(path, this.#options.baseUrl), {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 30_000),
+      });
+    } catch (error) {
+      throw new LegacyNetworkError(`${method} ${path}: ${(error as Error).message}`, { cause: error });
+    }
+    const text = await response.text();
+    let envelope: LegacyEnvelope<Data> | undefined;
+    try {
+      envelope = JSON.parse(text) as LegacyEnvelope<Data>;
+    } catch {
+      envelope = undefined;
+    }
+    if (response.status === 200 && envelope !== undefined && envelope.code === 200) return envelope;
+    throw new LegacyApiError(
+      response.status,
+      envelope?.code ?? response.status,
+      envelope?.msg ?? text.slice(0, 200),
+      (envelope?.data as Record<string, unknown> | null | undefined) ?? null,
+    );
+  }
+}

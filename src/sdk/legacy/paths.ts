@@ -1,0 +1,8 @@
+// Every path of the legacy listener the SDK calls, in one place (spec 001 "Endpoints").
+
+export const legacyPaths = {
+  authorize: "/api/user/openapi/authorize",
+  orderSubmit: "/api/order/openapi/order/submit",
+  requestResult: (fgRequestId: string) =>
+    `/api/user/openapi/request/result/${encodeURIComponent(fgRequestId)}`,
+} as const;

@@ -1,0 +1,100 @@
+// What the earlier interface keeps beside the exchange: the authorize nonces it has seen, and the
+// asynchronous order requests with their results and merchant-notification state. Asynchronous
+// so a PostgreSQL adapter fits as it is; the SQLite adapters answer synchronously inside.
+
+export interface LegacyNonceStore {
+  /**
+   * Remembers a partner's nonce until `expiresAtMs`. Resolves false when the nonce is already
+   * remembered, which is a reuse. Atomic: of two concurrent calls with one nonce, one gets true.
+   */
+  remember(partnerId: number, nonce: string, nowMs: number, expiresAtMs: number): Promise<boolean>;
+}
+
+export type LegacyRequestStatus = "PENDING" | "SUCCESS" | "FAILED";
+
+/** `notifyStatus` of the result record (ours: spec 001 does not define the values). */
+export const notifyStatuses = {
+  /** Not sent yet: the request is still executing, or a delivery is due or being retried. */
+  pending: 0,
+  /** The merchant's webhook answered 2xx. */
+  delivered: 1,
+  /** Every attempt failed; no more are made. */
+  failed: 2,
+  /** The merchant has no webhookUrl: nothing is sent. */
+  noWebhook: 3,
+} as const;
+export type NotifyStatus = (typeof notifyStatuses)[keyof typeof notifyStatuses];
+
+/** The order a request asks for, as validated at submission; decimals as strings (exact). */
+export interface LegacyOrderInstruction {
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly direction: "BUY" | "SELL";
+  /** The legacy order type the partner sent. */
+  readonly orderType: "MARKET" | "LIMIT" | "PARIMUTUEL";
+  /** The core's order type it runs as. */
+  readonly coreOrderType: "MARKET" | "LIMIT";
+  readonly price: string | null;
+  readonly amount: string | null;
+  readonly shares: string | null;
+}
+
+export interface LegacyRequestRecord {
+  /** The `fgRequestId`. */
+  readonly requestId: string;
+  /** Submission order; requests execute in it. */
+  readonly sequence: number;
+  readonly merchantId: number;
+  readonly userId: number;
+  readonly instruction: LegacyOrderInstruction;
+  readonly status: LegacyRequestStatus;
+  readonly errorMsg: string | null;
+  /** JSON text with the transaction details (the result record's `notifyContent`). */
+  readonly notifyContent: string;
+  readonly notifyStatus: NotifyStatus;
+  /** Delivery attempts that failed so far. */
+  readonly notifyRetryTimes: number;
+  readonly notifyUpdateTimeMs: number | null;
+  /** When the next delivery attempt is due; null when none is. */
+  readonly nextNotifyAtMs: number | null;
+  readonly createTimeMs: number;
+  readonly updateTimeMs: number;
+}
+
+export interface NewLegacyRequest {
+  readonly requestId: string;
+  readonly merchantId: number;
+  readonly userId: number;
+  readonly instruction: LegacyOrderInstruction;
+  readonly notifyContent: string;
+  readonly nowMs: number;
+}
+
+export interface LegacyRequestCompletion {
+  readonly requestId: string;
+  readonly status: "SUCCESS" | "FAILED";
+  readonly errorMsg: string | null;
+  readonly notifyContent: string;
+  readonly notifyStatus: NotifyStatus;
+  readonly nextNotifyAtMs: number | null;
+}
+
+export interface NotifyAttemptRecord {
+  readonly requestId: string;
+  readonly notifyStatus: NotifyStatus;
+  readonly notifyRetryTimes: number;
+  readonly nextNotifyAtMs: number | null;
+}
+
+export interface LegacyRequestStore {
+  enqueue(request: NewLegacyRequest): Promise<LegacyRequestRecord>;
+  find(requestId: string): Promise<LegacyRequestRecord | undefined>;
+  /** PENDING requests in submission order, at most `limit`. */
+  pending(limit: number): Promise<LegacyRequestRecord[]>;
+  /** Records results in one transaction; a request that is no longer PENDING is left as it is. */
+  complete(completions: readonly LegacyRequestCompletion[], nowMs: number): Promise<void>;
+  /** Finished requests whose notification is due at nowMs, oldest due first, at most `limit`. */
+  dueNotifications(nowMs: number, limit: number): Promise<LegacyRequestRecord[]>;
+  recordNotifyAttempt(attempt: NotifyAttemptRecord, nowMs: number): Promise<void>;
+}
