@@ -132,9 +132,18 @@ interface PhaseResult {
 type Mode = "orders" | "assets";
 
 async function measure(): Promise<void> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--serve"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  // BENCH_CPU_PROF=<dir> writes the server's CPU profile there (node --cpu-prof), for finding what limits it.
+  const profile =
+    process.env.BENCH_CPU_PROF === undefined
+      ? []
+      : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
+  const child = spawn(
+    process.execPath,
+    [...profile, "--import", "tsx", new URL(import.meta.url).pathname, "--serve"],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   try {
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const nextLine = async (): Promise<string> => {

@@ -6,10 +6,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { adminTokenFileName } from "../server.js";
+import { runAdminDeposit, runAdminMarket } from "./admin-exchange.js";
 
 export async function runAdmin(args: readonly string[]): Promise<number> {
   const [resource, action, ...rest] = args;
   if (resource === "partner" && action === "create") return createPartner(rest);
+  if (resource === "market") return runAdminMarket(action, rest, adminConnection);
+  if (resource === "deposit")
+    return runAdminDeposit(action === undefined ? rest : [action, ...rest], adminConnection);
   console.error(`predex admin: unknown command "${[resource, action].filter(Boolean).join(" ")}"`);
   console.error(
     "Try: predex admin partner create [--name NAME] [--commission-rate RATE] [--webhook-url URL]",
@@ -51,7 +55,7 @@ async function createPartner(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-function adminConnection(adminUrl: string | undefined): { url: string; token: string } {
+export function adminConnection(adminUrl: string | undefined): { url: string; token: string } {
   const config = loadConfig();
   const url = adminUrl ?? `http://127.0.0.1:${config.admin.port}`;
   if (config.adminToken !== undefined) return { url, token: config.adminToken };

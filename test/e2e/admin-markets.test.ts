@@ -2,7 +2,9 @@
 // market's detail has every field of spec 000 with its JSON type; deposits are idempotent on txHash.
 
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { PredexApiError } from "../../src/sdk/errors.js";
 import { isoAt, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 
@@ -220,5 +222,46 @@ describe("admin markets and deposits", () => {
       /User not found/,
     );
     assert.deepEqual(await usdtOf(client), { available: "12.5", frozen: "0", total: "12.5" });
+  });
+
+  it("the CLI creates, opens and closes a market and credits a deposit", { timeout: 60_000 }, async () => {
+    const run = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          new URL("../../src/cli/main.ts", import.meta.url).pathname,
+          "admin",
+          ...args,
+          "--admin-url",
+          platform.addresses.admin,
+        ],
+        { env: { ...process.env, PREDEX_ADMIN_TOKEN: platform.platform.adminToken } },
+      );
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const created = await run(
+      "market",
+      "create",
+      "--title",
+      "CLI market",
+      "--category-id",
+      "3",
+      "--start",
+      isoAt(Date.now() - 60_000),
+      "--end",
+      isoAt(Date.now() + 3_600_000),
+      "--outcome",
+      "First",
+      "--taker-fee",
+      "25",
+    );
+    assert.deepEqual([created.title, created.status, created.takerFee], ["CLI market", "draft", 25]);
+    assert.equal((await run("market", "open", String(created.marketId))).status, "open");
+    assert.equal((await run("market", "close", String(created.marketId))).status, "closed");
+    const { userId } = await platform.fundedUser("0");
+    const deposit = await run("deposit", "--user-id", userId, "--amount", "3.25", "--tx-hash", "0xcli");
+    assert.deepEqual([deposit.userId, deposit.amount], [userId, "3.25"]);
   });
 });
