@@ -1,0 +1,204 @@
+// Merchant notifications (DESIGN §8: Standard Webhooks) and the per-merchant rate limit, against a
+// real server and a real HTTP receiver on 127.0.0.1.
+
+import assert from "node:assert/strict";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import type { TransactionResult } from "../../src/api/legacy/schemas/orders.js";
+import { verifyWebhook } from "../../src/legacy/webhook-signature.js";
+import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
+import { legacyPaths } from "../../src/sdk/legacy/paths.js";
+import type { BinaryMarket } from "../e2e/trading-fixtures.js";
+import { type LegacyPlatform, startLegacyPlatform } from "../legacy/fixtures.js";
+
+interface Delivery {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  readonly status: number;
+}
+
+/** A webhook receiver that answers each delivery with the next status of `statuses` (then 200). */
+async function startReceiver(
+  statuses: number[] = [],
+): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
+  const deliveries: Delivery[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString("utf8");
+    });
+    request.on("end", () => {
+      const status = statuses.shift() ?? 200;
+      deliveries.push({ headers: request.headers, body, status });
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hooks/predex`, deliveries, server };
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let platform: LegacyPlatform;
+let market: BinaryMarket;
+const receivers: Server[] = [];
+before(async () => {
+  platform = await startLegacyPlatform();
+  market = await platform.openMarket();
+});
+after(async () => {
+  for (const server of receivers) server.close();
+  await platform.close();
+});
+
+function limitBuy() {
+  return {
+    marketId: Number(market.marketId),
+    outcomeId: Number(market.outcomeId),
+    optionId: Number(market.yes),
+    direction: "BUY",
+    orderType: "LIMIT",
+    price: 0.3,
+    amount: 3,
+  };
+}
+
+describe("merchant webhooks", () => {
+  it("POSTs each result to the merchant's webhookUrl, signed with the webhookSecret it was given", async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver.server);
+    const merchant = await platform.createMerchant({ webhookUrl: receiver.url });
+    assert.match(merchant.webhookSecret, /^whsec_[A-Za-z0-9+/]+=*$/);
+    const client = await platform.fundedLegacyUser(merchant, "10");
+    const fgRequestId = await client.submitOrder(limitBuy() as never);
+
+    const delivered = await until(async () => {
+      const result = await client.getRequestResult(fgRequestId);
+      return result.notifyStatus === 1 ? result : undefined;
+    });
+    assert.equal(delivered.status, "SUCCESS");
+    assert.equal(delivered.notifyRetryTimes, 0);
+    assert.match(delivered.notifyUpdateTime ?? "", /^\d{4}-\d{2}-\d{2}T/);
+
+    assert.equal(receiver.deliveries.length, 1);
+    const [delivery] = receiver.deliveries;
+    assert.equal(delivery!.headers["content-type"], "application/json");
+    assert.equal(delivery!.headers["webhook-id"], `msg_${fgRequestId}`);
+    assert.match(String(delivery!.headers["webhook-signature"]), /^v1,[A-Za-z0-9+/]+=*$/);
+    assert.ok(verifyWebhook(merchant.webhookSecret, delivery!.headers, delivery!.body));
+    assert.equal(verifyWebhook(merchant.webhookSecret, delivery!.headers, `${delivery!.body} `), false);
+    const other = await platform.createMerchant();
+    assert.equal(verifyWebhook(other.webhookSecret, delivery!.headers, delivery!.body), false);
+
+    const payload = JSON.parse(delivery!.body) as { type: string; data: TransactionResult };
+    assert.equal(payload.type, "request.result");
+    assert.equal(payload.data.id, fgRequestId);
+    assert.equal(payload.data.status, "SUCCESS");
+    assert.equal(JSON.parse(payload.data.notifyContent).order.status, "OPEN");
+  });
+
+  it("retries a failed delivery with backoff and counts the failures in notifyRetryTimes", async () => {
+    const receiver = await startReceiver([500, 503]);
+    receivers.push(receiver.server);
+    const merchant = await platform.createMerchant({ webhookUrl: receiver.url });
+    const client = await platform.fundedLegacyUser(merchant, "10");
+    const fgRequestId = await client.submitOrder(limitBuy() as never);
+
+    const delivered = await until(async () => {
+      const result = await client.getRequestResult(fgRequestId);
+      return result.notifyStatus === 1 ? result : undefined;
+    });
+    assert.equal(delivered.notifyRetryTimes, 2);
+    assert.deepEqual(
+      receiver.deliveries.map((delivery) => delivery.status),
+      [500, 503, 200],
+    );
+    // The same message id on every attempt, so the merchant can drop duplicates; each one signed.
+    assert.equal(new Set(receiver.deliveries.map((delivery) => delivery.headers["webhook-id"])).size, 1);
+    for (const delivery of receiver.deliveries) {
+      assert.ok(verifyWebhook(merchant.webhookSecret, delivery.headers, delivery.body));
+    }
+    const [first, second, third] = receiver.deliveries.map((delivery) =>
+      Number(delivery.headers["webhook-timestamp"]),
+    );
+    assert.ok(second! - first! >= 1 && third! - second! >= 1, "backoff waits between attempts");
+  });
+
+  it("marks a result of a merchant without webhookUrl notifyStatus 3", async () => {
+    const merchant = await platform.createMerchant();
+    const client = await platform.fundedLegacyUser(merchant, "10");
+    const fgRequestId = await client.submitOrder(limitBuy() as never);
+    const result = await until(async () => {
+      const seen = await client.getRequestResult(fgRequestId);
+      return seen.notifyStatus === 3 ? seen : undefined;
+    });
+    assert.equal(result.notifyRetryTimes, 0);
+  });
+});
+
+describe("rate limit", () => {
+  it("allows 50 requests per second per merchant, then 429 with retryAfter, limit and window", async () => {
+    const merchant = await platform.createMerchant();
+    const first = platform.legacyClient(merchant);
+    const second = platform.legacyClient(merchant);
+    const { token: firstToken } = await first.authorize();
+    const { token: secondToken } = await second.authorize();
+    // Two users of one merchant share its budget.
+    const send = (token: string) =>
+      platform.raw("legacy", {
+        path: legacyPaths.requestResult("x"),
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const responses = await Promise.all(
+      Array.from({ length: 70 }, (_unused, index) => send(index % 2 === 0 ? firstToken : secondToken)),
+    );
+    const limited = responses.filter((response) => response.status === 429);
+    assert.ok(limited.length >= 20, `${limited.length} of 70 were limited`);
+    assert.ok(responses.filter((response) => response.status === 404).length <= 50);
+    assert.deepEqual(limited[0]!.json, {
+      code: 429,
+      msg: "Too many requests",
+      data: { retryAfter: 1, limit: 50, window: "1s" },
+    });
+    assert.equal(limited[0]!.headers.get("retry-after"), "1");
+
+    // Another merchant is not affected.
+    const other = await platform.createMerchant();
+    const otherClient = platform.legacyClient(other);
+    await otherClient.authorize();
+    await assert.rejects(
+      otherClient.getRequestResult("x"),
+      (error: unknown) => error instanceof LegacyApiError && error.status === 404,
+    );
+  });
+
+  it("is waited out by the SDK client, which retries after retryAfter", async () => {
+    const merchant = await platform.createMerchant();
+    const client = platform.legacyClient(merchant);
+    const { token } = await client.authorize();
+    await Promise.all(
+      Array.from({ length: 55 }, () =>
+        platform.raw("legacy", {
+          path: legacyPaths.requestResult("y"),
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      ),
+    );
+    const started = Date.now();
+    await assert.rejects(
+      client.getRequestResult("y"),
+      (error: unknown) => error instanceof LegacyApiError && error.status === 404,
+    );
+    assert.ok(Date.now() - started < 3_000);
+  });
+});
