@@ -1,0 +1,59 @@
+// Time-driven work through the real server: a GTD order expires at expiresAt and its funds come
+// back; a market closes at its endTime (resting orders cancelled) without any operator call.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { schedulerIntervalMs } from "../../src/exchange/exchange-host.js";
+import { isoAt, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
+
+const waitMs = 2_000 + 3 * schedulerIntervalMs;
+
+describe("the scheduler", () => {
+  let platform: TradingPlatform;
+  before(async () => {
+    platform = await startTradingPlatform();
+  });
+  after(() => platform.close());
+
+  it("expires a GTD order at expiresAt and returns its funds", async () => {
+    const market = await platform.openMarket();
+    const { client } = await platform.fundedUser("10");
+    const order = await client.createOrder({
+      marketId: market.marketId,
+      outcomeId: market.outcomeId,
+      optionId: market.yes,
+      side: "BUY",
+      orderType: "LIMIT",
+      limitPrice: 0.2,
+      shares: 10,
+      timeInForce: "GTD",
+      expiresAt: isoAt(Date.now() + 2_000),
+    });
+    assert.deepEqual([order.status, order.timeInForce], ["OPEN", "GTD"]);
+    assert.deepEqual(await usdtOf(client), { available: "8", frozen: "2", total: "10" });
+    await sleep(waitMs);
+    assert.deepEqual(await usdtOf(client), { available: "10", frozen: "0", total: "10" });
+    assert.equal((await client.getOpenOrders()).total, 0);
+    const again = await client.cancelOrder(order.orderId).catch((error: Error) => error.message);
+    assert.equal(again, "bad request: Order is not cancellable");
+  });
+
+  it("closes a market at its endTime and cancels its resting orders", async () => {
+    const market = await platform.openMarket({ endTime: isoAt(Date.now() + 2_000) });
+    const { client } = await platform.fundedUser("10");
+    await client.createOrder({
+      marketId: market.marketId,
+      outcomeId: market.outcomeId,
+      optionId: market.no,
+      side: "BUY",
+      orderType: "LIMIT",
+      limitPrice: 0.3,
+      shares: 10,
+    });
+    assert.deepEqual(await usdtOf(client), { available: "7", frozen: "3", total: "10" });
+    await sleep(waitMs);
+    assert.equal((await client.getMarketDetail(market.marketId)).status, "closed");
+    assert.deepEqual(await usdtOf(client), { available: "10", frozen: "0", total: "10" });
+  });
+});
