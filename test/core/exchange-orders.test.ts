@@ -147,6 +147,27 @@ for (const kind of bookKinds) {
       assert.equal(placed.filledAmount, atoms("1.8"));
     });
 
+    it("MARKET BUY of No fills against Yes bids at 1 − the bid, within the protection in No prices", () => {
+      const { exchange, market } = given();
+      exchange.accept(exchange.limit(alice, market, market.yes, "BUY", "0.6", "2"));
+      exchange.accept(exchange.limit(alice, market, market.yes, "BUY", "0.55", "2"));
+      exchange.accept(exchange.limit(alice, market, market.yes, "BUY", "0.45", "10"));
+      const events = exchange.accept(exchange.marketBuy(carol, market, market.no, "3"));
+      const trades = eventsOfType(events, "TradeExecuted");
+      assert.deepEqual(
+        trades.map((trade) => [trade.cross, trade.takerPrice, trade.shares]),
+        [
+          ["MINT", atoms("0.4"), atoms("2")],
+          ["MINT", atoms("0.45"), atoms("2")],
+        ],
+        "the No ask at 0.55 (Yes bid 0.45) is beyond 0.4 + 0.1",
+      );
+      const [placed] = eventsOfType(events, "OrderPlaced");
+      assert.equal(placed?.status, "CANCELLED");
+      assert.equal(balanceOf(exchange.state, carol).total, atoms("98.3"));
+      assert.equal(sharesHeld(exchange, carol, market.no), atoms("4"));
+    });
+
     it("MARKET orders on an empty opposite side are refused", () => {
       const { exchange, market } = given();
       exchange.refuse(exchange.marketBuy(carol, market, market.yes, "5"), "NO_LIQUIDITY");
