@@ -16,12 +16,6 @@ export const atomsPerLot = 10_000n;
 const atomsPerLotNumber = 10_000;
 const atomsPerPriceUnitNumber = 10_000;
 
-/** Price atoms per share → price units; null when not a whole number of units. */
-export function priceAtomsToUnits(price: Atoms): number | null {
-  if (price % atomsPerPriceUnit !== 0n) return null;
-  return Number(price / atomsPerPriceUnit);
-}
-
 /** Every price a book can hold, as atoms, made once: events carry prices without allocating. */
 const priceAtomsByUnits: readonly Atoms[] = Array.from({ length: priceUnitsPerUnit + 1 }, (_unused, units) =>
   BigInt(units * atomsPerPriceUnitNumber),
@@ -29,12 +23,6 @@ const priceAtomsByUnits: readonly Atoms[] = Array.from({ length: priceUnitsPerUn
 
 export function priceUnitsToAtoms(units: number): Atoms {
   return priceAtomsByUnits[units] ?? BigInt(units * atomsPerPriceUnitNumber);
-}
-
-/** Share atoms → lots; null when not a whole number of lots. */
-export function sharesToLots(shares: Atoms): number | null {
-  if (shares % atomsPerLot !== 0n) return null;
-  return Number(shares / atomsPerLot);
 }
 
 export function lotsToShares(lots: number): Atoms {
@@ -57,9 +45,4 @@ export function orderSharesToLots(shares: Atoms): number {
 /** Price atoms (below 1 USDT) → price units, exactly, without bigint division. */
 export function priceToUnits(price: Atoms): number {
   return Number(price) / atomsPerPriceUnitNumber;
-}
-
-/** Cash of `lots` at `priceUnits`, in atoms, as an exact JS number (see limits.ts for the bound). */
-export function notionalAtoms(lots: number, priceUnits: number): number {
-  return lots * priceUnits;
 }
