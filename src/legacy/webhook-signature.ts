@@ -8,11 +8,12 @@ export const webhookSecretPrefix = "whsec_";
 /** A receiver refuses a timestamp further than this from its clock, against replays. */
 export const webhookTimestampToleranceSeconds = 300;
 
-export interface WebhookHeaders {
+// A type alias, not an interface, so it also passes where any header record is expected.
+export type WebhookHeaders = {
   readonly "webhook-id": string;
   readonly "webhook-timestamp": string;
   readonly "webhook-signature": string;
-}
+};
 
 function secretBytes(secret: string): Buffer {
   const encoded = secret.startsWith(webhookSecretPrefix) ? secret.slice(webhookSecretPrefix.length) : secret;
