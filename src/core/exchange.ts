@@ -1,6 +1,18 @@
 // The exchange core's public entry: the decider the engine runs, its state codec, the state hash,
 // and the queries. Two deciders differ only in their book: the fast one for production, the
 // reference one for tests and the benchmark's sanity check.
+//
+// Usage, with atoms from money.ts's parseAtoms ("0.55" → 55_000_000n):
+//
+//   let state = exchangeDecider.initialState();
+//   const context = { nowMs, sequence };            // from the engine's sequencer
+//   const decision = exchangeDecider.decide(state, createMarketCommand({ title: "Rain?" }), context);
+//   if (decision.ok) for (const event of decision.events) state = exchangeDecider.evolve(state, event);
+//   // then { type: "OpenMarket", marketId }, { type: "Deposit", userId, amount, txHash },
+//   // limitOrderCommand({ userId, marketId, outcomeId, optionId, side: "BUY", limitPrice, shares }),
+//   // marketOrderCommand({ ..., side: "BUY", amount }), { type: "CancelOrder", userId, orderId }.
+//
+// A rejection (decision.ok false) carries a code from errors.ts and changes nothing.
 
 import type { BookKind } from "./book/order-book.js";
 import { createStateCodec, encodeState } from "./codec.js";
