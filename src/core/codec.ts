@@ -13,6 +13,7 @@ import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./orders.js"
 import type { Position } from "./positions.js";
 import { createInitialState, type ExchangeState } from "./state.js";
 import { priceUnitsPerUnit } from "./units.js";
+import type { WithdrawalStatus } from "./withdrawals.js";
 
 const encodingVersion = 1;
 
@@ -35,8 +36,14 @@ export function encodeState(state: ExchangeState): string {
       counters.nextOrderId,
       counters.nextTradeId,
       counters.nextPositionId,
+      counters.nextWithdrawalId,
     ],
-    totals: [String(totals.deposited), String(totals.withdrawn), String(totals.feeIncome)],
+    totals: [
+      String(totals.deposited),
+      String(totals.withdrawn),
+      String(totals.feeIncome),
+      String(totals.withdrawalFeeIncome),
+    ],
     markets: byNumber(state.markets).map((market) => [
       market.marketId,
       market.title,
@@ -106,6 +113,15 @@ export function encodeState(state: ExchangeState): string {
         order.createdAtMs,
       ]),
     deposits: byText(state.depositTxHashes),
+    withdrawals: byNumber(state.withdrawals).map((withdrawal) => [
+      withdrawal.withdrawalId,
+      withdrawal.userId,
+      String(withdrawal.amount),
+      String(withdrawal.fee),
+      withdrawal.address,
+      withdrawal.status,
+      withdrawal.requestedAtMs,
+    ]),
   });
 }
 
@@ -116,8 +132,16 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
   if (data.version !== encodingVersion)
     throw new Error(`codec: unknown state version ${String(data.version)}`);
   const state = createInitialState(bookKind);
-  const [nextMarketId, nextOutcomeId, nextOptionId, nextOrderId, nextTradeId, nextPositionId] =
-    data.counters as number[];
+  // Snapshots written before withdrawals existed lack their counter, total and list.
+  const [
+    nextMarketId,
+    nextOutcomeId,
+    nextOptionId,
+    nextOrderId,
+    nextTradeId,
+    nextPositionId,
+    nextWithdrawalId,
+  ] = data.counters as number[];
   Object.assign(state.counters, {
     nextMarketId,
     nextOutcomeId,
@@ -125,11 +149,13 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
     nextOrderId,
     nextTradeId,
     nextPositionId,
+    nextWithdrawalId: nextWithdrawalId ?? 1,
   });
-  const [deposited, withdrawn, feeIncome] = data.totals as string[];
+  const [deposited, withdrawn, feeIncome, withdrawalFeeIncome] = data.totals as string[];
   state.totals.deposited = BigInt(deposited!);
   state.totals.withdrawn = BigInt(withdrawn!);
   state.totals.feeIncome = BigInt(feeIncome!);
+  state.totals.withdrawalFeeIncome = BigInt(withdrawalFeeIncome ?? "0");
 
   for (const row of data.markets as Row[]) {
     const [marketId, title, modelType, status, tickUnits, minOrderLots, makerFeeBps, takerFeeBps] = row;
@@ -240,8 +266,21 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
     const account = state.accounts.get(order.userId)!;
     evolveRestOrder(state, account, state.outcomes.get(order.outcomeId)!.book!, order);
   }
-  for (const [txHash, userId] of data.deposits as [string, number][])
+  for (const [txHash, userId] of data.deposits as [string, number][]) {
     state.depositTxHashes.set(txHash, userId);
+  }
+  for (const [withdrawalId, userId, amount, fee, address, status, requestedAtMs] of (data.withdrawals ??
+    []) as Row[]) {
+    state.withdrawals.set(withdrawalId as number, {
+      withdrawalId: withdrawalId as number,
+      userId: userId as number,
+      amount: BigInt(amount as string),
+      fee: BigInt(fee as string),
+      address: address as string,
+      status: status as WithdrawalStatus,
+      requestedAtMs: requestedAtMs as number,
+    });
+  }
   return state;
 }
 

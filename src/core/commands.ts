@@ -87,6 +87,41 @@ export interface ExpireOrdersCommand {
   readonly type: "ExpireOrders";
 }
 
+/** The user asks to withdraw `amount`, paying `fee` (atoms): both are frozen until it ends. */
+export interface RequestWithdrawalCommand {
+  readonly type: "RequestWithdrawal";
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly fee: bigint;
+  /** Where to send it; its format is checked by the wallet, not the core. */
+  readonly address: string;
+}
+
+/** The user takes back a withdrawal that is still pending. */
+export interface CancelWithdrawalCommand {
+  readonly type: "CancelWithdrawal";
+  readonly userId: number;
+  readonly withdrawalId: number;
+}
+
+/** The operator approves a pending withdrawal; its funds stay frozen until it completes. */
+export interface ApproveWithdrawalCommand {
+  readonly type: "ApproveWithdrawal";
+  readonly withdrawalId: number;
+}
+
+/** The operator refuses a pending or approved withdrawal; its funds come back. */
+export interface RejectWithdrawalCommand {
+  readonly type: "RejectWithdrawal";
+  readonly withdrawalId: number;
+}
+
+/** The transfer went out: the amount leaves the platform and the fee becomes income. */
+export interface CompleteWithdrawalCommand {
+  readonly type: "CompleteWithdrawal";
+  readonly withdrawalId: number;
+}
+
 export type ExchangeCommand =
   | CreateMarketCommand
   | OpenMarketCommand
@@ -94,7 +129,12 @@ export type ExchangeCommand =
   | DepositCommand
   | PlaceOrderCommand
   | CancelOrderCommand
-  | ExpireOrdersCommand;
+  | ExpireOrdersCommand
+  | RequestWithdrawalCommand
+  | CancelWithdrawalCommand
+  | ApproveWithdrawalCommand
+  | RejectWithdrawalCommand
+  | CompleteWithdrawalCommand;
 
 /** A CreateMarket command with the defaults filled in: binary Yes/No outcomes, orderbook model. */
 export function createMarketCommand(

@@ -32,6 +32,13 @@ import {
 import { decidePlaceOrder, isId, releaseEvent } from "./place-order.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, atomsPerPriceUnit, lotsToShares, priceUnitsToAtoms } from "./units.js";
+import {
+  decideApproveWithdrawal,
+  decideCancelWithdrawal,
+  decideCompleteWithdrawal,
+  decideRejectWithdrawal,
+  decideRequestWithdrawal,
+} from "./withdrawals.js";
 
 export function decide(
   state: ExchangeState,
@@ -53,6 +60,16 @@ export function decide(
       return decideOpenMarket(state, command, context);
     case "CloseMarket":
       return decideCloseMarket(state, command, context);
+    case "RequestWithdrawal":
+      return decideRequestWithdrawal(state, command, context);
+    case "CancelWithdrawal":
+      return decideCancelWithdrawal(state, command, context);
+    case "ApproveWithdrawal":
+      return decideApproveWithdrawal(state, command, context);
+    case "RejectWithdrawal":
+      return decideRejectWithdrawal(state, command, context);
+    case "CompleteWithdrawal":
+      return decideCompleteWithdrawal(state, command, context);
     default: {
       const unreachable: never = command;
       return invalid(`unknown command ${JSON.stringify((unreachable as { type?: unknown }).type)}`);

@@ -70,6 +70,7 @@ export const rejectionSpecs = {
   DEPOSIT_DUPLICATE: { kind: "refused", message: "Deposit already credited" },
   WITHDRAWAL_NOT_FOUND: { kind: "not_found", message: "Withdrawal not found" },
   WITHDRAWAL_NOT_PENDING: { kind: "refused", message: "Withdrawal is not pending" },
+  WITHDRAWAL_NOT_APPROVED: { kind: "refused", message: "Withdrawal is not approved" },
 } as const satisfies Record<string, RejectionSpec>;
 
 export type RejectionCode = keyof typeof rejectionSpecs;

@@ -183,6 +183,45 @@ export interface OrderExpiredEvent extends OrderReleased {
   readonly type: "OrderExpired";
 }
 
+/** A withdrawal was asked for: amount + fee move from available to frozen. */
+export interface WithdrawalRequestedEvent {
+  readonly type: "WithdrawalRequested";
+  readonly withdrawalId: number;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly fee: bigint;
+  readonly address: string;
+  readonly atMs: number;
+}
+
+export interface WithdrawalApprovedEvent {
+  readonly type: "WithdrawalApproved";
+  readonly withdrawalId: number;
+  readonly userId: number;
+  readonly atMs: number;
+}
+
+/** Cancelled by the user or rejected by the operator: amount + fee go back to available. */
+export interface WithdrawalReleasedEvent {
+  readonly type: "WithdrawalReleased";
+  readonly withdrawalId: number;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly fee: bigint;
+  readonly reason: "CANCELLED" | "REJECTED";
+  readonly atMs: number;
+}
+
+/** Sent: amount + fee leave frozen; the amount leaves the platform, the fee is platform income. */
+export interface WithdrawalCompletedEvent {
+  readonly type: "WithdrawalCompleted";
+  readonly withdrawalId: number;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly fee: bigint;
+  readonly atMs: number;
+}
+
 export type ExchangeEvent =
   | MarketCreatedEvent
   | MarketOpenedEvent
@@ -192,4 +231,8 @@ export type ExchangeEvent =
   | OrderRepeatedEvent
   | TradeExecutedEvent
   | OrderCancelledEvent
-  | OrderExpiredEvent;
+  | OrderExpiredEvent
+  | WithdrawalRequestedEvent
+  | WithdrawalApprovedEvent
+  | WithdrawalReleasedEvent
+  | WithdrawalCompletedEvent;

@@ -31,6 +31,7 @@ import {
   priceToUnits,
   priceUnitsPerUnit,
 } from "./units.js";
+import type { Withdrawal } from "./withdrawals.js";
 
 export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
   switch (event.type) {
@@ -70,6 +71,40 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "OrderExpired":
       applyOrderReleased(state, event);
       break;
+    case "WithdrawalRequested": {
+      if (event.withdrawalId !== state.counters.nextWithdrawalId) {
+        throw new Error("evolve: withdrawal id out of sequence");
+      }
+      state.counters.nextWithdrawalId = event.withdrawalId + 1;
+      freezeFunds(accountFor(state, event.userId), event.amount + event.fee);
+      state.withdrawals.set(event.withdrawalId, {
+        withdrawalId: event.withdrawalId,
+        userId: event.userId,
+        amount: event.amount,
+        fee: event.fee,
+        address: event.address,
+        status: "PENDING",
+        requestedAtMs: event.atMs,
+      });
+      break;
+    }
+    case "WithdrawalApproved":
+      heldWithdrawal(state, event.withdrawalId).status = "APPROVED";
+      break;
+    case "WithdrawalReleased": {
+      const withdrawal = heldWithdrawal(state, event.withdrawalId);
+      state.withdrawals.delete(withdrawal.withdrawalId);
+      releaseFrozen(state.accounts.get(withdrawal.userId)!, withdrawal.amount + withdrawal.fee);
+      break;
+    }
+    case "WithdrawalCompleted": {
+      const withdrawal = heldWithdrawal(state, event.withdrawalId);
+      state.withdrawals.delete(withdrawal.withdrawalId);
+      applyBalanceDelta(state.accounts.get(withdrawal.userId)!, 0n, -(withdrawal.amount + withdrawal.fee));
+      state.totals.withdrawn += withdrawal.amount;
+      state.totals.withdrawalFeeIncome += withdrawal.fee;
+      break;
+    }
     default: {
       const unreachable: never = event;
       throw new Error(`evolve: unknown event ${JSON.stringify(unreachable)}`);
@@ -269,6 +304,12 @@ function unrestOrder(state: ExchangeState, account: Account, order: Order): void
   state.orders.delete(order.orderId);
   if (order.expiresAtMs !== null) state.ordersWithExpiry.delete(order.orderId);
   account.openOrderCount--;
+}
+
+function heldWithdrawal(state: ExchangeState, withdrawalId: number): Withdrawal {
+  const withdrawal = state.withdrawals.get(withdrawalId);
+  if (withdrawal === undefined) throw new Error(`evolve: withdrawal ${withdrawalId} is not held`);
+  return withdrawal;
 }
 
 function marketOf(state: ExchangeState, marketId: number): Market {

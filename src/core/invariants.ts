@@ -25,10 +25,11 @@ export function checkInvariants(state: ExchangeState): string[] {
   }
   for (const market of state.markets.values()) marketFees += market.feeIncome;
   if (marketFees !== totals.feeIncome) problems.push("fee income of markets differs from the total");
-  if (totals.deposited - totals.withdrawn !== balances + collateral + totals.feeIncome) {
+  const fees = totals.feeIncome + totals.withdrawalFeeIncome;
+  if (totals.deposited - totals.withdrawn !== balances + collateral + fees) {
     problems.push(
       `money not conserved: deposits − withdrawals = ${totals.deposited - totals.withdrawn}, ` +
-        `balances + collateral + fees = ${balances + collateral + totals.feeIncome}`,
+        `balances + collateral + fees = ${balances + collateral + fees}`,
     );
   }
 
@@ -91,12 +92,22 @@ export function checkInvariants(state: ExchangeState): string[] {
         problems.push(`order ${order.orderId}: not indexed by expiry`);
     }
   }
+  // A withdrawal holds its amount and fee frozen until it completes or is released.
+  for (const withdrawal of state.withdrawals.values()) {
+    if (withdrawal.withdrawalId >= counters.nextWithdrawalId) {
+      problems.push(`withdrawal ${withdrawal.withdrawalId}: id not yet issued`);
+    }
+    if (withdrawal.amount <= 0n || withdrawal.fee < 0n)
+      problems.push(`withdrawal ${withdrawal.withdrawalId}: bad amount`);
+    const held = withdrawal.amount + withdrawal.fee;
+    frozenByUser.set(withdrawal.userId, (frozenByUser.get(withdrawal.userId) ?? 0n) + held);
+  }
   if (withExpiry !== state.ordersWithExpiry.size)
     problems.push("expiry index holds orders that are not resting");
   for (const account of state.accounts.values()) {
     const frozen = frozenByUser.get(account.userId) ?? 0n;
     if (account.frozen !== frozen)
-      problems.push(`user ${account.userId}: frozen ${account.frozen} ≠ orders' ${frozen}`);
+      problems.push(`user ${account.userId}: frozen ${account.frozen} ≠ orders' and withdrawals' ${frozen}`);
     const open = openByUser.get(account.userId) ?? 0;
     if (account.openOrderCount !== open) problems.push(`user ${account.userId}: open order count is wrong`);
     for (const position of account.positions.values()) {

@@ -21,6 +21,8 @@ export interface LedgerTotals {
   withdrawn: bigint;
   /** All trading fees earned by the platform. */
   feeIncome: bigint;
+  /** Withdrawal fees earned by the platform. */
+  withdrawalFeeIncome: bigint;
 }
 
 export function newAccount(userId: number): Account {

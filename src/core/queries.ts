@@ -351,3 +351,19 @@ export function optionByAssetId(state: ExchangeState, assetId: string): OptionRe
   const option = Number.isSafeInteger(optionId) ? state.options.get(optionId) : undefined;
   return option !== undefined && option.assetId === assetId ? option : null;
 }
+
+export interface WithdrawalView {
+  readonly withdrawalId: number;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly fee: bigint;
+  readonly address: string;
+  readonly status: "PENDING" | "APPROVED";
+  readonly requestedAtMs: number;
+}
+
+/** A withdrawal that still holds funds (pending or approved); finished ones live in the read models. */
+export function heldWithdrawalById(state: ExchangeState, withdrawalId: number): WithdrawalView | null {
+  const withdrawal = state.withdrawals.get(withdrawalId);
+  return withdrawal === undefined ? null : { ...withdrawal };
+}

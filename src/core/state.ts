@@ -6,6 +6,7 @@ import type { Account, LedgerTotals } from "./ledger.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
 import { OrderIndex } from "./order-index.js";
 import type { Order } from "./orders.js";
+import type { Withdrawal } from "./withdrawals.js";
 
 export interface IdCounters {
   nextMarketId: number;
@@ -14,6 +15,7 @@ export interface IdCounters {
   nextOrderId: number;
   nextTradeId: number;
   nextPositionId: number;
+  nextWithdrawalId: number;
 }
 
 export interface ExchangeState {
@@ -30,6 +32,8 @@ export interface ExchangeState {
   readonly ordersWithExpiry: Map<number, Order>;
   /** Deposit transaction hashes already credited, with the user credited. */
   readonly depositTxHashes: Map<string, number>;
+  /** Withdrawals that still hold frozen funds (pending or approved), in id order. */
+  readonly withdrawals: Map<number, Withdrawal>;
   readonly totals: LedgerTotals;
 }
 
@@ -43,6 +47,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
       nextOrderId: 1,
       nextTradeId: 1,
       nextPositionId: 1,
+      nextWithdrawalId: 1,
     },
     markets: new Map(),
     outcomes: new Map(),
@@ -51,6 +56,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     orders: new OrderIndex(),
     ordersWithExpiry: new Map(),
     depositTxHashes: new Map(),
-    totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n },
+    withdrawals: new Map(),
+    totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },
   };
 }

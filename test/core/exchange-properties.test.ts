@@ -44,7 +44,14 @@ type Step =
   | { kind: "cancel"; user: number; orderId: number }
   | { kind: "expire" }
   | { kind: "advance"; ms: number }
-  | { kind: "close"; market: number };
+  | { kind: "close"; market: number }
+  | { kind: "withdraw"; user: number; cents: number; feeCents: number }
+  | {
+      kind: "withdrawal";
+      action: "cancel" | "approve" | "reject" | "complete";
+      user: number;
+      withdrawalId: number;
+    };
 
 const user = fc.constantFrom(...users);
 const option = fc.constantFrom<0 | 1>(0, 1);
@@ -103,6 +110,29 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("withdraw" as const),
+      user,
+      cents: fc.integer({ min: 0, max: 6_000 }),
+      feeCents: fc.integer({ min: 0, max: 100 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("withdrawal" as const),
+      action: fc.constantFrom<"cancel" | "approve" | "reject" | "complete">(
+        "cancel",
+        "approve",
+        "reject",
+        "complete",
+      ),
+      user,
+      withdrawalId: fc.integer({ min: 0, max: 8 }),
+    }),
   },
   {
     weight: 1,
@@ -189,6 +219,31 @@ function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
       return { type: "ExpireOrders" };
     case "close":
       return { type: "CloseMarket", marketId: stepValue.market + 1 };
+    case "withdraw":
+      return {
+        type: "RequestWithdrawal",
+        userId: stepValue.user,
+        amount: BigInt(stepValue.cents) * 1_000_000n,
+        fee: BigInt(stepValue.feeCents) * 1_000_000n,
+        address: "0xabc",
+      };
+    case "withdrawal": {
+      const { withdrawalId } = stepValue;
+      switch (stepValue.action) {
+        case "cancel":
+          return { type: "CancelWithdrawal", userId: stepValue.user, withdrawalId };
+        case "approve":
+          return { type: "ApproveWithdrawal", withdrawalId };
+        case "reject":
+          return { type: "RejectWithdrawal", withdrawalId };
+        case "complete":
+          return { type: "CompleteWithdrawal", withdrawalId };
+        default: {
+          const unreachable: never = stepValue.action;
+          throw new Error(`unknown action ${unreachable}`);
+        }
+      }
+    }
     case "advance":
       throw new Error("advance is not a command");
     default: {
