@@ -16,6 +16,8 @@ export interface CreatedPartner {
   readonly appKey: string;
   readonly appSecret: string;
   readonly apiKey: string;
+  /** Verifies the merchant's webhooks (Standard Webhooks `whsec_…`). */
+  readonly webhookSecret: string;
 }
 
 export interface CreateMarketRequest {

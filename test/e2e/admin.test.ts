@@ -60,7 +60,13 @@ describe("POST /admin/partners", () => {
     });
     assert.equal(response.status, 200, response.text);
     const { data } = response.json as { data: Record<string, string> };
-    assert.deepEqual(Object.keys(data).sort(), ["apiKey", "appKey", "appSecret", "merchantId", "webhookSecret"]);
+    assert.deepEqual(Object.keys(data).sort(), [
+      "apiKey",
+      "appKey",
+      "appSecret",
+      "merchantId",
+      "webhookSecret",
+    ]);
     assert.match(data.merchantId!, /^[0-9]+$/);
     assert.notEqual(data.appKey, data.apiKey);
     const stored = await platform.platform.deps.identity.store.findPartnerByName("acme");

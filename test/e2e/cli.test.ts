@@ -117,7 +117,13 @@ describe("predex serve --demo", () => {
       { env },
     );
     const created = JSON.parse(stdout) as Record<string, string>;
-    assert.deepEqual(Object.keys(created).sort(), ["apiKey", "appKey", "appSecret", "merchantId"]);
+    assert.deepEqual(Object.keys(created).sort(), [
+      "apiKey",
+      "appKey",
+      "appSecret",
+      "merchantId",
+      "webhookSecret",
+    ]);
   });
 
   it("checks a partner's signing with `predex doctor`", async () => {

@@ -33,7 +33,7 @@ describe("listeners", () => {
   it("answers an unknown path on the legacy host with the legacy envelope", async () => {
     const response = await platform.raw("legacy", { path: "/api/nothing" });
     assert.equal(response.status, 404);
-    assert.deepEqual(response.json, { code: 404, msg: "not found", data: null });
+    assert.deepEqual(response.json, { code: 404, msg: "not found", data: { errorCode: 404 } });
   });
 
   it("serves an OpenAPI document at /docs on every listener, without credentials", async () => {
