@@ -34,7 +34,18 @@ import {
 import type { Withdrawal } from "./withdrawals.js";
 
 export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
+  // The trading events come first: they are nearly all of the journal.
   switch (event.type) {
+    case "OrderPlaced":
+      applyOrderPlaced(state, event);
+      break;
+    case "TradeExecuted":
+      applyTrade(state, event);
+      break;
+    case "OrderCancelled":
+    case "OrderExpired":
+      applyOrderReleased(state, event);
+      break;
     case "MarketCreated":
       applyMarketCreated(state, event);
       break;
@@ -58,18 +69,8 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "DepositCredited":
       applyDeposit(state, event);
       break;
-    case "OrderPlaced":
-      applyOrderPlaced(state, event);
-      break;
     case "OrderRepeated":
       // The first order stands; nothing changes.
-      break;
-    case "TradeExecuted":
-      applyTrade(state, event);
-      break;
-    case "OrderCancelled":
-    case "OrderExpired":
-      applyOrderReleased(state, event);
       break;
     case "WithdrawalRequested": {
       if (event.withdrawalId !== state.counters.nextWithdrawalId) {
