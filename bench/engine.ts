@@ -336,18 +336,20 @@ runCore(fast, steps, Math.min(200_000, commandsTotal), false);
 // BENCH_SKIP_PEER=1 leaves the peer out, for profiling the core alone.
 const skipPeer = process.env.BENCH_SKIP_PEER === "1";
 if (!skipPeer) runPeer(steps, Math.min(200_000, commandsTotal), false);
-// Throughput is the median of three passes, each from a fresh state: on a shared 2-core machine a
+// Throughput is the median of several passes, each from a fresh state: on a shared 2-core machine a
 // single pass moves by ±10%.
-const passes = 3;
+// The core's passes take about a second each, the peer's ten, hence five of one and three of the other.
+const corePasses = 5;
+const peerPasses = 3;
 function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
-const coreRuns = Array.from({ length: passes }, () => runCore(fast, steps, commandsTotal, false));
+const coreRuns = Array.from({ length: corePasses }, () => runCore(fast, steps, commandsTotal, false));
 const core = coreRuns[0]!;
 const coreSeconds = median(coreRuns.map((run) => run.seconds));
 const peerSeconds = skipPeer
   ? Number.NaN
-  : median(Array.from({ length: passes }, () => runPeer(steps, commandsTotal, false).seconds));
+  : median(Array.from({ length: peerPasses }, () => runPeer(steps, commandsTotal, false).seconds));
 const coreLatency = runCore(fast, steps, commandsTotal, true).latenciesMs!.sort();
 const peerLatency = skipPeer ? new Float64Array(1) : runPeer(steps, commandsTotal, true).latenciesMs!.sort();
 
