@@ -328,3 +328,48 @@ describe("order execution and results", () => {
     }
   });
 });
+
+describe("positions and activity", () => {
+  it("show the shares a filled order bought and its trade, paginated beside data", async () => {
+    const maker = await platform.fundedLegacyUser(merchant, "10");
+    const taker = await platform.fundedLegacyUser(merchant, "10");
+    const bid = await maker.submitOrder(buyYes({ price: 0.7, amount: 7 }));
+    assert.equal((await maker.waitForResult(bid)).status, "SUCCESS");
+    const take = await taker.submitOrder(
+      buyYes({ optionId: ids.no, orderType: "MARKET", price: undefined, amount: 3 }),
+    );
+    assert.equal((await taker.waitForResult(take)).status, "SUCCESS");
+
+    const positions = await taker.getPositions({ marketId: ids.marketId });
+    assert.deepEqual(
+      [
+        positions.current,
+        positions.size,
+        positions.total,
+        positions.pages,
+        positions.totalRow,
+        positions.empty,
+      ],
+      [1, 10, 1, 1, 1, false],
+    );
+    const [position] = positions.records;
+    assert.deepEqual(
+      [position!.optionId, position!.shares, position!.frozenShares, position!.avgPrice, position!.cost],
+      [ids.no, 10, 0, 0.3, 3],
+    );
+
+    const activity = await taker.getUserActivity({ pageSize: 500 });
+    assert.equal(activity.size, 100, "a page size above 100 is capped");
+    assert.equal(activity.total, 1);
+    const [trade] = activity.records;
+    assert.deepEqual(
+      [trade!.direction, trade!.role, trade!.price, trade!.shares, trade!.amount, trade!.optionId],
+      ["BUY", "TAKER", 0.3, 10, 3, ids.no],
+    );
+    assert.equal((await maker.getUserActivity()).records[0]!.role, "MAKER");
+    await assert.rejects(
+      taker.getUserActivity({ page: 0 }),
+      (error: unknown) => error instanceof LegacyApiError && error.status === 400,
+    );
+  });
+});

@@ -5,8 +5,10 @@
 // 401, which the server gives before anything is queued, sends it again.
 
 import type { KeyObject } from "node:crypto";
+import type { Static } from "typebox";
 import type { Authorized, AuthorizeRequest } from "../../api/legacy/schemas/authorize.js";
 import type { OrderSubmitRequest, TransactionResult } from "../../api/legacy/schemas/orders.js";
+import type { ActivityRecord, PositionRecord } from "../../api/legacy/schemas/portfolio.js";
 import { LegacyApiError, LegacyNetworkError, SubmitOutcomeUnknownError } from "./errors.js";
 import { legacyPaths } from "./paths.js";
 import { signAuthorizeRequest } from "./signer.js";
@@ -48,6 +50,23 @@ export interface LegacyEnvelope<Data> {
   readonly msg: string;
   readonly data: Data;
   readonly [besideData: string]: unknown;
+}
+
+/** A page of a paginated read: the items of `data` and the counts beside it. */
+export interface LegacyPage<Item> {
+  readonly records: Item[];
+  readonly current: number;
+  readonly size: number;
+  readonly total: number;
+  readonly pages: number;
+  readonly totalRow: number;
+  readonly empty: boolean;
+}
+
+export interface PageQuery {
+  readonly marketId?: number;
+  readonly page?: number;
+  readonly pageSize?: number;
 }
 
 export interface WaitOptions {
@@ -115,6 +134,23 @@ export class LegacyClient {
   async getRequestResult(fgRequestId: string): Promise<TransactionResult> {
     return (await this.requestEnvelope<TransactionResult>("GET", legacyPaths.requestResult(fgRequestId)))
       .data;
+  }
+
+  async getPositions(query: PageQuery = {}): Promise<LegacyPage<Static<typeof PositionRecord>>> {
+    return pageOf(
+      await this.requestEnvelope<Static<typeof PositionRecord>[]>("POST", legacyPaths.positions, {
+        body: query,
+        idempotent: true,
+      }),
+    );
+  }
+
+  async getUserActivity(query: PageQuery = {}): Promise<LegacyPage<Static<typeof ActivityRecord>>> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) search.set(name, String(value));
+    const path = search.size === 0 ? legacyPaths.userActivity : `${legacyPaths.userActivity}?${search}`;
+    return pageOf(await this.requestEnvelope<Static<typeof ActivityRecord>[]>("GET", path));
   }
 
   /** Polls the result until it is SUCCESS or FAILED. */
@@ -236,4 +272,16 @@ export class LegacyClient {
       (envelope?.data as Record<string, unknown> | null | undefined) ?? null,
     );
   }
+}
+
+function pageOf<Item>(envelope: LegacyEnvelope<Item[]>): LegacyPage<Item> {
+  return {
+    records: envelope.data,
+    current: envelope.current as number,
+    size: envelope.size as number,
+    total: envelope.total as number,
+    pages: envelope.pages as number,
+    totalRow: envelope.totalRow as number,
+    empty: envelope.empty as boolean,
+  };
 }

@@ -3,6 +3,8 @@
 export const legacyPaths = {
   authorize: "/api/user/openapi/authorize",
   orderSubmit: "/api/order/openapi/order/submit",
+  positions: "/api/order/openapi/positions",
+  userActivity: "/api/order/openapi/query-user-activity",
   requestResult: (fgRequestId: string) =>
     `/api/user/openapi/request/result/${encodeURIComponent(fgRequestId)}`,
 } as const;
