@@ -12,6 +12,8 @@ import { buildPartnerApp } from "./api/partner/app.js";
 import { installUpgradeGate } from "./api/partner/upgrades.js";
 import { buildPublicApp } from "./api/public/app.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
+import { Catalogue } from "./catalog/catalogue.js";
+import { CategoryService } from "./catalog/categories.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
@@ -22,8 +24,10 @@ import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
 import { type Realtime, type RealtimeLimits, startRealtime } from "./realtime/index.js";
+import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
 import { openDatabase } from "./store/sqlite/database.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
+import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
 
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
@@ -101,9 +105,11 @@ export async function startPlatform(
     }),
     users: identity,
   });
+  const marketCatalog = createSqliteMarketCatalog(db);
   // The engine's recovery (snapshot + journal) runs here, before any listener takes a request.
   const exchange = await openExchangeHost({
     db,
+    projectors: [marketCatalog.projector],
     clock: nowMs,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {
@@ -111,6 +117,17 @@ export async function startPlatform(
       logger.fatal({ err: error }, "the exchange engine stopped; exiting so recovery can run");
       process.exit(70);
     },
+  });
+  const categories = new CategoryService({ store: createSqliteCategoryStore(db), nowMs });
+  const catalogue = new Catalogue({
+    engine: exchange.engine,
+    exchangeReadModels: exchange.readModels,
+    store: marketCatalog.store,
+    categories,
+    users: identity,
+    nowMs,
+    onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+    onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
   const deps: PlatformDeps = {
     config,
@@ -126,6 +143,8 @@ export async function startPlatform(
     socketChannels: new Map(),
     engine: exchange.engine,
     exchangeReadModels: exchange.readModels,
+    categories,
+    catalogue,
   };
 
   const https =
@@ -151,6 +170,7 @@ export async function startPlatform(
     await Promise.allSettled(Object.values(apps).map((app) => app.close()));
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
+    await catalogue.close();
     db.close();
   };
   try {

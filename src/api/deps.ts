@@ -2,6 +2,8 @@
 // bus, read models) are added here, and route files reach them through `deps` or `request.server.platform`.
 
 import type { Logger } from "pino";
+import type { Catalogue } from "../catalog/catalogue.js";
+import type { CategoryService } from "../catalog/categories.js";
 import type { PlatformConfig } from "../config.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
@@ -30,6 +32,10 @@ export interface PlatformDeps {
   readonly engine: ExchangeEngine;
   /** Orders, trades, ledger, positions, price points, deposits and the market catalogue. */
   readonly exchangeReadModels: ExchangeReadModels;
+  /** Category nodes: the tree, market category names, the operator's edits (src/catalog/categories.ts). */
+  readonly categories: CategoryService;
+  /** Market list, detail, search, holders and live volume, with clicks and hotScore (src/catalog/catalogue.ts). */
+  readonly catalogue: Catalogue;
 }
 
 declare module "fastify" {

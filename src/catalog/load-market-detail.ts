@@ -9,6 +9,10 @@ import { buildMarketDetail, type MarketDetail, type OptionPrices, optionPricesOf
 export interface MarketDetailSources {
   readonly engine: ExchangeEngine;
   readonly exchangeReadModels: ExchangeReadModels;
+  /** When given, `category` shows the category's name (else ""). */
+  readonly categories?: { marketCategoryName(categoryId: string | null): Promise<string> };
+  /** When given, `hotScore` and `clicks` are filled in (else 0). */
+  readonly catalogue?: { activityOf(marketId: number): Promise<{ hotScore: number; clicks: number }> };
 }
 
 export async function loadMarketDetail(
@@ -31,5 +35,13 @@ export async function loadMarketDetail(
     return { market, pricesByOptionId };
   });
   if (live === undefined) return undefined;
-  return buildMarketDetail({ catalog, live: live.market, pricesByOptionId: live.pricesByOptionId });
+  const category = (await sources.categories?.marketCategoryName(catalog.categoryId)) ?? "";
+  const activity = await sources.catalogue?.activityOf(marketId);
+  return buildMarketDetail({
+    catalog,
+    live: live.market,
+    pricesByOptionId: live.pricesByOptionId,
+    category,
+    ...activity,
+  });
 }

@@ -36,11 +36,23 @@ export interface MarketDetailInput {
   /** The engine's view of the market; null only if the catalogue is ahead of state, which cannot happen. */
   readonly live: MarketView;
   readonly pricesByOptionId: ReadonlyMap<number, OptionPrices>;
+  /** The category's display name (src/catalog/categories.ts); "" when unknown. */
+  readonly category?: string;
+  /** Decayed recent activity (src/catalog/hot-score.ts); 0 when not given. */
+  readonly hotScore?: number;
+  /** Detail views so far; 0 when not given. */
+  readonly clicks?: number;
 }
 
 /** Turns atoms into the JSON number the spec asks for where it says "number". */
 function numberOf(atoms: bigint): number {
   return Number(formatAtoms(atoms));
+}
+
+/** The creator's name as the detail shows it and `searchBy=Creator` matches it. */
+export function creatorNameOf(creatorId: number | null, details: CatalogDetails): string {
+  if (creatorId === null) return platformCreator.name;
+  return details.creatorName ?? `user${creatorId}`;
 }
 
 export function optionPricesOf(
@@ -63,14 +75,14 @@ export function buildMarketDetail(input: MarketDetailInput) {
   return {
     marketId: String(catalog.marketId),
     coinId: usdtCoinId,
-    category: catalog.categoryId ?? "",
+    category: input.category ?? "",
     title: catalog.title,
     description: catalog.description,
     rules: catalog.rules,
     marketType: null,
     marketLogoBackground: null,
     totalStake: null,
-    hotScore: null,
+    hotScore: input.hotScore ?? 0,
     ifHasChallenged: null,
     orderbookMakers: null,
     liveVideoType: null,
@@ -107,7 +119,7 @@ export function buildMarketDetail(input: MarketDetailInput) {
     marketOrderPriceProtection: numberOf(live.marketOrderPriceProtection),
     limitOrderPriceProtection: numberOf(live.limitOrderPriceProtection),
     commentCount: 0,
-    clicks: 0,
+    clicks: input.clicks ?? 0,
     volume: formatAtoms(catalog.volume),
     fee: formatAtoms(live.feeIncome),
     startTime: isoSeconds(live.startTimeMs ?? catalog.createdAtMs),
@@ -117,7 +129,7 @@ export function buildMarketDetail(input: MarketDetailInput) {
         ? { ...platformCreator, profileImage: defaultCreatorImageUrl, creatorAddress: null }
         : {
             creatorId: String(catalog.creatorId),
-            name: details.creatorName ?? `user${catalog.creatorId}`,
+            name: creatorNameOf(catalog.creatorId, details),
             profileImage: details.creatorImage ?? defaultCreatorImageUrl,
             creatorAddress: null,
           },

@@ -17,7 +17,7 @@ import type { EngineFatalError } from "../engine/errors.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
-import { SqliteEngineStore } from "../store/sqlite/engine-store.js";
+import { SqliteEngineStore, type SqliteProjector } from "../store/sqlite/engine-store.js";
 import {
   createSqliteExchangeProjector,
   createSqliteExchangeReadModels,
@@ -36,6 +36,8 @@ export interface ExchangeHostOptions {
   /** The engine stopped for good (a failed commit or a broken invariant): the host must exit. */
   readonly onFatal: (error: EngineFatalError) => void;
   readonly limits?: Partial<EngineLimits>;
+  /** More read models projected in the same commits, after the exchange's own (e.g. the catalogue's). */
+  readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
 }
 
 export interface ExchangeHost {
@@ -52,7 +54,7 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     decider: exchangeDecider,
     codec: exchangeStateCodec,
     store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [projector],
+    projectors: [projector, ...(options.projectors ?? [])],
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,
