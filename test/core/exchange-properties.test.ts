@@ -319,16 +319,20 @@ function bigintText(_key: string, value: unknown): unknown {
 describe("exchange properties over random command streams", () => {
   it("the fast and the reference book decide alike and hold identical states after every command", () => {
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 150 }), fc.nat(200), (steps, roundTripAt) => {
-        runBoth(steps, roundTripAt);
-      }),
+      fc.property(
+        fc.array(step, { minLength: 1, maxLength: 200, size: "max" }),
+        fc.nat(250),
+        (steps, roundTripAt) => {
+          runBoth(steps, roundTripAt);
+        },
+      ),
       { numRuns: runs },
     );
   });
 
   it("the codec round-trips and replaying the journal rebuilds the identical encoding", () => {
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 150 }), (steps) => {
+      fc.property(fc.array(step, { minLength: 1, maxLength: 200, size: "max" }), (steps) => {
         const run = runBoth(steps, -1);
         const encoded = encodeState(run.fast);
         assert.equal(exchangeStateCodec.encode(exchangeStateCodec.decode(encoded)), encoded);
@@ -358,7 +362,7 @@ describe("exchange properties over random command streams", () => {
   it("random streams do trade: each cross type occurs", () => {
     const crosses = new Set<string>();
     fc.assert(
-      fc.property(fc.array(step, { minLength: 50, maxLength: 150 }), (steps) => {
+      fc.property(fc.array(step, { minLength: 50, maxLength: 200, size: "max" }), (steps) => {
         const run = runBoth(steps, -1);
         for (const event of run.journal) if (event.type === "TradeExecuted") crosses.add(event.cross);
       }),

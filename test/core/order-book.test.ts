@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { createBook } from "../../src/core/book/create-book.js";
 import type { OrderBook } from "../../src/core/book/order-book.js";
 import { askSide, type BookSide, bidSide, type Order } from "../../src/core/orders.js";
@@ -115,3 +116,58 @@ for (const kind of bookKinds) {
     });
   });
 }
+
+describe("fast book against the reference book", () => {
+  it("keeps the same priority, levels and best prices under random adds, reduces and removes", () => {
+    const operation = fc.record({
+      kind: fc.constantFrom("add", "add", "add", "reduce", "remove"),
+      side: fc.constantFrom<BookSide>(bidSide, askSide),
+      tick: fc.integer({ min: 1, max: 99 }),
+      lots: fc.integer({ min: 1, max: 50 }),
+      pick: fc.nat(),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(1, 10, 100, 1_000),
+        fc.array(operation, { minLength: 100, maxLength: 400, size: "max" }),
+        (tickUnits, operations) => {
+          const fast = createBook("fast", tickUnits);
+          const reference = createBook("reference", tickUnits);
+          // Each book gets its own copy of every order: books write to the orders they hold.
+          const resting: [Order, Order][] = [];
+          for (const step of operations) {
+            if (step.kind === "add" || resting.length === 0) {
+              const price = (step.tick % Math.floor(10_000 / tickUnits - 1)) * tickUnits + tickUnits;
+              const original = order(step.side, price, step.lots);
+              const pair: [Order, Order] = [original, { ...original }];
+              fast.add(pair[0]);
+              reference.add(pair[1]);
+              resting.push(pair);
+            } else {
+              const index = step.pick % resting.length;
+              const [inFast, inReference] = resting[index]!;
+              if (step.kind === "reduce" && inFast.remainingLots > 1) {
+                const lots = 1 + (step.lots % (inFast.remainingLots - 1));
+                fast.reduce(inFast, lots);
+                reference.reduce(inReference, lots);
+              } else {
+                fast.remove(inFast);
+                reference.remove(inReference);
+                resting.splice(index, 1);
+              }
+            }
+            fast.validate();
+            reference.validate();
+            for (const side of [bidSide, askSide] as const) {
+              assert.equal(fast.bestPrice(side), reference.bestPrice(side));
+              assert.deepEqual(fast.levels(side, 10_000), reference.levels(side, 10_000));
+              assert.deepEqual(walk(fast, side), walk(reference, side));
+            }
+            assert.equal(fast.orderCount, reference.orderCount);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
