@@ -8,6 +8,7 @@ import type { BookKind } from "./book/order-book.js";
 import type { StateCodec } from "./decider.js";
 import { evolveRestOrder } from "./evolve.js";
 import { newAccount } from "./ledger.js";
+import { decodeLifecycle, encodeLifecycle } from "./lifecycle-codec.js";
 import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
 import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./orders.js";
 import type { Position } from "./positions.js";
@@ -122,6 +123,7 @@ export function encodeState(state: ExchangeState): string {
       withdrawal.status,
       withdrawal.requestedAtMs,
     ]),
+    ...encodeLifecycle(state),
   });
 }
 
@@ -281,6 +283,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       requestedAtMs: requestedAtMs as number,
     });
   }
+  decodeLifecycle(state, data);
   return state;
 }
 

@@ -122,6 +122,69 @@ export interface CompleteWithdrawalCommand {
   readonly withdrawalId: number;
 }
 
+/** The winning option the operator or creator names for one outcome. */
+export interface WinnerChoice {
+  readonly outcomeId: number;
+  readonly winningOptionId: number;
+}
+
+/**
+ * Proposes the result of a closed market (lifecycle.ts): the market becomes `resolving` and a
+ * challenge window starts. proposerId is the market's creator, or null for the operator.
+ */
+export interface ResolveMarketCommand {
+  readonly type: "ResolveMarket";
+  readonly marketId: number;
+  readonly proposerId: number | null;
+  /** One per outcome of the market. */
+  readonly winners: readonly WinnerChoice[];
+  /** null = defaultChallengeWindowMs (24 h). */
+  readonly challengeWindowMs: number | null;
+  /** Atoms a challenger posts; null = defaultChallengeBondAtoms. */
+  readonly challengeBond: bigint | null;
+}
+
+/** A user challenges a proposed resolution while its window is open, posting the bond. */
+export interface ChallengeResolutionCommand {
+  readonly type: "ChallengeResolution";
+  readonly marketId: number;
+  readonly userId: number;
+  readonly reason: string;
+}
+
+/** The operator settles a resolving market now, with corrected winners or null for the proposal. */
+export interface FinalizeMarketCommand {
+  readonly type: "FinalizeMarket";
+  readonly marketId: number;
+  readonly winners: readonly WinnerChoice[] | null;
+}
+
+/** Sent by the scheduler: settles an unchallenged resolution whose window has ended. */
+export interface SettleMarketCommand {
+  readonly type: "SettleMarket";
+  readonly marketId: number;
+}
+
+/** The operator voids a market that is not settled: everything is returned (lifecycle.ts). */
+export interface VoidMarketCommand {
+  readonly type: "VoidMarket";
+  readonly marketId: number;
+}
+
+/** The owner claims one position of a settled or void market. */
+export interface ClaimPositionCommand {
+  readonly type: "ClaimPosition";
+  readonly userId: number;
+  readonly positionId: number;
+}
+
+/** The user claims every claimable position in one settled or void market (legacy claim). */
+export interface ClaimMarketCommand {
+  readonly type: "ClaimMarket";
+  readonly userId: number;
+  readonly marketId: number;
+}
+
 export type ExchangeCommand =
   | CreateMarketCommand
   | OpenMarketCommand
@@ -134,7 +197,14 @@ export type ExchangeCommand =
   | CancelWithdrawalCommand
   | ApproveWithdrawalCommand
   | RejectWithdrawalCommand
-  | CompleteWithdrawalCommand;
+  | CompleteWithdrawalCommand
+  | ResolveMarketCommand
+  | ChallengeResolutionCommand
+  | FinalizeMarketCommand
+  | SettleMarketCommand
+  | VoidMarketCommand
+  | ClaimPositionCommand
+  | ClaimMarketCommand;
 
 /** A CreateMarket command with the defaults filled in: binary Yes/No outcomes, orderbook model. */
 export function createMarketCommand(

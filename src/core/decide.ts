@@ -1,6 +1,7 @@
 // decide: what a command does, as events, or why it is refused. Never mutates the state; the
 // same state, command and context always give the same decision.
 
+import { decideClaimMarket, decideClaimPosition } from "./claims.js";
 import type {
   CancelOrderCommand,
   CloseMarketCommand,
@@ -12,6 +13,13 @@ import type {
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
 import type { ExchangeEvent, MarketCreatedEvent } from "./events.js";
+import {
+  decideChallengeResolution,
+  decideFinalizeMarket,
+  decideResolveMarket,
+  decideSettleMarket,
+  decideVoidMarket,
+} from "./lifecycle.js";
 import {
   expireOrdersPerCommandMax,
   feeBpsMax,
@@ -70,6 +78,20 @@ export function decide(
       return decideRejectWithdrawal(state, command, context);
     case "CompleteWithdrawal":
       return decideCompleteWithdrawal(state, command, context);
+    case "ResolveMarket":
+      return decideResolveMarket(state, command, context);
+    case "ChallengeResolution":
+      return decideChallengeResolution(state, command, context);
+    case "FinalizeMarket":
+      return decideFinalizeMarket(state, command, context);
+    case "SettleMarket":
+      return decideSettleMarket(state, command, context);
+    case "VoidMarket":
+      return decideVoidMarket(state, command, context);
+    case "ClaimPosition":
+      return decideClaimPosition(state, command, context);
+    case "ClaimMarket":
+      return decideClaimMarket(state, command, context);
     default: {
       const unreachable: never = command;
       return invalid(`unknown command ${JSON.stringify((unreachable as { type?: unknown }).type)}`);

@@ -65,6 +65,10 @@ export const rejectionSpecs = {
   MARKET_NOT_SETTLED: { kind: "refused", message: "Market not settled" },
   NOTHING_TO_CLAIM: { kind: "refused", message: "No claimable rewards" },
   ALREADY_CLAIMED: { kind: "refused", message: "Already claimed" },
+  NOT_MARKET_CREATOR: {
+    kind: "forbidden",
+    message: "Only the market's creator or the operator may resolve it",
+  },
 
   // Wallet.
   DEPOSIT_DUPLICATE: { kind: "refused", message: "Deposit already credited" },

@@ -152,8 +152,8 @@ export interface TradeExecutedEvent {
   readonly collateralDelta: bigint;
 }
 
-/** Why a resting order was cancelled: by its owner, by self-trade prevention, or by the market closing. */
-export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED";
+/** Why a resting order was cancelled: by its owner, by self-trade prevention, or by the market closing or being voided. */
+export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED" | "MARKET_VOID";
 
 interface OrderReleased {
   readonly orderId: number;
@@ -222,6 +222,89 @@ export interface WithdrawalCompletedEvent {
   readonly atMs: number;
 }
 
+/** A result was proposed for a closed market: it is `resolving` until windowEndsAtMs or the operator. */
+export interface MarketResolvedEvent {
+  readonly type: "MarketResolved";
+  readonly marketId: number;
+  /** The market's creator, or null for the operator. */
+  readonly proposerId: number | null;
+  /** The proposed winning option of every outcome, in the market's outcome order. */
+  readonly winners: readonly { readonly outcomeId: number; readonly optionId: number }[];
+  readonly challengeBond: bigint;
+  readonly windowEndsAtMs: number;
+  readonly atMs: number;
+}
+
+/** A user challenged the proposed result: the bond moves from available to frozen. */
+export interface ResolutionChallengedEvent {
+  readonly type: "ResolutionChallenged";
+  readonly marketId: number;
+  readonly userId: number;
+  readonly bond: bigint;
+  readonly reason: string;
+  readonly atMs: number;
+}
+
+/** The challenger's bond comes back (the challenge was right, or the market was voided): frozen → available. */
+export interface ChallengeBondReturnedEvent {
+  readonly type: "ChallengeBondReturned";
+  readonly marketId: number;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly atMs: number;
+}
+
+/** The proposal stood: the bond leaves the challenger's frozen balance for the market's fee income. */
+export interface ChallengeBondForfeitedEvent {
+  readonly type: "ChallengeBondForfeited";
+  readonly marketId: number;
+  readonly userId: number;
+  readonly amount: bigint;
+  readonly atMs: number;
+}
+
+/** The market's final result; claims are allowed from now on. */
+export interface MarketSettledEvent {
+  readonly type: "MarketSettled";
+  readonly marketId: number;
+  readonly winners: readonly { readonly outcomeId: number; readonly optionId: number }[];
+  /** The operator's finalize, or the scheduler when the window ended unchallenged. */
+  readonly by: "OPERATOR" | "WINDOW_ENDED";
+  readonly atMs: number;
+}
+
+/** The market was voided; its resting orders were cancelled just before. Every share pays 0.5. */
+export interface MarketVoidedEvent {
+  readonly type: "MarketVoided";
+  readonly marketId: number;
+  readonly atMs: number;
+}
+
+/** A position's payout left the outcome's collateral for the owner's available balance. */
+export interface PositionClaimedEvent {
+  readonly type: "PositionClaimed";
+  readonly positionId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  /** Shares the position held when claimed. */
+  readonly shares: bigint;
+  readonly amount: bigint;
+  /** Shared by the claims of one command: its journal sequence, as a decimal string. */
+  readonly transactionId: string;
+  readonly atMs: number;
+}
+
+/** The market lifecycle events lifecycle.ts applies. */
+export type LifecycleEvent =
+  | MarketResolvedEvent
+  | ResolutionChallengedEvent
+  | ChallengeBondReturnedEvent
+  | ChallengeBondForfeitedEvent
+  | MarketSettledEvent
+  | MarketVoidedEvent;
+
 export type ExchangeEvent =
   | MarketCreatedEvent
   | MarketOpenedEvent
@@ -235,4 +318,6 @@ export type ExchangeEvent =
   | WithdrawalRequestedEvent
   | WithdrawalApprovedEvent
   | WithdrawalReleasedEvent
-  | WithdrawalCompletedEvent;
+  | WithdrawalCompletedEvent
+  | LifecycleEvent
+  | PositionClaimedEvent;

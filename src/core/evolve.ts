@@ -3,6 +3,7 @@
 // present, no balance or holding below zero. A failed assertion is a bug, so it throws.
 
 import { createBook } from "./book/create-book.js";
+import { evolveClaim } from "./claims.js";
 import type {
   DepositCreditedEvent,
   ExchangeEvent,
@@ -13,6 +14,7 @@ import type {
   TradeExecutedEvent,
 } from "./events.js";
 import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen } from "./ledger.js";
+import { evolveLifecycle } from "./lifecycle.js";
 import type { Market, Outcome } from "./market.js";
 import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
 import {
@@ -106,6 +108,17 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
       state.totals.withdrawalFeeIncome += withdrawal.fee;
       break;
     }
+    case "MarketResolved":
+    case "ResolutionChallenged":
+    case "ChallengeBondReturned":
+    case "ChallengeBondForfeited":
+    case "MarketSettled":
+    case "MarketVoided":
+      evolveLifecycle(state, event);
+      break;
+    case "PositionClaimed":
+      evolveClaim(state, event);
+      break;
     default: {
       const unreachable: never = event;
       throw new Error(`evolve: unknown event ${JSON.stringify(unreachable)}`);

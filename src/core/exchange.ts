@@ -46,8 +46,16 @@ export * from "./commands.js";
 export type { CommandContext, Decision } from "./decider.js";
 export * from "./events.js";
 export { assertInvariants, checkInvariants } from "./invariants.js";
+export {
+  challengeReasonLengthMax,
+  challengeWindowMsMax,
+  challengeWindowMsMin,
+  defaultChallengeBondAtoms,
+  defaultChallengeWindowMs,
+} from "./lifecycle.js";
 export type { MarketStatus, ModelType } from "./market.js";
 export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
 export * from "./queries.js";
 export { dueScheduledCommands } from "./schedule.js";
+export type { PositionStatus } from "./settlement.js";
 export type { ExchangeState } from "./state.js";

@@ -3,6 +3,7 @@
 // empty. Tests call it after every step; the engine may call it after replay.
 
 import { buyReserveAtoms } from "./fees.js";
+import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./settlement.js";
 import type { ExchangeState } from "./state.js";
 import { lotsToShares } from "./units.js";
 
@@ -33,8 +34,10 @@ export function checkInvariants(state: ExchangeState): string[] {
     );
   }
 
-  // Every binary outcome: Yes outstanding = No outstanding = collateral units.
+  // Every binary outcome: Yes outstanding = No outstanding = collateral units, until its market is
+  // settled or void; from then on the collateral is exactly what is still to be claimed.
   const outstanding = new Map<number, bigint>();
+  const unclaimedPayout = new Map<number, bigint>();
   for (const account of state.accounts.values()) {
     for (const position of account.positions.values()) {
       if (position.shares < 0n || position.frozenShares < 0n) {
@@ -43,9 +46,14 @@ export function checkInvariants(state: ExchangeState): string[] {
       if (position.userId !== account.userId) problems.push(`position ${position.positionId}: wrong user`);
       const held = position.shares + position.frozenShares;
       outstanding.set(position.optionId, (outstanding.get(position.optionId) ?? 0n) + held);
+      const owed = claimableAtoms(state, position);
+      if (owed !== 0n)
+        unclaimedPayout.set(position.outcomeId, (unclaimedPayout.get(position.outcomeId) ?? 0n) + owed);
     }
   }
+  problems.push(...checkFinishedOutcomes(state, unclaimedPayout));
   for (const outcome of state.outcomes.values()) {
+    if (isFinished(state.markets.get(outcome.marketId)!)) continue;
     const [yesId, noId] = outcome.optionIds;
     const yes = outstanding.get(yesId) ?? 0n;
     const no = outstanding.get(noId) ?? 0n;
@@ -102,12 +110,20 @@ export function checkInvariants(state: ExchangeState): string[] {
     const held = withdrawal.amount + withdrawal.fee;
     frozenByUser.set(withdrawal.userId, (frozenByUser.get(withdrawal.userId) ?? 0n) + held);
   }
+  // A challenge holds its bond frozen until the market settles or is voided.
+  for (const resolution of state.resolutions.values()) {
+    const challenge = resolution.challenge;
+    if (challenge?.bondHeld)
+      frozenByUser.set(challenge.userId, (frozenByUser.get(challenge.userId) ?? 0n) + challenge.bond);
+  }
   if (withExpiry !== state.ordersWithExpiry.size)
     problems.push("expiry index holds orders that are not resting");
   for (const account of state.accounts.values()) {
     const frozen = frozenByUser.get(account.userId) ?? 0n;
     if (account.frozen !== frozen)
-      problems.push(`user ${account.userId}: frozen ${account.frozen} ≠ orders' and withdrawals' ${frozen}`);
+      problems.push(
+        `user ${account.userId}: frozen ${account.frozen} ≠ orders', withdrawals' and bonds' ${frozen}`,
+      );
     const open = openByUser.get(account.userId) ?? 0;
     if (account.openOrderCount !== open) problems.push(`user ${account.userId}: open order count is wrong`);
     for (const position of account.positions.values()) {
@@ -131,6 +147,8 @@ export function checkInvariants(state: ExchangeState): string[] {
       if (book !== null) problems.push(`outcome ${outcome.outcomeId}: a draft market has a book`);
       continue;
     }
+    // A market voided while still a draft never had a book.
+    if (market.status === "void" && book === null) continue;
     if (book === null) {
       problems.push(`outcome ${outcome.outcomeId}: no book after opening`);
       continue;

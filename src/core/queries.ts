@@ -3,6 +3,7 @@
 
 import type { BookLevel } from "./book/order-book.js";
 import { type Rejection, reject } from "./errors.js";
+import { defaultChallengeBondAtoms, type WinningOption } from "./lifecycle.js";
 import type { Market, MarketStatus, ModelType, OptionRecord, Outcome } from "./market.js";
 import {
   askSide,
@@ -13,6 +14,7 @@ import {
   statusOfRestingOrder,
 } from "./orders.js";
 import type { Position } from "./positions.js";
+import { claimableAtoms, type PositionStatus, positionStatus } from "./settlement.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "./units.js";
 
@@ -247,11 +249,15 @@ export interface PositionView {
   /** cost / shares per share, rounded down; null with no shares. */
   readonly avgPrice: bigint | null;
   readonly realizedPnl: bigint;
+  /** open until the market is settled or void, then settled, then claimed. */
+  readonly status: PositionStatus;
+  /** Atoms a claim would pay now (0 once claimed or while the market is unfinished). */
+  readonly claimable: bigint;
 }
 
 const atomsPerShare = 100_000_000n;
 
-function positionView(position: Position): PositionView {
+function positionView(state: ExchangeState, position: Position): PositionView {
   const shares = position.shares + position.frozenShares;
   return {
     positionId: position.positionId,
@@ -265,6 +271,8 @@ function positionView(position: Position): PositionView {
     cost: position.cost,
     avgPrice: shares === 0n ? null : (position.cost * atomsPerShare) / shares,
     realizedPnl: position.realizedPnl,
+    status: positionStatus(state, position),
+    claimable: claimableAtoms(state, position),
   };
 }
 
@@ -279,7 +287,7 @@ export function positionsOfUser(
   return [...account.positions.values()]
     .filter((position) => marketId === null || position.marketId === marketId)
     .sort((a, b) => a.positionId - b.positionId)
-    .map(positionView);
+    .map((position) => positionView(state, position));
 }
 
 export interface MarketView {
@@ -298,6 +306,16 @@ export interface MarketView {
   readonly creatorId: number | null;
   readonly createdAtMs: number;
   readonly feeIncome: bigint;
+  /** The bond a challenge of this market's resolution costs (the default until it is resolved). */
+  readonly challengeBond: bigint;
+  /** null until a result is proposed. */
+  readonly resolution: {
+    readonly proposedWinners: readonly WinningOption[];
+    readonly windowEndsAtMs: number;
+    readonly challenged: boolean;
+    /** null until settled. */
+    readonly finalWinners: readonly WinningOption[] | null;
+  } | null;
   readonly outcomes: {
     readonly outcomeId: number;
     readonly name: string;
@@ -314,6 +332,7 @@ export interface MarketView {
 export function marketById(state: ExchangeState, marketId: number): MarketView | null {
   const market = state.markets.get(marketId);
   if (market === undefined) return null;
+  const resolution = state.resolutions.get(marketId);
   return {
     marketId: market.marketId,
     title: market.title,
@@ -330,6 +349,16 @@ export function marketById(state: ExchangeState, marketId: number): MarketView |
     creatorId: market.creatorId,
     createdAtMs: market.createdAtMs,
     feeIncome: market.feeIncome,
+    challengeBond: resolution?.challengeBond ?? defaultChallengeBondAtoms,
+    resolution:
+      resolution === undefined
+        ? null
+        : {
+            proposedWinners: resolution.proposedWinners,
+            windowEndsAtMs: resolution.windowEndsAtMs,
+            challenged: resolution.challenge !== null,
+            finalWinners: resolution.finalWinners,
+          },
     outcomes: market.outcomeIds.map((outcomeId) => {
       const outcome = state.outcomes.get(outcomeId)!;
       return {
@@ -366,4 +395,17 @@ export interface WithdrawalView {
 export function heldWithdrawalById(state: ExchangeState, withdrawalId: number): WithdrawalView | null {
   const withdrawal = state.withdrawals.get(withdrawalId);
   return withdrawal === undefined ? null : { ...withdrawal };
+}
+
+/** A user's position by its id, with its status and what it can claim; null when not the user's. */
+export function positionOfUserById(
+  state: ExchangeState,
+  userId: number,
+  positionId: number,
+): PositionView | null {
+  const account = state.accounts.get(userId);
+  if (account === undefined) return null;
+  for (const position of account.positions.values())
+    if (position.positionId === positionId) return positionView(state, position);
+  return null;
 }

@@ -1,9 +1,11 @@
 // What time alone makes due, derived from the state and the time (never remembered), so the
 // engine's scheduler neither skips nor repeats anything across a restart: resting GTD orders past
-// their expiresAt, and open markets past their endTime. Opening is the operator's act (DESIGN §3);
-// an opened market whose startTime is still ahead simply refuses orders until then (place-order.ts).
+// their expiresAt, open markets past their endTime, and unchallenged resolutions past their
+// challenge window. Opening is the operator's act (DESIGN §3); an opened market whose startTime is
+// still ahead simply refuses orders until then (place-order.ts).
 
 import type { ExchangeCommand } from "./commands.js";
+import { isSettlementDue } from "./lifecycle.js";
 import type { ExchangeState } from "./state.js";
 
 export function dueScheduledCommands(
@@ -16,6 +18,9 @@ export function dueScheduledCommands(
     if (commands.length >= commandsMax) return commands;
     if (market.status === "open" && market.endTimeMs !== null && market.endTimeMs <= nowMs) {
       commands.push({ type: "CloseMarket", marketId: market.marketId });
+    }
+    if (market.status === "resolving" && isSettlementDue(state, market.marketId, nowMs)) {
+      commands.push({ type: "SettleMarket", marketId: market.marketId });
     }
   }
   if (commands.length < commandsMax && hasExpiredOrder(state, nowMs)) commands.push({ type: "ExpireOrders" });

@@ -3,6 +3,7 @@
 
 import type { BookKind } from "./book/order-book.js";
 import type { Account, LedgerTotals } from "./ledger.js";
+import type { MarketResolution } from "./lifecycle.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
 import { OrderIndex } from "./order-index.js";
 import type { Order } from "./orders.js";
@@ -34,6 +35,10 @@ export interface ExchangeState {
   readonly depositTxHashes: Map<string, number>;
   /** Withdrawals that still hold frozen funds (pending or approved), in id order. */
   readonly withdrawals: Map<number, Withdrawal>;
+  /** Proposed and final results of markets that reached `resolving`, by market id (lifecycle.ts). */
+  readonly resolutions: Map<number, MarketResolution>;
+  /** Claimed positions: position id → atoms paid (claims.ts). */
+  readonly claims: Map<number, bigint>;
   readonly totals: LedgerTotals;
 }
 
@@ -57,6 +62,8 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     ordersWithExpiry: new Map(),
     depositTxHashes: new Map(),
     withdrawals: new Map(),
+    resolutions: new Map(),
+    claims: new Map(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },
   };
 }
