@@ -167,6 +167,8 @@ export function decidePlaceOrder(
   // Risk: the whole order must be covered before it may trade (worst case: every lot at the
   // limit price, paying the larger of the two fees).
   const { makerFeeBps, takerFeeBps } = market;
+  // A seller's position is found here already; a buyer's is looked up at its first fill.
+  let takerPositionId = 0;
   const optionIndex = option.optionIndex;
   if (isBuy) {
     const available = account === undefined ? 0n : account.available;
@@ -182,6 +184,7 @@ export function decidePlaceOrder(
     const position = account?.positions.get(option.optionId);
     if (position === undefined || position.shares < (command.shares as bigint))
       return refuse("INSUFFICIENT_SHARES");
+    takerPositionId = position.positionId;
   }
 
   // Price protection, against the best opposite price when the order arrives (DESIGN §8).
@@ -210,7 +213,7 @@ export function decidePlaceOrder(
   // Slot 0 is kept for OrderPlaced, which is written last because it carries the final status
   // (Array.prototype.unshift showed up as the single most expensive line of this function).
   const events: ExchangeEvent[] = [placeholderEvent];
-  const positions = positionIds.reset(state);
+  const positions = positionIds.reset(state, takerPositionId);
   let nextTradeId = state.counters.nextTradeId;
   let remainingLots = lots;
   let filledLots = 0;
@@ -346,12 +349,12 @@ class PositionIds {
   /** The taker's position id once looked up: the taker is in every trade of its command. */
   private takerPositionId = 0;
 
-  reset(state: ExchangeState): PositionIds {
+  reset(state: ExchangeState, takerPositionId: number): PositionIds {
     this.state = state;
     this.nextPositionId = state.counters.nextPositionId;
     // A count rather than `created.length = 0`, which is a runtime call on every order.
     this.createdCount = 0;
-    this.takerPositionId = 0;
+    this.takerPositionId = takerPositionId;
     return this;
   }
 
