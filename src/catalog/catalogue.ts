@@ -80,7 +80,14 @@ export class Catalogue {
     return { ...base, ...(await this.activityOf(marketId)) };
   }
 
-  /** Counts one detail view (written with the next flush, visible at once). */
+  /** A partner's view of the detail: counted as a click (written with the next flush, shown at once). */
+  async viewDetail(marketId: number): Promise<MarketDetail | undefined> {
+    const base = await this.#baseDetail(marketId);
+    if (base === undefined) return undefined;
+    this.recordClick(marketId);
+    return { ...base, ...(await this.activityOf(marketId)) };
+  }
+
   recordClick(marketId: number): void {
     this.#pendingClicks.set(marketId, (this.#pendingClicks.get(marketId) ?? 0) + 1);
   }

@@ -48,6 +48,33 @@ export interface CreateMarketRequest {
   }[];
 }
 
+export interface CreateCategoryRequest {
+  readonly name: string;
+  readonly parentId?: string | number;
+  /** Display names by language tag ("en-US", "zh-CN", …). */
+  readonly names?: Readonly<Record<string, string>>;
+  readonly logoUrl?: string;
+}
+
+export interface UpdateCategoryRequest {
+  readonly name?: string;
+  readonly names?: Readonly<Record<string, string>>;
+  readonly logoUrl?: string;
+  readonly online?: boolean;
+}
+
+/** A category node as the operator sees it. */
+export interface AdminCategory {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly level: number;
+  readonly name: string;
+  readonly names: Readonly<Record<string, string>>;
+  readonly logoUrl: string;
+  readonly online: boolean;
+  readonly deleted: boolean;
+}
+
 export interface Deposit {
   readonly userId: string;
   readonly amount: string;
@@ -64,6 +91,26 @@ export class PredexAdminClient {
 
   createPartner(body: { name?: string; commissionRate?: string | number; webhookUrl?: string } = {}) {
     return this.request<CreatedPartner>("POST", "/admin/partners", body);
+  }
+
+  createCategory(body: CreateCategoryRequest): Promise<AdminCategory> {
+    return this.request<AdminCategory>("POST", "/admin/categories", body);
+  }
+
+  updateCategory(categoryId: string | number, body: UpdateCategoryRequest): Promise<AdminCategory> {
+    return this.request<AdminCategory>(
+      "PATCH",
+      `/admin/categories/${encodeURIComponent(String(categoryId))}`,
+      body,
+    );
+  }
+
+  /** Soft delete: the node leaves the tree. */
+  deleteCategory(categoryId: string | number): Promise<AdminCategory> {
+    return this.request<AdminCategory>(
+      "DELETE",
+      `/admin/categories/${encodeURIComponent(String(categoryId))}`,
+    );
   }
 
   createMarket(body: CreateMarketRequest): Promise<MarketDetail> {

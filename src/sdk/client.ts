@@ -3,6 +3,12 @@
 // requests on 500/502/504 and network failures with capped exponential backoff (spec 000 "Recovery").
 
 import { randomUUID } from "node:crypto";
+import type {
+  LiveVolume,
+  MarketHolders,
+  MarketListPage,
+  MarketListRecord,
+} from "../api/partner/schemas/catalogue.js";
 import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
 import type {
   CodeProofRequest,
@@ -29,6 +35,7 @@ import type {
   RegisterRequest,
   UserProfile,
 } from "../api/partner/schemas/users.js";
+import type { CategoryNode } from "../catalog/category-tree.js";
 import { GatewayError, NetworkError, PredexApiError } from "./errors.js";
 import { restPaths } from "./paths.js";
 import { type GatewayCredentials, type QueryParams, signRequest } from "./signer.js";
@@ -68,6 +75,8 @@ export interface RequestOptions {
   readonly query?: QueryParams;
   /** Serialized once; the signed MD5 and the sent body are the same bytes. */
   readonly body?: unknown;
+  /** Extra headers sent unsigned (e.g. `accept-language`); the signed ones cannot be overridden. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const sessionCookieName = "predex_session";
@@ -153,6 +162,38 @@ export class PredexClient {
     return this.request<MarketDetail>("GET", restPaths.marketDetail(marketId));
   }
 
+  /** Listed markets, hottest first; the pagination fields are inside `data`. */
+  async listMarkets(query: MarketListRequest = {}): Promise<MarketListPage> {
+    return this.request<MarketListPage>("GET", restPaths.marketsList, { query: stringQuery(query) });
+  }
+
+  /**
+   * The category tree. Without `language`, the server picks from `acceptLanguage` (an
+   * Accept-Language header value), else en-US.
+   */
+  async getCategoryTree(query: CategoryTreeRequest = {}): Promise<CategoryNode[]> {
+    const { acceptLanguage, ...rest } = query;
+    return this.request<CategoryNode[]>("GET", restPaths.categoryTree, {
+      query: stringQuery(rest),
+      ...(acceptLanguage === undefined ? {} : { headers: { "accept-language": acceptLanguage } }),
+    });
+  }
+
+  async getMarketHolders(marketId: string): Promise<MarketHolders> {
+    return this.request<MarketHolders>("GET", restPaths.marketHolders(marketId));
+  }
+
+  async getLiveVolume(marketId: string): Promise<LiveVolume> {
+    return this.request<LiveVolume>("GET", restPaths.marketLiveVolume(marketId));
+  }
+
+  /** Markets matching `keyword`, best first; `current`, `size`, `total`, `pages` come beside `data`. */
+  async search(query: SearchRequest): Promise<PagedResult<MarketListRecord>> {
+    return pagedResult(
+      await this.requestEnvelope<MarketListRecord[]>("GET", restPaths.search, { query: stringQuery(query) }),
+    );
+  }
+
   /** The book of one outcome; `optionId` of the No option shows it in No prices. */
   async getBook(query: BookRequest): Promise<Book> {
     return this.request<Book>("GET", restPaths.orderbookBook, { query: bookQuery(query) });
@@ -225,7 +266,14 @@ export class PredexClient {
     const attemptsMax = idempotentMethods.has(upperMethod) ? this.#retry.attemptsMax : 1;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.#attempt<Data>(upperMethod, path, options.query, body, withSession);
+        return await this.#attempt<Data>(
+          upperMethod,
+          path,
+          options.query,
+          body,
+          withSession,
+          options.headers,
+        );
       } catch (error) {
         const retryable =
           (error instanceof PredexApiError || error instanceof NetworkError) && error.retryable;
@@ -241,6 +289,7 @@ export class PredexClient {
     query: QueryParams | undefined,
     body: Buffer | undefined,
     withSession: boolean,
+    extraHeaders: Readonly<Record<string, string>> | undefined,
   ): Promise<ApiEnvelope<Data>> {
     const cookie = withSession ? this.#sessionCookie : undefined;
     // Signed per attempt: the date moves on and a nonce must never be sent twice.
@@ -258,7 +307,7 @@ export class PredexClient {
     try {
       response = await this.#fetch(new URL(signed.pathAndQuery, this.#options.baseUrl), {
         method,
-        headers: signed.headers,
+        headers: extraHeaders === undefined ? signed.headers : { ...extraHeaders, ...signed.headers },
         ...(body === undefined ? {} : { body: new Uint8Array(body) }),
         signal: AbortSignal.timeout(this.#options.timeoutMs ?? 10_000),
       });
@@ -296,6 +345,34 @@ export class PredexClient {
     // Half fixed, half jitter: clients that failed together do not all come back together.
     return ceilingMs / 2 + Math.random() * (ceilingMs / 2);
   }
+}
+
+export interface MarketListRequest {
+  readonly page?: number;
+  readonly pageSize?: number;
+  readonly categoryId?: string;
+  readonly status?: string;
+}
+
+export interface CategoryTreeRequest {
+  /** Sent as given, so tests can send a bad one; a level-1 category id. */
+  readonly category1Id?: string | number;
+  readonly language?: string;
+  readonly acceptLanguage?: string;
+}
+
+export interface SearchRequest {
+  readonly keyword: string;
+  readonly searchBy?: "Market" | "Creator";
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
+/** The query parameters that are set, as strings. */
+function stringQuery(query: object): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params[name] = String(value);
+  return params;
 }
 
 export interface BookRequest {

@@ -1,21 +1,27 @@
 // The predex partner SDK: sign, call, recover.
 
 export {
+  type AdminCategory,
   type AdminClientOptions,
+  type CreateCategoryRequest,
   type CreatedPartner,
   type CreateMarketRequest,
   type Deposit,
   PredexAdminClient,
+  type UpdateCategoryRequest,
 } from "./admin-client.js";
 export {
   type ApiEnvelope,
   type BookRequest,
+  type CategoryTreeRequest,
   defaultRetryPolicy,
+  type MarketListRequest,
   type OpenOrdersQuery,
   type PagedResult,
   PredexClient,
   type PredexClientOptions,
   type RetryPolicy,
+  type SearchRequest,
   type TradesQuery,
 } from "./client.js";
 export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";

@@ -1,6 +1,7 @@
-// GET /markets/{marketId}/detail (spec 000): the market detail, G only (no session needed).
+// GET /markets/{marketId}/detail (spec 000): the market detail, G only (no session needed). Each
+// answer counts as one click of the market (src/catalog/catalogue.ts). A draft is not listed but is
+// readable by its id, with status "draft" and isOnline false (as its book answers 4054, not 404).
 
-import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
 import { reject } from "../../../core/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { parseId } from "../../shared/wire-format.js";
@@ -21,7 +22,7 @@ export default defineRoutes((app, deps) => {
     },
     async (request, reply) => {
       const marketId = parseId(request.params.marketId);
-      const detail = marketId === undefined ? undefined : await loadMarketDetail(deps, marketId);
+      const detail = marketId === undefined ? undefined : await deps.catalogue.viewDetail(marketId);
       if (detail === undefined) return sendRejection(reply, reject("MARKET_NOT_FOUND"));
       return ok(detail);
     },
