@@ -324,6 +324,22 @@ export class RealtimeHub {
             user.marketIds.add(event.marketId);
             break;
           }
+          // The lifecycle moves balances (a challenge bond, a claim) and, when a market ends, its books.
+          case "ResolutionChallenged":
+          case "ChallengeBondReturned":
+          case "ChallengeBondForfeited":
+          case "PositionClaimed": {
+            const user = changedUser(event.userId);
+            user.balance = true;
+            user.marketIds.add(event.marketId);
+            break;
+          }
+          case "MarketResolved":
+          case "MarketSettled":
+          case "MarketVoided":
+            for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
+              touched.add(outcomeId);
+            break;
           default: {
             const unreachable: never = event;
             throw new Error(`unhandled event ${(unreachable as { type: string }).type}`);

@@ -12,6 +12,7 @@ import type {
   OrderSide,
   OrderStatus,
   OrderType,
+  PositionStatus,
   TimeInForce,
 } from "../core/exchange.js";
 
@@ -80,9 +81,22 @@ export interface TradeRecord {
 /**
  * Kinds of USDT movement. DEPOSIT credits; FREEZE and UNFREEZE move between available and frozen
  * (an order rests, is cancelled, expires, or a fill needs less than was reserved); TRADE is the
- * cash of a fill (negative for a buyer); FEE a trading fee.
+ * cash of a fill (negative for a buyer); FEE a trading fee. The market lifecycle adds
+ * CHALLENGE_BOND (a challenger's bond frozen; refId the market id), BOND_RETURN (it comes back to
+ * available), BOND_FORFEIT (it leaves the frozen balance for the market's fee income) and CLAIM
+ * (a position's payout, winning shares × 1 or 0.5 a share in a void market; refId the claim's
+ * transactionId).
  */
-export type LedgerEntryType = "DEPOSIT" | "FREEZE" | "UNFREEZE" | "TRADE" | "FEE";
+export type LedgerEntryType =
+  | "DEPOSIT"
+  | "FREEZE"
+  | "UNFREEZE"
+  | "TRADE"
+  | "FEE"
+  | "CHALLENGE_BOND"
+  | "BOND_RETURN"
+  | "BOND_FORFEIT"
+  | "CLAIM";
 
 export interface LedgerEntryRecord {
   readonly entryId: number;
@@ -111,6 +125,13 @@ export interface PositionRecord {
   readonly frozenShares: bigint;
   readonly cost: bigint;
   readonly realizedPnl: bigint;
+  /** open until the market is settled or void, then settled, then claimed. */
+  readonly status: PositionStatus;
+  /** What a claim would pay now, atoms (0 while open and once claimed). */
+  readonly claimable: bigint;
+  /** What the claim paid, atoms (0 until claimed). */
+  readonly claimedAmount: bigint;
+  readonly claimTransactionId: string | null;
 }
 
 export interface PricePointRecord {
@@ -181,6 +202,20 @@ export interface UserFilter {
   readonly marketId?: number | undefined;
 }
 
+export interface PositionFilter extends UserFilter {
+  readonly status?: PositionStatus | undefined;
+}
+
+/** A market's resolution as the read models keep it (null fields until that step happens). */
+export interface MarketResolutionRecord {
+  readonly resolvedAtMs: number | null;
+  readonly challengeWindowEndsAtMs: number | null;
+  readonly challengeBond: bigint | null;
+  readonly challenged: boolean;
+  readonly settledAtMs: number | null;
+  readonly voidedAtMs: number | null;
+}
+
 export interface ExchangeReadModels {
   orderById(orderId: number): Promise<OrderRecord | undefined>;
   /** Newest first. */
@@ -192,7 +227,9 @@ export interface ExchangeReadModels {
   /** Newest first. */
   ledger(userId: number, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
   /** By position id. */
-  positions(filter: UserFilter, page: PageRequest): Promise<Page<PositionRecord>>;
+  positions(filter: PositionFilter, page: PageRequest): Promise<Page<PositionRecord>>;
+  /** One position, whoever owns it. */
+  positionById(positionId: number): Promise<PositionRecord | undefined>;
   /** Oldest first, within [fromMs, toMs]. */
   pricePoints(optionId: number, fromMs: number, toMs: number, limit: number): Promise<PricePointRecord[]>;
   depositByTxHash(txHash: string): Promise<DepositRecord | undefined>;

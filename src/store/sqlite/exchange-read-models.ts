@@ -19,6 +19,7 @@ import type {
   OrderSide,
   OrderStatus,
   OrderType,
+  PositionStatus,
   TimeInForce,
 } from "../../core/exchange.js";
 import { newPosition, type Position, recordBuy, recordSell } from "../../core/positions.js";
@@ -44,6 +45,7 @@ import type {
 import { readModelPageSizeMax } from "../exchange-read-models.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
+import { createLifecycleProjection } from "./lifecycle-projection.js";
 
 const atomsPerOne = 100_000_000n;
 
@@ -169,6 +171,30 @@ export const exchangeReadModelMigrations: readonly string[] = [
      amount INTEGER NOT NULL,
      credited_at_ms INTEGER NOT NULL
    ) STRICT;`,
+  // 2: the market lifecycle (resolution, challenge, settlement, void) and claims.
+  `ALTER TABLE markets ADD COLUMN resolved_at_ms INTEGER;
+   ALTER TABLE markets ADD COLUMN challenge_window_ends_at_ms INTEGER;
+   ALTER TABLE markets ADD COLUMN challenge_bond INTEGER;
+   ALTER TABLE markets ADD COLUMN challenged INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE markets ADD COLUMN settled_at_ms INTEGER;
+   ALTER TABLE markets ADD COLUMN voided_at_ms INTEGER;
+   ALTER TABLE market_options ADD COLUMN proposed_win INTEGER;
+   ALTER TABLE market_options ADD COLUMN is_win INTEGER;
+   ALTER TABLE exchange_positions ADD COLUMN status TEXT NOT NULL DEFAULT 'open';
+   ALTER TABLE exchange_positions ADD COLUMN claimable INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE exchange_positions ADD COLUMN claimed_amount INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE exchange_positions ADD COLUMN claimed_at_ms INTEGER;
+   ALTER TABLE exchange_positions ADD COLUMN claim_transaction_id TEXT;
+   CREATE INDEX exchange_positions_by_user_status ON exchange_positions (user_id, status, position_id);
+   CREATE TABLE market_challenges (
+     market_id INTEGER PRIMARY KEY,
+     user_id INTEGER NOT NULL,
+     bond INTEGER NOT NULL,
+     reason TEXT NOT NULL,
+     challenged_at_ms INTEGER NOT NULL,
+     bond_outcome TEXT,
+     bond_outcome_at_ms INTEGER
+   ) STRICT;`,
 ];
 
 type Row = Record<string, unknown>;
@@ -289,6 +315,8 @@ export function createSqliteExchangeProjector(
       timeMs,
     );
   };
+
+  const projectLifecycle = createLifecycleProjection(db, ledger);
 
   const loadPosition = (
     positionId: number,
@@ -531,6 +559,15 @@ export function createSqliteExchangeProjector(
           case "OrderExpired":
             onOrderReleased(event);
             break;
+          case "MarketResolved":
+          case "ResolutionChallenged":
+          case "ChallengeBondReturned":
+          case "ChallengeBondForfeited":
+          case "MarketSettled":
+          case "MarketVoided":
+          case "PositionClaimed":
+            projectLifecycle(event);
+            break;
           default: {
             const unreachable: never = event;
             throw new Error(`read models: unknown event ${JSON.stringify(unreachable)}`);
@@ -636,6 +673,10 @@ function positionOf(row: Row): PositionRecord {
     frozenShares: big(row.frozen_shares),
     cost: big(row.cost),
     realizedPnl: big(row.realized_pnl),
+    status: row.status as PositionStatus,
+    claimable: big(row.claimable),
+    claimedAmount: big(row.claimed_amount),
+    claimTransactionId: row.claim_transaction_id as string | null,
   };
 }
 
@@ -680,6 +721,10 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
     "SELECT * FROM exchange_price_points WHERE option_id = ? AND time_ms BETWEEN ? AND ? ORDER BY time_ms, trade_id LIMIT ?",
   );
   const depositByTxHash = prepareBig<[string], Row>(db, "SELECT * FROM exchange_deposits WHERE tx_hash = ?");
+  const positionById = prepareBig<[number], Row>(
+    db,
+    "SELECT * FROM exchange_positions WHERE position_id = ?",
+  );
   const marketById = prepareBig<[number], Row>(db, "SELECT * FROM markets WHERE market_id = ?");
   const optionsOfMarket = prepareBig<[number], Row>(
     db,
@@ -724,8 +769,14 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       );
     },
     async positions(filter, page) {
-      const { where, params } = byUserAndMarket(filter);
+      const base = byUserAndMarket(filter);
+      const where = filter.status === undefined ? base.where : `${base.where} AND status = ?`;
+      const params = filter.status === undefined ? base.params : [...base.params, filter.status];
       return paginate(db, pages, "exchange_positions", where, "position_id", params, page, positionOf);
+    },
+    async positionById(positionId) {
+      const row = positionById.get(positionId);
+      return row === undefined ? undefined : positionOf(row);
     },
     async pricePoints(optionId, fromMs, toMs, limit) {
       return pricePoints.all(optionId, fromMs, toMs, limit).map((row) => ({

@@ -1,0 +1,215 @@
+// The SQLite read models agree with the core's state when the random stream also carries the
+// market lifecycle: three markets trade at random, then end differently (settled after a wrong
+// challenge, settled by the window, voided while open) while the others still trade, and users
+// claim at random, repeats included. Balances, the ledger, positions (status, claimable, claimed),
+// market status, fee income and winners must match the engine. Seeded, so reproducible.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  createMarketCommand,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+  limitOrderCommand,
+  positionsOfUser,
+} from "../../src/core/exchange.js";
+import { Engine } from "../../src/engine/engine.js";
+import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
+import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
+import {
+  createSqliteExchangeProjector,
+  createSqliteExchangeReadModels,
+} from "../../src/store/sqlite/exchange-read-models.js";
+
+const unit = 100_000_000n;
+const usersCount = 5;
+
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+describe("SQLite read models through the market lifecycle", () => {
+  it("agree with the engine's state after trading, resolution, challenge, settlement, void and claims", async () => {
+    let nowMs = 1_800_000_000_000;
+    const db: SqliteDatabase = openDatabase({ path: ":memory:" });
+    const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
+      decider: exchangeDecider,
+      codec: exchangeStateCodec,
+      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+      projectors: [createSqliteExchangeProjector(db)],
+      clock: () => nowMs,
+      onFatal: (error) => {
+        throw error;
+      },
+    });
+    const readModels = createSqliteExchangeReadModels(db);
+    const submit = async (command: ExchangeCommand) => engine.submit(command);
+    const markets: { marketId: number; outcomeId: number; options: [number, number] }[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const created = await submit(
+        createMarketCommand({ title: `M${index}`, makerFeeBps: 10, takerFeeBps: 25 }),
+      );
+      assert.ok(created.ok && created.events[0]?.type === "MarketCreated");
+      const event = created.events[0];
+      const outcome = event.outcomes[0]!;
+      markets.push({
+        marketId: event.marketId,
+        outcomeId: outcome.outcomeId,
+        options: [outcome.options[0]!.optionId, outcome.options[1]!.optionId],
+      });
+      assert.ok((await submit({ type: "OpenMarket", marketId: event.marketId })).ok);
+    }
+    for (let userId = 1; userId <= usersCount; userId += 1) {
+      assert.ok((await submit({ type: "Deposit", userId, amount: 1_000n * unit, txHash: `0x${userId}` })).ok);
+    }
+
+    const next = random(7);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const trade = () => {
+      const market = pick(markets);
+      return limitOrderCommand({
+        userId: 1 + Math.floor(next() * usersCount),
+        marketId: market.marketId,
+        outcomeId: market.outcomeId,
+        optionId: pick(market.options),
+        side: next() < 0.75 ? "BUY" : "SELL",
+        limitPrice: BigInt(35 + Math.floor(next() * 30)) * 1_000_000n,
+        shares: BigInt(1 + Math.floor(next() * 300)) * 1_000_000n,
+        timeInForce: pick(["GTC", "GTC", "FAK"] as const),
+      });
+    };
+    const claims = (): ExchangeCommand[] =>
+      Array.from({ length: 6 }, () => {
+        const userId = 1 + Math.floor(next() * usersCount);
+        const market = pick(markets);
+        return next() < 0.5
+          ? { type: "ClaimMarket", userId, marketId: market.marketId }
+          : { type: "ClaimPosition", userId, positionId: 1 + Math.floor(next() * 20) };
+      });
+    const [first, second, third] = markets as [(typeof markets)[0], (typeof markets)[0], (typeof markets)[0]];
+    const winner = (market: (typeof markets)[0], index: 0 | 1) => [
+      { outcomeId: market.outcomeId, winningOptionId: market.options[index] },
+    ];
+    // Lifecycle steps interleaved with trading and claims, in this order.
+    const lifecycle: ExchangeCommand[][] = [
+      [{ type: "CloseMarket", marketId: first.marketId }],
+      [
+        {
+          type: "ResolveMarket",
+          marketId: first.marketId,
+          proposerId: null,
+          winners: winner(first, 0),
+          challengeWindowMs: 60_000,
+          challengeBond: 7n * unit,
+        },
+      ],
+      [{ type: "ChallengeResolution", marketId: first.marketId, userId: 2, reason: "wrong" }],
+      [{ type: "FinalizeMarket", marketId: first.marketId, winners: null }],
+      [{ type: "VoidMarket", marketId: third.marketId }],
+      [{ type: "CloseMarket", marketId: second.marketId }],
+      [
+        {
+          type: "ResolveMarket",
+          marketId: second.marketId,
+          proposerId: null,
+          winners: winner(second, 1),
+          challengeWindowMs: 60_000,
+          challengeBond: null,
+        },
+      ],
+      [{ type: "SettleMarket", marketId: second.marketId }],
+    ];
+    for (const step of lifecycle) {
+      const batch: Promise<unknown>[] = [];
+      for (let index = 0; index < 150; index += 1) batch.push(submit(trade()));
+      for (const command of claims()) batch.push(submit(command));
+      await Promise.all(batch);
+      if (step[0]?.type === "SettleMarket") nowMs += 60_000;
+      for (const command of step) {
+        const result = await submit(command);
+        assert.ok(result.ok, `${command.type} is accepted`);
+      }
+    }
+    // Everyone claims what is left, twice (the second time is refused), plus random claims.
+    for (let userId = 1; userId <= usersCount; userId += 1) {
+      for (const market of markets) {
+        await submit({ type: "ClaimMarket", userId, marketId: market.marketId });
+        await submit({ type: "ClaimMarket", userId, marketId: market.marketId });
+      }
+    }
+
+    const state = await engine.read((live) => live);
+    let claimed = 0;
+    for (let userId = 1; userId <= usersCount; userId += 1) {
+      const account = state.accounts.get(userId)!;
+      const balance = db
+        .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
+        .safeIntegers(true)
+        .get(userId) as { available: bigint; frozen: bigint };
+      assert.deepEqual(
+        [balance.available, balance.frozen],
+        [account.available, account.frozen],
+        `user ${userId}`,
+      );
+      const ledger = await readModels.ledger(userId, { page: 1, pageSize: 1 });
+      assert.deepEqual(
+        [ledger.records[0]?.availableAfter, ledger.records[0]?.frozenAfter],
+        [account.available, account.frozen],
+      );
+      const positions = await readModels.positions({ userId }, { page: 1, pageSize: 100 });
+      assert.deepEqual(
+        positions.records.map((position) => [
+          position.positionId,
+          position.shares,
+          position.frozenShares,
+          position.cost,
+          position.status,
+          position.claimable,
+          position.claimedAmount,
+        ]),
+        positionsOfUser(state, userId).map((position) => [
+          position.positionId,
+          position.availableShares,
+          position.frozenShares,
+          position.cost,
+          position.status,
+          position.claimable,
+          state.claims.get(position.positionId) ?? 0n,
+        ]),
+      );
+      claimed += (await readModels.positions({ userId, status: "claimed" }, { page: 1, pageSize: 100 }))
+        .total;
+    }
+    assert.equal(claimed, state.claims.size);
+    assert.ok(claimed > 0, "the run claimed");
+
+    for (const market of markets) {
+      const catalog = await readModels.market(market.marketId);
+      const live = state.markets.get(market.marketId)!;
+      assert.deepEqual([catalog?.status, catalog?.feeIncome], [live.status, live.feeIncome]);
+    }
+    const wins = db
+      .prepare("SELECT option_id, is_win FROM market_options WHERE is_win IS NOT NULL ORDER BY option_id")
+      .all();
+    assert.deepEqual(wins, [
+      { option_id: first.options[0], is_win: 1 },
+      { option_id: first.options[1], is_win: 0 },
+      { option_id: second.options[0], is_win: 0 },
+      { option_id: second.options[1], is_win: 1 },
+    ]);
+    const ledgerTypes = db.prepare("SELECT DISTINCT type FROM exchange_ledger ORDER BY type").pluck().all();
+    for (const type of ["BOND_FORFEIT", "CHALLENGE_BOND", "CLAIM"])
+      assert.ok(ledgerTypes.includes(type), type);
+    await engine.close();
+    db.close();
+  });
+});
