@@ -67,6 +67,16 @@ export function optionPricesOf(
   return { price, priceBuy: best?.bestAsk ?? price, priceSell: best?.bestBid ?? price };
 }
 
+/**
+ * Whether the option won: null until the market is settled (and always for a void market, which
+ * has no winner), then true for the final winning option of its outcome and false for the other.
+ */
+function isWinOf(live: MarketView, outcomeId: number, optionId: number): boolean | null {
+  const winners = live.status === "settled" ? live.resolution?.finalWinners : null;
+  if (winners === null || winners === undefined) return null;
+  return winners.some((winner) => winner.outcomeId === outcomeId && winner.optionId === optionId);
+}
+
 export function buildMarketDetail(input: MarketDetailInput) {
   const { catalog, live } = input;
   const details: CatalogDetails = catalogDetailsOf(catalog.details);
@@ -83,7 +93,8 @@ export function buildMarketDetail(input: MarketDetailInput) {
     marketLogoBackground: null,
     totalStake: null,
     hotScore: input.hotScore ?? 0,
-    ifHasChallenged: null,
+    // null until a result is proposed; then whether anyone challenged it.
+    ifHasChallenged: live.resolution === null ? null : live.resolution.challenged,
     orderbookMakers: null,
     liveVideoType: null,
     liveSourcePlat: null,
@@ -115,7 +126,7 @@ export function buildMarketDetail(input: MarketDetailInput) {
     buyMinAmount: numberOf(marketBuyAmountAtomsMin),
     sellMinShares: numberOf(live.minOrderSize),
     sellMaxShares: numberOf(orderSharesMax),
-    challengeBondAmount: 0,
+    challengeBondAmount: numberOf(live.challengeBond),
     marketOrderPriceProtection: numberOf(live.marketOrderPriceProtection),
     limitOrderPriceProtection: numberOf(live.limitOrderPriceProtection),
     commentCount: 0,
@@ -146,7 +157,7 @@ export function buildMarketDetail(input: MarketDetailInput) {
           priceSell: numberOf(prices.priceSell),
           // "1" marks the option that wins when the outcome happens (Yes), "0" the other.
           isWinFirst: option.optionIndex === 0 ? "1" : "0",
-          isWin: null,
+          isWin: isWinOf(live, outcome.outcomeId, option.optionId),
           optionIndex: option.optionIndex,
         };
       });
