@@ -6,12 +6,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { adminTokenFileName } from "../server.js";
+import { runAdminCategory } from "./admin-category.js";
 import { runAdminDeposit, runAdminMarket } from "./admin-exchange.js";
 
 export async function runAdmin(args: readonly string[]): Promise<number> {
   const [resource, action, ...rest] = args;
   if (resource === "partner" && action === "create") return createPartner(rest);
   if (resource === "market") return runAdminMarket(action, rest, adminConnection);
+  if (resource === "category") return runAdminCategory(action, rest, adminConnection);
   if (resource === "deposit")
     return runAdminDeposit(action === undefined ? rest : [action, ...rest], adminConnection);
   console.error(`predex admin: unknown command "${[resource, action].filter(Boolean).join(" ")}"`);

@@ -1,6 +1,7 @@
 // The `predex` command. Each subcommand lives in its own module; this file only dispatches.
 
 import { runAdmin } from "./admin.js";
+import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
 import { runDoctor } from "./doctor.js";
 import { runOpenapi } from "./openapi.js";
@@ -14,6 +15,7 @@ Commands:
         [--name NAME] [--rsa-public-key-file FILE] [--commission-rate RATE] [--webhook-url URL]
         [--admin-url URL]   (default http://127.0.0.1:$PREDEX_ADMIN_PORT, token from
                              PREDEX_ADMIN_TOKEN or the data dir)
+${adminCategoryUsage}
 ${adminExchangeUsage}
   doctor [--credentials FILE] [--url URL]
                             check a partner's signing against a running server

@@ -18,7 +18,7 @@ const detailTypes: Record<string, string> = {
   marketType: "null",
   marketLogoBackground: "null",
   totalStake: "null",
-  hotScore: "null",
+  hotScore: "number",
   ifHasChallenged: "null",
   orderbookMakers: "null",
   liveVideoType: "null",
@@ -78,7 +78,7 @@ describe("admin markets and deposits", () => {
       title: "Who wins the final?",
       description: "The 2026 final",
       rules: "Resolves on the official result",
-      categoryId: 12,
+      categoryId: Number((await platform.operator.createCategory({ name: "Football" })).id),
       tags: "football,final",
       makerFee: 10,
       takerFee: 20,
@@ -103,7 +103,7 @@ describe("admin markets and deposits", () => {
         detail.takerFee,
         detail.modelType,
       ],
-      ["draft", false, "12", "football,final", 10, 20, "orderbook"],
+      ["draft", false, "Football", "football,final", 10, 20, "orderbook"],
     );
     assert.deepEqual(
       [detail.description, detail.rules, detail.startTime],
@@ -156,7 +156,10 @@ describe("admin markets and deposits", () => {
     const opened = await platform.operator.openMarket(detail.marketId);
     assert.deepEqual([opened.status, opened.isOnline], ["open", true]);
     const { client } = await platform.fundedUser("0");
-    assert.deepEqual(await client.getMarketDetail(detail.marketId), opened);
+    // The partner sees the operator's detail, with its own view counted (clicks, hotScore).
+    const viewed = await client.getMarketDetail(detail.marketId);
+    assert.deepEqual({ ...viewed, clicks: opened.clicks, hotScore: opened.hotScore }, opened);
+    assert.equal(viewed.clicks, opened.clicks + 1);
     await assert.rejects(platform.operator.openMarket(detail.marketId), (error: unknown) => {
       assert.ok(error instanceof PredexApiError);
       assert.deepEqual([error.status, error.code], [400, 1001]);
@@ -241,13 +244,15 @@ describe("admin markets and deposits", () => {
       );
       return JSON.parse(stdout) as Record<string, unknown>;
     };
+    const category = await run("category", "create", "--name", "CLI", "--name-zh-CN", "命令行");
+    assert.deepEqual([category.name, category.names, category.level], ["CLI", { "zh-CN": "命令行" }, 1]);
     const created = await run(
       "market",
       "create",
       "--title",
       "CLI market",
       "--category-id",
-      "3",
+      String(category.id),
       "--start",
       isoAt(Date.now() - 60_000),
       "--end",

@@ -90,7 +90,7 @@ describe("the legacy queue across a SIGKILL", () => {
     );
     const market = await operator.createMarket({
       title: "Will the queue survive?",
-      categoryId: "1",
+      categoryId: (await operator.createCategory({ name: "Bench" })).id,
       startTime: new Date(Date.now() - hourMs).toISOString().replace(/\.\d{3}Z$/, "Z"),
       endTime: new Date(Date.now() + 24 * hourMs).toISOString().replace(/\.\d{3}Z$/, "Z"),
       outcomes: [{ name: "Survive", options: [{ title: "Yes" }, { title: "No" }] }],

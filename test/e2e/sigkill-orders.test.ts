@@ -93,7 +93,7 @@ describe("SIGKILL in the middle of an order burst", () => {
     const partner = await operator.createPartner();
     const created = await operator.createMarket({
       title: "Crash test",
-      categoryId: "1",
+      categoryId: (await operator.createCategory({ name: "Bench" })).id,
       takerFee: 50,
       makerFee: 10,
       startTime: isoAt(Date.now() - 60_000),

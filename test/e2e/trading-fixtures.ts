@@ -40,10 +40,12 @@ export async function startTradingPlatform(): Promise<TradingPlatform> {
     token: platform.platform.adminToken,
   });
   const partner = await platform.createPartner();
+  // Markets are filed under a category that exists (POST /admin/markets checks it).
+  const category = await operator.createCategory({ name: "Weather" });
   const createMarket = (overrides: Partial<CreateMarketRequest> = {}) =>
     operator.createMarket({
       title: "Will it rain in Paris tomorrow?",
-      categoryId: "7",
+      categoryId: category.id,
       startTime: isoAt(Date.now() - hourMs),
       endTime: isoAt(Date.now() + 24 * hourMs),
       outcomes: [{ name: "Rain in Paris", options: [{ title: "Yes" }, { title: "No" }] }],

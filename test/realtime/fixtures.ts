@@ -44,10 +44,12 @@ export async function startRealtimePlatform(
     token: platform.platform.adminToken,
   });
   const partner = await platform.createPartner();
+  // Markets are filed under a category that exists (POST /admin/markets checks it).
+  const category = await operator.createCategory({ name: "Realtime" });
   const create = (title: string) =>
     operator.createMarket({
       title,
-      categoryId: "7",
+      categoryId: category.id,
       startTime: iso(Date.now() - hourMs),
       endTime: iso(Date.now() + 24 * hourMs),
       outcomes: [{ name: title, options: [{ title: "Yes" }, { title: "No" }] }],

@@ -116,6 +116,12 @@ async function createMarketInput(
     if (!parsed.ok) return parsed;
     decimals[field] = parsed.value;
   }
+  // A market is filed under a category the operator created (POST /admin/categories); an unknown
+  // or deleted one is "not found", like an unknown creatorId.
+  const categoryId = parseId(body.categoryId);
+  if (categoryId === undefined || !(await deps.categories.isUsable(categoryId))) {
+    return { ok: false, rejection: reject("CATEGORY_NOT_FOUND") };
+  }
   let creatorId: number | null = null;
   let creator: { creatorName?: string; creatorImage?: string } = {};
   if (body.creatorId !== undefined) {
@@ -126,7 +132,7 @@ async function createMarketInput(
     creator = { creatorName: user.userName, creatorImage: user.avatarUrl };
   }
   const details: CatalogDetailsInput = {
-    categoryId: String(body.categoryId),
+    categoryId: String(categoryId),
     ...(body.description === undefined ? {} : { description: body.description }),
     ...(body.rules === undefined ? {} : { rules: body.rules }),
     ...(body.tags === undefined ? {} : { tags: body.tags }),
