@@ -87,16 +87,27 @@ export interface TradeRecord {
  * (a position's payout, winning shares × 1 or 0.5 a share in a void market; refId the claim's
  * transactionId).
  */
-export type LedgerEntryType =
-  | "DEPOSIT"
-  | "FREEZE"
-  | "UNFREEZE"
-  | "TRADE"
-  | "FEE"
-  | "CHALLENGE_BOND"
-  | "BOND_RETURN"
-  | "BOND_FORFEIT"
-  | "CLAIM";
+export const ledgerEntryTypes = [
+  "DEPOSIT",
+  "FREEZE",
+  "UNFREEZE",
+  "TRADE",
+  "FEE",
+  "CHALLENGE_BOND",
+  "BOND_RETURN",
+  "BOND_FORFEIT",
+  "CLAIM",
+  // The wallet's entries, refId the withdrawal id: WITHDRAWAL_FREEZE (amount + fee move from
+  // available to frozen at the request), WITHDRAWAL_UNFREEZE (they come back: cancelled, rejected,
+  // or released at completion just before the debit), WITHDRAWAL (the amount leaves available) and
+  // WITHDRAWAL_FEE (the fee leaves available). Completion releases and then debits, as a maker's
+  // fill does (UNFREEZE then TRADE), so the amounts of a user's entries always add up to `available`.
+  "WITHDRAWAL_FREEZE",
+  "WITHDRAWAL_UNFREEZE",
+  "WITHDRAWAL",
+  "WITHDRAWAL_FEE",
+] as const;
+export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
 export interface LedgerEntryRecord {
   readonly entryId: number;
@@ -108,7 +119,7 @@ export interface LedgerEntryRecord {
   readonly frozenDelta: bigint;
   readonly availableAfter: bigint;
   readonly frozenAfter: bigint;
-  /** The deposit's txHash, the order id (FREEZE, UNFREEZE) or the trade id (TRADE, FEE). */
+  /** The deposit's txHash, the order id (FREEZE, UNFREEZE), the trade id (TRADE, FEE) or the withdrawal id (WITHDRAWAL_*). */
   readonly refId: string;
   readonly timeMs: number;
 }
@@ -149,6 +160,27 @@ export interface DepositRecord {
   readonly userId: number;
   readonly amount: bigint;
   readonly creditedAtMs: number;
+}
+
+/** PENDING and APPROVED hold frozen funds; COMPLETED, CANCELLED and REJECTED are final. */
+export type WithdrawalRecordStatus = "PENDING" | "APPROVED" | "COMPLETED" | "CANCELLED" | "REJECTED";
+
+export interface WithdrawalRecord {
+  readonly withdrawalId: number;
+  readonly userId: number;
+  /** Atoms sent to the address (the fee is on top). */
+  readonly amount: bigint;
+  readonly fee: bigint;
+  readonly address: string;
+  readonly status: WithdrawalRecordStatus;
+  readonly requestedAtMs: number;
+  /** When the status last changed (the request time while PENDING). */
+  readonly updatedAtMs: number;
+}
+
+export interface LedgerFilter {
+  /** Only entries of this type. */
+  readonly type?: LedgerEntryType | undefined;
 }
 
 export interface CatalogOption {
@@ -225,7 +257,7 @@ export interface ExchangeReadModels {
   /** The user's side of each trade, newest first. */
   trades(filter: UserFilter, page: PageRequest): Promise<Page<TradeRecord>>;
   /** Newest first. */
-  ledger(userId: number, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
+  ledger(userId: number, page: PageRequest, filter?: LedgerFilter): Promise<Page<LedgerEntryRecord>>;
   /** By position id. */
   positions(filter: PositionFilter, page: PageRequest): Promise<Page<PositionRecord>>;
   /** One position, whoever owns it. */
@@ -233,5 +265,11 @@ export interface ExchangeReadModels {
   /** Oldest first, within [fromMs, toMs]. */
   pricePoints(optionId: number, fromMs: number, toMs: number, limit: number): Promise<PricePointRecord[]>;
   depositByTxHash(txHash: string): Promise<DepositRecord | undefined>;
+  /** The user's deposits, newest first. */
+  deposits(userId: number, page: PageRequest): Promise<Page<DepositRecord>>;
+  /** One withdrawal, whoever owns it, in any status. */
+  withdrawalById(withdrawalId: number): Promise<WithdrawalRecord | undefined>;
+  /** The user's withdrawals, newest first. */
+  withdrawals(userId: number, page: PageRequest): Promise<Page<WithdrawalRecord>>;
   market(marketId: number): Promise<CatalogMarket | undefined>;
 }

@@ -41,11 +41,14 @@ import type {
   TradeRecord,
   TradeRole,
   UserFilter,
+  WithdrawalRecord,
+  WithdrawalRecordStatus,
 } from "../exchange-read-models.js";
 import { readModelPageSizeMax } from "../exchange-read-models.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
+import { createWithdrawalProjection } from "./withdrawal-projection.js";
 
 const atomsPerOne = 100_000_000n;
 
@@ -195,6 +198,20 @@ export const exchangeReadModelMigrations: readonly string[] = [
      bond_outcome TEXT,
      bond_outcome_at_ms INTEGER
    ) STRICT;`,
+  // 3: withdrawals (every status, for the history), and the indexes of the wallet's histories.
+  `CREATE TABLE exchange_withdrawals (
+     withdrawal_id INTEGER PRIMARY KEY,
+     user_id INTEGER NOT NULL,
+     amount INTEGER NOT NULL,
+     fee INTEGER NOT NULL,
+     address TEXT NOT NULL,
+     status TEXT NOT NULL,
+     requested_at_ms INTEGER NOT NULL,
+     updated_at_ms INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX exchange_withdrawals_by_user ON exchange_withdrawals (user_id, withdrawal_id);
+   CREATE INDEX exchange_deposits_by_user ON exchange_deposits (user_id, credited_at_ms);
+   CREATE INDEX exchange_ledger_by_user_type ON exchange_ledger (user_id, type, entry_id);`,
 ];
 
 type Row = Record<string, unknown>;
@@ -317,6 +334,7 @@ export function createSqliteExchangeProjector(
   };
 
   const projectLifecycle = createLifecycleProjection(db, ledger);
+  const projectWithdrawal = createWithdrawalProjection(db, ledger);
 
   const loadPosition = (
     positionId: number,
@@ -568,6 +586,12 @@ export function createSqliteExchangeProjector(
           case "PositionClaimed":
             projectLifecycle(event);
             break;
+          case "WithdrawalRequested":
+          case "WithdrawalApproved":
+          case "WithdrawalReleased":
+          case "WithdrawalCompleted":
+            projectWithdrawal(event);
+            break;
           default: {
             const unreachable: never = event;
             throw new Error(`read models: unknown event ${JSON.stringify(unreachable)}`);
@@ -662,6 +686,28 @@ function ledgerEntryOf(row: Row): LedgerEntryRecord {
   };
 }
 
+function depositOf(row: Row): DepositRecord {
+  return {
+    txHash: row.tx_hash as string,
+    userId: num(row.user_id),
+    amount: big(row.amount),
+    creditedAtMs: num(row.credited_at_ms),
+  };
+}
+
+function withdrawalOf(row: Row): WithdrawalRecord {
+  return {
+    withdrawalId: num(row.withdrawal_id),
+    userId: num(row.user_id),
+    amount: big(row.amount),
+    fee: big(row.fee),
+    address: row.address as string,
+    status: row.status as WithdrawalRecordStatus,
+    requestedAtMs: num(row.requested_at_ms),
+    updatedAtMs: num(row.updated_at_ms),
+  };
+}
+
 function positionOf(row: Row): PositionRecord {
   return {
     positionId: num(row.position_id),
@@ -725,6 +771,10 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
     db,
     "SELECT * FROM exchange_positions WHERE position_id = ?",
   );
+  const withdrawalById = prepareBig<[number], Row>(
+    db,
+    "SELECT * FROM exchange_withdrawals WHERE withdrawal_id = ?",
+  );
   const marketById = prepareBig<[number], Row>(db, "SELECT * FROM markets WHERE market_id = ?");
   const optionsOfMarket = prepareBig<[number], Row>(
     db,
@@ -756,17 +806,10 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       const { where, params } = byUserAndMarket(filter);
       return paginate(db, pages, "exchange_trades", where, "trade_id DESC, role", params, page, tradeOf);
     },
-    async ledger(userId, page) {
-      return paginate(
-        db,
-        pages,
-        "exchange_ledger",
-        "user_id = ?",
-        "entry_id DESC",
-        [userId],
-        page,
-        ledgerEntryOf,
-      );
+    async ledger(userId, page, filter = {}) {
+      const where = filter.type === undefined ? "user_id = ?" : "user_id = ? AND type = ?";
+      const params = filter.type === undefined ? [userId] : [userId, filter.type];
+      return paginate(db, pages, "exchange_ledger", where, "entry_id DESC", params, page, ledgerEntryOf);
     },
     async positions(filter, page) {
       const base = byUserAndMarket(filter);
@@ -790,13 +833,35 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
     },
     async depositByTxHash(txHash) {
       const row = depositByTxHash.get(txHash);
-      if (row === undefined) return undefined;
-      return {
-        txHash,
-        userId: num(row.user_id),
-        amount: big(row.amount),
-        creditedAtMs: num(row.credited_at_ms),
-      } satisfies DepositRecord;
+      return row === undefined ? undefined : depositOf(row);
+    },
+    async deposits(userId, page) {
+      return paginate(
+        db,
+        pages,
+        "exchange_deposits",
+        "user_id = ?",
+        "credited_at_ms DESC, rowid DESC",
+        [userId],
+        page,
+        depositOf,
+      );
+    },
+    async withdrawalById(withdrawalId) {
+      const row = withdrawalById.get(withdrawalId);
+      return row === undefined ? undefined : withdrawalOf(row);
+    },
+    async withdrawals(userId, page) {
+      return paginate(
+        db,
+        pages,
+        "exchange_withdrawals",
+        "user_id = ?",
+        "withdrawal_id DESC",
+        [userId],
+        page,
+        withdrawalOf,
+      );
     },
     async market(marketId) {
       const row = marketById.get(marketId);
