@@ -75,6 +75,21 @@ export interface AdminCategory {
   readonly deleted: boolean;
 }
 
+export interface WinnerRequest {
+  readonly outcomeId: string | number;
+  readonly winningOptionId: string | number;
+}
+
+export interface ResolveMarketRequest {
+  readonly outcomes: readonly WinnerRequest[];
+  readonly challengeWindowSeconds?: number;
+  readonly challengeBondAmount?: number | string;
+  /** The market's creator, when the creator proposes the result. */
+  readonly creatorId?: string | number;
+}
+
+const marketPath = (marketId: string | number) => `/admin/markets/${encodeURIComponent(String(marketId))}`;
+
 export interface Deposit {
   readonly userId: string;
   readonly amount: string;
@@ -123,6 +138,35 @@ export class PredexAdminClient {
 
   closeMarket(marketId: string | number): Promise<MarketDetail> {
     return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/close`);
+  }
+
+  /**
+   * Proposes the winners of a closed market; it becomes `resolving` and can be challenged for
+   * `challengeWindowSeconds` (default 24 h), a challenger posting `challengeBondAmount` (default 10).
+   */
+  resolveMarket(marketId: string | number, body: ResolveMarketRequest): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/resolve`, body);
+  }
+
+  /** Settles a resolving market now; `outcomes` corrects the winners (after a challenge). */
+  finalizeMarket(
+    marketId: string | number,
+    body: { outcomes?: readonly WinnerRequest[] } = {},
+  ): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/finalize`, body);
+  }
+
+  /** Voids a market that is not settled: orders cancelled, every share claimable at 0.5. */
+  voidMarket(marketId: string | number): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/void`);
+  }
+
+  /** Records a user's challenge of a proposed result; the bond is frozen from the user's balance. */
+  challengeMarket(
+    marketId: string | number,
+    body: { userId: string | number; reason?: string },
+  ): Promise<MarketDetail> {
+    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/challenges`, body);
   }
 
   /** Credits `amount` USDT; the same txHash again credits nothing and answers the first deposit. */

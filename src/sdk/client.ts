@@ -9,6 +9,7 @@ import type {
   MarketListPage,
   MarketListRecord,
 } from "../api/partner/schemas/catalogue.js";
+import type { Claim, ClaimAllResult, PositionRecord } from "../api/partner/schemas/claims.js";
 import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
 import type {
   CodeProofRequest,
@@ -233,6 +234,21 @@ export class PredexClient {
     return this.request<Asset[]>("GET", restPaths.accountAssets);
   }
 
+  /** The session user's positions; the pagination fields are inside `data`. */
+  async getPositions(query: PositionsQuery = {}): Promise<PositionsPage> {
+    return this.request<PositionsPage>("GET", restPaths.accountPositions, { query: stringQuery(query) });
+  }
+
+  /** Claims one position of a settled or void market into the available balance. */
+  async claim(positionId: string): Promise<Claim> {
+    return this.request<Claim>("POST", restPaths.claim, { body: { positionId } });
+  }
+
+  /** Claims several positions; each result has its amount or its error. */
+  async claimAll(positionIdList: readonly string[]): Promise<ClaimAllResult> {
+    return this.request<ClaimAllResult>("POST", restPaths.claimAll, { body: { positionIdList } });
+  }
+
   /** Any operation of the signed host; resolves to `data`. */
   async request<Data>(method: string, path: string, options: RequestOptions = {}): Promise<Data> {
     return (await this.requestEnvelope<Data>(method, path, options)).data;
@@ -394,6 +410,21 @@ export interface TradesQuery {
 }
 
 /** A page of records with the pagination fields the server put beside `data`. */
+export interface PositionsQuery {
+  readonly marketId?: string;
+  readonly status?: "open" | "settled" | "claimed";
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
+export interface PositionsPage {
+  readonly current: number;
+  readonly size: number;
+  readonly total: number;
+  readonly pages: number;
+  readonly records: PositionRecord[];
+}
+
 export interface PagedResult<Item> {
   readonly records: Item[];
   readonly current: number;

@@ -24,6 +24,9 @@ export const restPaths = {
   cancelOrder: "/ordering/cancel-order",
   trades: "/trades",
   accountAssets: "/account/assets",
+  accountPositions: "/account/positions",
+  claim: "/ordering/claim",
+  claimAll: "/ordering/claim_all",
 } as const;
 
 export const socketPaths = {
