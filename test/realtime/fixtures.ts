@@ -17,9 +17,7 @@ import { type PartnerCredentials, startTestPlatform, type TestPlatform } from ".
 export interface RealtimePlatform extends TestPlatform {
   readonly operator: PredexAdminClient;
   readonly partner: PartnerCredentials;
-  openMarket(
-    title?: string,
-  ): Promise<{
+  openMarket(title?: string): Promise<{
     marketId: string;
     outcomeId: string;
     yes: string;
@@ -37,8 +35,11 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 export async function startRealtimePlatform(
   realtime: Partial<RealtimeLimits> = {},
+  nowMs?: () => number,
 ): Promise<RealtimePlatform> {
-  const platform = await startTestPlatform({ platform: { realtime } });
+  const platform = await startTestPlatform({
+    platform: { realtime, ...(nowMs === undefined ? {} : { nowMs }) },
+  });
   const operator = new PredexAdminClient({
     baseUrl: platform.addresses.admin,
     token: platform.platform.adminToken,
@@ -93,6 +94,8 @@ export async function startRealtimePlatform(
 
 export interface OpenedSocket {
   readonly socket?: WebSocket;
+  /** Every message since the socket was created (a message can arrive with the 101 itself). */
+  readonly inbox?: Inbox;
   readonly status?: number;
   readonly body?: string;
 }
@@ -101,7 +104,8 @@ export interface OpenedSocket {
 export function openSocket(url: string, headers: Record<string, string> = {}): Promise<OpenedSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers });
-    socket.on("open", () => resolve({ socket }));
+    const inbox = collect(socket);
+    socket.on("open", () => resolve({ socket, inbox }));
     socket.on("unexpected-response", (_request, response) => {
       let body = "";
       response.on("data", (chunk: Buffer) => {
@@ -128,6 +132,8 @@ export function openSigned(
   const url = new URL(signed.pathAndQuery, platform.addresses.gateway.replace(/^http/, "ws")).href;
   return openSocket(url, { ...signed.headers, ...options.headers });
 }
+
+export type Inbox = ReturnType<typeof collect>;
 
 /** Collects a socket's JSON messages; `next` waits for the first one matching. */
 export function collect(socket: WebSocket) {
