@@ -9,6 +9,7 @@ import {
   balanceOf,
   bookSnapshot,
   type ExchangeState,
+  type MarketSettledEvent,
   positionsOfUser,
   type TradeExecutedEvent,
 } from "../core/exchange.js";
@@ -28,6 +29,7 @@ import {
   encode,
   lastTradePriceEvent,
   marketPrice,
+  marketResolvedEvent,
   newMarketEvent,
   type PriceChangeEntry,
   type PublicLevel,
@@ -268,6 +270,7 @@ export class RealtimeHub {
     const touched = new Set<number>();
     const trades: TradeExecutedEvent[] = [];
     const opened: number[] = [];
+    const settled: MarketSettledEvent[] = [];
     const users = new Map<number, ChangedUser>();
     const changedUser = (userId: number): ChangedUser => {
       let user = users.get(userId);
@@ -340,6 +343,27 @@ export class RealtimeHub {
             for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
               touched.add(outcomeId);
             break;
+          case "WithdrawalRequested":
+          case "WithdrawalApproved":
+          case "WithdrawalReleased":
+          case "WithdrawalCompleted":
+          case "ResolutionChallenged":
+          case "ChallengeBondReturned":
+          case "ChallengeBondForfeited":
+            changedUser(event.userId).balance = true;
+            break;
+          case "PositionClaimed": {
+            const user = changedUser(event.userId);
+            user.balance = true;
+            user.marketIds.add(event.marketId);
+            break;
+          }
+          case "MarketSettled":
+            settled.push(event);
+            break;
+          case "MarketResolved":
+          case "MarketVoided":
+            break;
           default: {
             const unreachable: never = event;
             throw new Error(`unhandled event ${(unreachable as { type: string }).type}`);
@@ -348,6 +372,7 @@ export class RealtimeHub {
       }
     }
     for (const marketId of opened) this.#marketOpened(state, marketId, last.nowMs);
+    for (const event of settled) this.#marketSettled(state, event);
     for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.pendingTrades.push(trade);
     for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
     if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
@@ -431,6 +456,32 @@ export class RealtimeHub {
           );
         }
       }
+    }
+  }
+
+  /** Polymarket's market_resolved, one per binary outcome, to every public socket (like new_market). */
+  #marketSettled(state: Readonly<ExchangeState>, event: MarketSettledEvent): void {
+    const market = state.markets.get(event.marketId);
+    if (market === undefined || this.#publicSockets.size === 0) return;
+    for (const winner of event.winners) {
+      const outcome = state.outcomes.get(winner.outcomeId);
+      if (outcome === undefined) continue;
+      const options = outcome.optionIds.map((id) => state.options.get(id)!);
+      const winningIndex = outcome.optionIds[0] === winner.optionId ? 0 : 1;
+      const payload = encode(
+        marketResolvedEvent(
+          {
+            marketId: market.marketId,
+            outcomeId: outcome.outcomeId,
+            question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
+            assetIds: [options[0]!.assetId, options[1]!.assetId],
+            optionTitles: [options[0]!.title, options[1]!.title],
+          },
+          winningIndex,
+          event.atMs,
+        ),
+      );
+      for (const subscriber of this.#publicSockets) subscriber.send(payload);
     }
   }
 

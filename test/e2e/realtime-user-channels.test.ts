@@ -228,7 +228,7 @@ describe("a dead session closes user channels with 1011 upstream unavailable", (
     // After the 1011 the SDK reconnects; the dead session is then refused at the handshake (401),
     // which retrying cannot fix, so the socket stops for good.
     const deadline = Date.now() + 3_000;
-    while (socket.state !== "closed" && Date.now() < deadline)
+    while ((socket.state as string) !== "closed" && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(closes[0], 1011);
     assert.equal(socket.state, "closed");
