@@ -139,6 +139,8 @@ export const legacyErrorByRejection: Partial<Record<RejectionCode, LegacyError>>
   DEPOSIT_DUPLICATE: legacyErrors.depositDuplicate,
   WITHDRAWAL_NOT_FOUND: legacyErrors.ordersNotFound,
   WITHDRAWAL_NOT_PENDING: legacyErrors.statusForbidsModification,
+  WITHDRAWAL_NOT_APPROVED: legacyErrors.statusForbidsModification,
+  NOT_MARKET_CREATOR: legacyErrors.permissionDenied,
 };
 
 export function fromRejection(rejection: Rejection): LegacyError {

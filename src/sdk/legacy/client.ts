@@ -136,6 +136,17 @@ export class LegacyClient {
       .data;
   }
 
+  /** Claims every claimable position of the user in a settled or void market. */
+  async claim(marketId: number): Promise<{ claimedAmount: number; transactionId: string }> {
+    const envelope = await this.requestEnvelope<{ claimedAmount: number; transactionId: string }>(
+      "POST",
+      legacyPaths.claim,
+      // A claim is refused once done (4025), so sending it again after a lost answer is harmless.
+      { body: { marketId }, idempotent: true },
+    );
+    return envelope.data;
+  }
+
   async getPositions(query: PageQuery = {}): Promise<LegacyPage<Static<typeof PositionRecord>>> {
     return pageOf(
       await this.requestEnvelope<Static<typeof PositionRecord>[]>("POST", legacyPaths.positions, {

@@ -3,6 +3,7 @@
 export const legacyPaths = {
   authorize: "/api/user/openapi/authorize",
   orderSubmit: "/api/order/openapi/order/submit",
+  claim: "/api/order/openapi/order/claim",
   positions: "/api/order/openapi/positions",
   userActivity: "/api/order/openapi/query-user-activity",
   requestResult: (fgRequestId: string) =>
