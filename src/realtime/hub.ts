@@ -337,8 +337,12 @@ export class RealtimeHub {
             user.marketIds.add(event.marketId);
             break;
           }
-          case "MarketResolved":
           case "MarketSettled":
+            settled.push(event);
+            for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
+              touched.add(outcomeId);
+            break;
+          case "MarketResolved":
           case "MarketVoided":
             for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
               touched.add(outcomeId);
@@ -347,22 +351,7 @@ export class RealtimeHub {
           case "WithdrawalApproved":
           case "WithdrawalReleased":
           case "WithdrawalCompleted":
-          case "ResolutionChallenged":
-          case "ChallengeBondReturned":
-          case "ChallengeBondForfeited":
             changedUser(event.userId).balance = true;
-            break;
-          case "PositionClaimed": {
-            const user = changedUser(event.userId);
-            user.balance = true;
-            user.marketIds.add(event.marketId);
-            break;
-          }
-          case "MarketSettled":
-            settled.push(event);
-            break;
-          case "MarketResolved":
-          case "MarketVoided":
             break;
           default: {
             const unreachable: never = event;
