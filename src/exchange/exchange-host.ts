@@ -22,6 +22,11 @@ import {
   createSqliteExchangeProjector,
   createSqliteExchangeReadModels,
 } from "../store/sqlite/exchange-read-models.js";
+import {
+  createSqliteCommissionProjector,
+  createSqliteMerchantCommissions,
+  type MerchantCommissionReadModel,
+} from "../store/sqlite/merchant-commissions.js";
 
 export type ExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
 
@@ -43,6 +48,8 @@ export interface ExchangeHostOptions {
 export interface ExchangeHost {
   readonly engine: ExchangeEngine;
   readonly readModels: ExchangeReadModels;
+  /** Each merchant's fees and commission per month (for the legacy monthly bills). */
+  readonly commissions: MerchantCommissionReadModel;
   /** Stops the scheduler, then commits what is queued and writes a snapshot. */
   close(): Promise<void>;
 }
@@ -54,7 +61,8 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     decider: exchangeDecider,
     codec: exchangeStateCodec,
     store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [projector, ...(options.projectors ?? [])],
+    // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
+    projectors: [projector, createSqliteCommissionProjector(db), ...(options.projectors ?? [])],
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,
@@ -73,6 +81,7 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
   return {
     engine,
     readModels: createSqliteExchangeReadModels(db),
+    commissions: createSqliteMerchantCommissions(db),
     async close() {
       await scheduler.stop();
       await engine.close();

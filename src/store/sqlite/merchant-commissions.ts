@@ -1,0 +1,139 @@
+// Merchant commission (DESIGN §3 Fees): each merchant earns its `commissionRate` of the fees its
+// users pay. A read model, projected in the same commit as the trade that charged the fee:
+//
+//   merchant_commissions(merchant_id, period, commission_rate_bps, fee_total, commission_total)
+//
+// - merchant_id: the partner (identity_partners.partner_id, the merchantId of the APIs);
+// - period: the UTC month of the fee, 'YYYYMM' (the legacy monthly bill's billPeriod);
+// - commission_rate_bps: the partner's rate when the fee was charged, in basis points; a rate that
+//   changes mid-month starts a row of its own, so every fee earns the rate of its own time;
+// - fee_total: the fees the merchant's users paid in that month at that rate, atoms;
+// - commission_total: floor(fee_total × rate / 10,000), atoms: rounded down once over the month's
+//   total (never per fee, which would lose an atom a trade). A month's commission is the sum of its rows.
+//
+// Fees counted: trading fees (makerFee, takerFee), both sides of every trade. AMM, parimutuel and
+// settlement fees are to be added by calling `accrue` from their events. A forfeited challenge bond
+// is not a fee a user paid for a service, so it earns no commission. A user with no merchant (only
+// possible in tests that run the engine without identities) accrues nothing.
+
+import type { ExchangeCommand } from "../../core/commands.js";
+import type { ExchangeEvent } from "../../core/events.js";
+import type { JournalEntry } from "../../engine/store.js";
+import { applyMigrations, type SqliteDatabase } from "./database.js";
+import type { SqliteProjector } from "./engine-store.js";
+
+export const merchantCommissionMigrations: readonly string[] = [
+  `CREATE TABLE merchant_commissions (
+     merchant_id INTEGER NOT NULL,
+     period TEXT NOT NULL,
+     commission_rate_bps INTEGER NOT NULL,
+     fee_total INTEGER NOT NULL,
+     commission_total INTEGER NOT NULL,
+     PRIMARY KEY (merchant_id, period, commission_rate_bps)
+   ) STRICT, WITHOUT ROWID;`,
+];
+
+const basisPointsPerUnit = 10_000n;
+
+/** 'YYYYMM' of a time, in UTC. */
+export function periodOf(timeMs: number): string {
+  const date = new Date(timeMs);
+  return `${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
+}
+
+export interface MerchantCommission {
+  readonly merchantId: number;
+  /** 'YYYYMM'. */
+  readonly period: string;
+  /** Fees the merchant's users paid in the period, atoms. */
+  readonly feeTotal: bigint;
+  /** What the merchant earned on them, atoms, rounded down per rate. */
+  readonly commissionTotal: bigint;
+  /** One entry per rate in force during the period, lowest first. */
+  readonly byRate: readonly { rateBps: number; feeTotal: bigint; commissionTotal: bigint }[];
+}
+
+export interface MerchantCommissionReadModel {
+  /** The merchant's fees and commission in one month (zeros when nothing accrued). */
+  commission(merchantId: number, period: string): Promise<MerchantCommission>;
+}
+
+/** Adds a fee one user paid at `timeMs` to that user's merchant's month. */
+export type CommissionAccrual = (userId: number, fee: bigint, timeMs: number) => void;
+
+export function createCommissionAccrual(db: SqliteDatabase): CommissionAccrual {
+  applyMigrations(db, "commissions", merchantCommissionMigrations);
+  const identityExists =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity_users'").get() !==
+    undefined;
+  const merchantOf = identityExists
+    ? db.prepare<[number], { partner_id: number; commission_rate_bps: number }>(
+        `SELECT u.partner_id, p.commission_rate_bps FROM identity_users u
+         JOIN identity_partners p ON p.partner_id = u.partner_id WHERE u.user_id = ?`,
+      )
+    : undefined;
+  const current = db
+    .prepare<[number, string, number], { fee_total: bigint }>(
+      "SELECT fee_total FROM merchant_commissions WHERE merchant_id = ? AND period = ? AND commission_rate_bps = ?",
+    )
+    .safeIntegers(true);
+  const upsert = db.prepare(
+    `INSERT INTO merchant_commissions (merchant_id, period, commission_rate_bps, fee_total, commission_total)
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (merchant_id, period, commission_rate_bps)
+     DO UPDATE SET fee_total = excluded.fee_total, commission_total = excluded.commission_total`,
+  );
+  return (userId, fee, timeMs) => {
+    if (fee === 0n || merchantOf === undefined) return;
+    const merchant = merchantOf.get(userId);
+    if (merchant === undefined) return;
+    const period = periodOf(timeMs);
+    const rateBps = merchant.commission_rate_bps;
+    const feeTotal = (current.get(merchant.partner_id, period, rateBps)?.fee_total ?? 0n) + fee;
+    // Exact in bigint: fee totals times a rate can pass 2^63 long before they pass a JS number's 2^53.
+    const commissionTotal = (feeTotal * BigInt(rateBps)) / basisPointsPerUnit;
+    upsert.run(merchant.partner_id, period, rateBps, feeTotal, commissionTotal);
+  };
+}
+
+/** The projector the exchange host runs in every commit, beside the exchange read models. */
+export function createSqliteCommissionProjector(
+  db: SqliteDatabase,
+): SqliteProjector<ExchangeCommand, ExchangeEvent> {
+  const accrue = createCommissionAccrual(db);
+  return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    for (const entry of entries) {
+      for (const event of entry.events) {
+        if (event.type !== "TradeExecuted") continue;
+        accrue(event.makerUserId, event.makerFee, event.atMs);
+        accrue(event.takerUserId, event.takerFee, event.atMs);
+      }
+    }
+  };
+}
+
+export function createSqliteMerchantCommissions(db: SqliteDatabase): MerchantCommissionReadModel {
+  applyMigrations(db, "commissions", merchantCommissionMigrations);
+  const rows = db
+    .prepare<[number, string], { commission_rate_bps: bigint; fee_total: bigint; commission_total: bigint }>(
+      `SELECT commission_rate_bps, fee_total, commission_total FROM merchant_commissions
+       WHERE merchant_id = ? AND period = ? ORDER BY commission_rate_bps`,
+    )
+    .safeIntegers(true);
+  return {
+    async commission(merchantId, period) {
+      const byRate = rows.all(merchantId, period).map((row) => ({
+        rateBps: Number(row.commission_rate_bps),
+        feeTotal: row.fee_total,
+        commissionTotal: row.commission_total,
+      }));
+      return {
+        merchantId,
+        period,
+        feeTotal: byRate.reduce((sum, row) => sum + row.feeTotal, 0n),
+        commissionTotal: byRate.reduce((sum, row) => sum + row.commissionTotal, 0n),
+        byRate,
+      };
+    },
+  };
+}
