@@ -1,11 +1,19 @@
 // GET /markets/list (spec 000): listed markets (every status but draft), hottest first, with the
 // pagination fields inside `data` (`current, size, total, pages, records, totalRow: null, empty`).
 
+import type { FastifyReply } from "fastify";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { ok, partnerResponses } from "../envelope.js";
 import { sendServiceError } from "../errors.js";
 import { pageFields, resolvePage } from "../pagination.js";
 import { MarketListPage, MarketListQuery } from "../schemas/catalogue.js";
+
+/**
+ * The catalogue hands back the same page object while its cache holds it, so the JSON written for
+ * it (by the route's own response serializer, which keeps only the schema's fields) is kept beside
+ * it and dropped with it: a cached page is serialized once, not on every request.
+ */
+const serializedPages = new WeakMap<object, string>();
 
 export default defineRoutes((app, deps) => {
   app.get(
@@ -25,12 +33,23 @@ export default defineRoutes((app, deps) => {
       if (!page.ok) return sendServiceError(reply, page.error);
       const { categoryId, status } = request.query;
       const found = await deps.catalogue.list({ categoryId, status }, page.value);
-      return ok({
-        ...pageFields(page.value, found.total),
-        records: found.records,
-        totalRow: null,
-        empty: found.records.length === 0,
-      });
+      let body = serializedPages.get(found);
+      if (body === undefined) {
+        const serialize = reply.getSerializationFunction("200");
+        if (serialize === undefined) throw new Error("GET /markets/list has no 200 response schema");
+        const envelope: Record<string, unknown> = {
+          ...ok({
+            ...pageFields(page.value, found.total),
+            records: found.records,
+            totalRow: null,
+            empty: found.records.length === 0,
+          }),
+        };
+        body = serialize(envelope);
+        serializedPages.set(found, body);
+      }
+      // Already serialized by the route's schema: sent as is (the typed reply expects the object).
+      return (reply as FastifyReply).type("application/json; charset=utf-8").send(body);
     },
   );
 });
