@@ -1,9 +1,9 @@
-// `predex admin market create|open|close` and `predex admin deposit`: the operator's exchange
+// `predex admin market create|open|close|resolve|finalize|void` and `predex admin deposit`: the operator's exchange
 // commands, over the admin API (like `admin partner create`), printing the answer's `data` as JSON.
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { type CreateMarketRequest, PredexAdminClient } from "../sdk/admin-client.js";
+import { type CreateMarketRequest, PredexAdminClient, type WinnerRequest } from "../sdk/admin-client.js";
 
 export const adminExchangeUsage = `  admin market create       create a draft orderbook market
         --title TITLE --category-id ID --start ISO --end ISO [--outcome NAME]... (default: the title)
@@ -11,8 +11,17 @@ export const adminExchangeUsage = `  admin market create       create a draft or
         [--maker-fee BPS] [--taker-fee BPS] [--creator-id ID]   or: --file BODY.json
   admin market open ID      publish a draft market (its books appear)
   admin market close ID     stop trading; resting orders are cancelled
+  admin market resolve ID --winner OUTCOME_ID:OPTION_ID... [--window-seconds 86400] [--bond USDT]
+        [--creator-id ID]   propose the winners of a closed market; a challenge window starts
+  admin market finalize ID [--winner OUTCOME_ID:OPTION_ID]...
+                            settle a resolving market now (--winner corrects the proposal)
+  admin market void ID      void a market that is not settled: every share claimable at 0.5
   admin deposit --user-id ID --amount USDT --tx-hash HASH
-                            credit a deposit (the same txHash again credits nothing)`;
+                            credit a deposit (the same txHash again credits nothing);
+                            --address 0x… instead of --user-id names the user by deposit address
+  admin withdrawal approve|reject|complete ID
+                            move a withdrawal on: approve keeps it frozen, reject returns
+                            amount + fee to the user, complete sends them out`;
 
 export type AdminConnection = { url: string; token: string };
 
@@ -38,10 +47,35 @@ export async function runAdminMarket(
       "taker-fee": { type: "string" },
       "creator-id": { type: "string" },
       file: { type: "string" },
+      winner: { type: "string", multiple: true },
+      "window-seconds": { type: "string" },
+      bond: { type: "string" },
       "admin-url": { type: "string" },
     },
   });
   const client = clientFor(connection(values["admin-url"]));
+  if (action === "resolve" || action === "finalize" || action === "void") {
+    const [marketId] = positionals;
+    if (marketId === undefined) return usageError(`predex admin market ${action} needs a market id`);
+    if (action === "void") return print(client.voidMarket(marketId));
+    const winners = winnersOf(values.winner ?? []);
+    if (winners === undefined) return usageError("--winner takes OUTCOME_ID:OPTION_ID");
+    if (action === "finalize")
+      return print(client.finalizeMarket(marketId, winners.length === 0 ? {} : { outcomes: winners }));
+    if (winners.length === 0)
+      return usageError("predex admin market resolve needs --winner for every outcome");
+    const windowSeconds = values["window-seconds"];
+    if (windowSeconds !== undefined && !/^[0-9]{1,10}$/.test(windowSeconds))
+      return usageError("--window-seconds takes a whole number of seconds");
+    return print(
+      client.resolveMarket(marketId, {
+        outcomes: winners,
+        ...(windowSeconds === undefined ? {} : { challengeWindowSeconds: Number(windowSeconds) }),
+        ...(values.bond === undefined ? {} : { challengeBondAmount: values.bond }),
+        ...(values["creator-id"] === undefined ? {} : { creatorId: values["creator-id"] }),
+      }),
+    );
+  }
   if (action === "open" || action === "close") {
     const [marketId] = positionals;
     if (marketId === undefined) return usageError(`predex admin market ${action} needs a market id`);
@@ -88,17 +122,59 @@ export async function runAdminDeposit(
     args: [...args],
     options: {
       "user-id": { type: "string" },
+      address: { type: "string" },
       amount: { type: "string" },
       "tx-hash": { type: "string" },
       "admin-url": { type: "string" },
     },
   });
   const userId = values["user-id"];
+  const { address, amount } = values;
   const txHash = values["tx-hash"];
-  if (userId === undefined || values.amount === undefined || txHash === undefined) {
-    return usageError("predex admin deposit needs --user-id, --amount and --tx-hash");
+  if ((userId === undefined) === (address === undefined) || amount === undefined || txHash === undefined) {
+    return usageError("predex admin deposit needs --user-id (or --address), --amount and --tx-hash");
   }
-  return print(clientFor(connection(values["admin-url"])).deposit({ userId, amount: values.amount, txHash }));
+  const client = clientFor(connection(values["admin-url"]));
+  return print(
+    address === undefined
+      ? client.deposit({ userId: userId!, amount, txHash })
+      : client.deposit({ address, amount, txHash }),
+  );
+}
+
+export async function runAdminWithdrawal(
+  action: string | undefined,
+  args: readonly string[],
+  connection: (adminUrl: string | undefined) => AdminConnection,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { "admin-url": { type: "string" } },
+  });
+  const [withdrawId] = positionals;
+  if (action !== "approve" && action !== "reject" && action !== "complete") {
+    return usageError(`predex admin withdrawal: unknown action "${action ?? ""}"`);
+  }
+  if (withdrawId === undefined) return usageError(`predex admin withdrawal ${action} needs a withdrawal id`);
+  const client = clientFor(connection(values["admin-url"]));
+  const actions = {
+    approve: () => client.approveWithdrawal(withdrawId),
+    reject: () => client.rejectWithdrawal(withdrawId),
+    complete: () => client.completeWithdrawal(withdrawId),
+  };
+  return print(actions[action]());
+}
+
+/** `OUTCOME_ID:OPTION_ID` pairs; undefined when one is malformed. */
+function winnersOf(pairs: readonly string[]): WinnerRequest[] | undefined {
+  const winners: WinnerRequest[] = [];
+  for (const pair of pairs) {
+    const match = /^([0-9]{1,15}):([0-9]{1,15})$/.exec(pair.trim());
+    if (match === null) return undefined;
+    winners.push({ outcomeId: match[1]!, winningOptionId: match[2]! });
+  }
+  return winners;
 }
 
 function clientFor(connection: AdminConnection): PredexAdminClient {

@@ -420,5 +420,10 @@ describe("the typical user flow, steps 1–10, and the end of a market", () => {
       1404,
       "resource not found: Market not found",
     );
+    // finalize takes no body at all as well as corrected winners.
+    await platform.operator.resolveMarket(market.marketId, winners);
+    const bare = await platform.admin("POST", `/admin/markets/${market.marketId}/finalize`);
+    assert.equal(bare.status, 200, bare.text);
+    assert.equal((bare.json as { data: { status: string } }).data.status, "settled");
   });
 });
