@@ -80,12 +80,16 @@ export class Catalogue {
     return { ...base, ...(await this.activityOf(marketId)) };
   }
 
-  /** A partner's view of the detail: counted as a click (written with the next flush, shown at once). */
-  async viewDetail(marketId: number): Promise<MarketDetail | undefined> {
+  /**
+   * A partner's view of the detail, counted as a click (written with the next flush, shown at
+   * once): the cached detail (the same object until the market changes) and its current activity,
+   * apart, so the caller can reuse work done for the cached part.
+   */
+  async viewDetail(marketId: number): Promise<{ base: MarketDetail; activity: MarketActivity } | undefined> {
     const base = await this.#baseDetail(marketId);
     if (base === undefined) return undefined;
     this.recordClick(marketId);
-    return { ...base, ...(await this.activityOf(marketId)) };
+    return { base, activity: await this.activityOf(marketId) };
   }
 
   recordClick(marketId: number): void {
