@@ -29,6 +29,9 @@ import { openDatabase } from "./store/sqlite/database.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
+import { DepositAddresses } from "./wallet/deposit-addresses.js";
+import { createSqliteDepositAddressStore } from "./wallet/sqlite-deposit-addresses.js";
+import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
 
@@ -145,6 +148,8 @@ export async function startPlatform(
     exchangeReadModels: exchange.readModels,
     categories,
     catalogue,
+    depositAddresses: new DepositAddresses(masterKey, createSqliteDepositAddressStore(db)),
+    withdrawalRequests: new WithdrawalRequests({ engine: exchange.engine, mfa, nowMs }),
   };
 
   const https =

@@ -11,6 +11,8 @@ import type { AuthenticatedPartner, IdentityService } from "../identity/service.
 import type { MfaService } from "../mfa/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
+import type { DepositAddresses } from "../wallet/deposit-addresses.js";
+import type { WithdrawalRequests } from "../wallet/withdrawal-requests.js";
 import type { SocketChannelHandler } from "./partner/upgrades.js";
 
 export interface PlatformDeps {
@@ -36,6 +38,10 @@ export interface PlatformDeps {
   readonly categories: CategoryService;
   /** Market list, detail, search, holders and live volume, with clicks and hotScore (src/catalog/catalogue.ts). */
   readonly catalogue: Catalogue;
+  /** Per-user deposit addresses, and the address → user map of the chain watcher (src/wallet). */
+  readonly depositAddresses: DepositAddresses;
+  /** POST /withdraw/apply's checks, MFA ticket and RequestWithdrawal, in that order (src/wallet). */
+  readonly withdrawalRequests: WithdrawalRequests;
 }
 
 declare module "fastify" {

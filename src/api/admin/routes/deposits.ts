@@ -1,7 +1,8 @@
 // POST /admin/deposits (DESIGN §4, §5): the operator's chain watcher credits a deposit. Idempotent on
 // txHash: the same deposit sent again is answered 200 with the deposit as first credited and credits
 // nothing; the same txHash with another user or amount is refused (400/1001), since it cannot be
-// the same transaction.
+// the same transaction. The watcher may name the user by `userId` or by the deposit `address` it
+// saw the transfer arrive at (one the platform issued through GET /deposit/address).
 
 import { type Static, Type } from "typebox";
 import { reject } from "../../../core/errors.js";
@@ -15,7 +16,13 @@ import { isoSeconds, parseId } from "../../shared/wire-format.js";
 import { FlexibleId } from "../schemas.js";
 
 const DepositRequest = Type.Object({
-  userId: FlexibleId,
+  userId: Type.Optional(FlexibleId),
+  address: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: "Instead of userId: the user's deposit address (0x + 40 hex)",
+    }),
+  ),
   amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })], {
     description: "USDT, as a JSON number or a decimal string (at most 8 decimals)",
   }),
@@ -52,7 +59,14 @@ export default defineRoutes((app, deps) => {
     },
     async (request, reply) => {
       const body: DepositRequest = request.body;
-      const userId = parseId(body.userId);
+      if ((body.userId === undefined) === (body.address === undefined)) {
+        return sendRejection(reply, reject("INVALID_INPUT", "exactly one of userId and address is required"));
+      }
+      const userId =
+        body.address === undefined ? parseId(body.userId!) : deps.depositAddresses.userIdOf(body.address);
+      if (userId === undefined && body.address !== undefined) {
+        return sendRejection(reply, reject("USER_NOT_FOUND", "Deposit address not found"));
+      }
       const user = userId === undefined ? undefined : await deps.identity.findUser(userId);
       if (user === undefined) return sendRejection(reply, reject("USER_NOT_FOUND"));
       const amount = parseAtoms(body.amount);
