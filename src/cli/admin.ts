@@ -7,13 +7,14 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { adminTokenFileName } from "../server.js";
 import { runAdminCategory } from "./admin-category.js";
-import { runAdminDeposit, runAdminMarket } from "./admin-exchange.js";
+import { runAdminDeposit, runAdminMarket, runAdminWithdrawal } from "./admin-exchange.js";
 
 export async function runAdmin(args: readonly string[]): Promise<number> {
   const [resource, action, ...rest] = args;
   if (resource === "partner" && action === "create") return createPartner(rest);
   if (resource === "market") return runAdminMarket(action, rest, adminConnection);
   if (resource === "category") return runAdminCategory(action, rest, adminConnection);
+  if (resource === "withdrawal") return runAdminWithdrawal(action, rest, adminConnection);
   if (resource === "deposit")
     return runAdminDeposit(action === undefined ? rest : [action, ...rest], adminConnection);
   console.error(`predex admin: unknown command "${[resource, action].filter(Boolean).join(" ")}"`);

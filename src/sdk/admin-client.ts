@@ -2,6 +2,7 @@
 // interface's envelope. Used by tests, benchmarks and anyone scripting the operator's work.
 
 import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
+import type { Withdrawal } from "../api/partner/schemas/wallet.js";
 import { NetworkError, PredexApiError } from "./errors.js";
 
 export interface AdminClientOptions {
@@ -97,6 +98,16 @@ export interface Deposit {
   readonly creditedAt: string;
 }
 
+export type DepositRequest = (
+  | { readonly userId: string | number; readonly address?: never }
+  | { readonly address: string; readonly userId?: never }
+) & { readonly amount: number | string; readonly txHash: string };
+
+/** A withdrawal as the operator sees it: the user's view plus its owner. */
+export interface AdminWithdrawal extends Withdrawal {
+  readonly userId: string;
+}
+
 export class PredexAdminClient {
   readonly #options: AdminClientOptions;
 
@@ -169,9 +180,34 @@ export class PredexAdminClient {
     return this.request<MarketDetail>("POST", `${marketPath(marketId)}/challenges`, body);
   }
 
-  /** Credits `amount` USDT; the same txHash again credits nothing and answers the first deposit. */
-  deposit(body: { userId: string | number; amount: number | string; txHash: string }): Promise<Deposit> {
+  /**
+   * Credits `amount` USDT to a user named by `userId` or by its deposit `address`; the same txHash
+   * again credits nothing and answers the first deposit.
+   */
+  deposit(body: DepositRequest): Promise<Deposit> {
     return this.request<Deposit>("POST", "/admin/deposits", body);
+  }
+
+  /** PENDING → APPROVED; the funds stay frozen until the withdrawal completes. */
+  approveWithdrawal(withdrawId: string | number): Promise<AdminWithdrawal> {
+    return this.#withdrawalAction(withdrawId, "approve");
+  }
+
+  /** PENDING or APPROVED → REJECTED; amount + fee go back to the user's available balance. */
+  rejectWithdrawal(withdrawId: string | number): Promise<AdminWithdrawal> {
+    return this.#withdrawalAction(withdrawId, "reject");
+  }
+
+  /** APPROVED → COMPLETED: the transfer went out; amount and fee leave the user's balance. */
+  completeWithdrawal(withdrawId: string | number): Promise<AdminWithdrawal> {
+    return this.#withdrawalAction(withdrawId, "complete");
+  }
+
+  #withdrawalAction(withdrawId: string | number, action: "approve" | "reject" | "complete") {
+    return this.request<AdminWithdrawal>(
+      "POST",
+      `/admin/withdrawals/${encodeURIComponent(String(withdrawId))}/${action}`,
+    );
   }
 
   async request<Data>(method: string, path: string, body?: unknown): Promise<Data> {

@@ -36,6 +36,14 @@ import type {
   RegisterRequest,
   UserProfile,
 } from "../api/partner/schemas/users.js";
+import type {
+  AccountHistory,
+  DepositAddress,
+  DepositHistory,
+  WithdrawApplyRequest,
+  Withdrawal,
+  WithdrawHistory,
+} from "../api/partner/schemas/wallet.js";
 import type { CategoryNode } from "../catalog/category-tree.js";
 import { GatewayError, NetworkError, PredexApiError } from "./errors.js";
 import { restPaths } from "./paths.js";
@@ -234,6 +242,39 @@ export class PredexClient {
     return this.request<Asset[]>("GET", restPaths.accountAssets);
   }
 
+  /** Every movement of the user's USDT, newest first; the page fields are inside `data`. */
+  async getAccountHistory(query: AccountHistoryRequest = {}): Promise<AccountHistory> {
+    return this.request<AccountHistory>("GET", restPaths.accountHistory, { query: stringQuery(query) });
+  }
+
+  /** The user's ERC20 deposit address; the same every time. */
+  async getDepositAddress(): Promise<DepositAddress> {
+    return this.request<DepositAddress>("GET", restPaths.depositAddress);
+  }
+
+  /** Credited deposits, newest first: `count` and `records` inside `data`. */
+  async getDepositHistory(query: WalletHistoryRequest = {}): Promise<DepositHistory> {
+    return this.request<DepositHistory>("GET", restPaths.depositHistory, { query: stringQuery(query) });
+  }
+
+  /**
+   * Asks for a withdrawal; amount + the fee are frozen. Not retried automatically (it is not
+   * idempotent): after a network failure, read the withdraw history before asking again.
+   */
+  async applyWithdrawal(request: WithdrawApplyRequest): Promise<Withdrawal> {
+    return this.request<Withdrawal>("POST", restPaths.withdrawApply, { body: request });
+  }
+
+  /** Takes back a pending withdrawal. */
+  async cancelWithdrawal(withdrawId: string): Promise<Withdrawal> {
+    return this.request<Withdrawal>("POST", restPaths.withdrawCancel, { body: { withdrawId } });
+  }
+
+  /** Withdrawals in every status, newest first: `count` and `records` inside `data`. */
+  async getWithdrawHistory(query: WalletHistoryRequest = {}): Promise<WithdrawHistory> {
+    return this.request<WithdrawHistory>("GET", restPaths.withdrawHistory, { query: stringQuery(query) });
+  }
+
   /** The session user's positions; the pagination fields are inside `data`. */
   async getPositions(query: PositionsQuery = {}): Promise<PositionsPage> {
     return this.request<PositionsPage>("GET", restPaths.accountPositions, { query: stringQuery(query) });
@@ -401,6 +442,16 @@ export interface OpenOrdersQuery {
   readonly marketId?: string;
   readonly page?: number;
   readonly pageSize?: number;
+}
+
+export interface WalletHistoryRequest {
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
+export interface AccountHistoryRequest extends WalletHistoryRequest {
+  /** One ledger entry type, e.g. DEPOSIT, TRADE, WITHDRAWAL_FREEZE. */
+  readonly type?: string;
 }
 
 export interface TradesQuery {

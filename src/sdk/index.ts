@@ -3,14 +3,17 @@
 export {
   type AdminCategory,
   type AdminClientOptions,
+  type AdminWithdrawal,
   type CreateCategoryRequest,
   type CreatedPartner,
   type CreateMarketRequest,
   type Deposit,
+  type DepositRequest,
   PredexAdminClient,
   type UpdateCategoryRequest,
 } from "./admin-client.js";
 export {
+  type AccountHistoryRequest,
   type ApiEnvelope,
   type BookRequest,
   type CategoryTreeRequest,
@@ -23,6 +26,7 @@ export {
   type RetryPolicy,
   type SearchRequest,
   type TradesQuery,
+  type WalletHistoryRequest,
 } from "./client.js";
 export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
 export { restPaths, socketPaths, userSocketPaths } from "./paths.js";
