@@ -11,6 +11,7 @@ import { newAccount } from "./ledger.js";
 import { decodeLifecycle, encodeLifecycle } from "./lifecycle-codec.js";
 import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
 import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./orders.js";
+import { decodePools, encodePools } from "./pool-codec.js";
 import type { Position } from "./positions.js";
 import { createInitialState, type ExchangeState } from "./state.js";
 import { priceUnitsPerUnit } from "./units.js";
@@ -124,6 +125,7 @@ export function encodeState(state: ExchangeState): string {
       withdrawal.requestedAtMs,
     ]),
     ...encodeLifecycle(state),
+    ...encodePools(state),
   });
 }
 
@@ -284,6 +286,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
     });
   }
   decodeLifecycle(state, data);
+  decodePools(state, data);
   return state;
 }
 

@@ -4,6 +4,7 @@
 
 import type { ModelType } from "./market.js";
 import type { OrderSide, OrderType, TimeInForce } from "./orders.js";
+import type { PoolTermsInput } from "./pool-models.js";
 
 export interface CreateMarketCommand {
   readonly type: "CreateMarket";
@@ -30,6 +31,8 @@ export interface CreateMarketCommand {
    * journaled atomically with the market and read models can project it. null when there is none.
    */
   readonly details: MarketDetails | null;
+  /** AMM: liquidity, weights, buy/sell fees and bounds; parimutuel: settlement fee, stake bounds (pool-models.ts). */
+  readonly pool?: PoolTermsInput | null;
 }
 
 /** A JSON object of plain data (see src/engine/journal-codec.ts); the core never reads inside it. */
@@ -225,6 +228,7 @@ export function createMarketCommand(
     endTimeMs: fields.endTimeMs ?? null,
     creatorId: fields.creatorId ?? null,
     details: fields.details ?? null,
+    pool: fields.pool ?? null,
   };
 }
 

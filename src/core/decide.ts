@@ -38,6 +38,8 @@ import {
   modelTypes,
 } from "./market.js";
 import { decidePlaceOrder, isId, releaseEvent } from "./place-order.js";
+import { poolFundingEvents } from "./pool-evolve.js";
+import { resolvePoolTerms } from "./pool-models.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, atomsPerPriceUnit, lotsToShares, priceUnitsToAtoms } from "./units.js";
 import {
@@ -124,8 +126,9 @@ function decideCreateMarket(
     return invalid(`title must be 1 to ${titleLengthMax} characters`);
   if (!modelTypes.includes(command.modelType))
     return invalid("modelType must be orderbook, AMM or parimutuel");
-  // AMM and parimutuel pools are issue 6; until then only books can be created.
-  if (command.modelType !== "orderbook") return refuse("MODEL_NOT_SUPPORTED");
+  // AMM and parimutuel markets carry pool terms (pool-models.ts); order-book markets none.
+  const pool = resolvePoolTerms(command.modelType, command.pool);
+  if (!pool.ok) return invalid(pool.message);
   if (!Array.isArray(command.outcomes) || command.outcomes.length === 0)
     return invalid("outcomes must not be empty");
   if (command.outcomes.length > outcomesPerMarketMax)
@@ -207,29 +210,27 @@ function decideCreateMarket(
       ],
     });
   }
-  return {
-    ok: true,
-    events: [
-      {
-        type: "MarketCreated",
-        marketId: state.counters.nextMarketId,
-        title: command.title,
-        modelType: command.modelType,
-        tickSize,
-        minOrderSize,
-        makerFeeBps,
-        takerFeeBps,
-        marketOrderPriceProtection: marketProtection,
-        limitOrderPriceProtection: limitProtection,
-        startTimeMs: command.startTimeMs,
-        endTimeMs: command.endTimeMs,
-        creatorId: command.creatorId,
-        details,
-        createdAtMs: context.nowMs,
-        outcomes,
-      },
-    ],
+  const created: MarketCreatedEvent = {
+    type: "MarketCreated",
+    marketId: state.counters.nextMarketId,
+    title: command.title,
+    modelType: command.modelType,
+    tickSize,
+    minOrderSize,
+    makerFeeBps,
+    takerFeeBps,
+    marketOrderPriceProtection: marketProtection,
+    limitOrderPriceProtection: limitProtection,
+    startTimeMs: command.startTimeMs,
+    endTimeMs: command.endTimeMs,
+    creatorId: command.creatorId,
+    details,
+    ...(pool.terms === null ? {} : { poolTerms: pool.terms }),
+    createdAtMs: context.nowMs,
+    outcomes,
   };
+  // An AMM market's pools are funded by the platform as it is created.
+  return { ok: true, events: [created, ...poolFundingEvents(created, pool.terms)] };
 }
 
 function decideOpenMarket(

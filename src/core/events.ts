@@ -5,6 +5,8 @@
 import type { MarketDetails } from "./commands.js";
 import type { ModelType } from "./market.js";
 import type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
+import type { PoolEvent } from "./pool-events.js";
+import type { PoolTerms } from "./pool-models.js";
 
 export interface MarketCreatedEvent {
   readonly type: "MarketCreated";
@@ -22,6 +24,8 @@ export interface MarketCreatedEvent {
   readonly creatorId: number | null;
   /** The command's catalogue metadata, copied without interpretation (null when none). */
   readonly details: MarketDetails | null;
+  /** AMM and parimutuel markets: their terms, defaults filled in. Absent on order-book markets. */
+  readonly poolTerms?: PoolTerms;
   readonly createdAtMs: number;
   readonly outcomes: readonly {
     readonly outcomeId: number;
@@ -320,4 +324,5 @@ export type ExchangeEvent =
   | WithdrawalReleasedEvent
   | WithdrawalCompletedEvent
   | LifecycleEvent
-  | PositionClaimedEvent;
+  | PositionClaimedEvent
+  | PoolEvent;

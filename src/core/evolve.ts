@@ -17,6 +17,7 @@ import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen
 import { evolveLifecycle } from "./lifecycle.js";
 import type { Market, Outcome } from "./market.js";
 import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
+import { applyPoolTerms, evolvePool } from "./pool-evolve.js";
 import {
   freezeShares,
   newPosition,
@@ -119,6 +120,11 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "PositionClaimed":
       evolveClaim(state, event);
       break;
+    case "AmmPoolFunded":
+    case "PoolTradeExecuted":
+    case "PoolSettled":
+      evolvePool(state, event);
+      break;
     default: {
       const unreachable: never = event;
       throw new Error(`evolve: unknown event ${JSON.stringify(unreachable)}`);
@@ -177,6 +183,7 @@ function applyMarketCreated(state: ExchangeState, event: MarketCreatedEvent): vo
       lastTradeYesPriceUnits: 0,
     });
   }
+  applyPoolTerms(state, event);
 }
 
 function applyDeposit(state: ExchangeState, event: DepositCreditedEvent): void {
@@ -326,19 +333,19 @@ function heldWithdrawal(state: ExchangeState, withdrawalId: number): Withdrawal 
   return withdrawal;
 }
 
-function marketOf(state: ExchangeState, marketId: number): Market {
+export function marketOf(state: ExchangeState, marketId: number): Market {
   const market = state.markets.get(marketId);
   if (market === undefined) throw new Error(`evolve: unknown market ${marketId}`);
   return market;
 }
 
-function outcomeOf(state: ExchangeState, outcomeId: number): Outcome {
+export function outcomeOf(state: ExchangeState, outcomeId: number): Outcome {
   const outcome = state.outcomes.get(outcomeId);
   if (outcome === undefined) throw new Error(`evolve: unknown outcome ${outcomeId}`);
   return outcome;
 }
 
-function accountFor(state: ExchangeState, userId: number): Account {
+export function accountFor(state: ExchangeState, userId: number): Account {
   let account = state.accounts.get(userId);
   if (account === undefined) {
     account = newAccount(userId);
@@ -348,7 +355,12 @@ function accountFor(state: ExchangeState, userId: number): Account {
 }
 
 /** The user's position in an option, created with the event's id when it is the first. */
-function positionFor(state: ExchangeState, account: Account, positionId: number, optionId: number): Position {
+export function positionFor(
+  state: ExchangeState,
+  account: Account,
+  positionId: number,
+  optionId: number,
+): Position {
   let position = account.positions.get(optionId);
   if (position === undefined) {
     const { counters } = state;

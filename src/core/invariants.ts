@@ -3,6 +3,7 @@
 // empty. Tests call it after every step; the engine may call it after replay.
 
 import { buyReserveAtoms } from "./fees.js";
+import { checkPoolOutcome, platformPoolFundingNet } from "./pool-invariants.js";
 import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./settlement.js";
 import type { ExchangeState } from "./state.js";
 import { lotsToShares } from "./units.js";
@@ -27,9 +28,11 @@ export function checkInvariants(state: ExchangeState): string[] {
   for (const market of state.markets.values()) marketFees += market.feeIncome;
   if (marketFees !== totals.feeIncome) problems.push("fee income of markets differs from the total");
   const fees = totals.feeIncome + totals.withdrawalFeeIncome;
-  if (totals.deposited - totals.withdrawn !== balances + collateral + fees) {
+  // The platform's AMM funding is money that came in besides deposits (pool-invariants.ts).
+  const cameIn = totals.deposited - totals.withdrawn + platformPoolFundingNet(state);
+  if (cameIn !== balances + collateral + fees) {
     problems.push(
-      `money not conserved: deposits − withdrawals = ${totals.deposited - totals.withdrawn}, ` +
+      `money not conserved: deposits − withdrawals + pool funding = ${cameIn}, ` +
         `balances + collateral + fees = ${balances + collateral + fees}`,
     );
   }
@@ -53,7 +56,12 @@ export function checkInvariants(state: ExchangeState): string[] {
   }
   problems.push(...checkFinishedOutcomes(state, unclaimedPayout));
   for (const outcome of state.outcomes.values()) {
-    if (isFinished(state.markets.get(outcome.marketId)!)) continue;
+    const market = state.markets.get(outcome.marketId)!;
+    if (isFinished(market)) continue;
+    if (market.modelType !== "orderbook") {
+      problems.push(...checkPoolOutcome(state, outcome, outstanding));
+      continue;
+    }
     const [yesId, noId] = outcome.optionIds;
     const yes = outstanding.get(yesId) ?? 0n;
     const no = outstanding.get(noId) ?? 0n;

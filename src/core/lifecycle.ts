@@ -27,6 +27,7 @@ import type { ExchangeEvent, LifecycleEvent } from "./events.js";
 import { freezeFunds, newAccount, releaseFrozen } from "./ledger.js";
 import type { Market } from "./market.js";
 import { isId, releaseEvent } from "./place-order.js";
+import { poolSettlementEvents } from "./pool-settlement.js";
 import type { ExchangeState } from "./state.js";
 
 /** How long a proposed resolution may be challenged unless ResolveMarket says otherwise: 24 hours. */
@@ -222,6 +223,7 @@ export function decideFinalizeMarket(
     });
   }
   events.push(settled(market, winners, "OPERATOR", context.nowMs));
+  events.push(...poolSettlementEvents(state, market, winners, context.nowMs));
   return { ok: true, events };
 }
 
@@ -235,7 +237,13 @@ export function decideSettleMarket(
   // Time settles only an unchallenged resolution whose window has ended; anything else is the operator's.
   if (!isSettlementDue(state, market.marketId, context.nowMs)) return refuse("MARKET_STATUS_CONFLICT");
   const { proposedWinners } = resolutionOf(state, market.marketId);
-  return { ok: true, events: [settled(market, proposedWinners, "WINDOW_ENDED", context.nowMs)] };
+  return {
+    ok: true,
+    events: [
+      settled(market, proposedWinners, "WINDOW_ENDED", context.nowMs),
+      ...poolSettlementEvents(state, market, proposedWinners, context.nowMs),
+    ],
+  };
 }
 
 function settled(
@@ -272,6 +280,7 @@ export function decideVoidMarket(
     });
   }
   events.push({ type: "MarketVoided", marketId: market.marketId, atMs: context.nowMs });
+  events.push(...poolSettlementEvents(state, market, null, context.nowMs));
   return { ok: true, events };
 }
 

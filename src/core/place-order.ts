@@ -24,6 +24,7 @@ import {
   ordersPerBookMax,
 } from "./limits.js";
 import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
+import { decidePoolOrder } from "./pool-orders.js";
 import type { ExchangeState } from "./state.js";
 import {
   atomsOf,
@@ -101,7 +102,7 @@ export function decidePlaceOrder(
   if (outcome === undefined || outcome.marketId !== market.marketId) return refuse("OUTCOME_NOT_FOUND");
   const option = state.options.get(command.optionId);
   if (option === undefined || option.outcomeId !== outcome.outcomeId) return refuse("OPTION_NOT_FOUND");
-  if (market.modelType !== "orderbook") return refuse("MODEL_NOT_SUPPORTED");
+  if (market.modelType !== "orderbook") return decidePoolOrder(state, command, context, market, option);
   if (market.status !== "open") return refuse("MARKET_NOT_OPEN");
   // Trading runs from startTime to endTime even between the scheduler's ticks: an operator may open
   // (publish) a market before its start, and the scheduler's CloseMarket may come a tick late.

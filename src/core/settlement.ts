@@ -5,6 +5,7 @@
 
 import { winnerOf } from "./lifecycle.js";
 import type { Market } from "./market.js";
+import { parimutuelPayoutAtoms } from "./parimutuel/parimutuel-payout.js";
 import type { Position } from "./positions.js";
 import type { ExchangeState } from "./state.js";
 
@@ -23,6 +24,8 @@ export function isFinished(market: Market): boolean {
 export function payoutAtoms(state: ExchangeState, position: Position): bigint {
   const market = state.markets.get(position.marketId);
   if (market === undefined) return 0n;
+  // A parimutuel position is a stake, paid its share of the pool (parimutuel-payout.ts).
+  if (market.modelType === "parimutuel") return parimutuelPayoutAtoms(state, market, position);
   const held = position.shares + position.frozenShares;
   if (market.status === "void") return held / 2n;
   if (market.status !== "settled") return 0n;

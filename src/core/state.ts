@@ -7,6 +7,7 @@ import type { MarketResolution } from "./lifecycle.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
 import { OrderIndex } from "./order-index.js";
 import type { Order } from "./orders.js";
+import { createPoolModels, type PoolModels } from "./pool-models.js";
 import type { Withdrawal } from "./withdrawals.js";
 
 export interface IdCounters {
@@ -39,6 +40,8 @@ export interface ExchangeState {
   readonly resolutions: Map<number, MarketResolution>;
   /** Claimed positions: position id → atoms paid (claims.ts). */
   readonly claims: Map<number, bigint>;
+  /** AMM and parimutuel terms and pools (pool-models.ts). */
+  readonly pools: PoolModels;
   readonly totals: LedgerTotals;
 }
 
@@ -64,6 +67,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     withdrawals: new Map(),
     resolutions: new Map(),
     claims: new Map(),
+    pools: createPoolModels(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },
   };
 }

@@ -353,6 +353,17 @@ export class RealtimeHub {
           case "WithdrawalCompleted":
             changedUser(event.userId).balance = true;
             break;
+          // A pool trade moves its trader's balance and position; funding and pool settlement move no user's.
+          case "PoolTradeExecuted": {
+            const user = changedUser(event.userId);
+            user.balance = true;
+            user.orderIds.add(event.orderId);
+            user.marketIds.add(event.marketId);
+            break;
+          }
+          case "AmmPoolFunded":
+          case "PoolSettled":
+            break;
           default: {
             const unreachable: never = event;
             throw new Error(`unhandled event ${(unreachable as { type: string }).type}`);

@@ -257,7 +257,10 @@ for (const kind of bookKinds) {
       );
       exchange.refuse(createMarketCommand({ title: "x", outcomes: [] }), "INVALID_INPUT");
       exchange.refuse(createMarketCommand({ title: " " }), "INVALID_INPUT");
-      exchange.refuse(createMarketCommand({ title: "x", modelType: "AMM" }), "MODEL_NOT_SUPPORTED");
+      exchange.refuse(
+        createMarketCommand({ title: "x", modelType: "AMM", pool: { liquidity: atoms("99.99999999") } }),
+        "INVALID_INPUT",
+      );
       exchange.refuse({ type: "OpenMarket", marketId: 42 }, "MARKET_NOT_FOUND");
     });
 

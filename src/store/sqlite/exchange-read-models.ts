@@ -48,6 +48,7 @@ import { readModelPageSizeMax } from "../exchange-read-models.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
+import { createPoolProjection } from "./pool-projection.js";
 import { createWithdrawalProjection } from "./withdrawal-projection.js";
 
 const atomsPerOne = 100_000_000n;
@@ -372,6 +373,8 @@ export function createSqliteExchangeProjector(
     );
   };
 
+  const projectPool = createPoolProjection(db, { ledger, loadPosition, savePosition, optionIdsOf });
+
   const onMarketCreated = (event: MarketCreatedEvent): void => {
     const details = event.details ?? null;
     statements.insertMarket.run(
@@ -591,6 +594,11 @@ export function createSqliteExchangeProjector(
           case "WithdrawalReleased":
           case "WithdrawalCompleted":
             projectWithdrawal(event);
+            break;
+          case "AmmPoolFunded":
+          case "PoolTradeExecuted":
+          case "PoolSettled":
+            projectPool(event);
             break;
           default: {
             const unreachable: never = event;

@@ -1,0 +1,108 @@
+// decide for PlaceOrder on AMM and parimutuel markets (place-order.ts hands them over once the
+// market, outcome and option are known). Only MARKET orders trade against a pool: an AMM BUY
+// spends `amount`, an AMM SELL sells `shares`, a parimutuel BUY stakes `amount`. A refusal
+// changes nothing. The accepted order is one OrderPlaced (status FILLED) and one PoolTradeExecuted.
+
+import { decideAmmOrder } from "./amm/amm-order.js";
+import type { PlaceOrderCommand } from "./commands.js";
+import type { CommandContext, Decision } from "./decider.js";
+import { type RejectionCode, reject } from "./errors.js";
+import type { ExchangeEvent, OrderPlacedEvent } from "./events.js";
+import type { Market, OptionRecord } from "./market.js";
+import { decideParimutuelStake } from "./parimutuel/parimutuel-stake.js";
+import { isWithinTradingWindow } from "./place-order.js";
+import type { PoolTradeExecutedEvent } from "./pool-events.js";
+import type { ExchangeState } from "./state.js";
+
+export type PoolDecision = Decision<ExchangeEvent>;
+
+export function poolInvalid(message: string): PoolDecision {
+  return { ok: false, rejection: reject("INVALID_INPUT", message) };
+}
+
+export function poolRefuse(code: RejectionCode, message?: string): PoolDecision {
+  return { ok: false, rejection: reject(code, message) };
+}
+
+const modelNames = { AMM: "AMM", parimutuel: "parimutuel" } as const;
+
+export function decidePoolOrder(
+  state: ExchangeState,
+  command: PlaceOrderCommand,
+  context: CommandContext,
+  market: Market,
+  option: OptionRecord,
+): PoolDecision {
+  const terms = state.pools.terms.get(market.marketId);
+  if (terms === undefined) throw new Error(`pool orders: market ${market.marketId} has no pool terms`);
+  if (market.status !== "open" || !isWithinTradingWindow(market, context.nowMs))
+    return poolRefuse("MARKET_NOT_OPEN");
+  const { side, orderType } = command;
+  if (side !== "BUY" && side !== "SELL") return poolInvalid("side must be BUY or SELL");
+  const modelName = modelNames[terms.modelType];
+  if (orderType === "LIMIT")
+    return poolRefuse("MODEL_NOT_SUPPORTED", `LIMIT orders are not supported on ${modelName} markets`);
+  if (orderType !== "MARKET") return poolInvalid("orderType must be LIMIT or MARKET");
+  if (command.limitPrice !== null) return poolInvalid("MARKET order takes no limitPrice");
+  if (command.timeInForce !== "FAK") return poolInvalid("MARKET orders are FAK");
+  if (command.expiresAtMs !== null) return poolInvalid("expiresAt is only for GTD orders");
+  if (side === "BUY") {
+    if (typeof command.amount !== "bigint") return poolInvalid("MARKET BUY order requires amount");
+    if (command.shares !== null) return poolInvalid("MARKET BUY order takes amount, not shares");
+  } else {
+    if (typeof command.shares !== "bigint") return poolInvalid("MARKET SELL order requires shares");
+    if (command.amount !== null) return poolInvalid("MARKET SELL order takes shares, not amount");
+  }
+  if (terms.modelType === "AMM") return decideAmmOrder(state, command, context, market, option, terms);
+  if (side === "SELL")
+    return poolRefuse("MODEL_NOT_SUPPORTED", "SELL orders are not supported on parimutuel markets");
+  return decideParimutuelStake(state, command, context, market, option, terms);
+}
+
+/** The position id a fill for (user, option) uses: the existing one, or the next to be issued. */
+export function positionIdFor(state: ExchangeState, userId: number, optionId: number): number {
+  return state.accounts.get(userId)?.positions.get(optionId)?.positionId ?? state.counters.nextPositionId;
+}
+
+/** The OrderPlaced and PoolTradeExecuted of one filled pool order. */
+export function filledPoolOrder(
+  command: PlaceOrderCommand,
+  context: CommandContext,
+  trade: Omit<PoolTradeExecutedEvent, "type" | "tradeId" | "orderId" | "userId" | "atMs">,
+  state: ExchangeState,
+): PoolDecision {
+  const orderId = state.counters.nextOrderId;
+  const placed: OrderPlacedEvent = {
+    type: "OrderPlaced",
+    orderId,
+    userId: command.userId,
+    marketId: trade.marketId,
+    outcomeId: trade.outcomeId,
+    optionId: trade.optionId,
+    side: command.side,
+    orderType: "MARKET",
+    timeInForce: "FAK",
+    limitPrice: null,
+    shares: command.shares,
+    amount: command.amount,
+    expiresAtMs: null,
+    clientOrderId: command.clientOrderId,
+    createdAtMs: context.nowMs,
+    status: "FILLED",
+    filledShares: trade.shares,
+    filledAmount: trade.amount,
+    feePaid: trade.fee,
+    restingShares: 0n,
+    frozenAmount: 0n,
+    frozenShares: 0n,
+  };
+  const executed: PoolTradeExecutedEvent = {
+    type: "PoolTradeExecuted",
+    tradeId: state.counters.nextTradeId,
+    orderId,
+    userId: command.userId,
+    atMs: context.nowMs,
+    ...trade,
+  };
+  return { ok: true, events: [placed, executed] };
+}
