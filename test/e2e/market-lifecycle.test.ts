@@ -399,6 +399,47 @@ describe("the typical user flow, steps 1–10, and the end of a market", () => {
     assert.deepEqual(await usdtOf(carol.client), { available: "17.5", frozen: "0", total: "17.5" });
   });
 
+  it("lists positions with filters and pagination inside data, and refuses bad queries", async () => {
+    const first = await platform.openMarket();
+    const second = await platform.openMarket();
+    const alice = await platform.fundedUser("10");
+    const bob = await platform.fundedUser("10");
+    await mint(first, alice.client, bob.client, 1);
+    await mint(second, alice.client, bob.client, 2);
+    const all = await alice.client.getPositions({ pageSize: 1 });
+    assert.deepEqual([all.current, all.size, all.total, all.pages, all.records.length], [1, 1, 2, 2, 1]);
+    const page2 = await alice.client.getPositions({ page: 2, pageSize: 1 });
+    assert.deepEqual(
+      [page2.records[0]?.marketId, page2.records[0]?.shares, page2.records[0]?.cost],
+      [second.marketId, "2", "1"],
+    );
+    assert.equal((await alice.client.getPositions({ marketId: first.marketId })).total, 1);
+    assert.equal((await alice.client.getPositions({ status: "settled" })).total, 0);
+    await platform.operator.voidMarket(first.marketId);
+    assert.deepEqual(
+      (await alice.client.getPositions({ status: "settled" })).records.map((record) => [
+        record.marketId,
+        record.claimable,
+      ]),
+      [[first.marketId, "0.5"]],
+    );
+    assert.equal((await alice.client.getPositions({ status: "open" })).total, 1);
+    const query = (parameters: Record<string, string>) =>
+      platform.signed(platform.partner, {
+        path: "/account/positions",
+        query: parameters,
+        cookie: alice.client.sessionCookie!,
+      });
+    const badStatus = await query({ status: "won" });
+    assert.equal(badStatus.status, 400);
+    assert.match(badStatus.headers.get("content-type") ?? "", /text\/plain/);
+    const badPage = await query({ page: "0" });
+    assert.deepEqual(
+      [badPage.status, badPage.json],
+      [400, { code: 1001, message: "bad request: page must be >= 1", data: null }],
+    );
+  });
+
   it("only a closed market can be resolved and only a resolving one finalized", async () => {
     const market = await platform.openMarket();
     const winners = { outcomes: [{ outcomeId: market.outcomeId, winningOptionId: market.yes }] };
