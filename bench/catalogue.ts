@@ -7,7 +7,9 @@
 // requests pick a random market of the 1,000, and each one counts a click (written once a second).
 // Every request's signature is verified in full by the server; the generator signs each distinct
 // path once per second (the `date` header's resolution) to keep its own CPU out of the figures.
-// The two operations are measured in alternating phases so machine drift hits both alike.
+// The operations are measured in alternating phases so machine drift hits them alike. A third,
+// signed `GET /user/{id}` (one SQLite read, a tiny envelope), shows the floor of any signed route
+// on the same server in the same run.
 // Loopback only, bounded by phase durations and a request cap. The last line of stdout is the JSON.
 
 import { spawn } from "node:child_process";
@@ -30,12 +32,13 @@ const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 2_000);
 const phasesPerOperation = 3;
 const requestsPerPhaseMax = 1_000_000;
 
-type Operation = "list" | "detail";
+type Operation = "list" | "detail" | "user";
 
 interface Targets {
   readonly baseUrl: string;
   readonly credentials: GatewayCredentials;
   readonly marketIds: string[];
+  readonly userId: string;
 }
 
 if (process.argv.includes("--serve")) await serve();
@@ -57,6 +60,13 @@ async function serve(): Promise<void> {
   const { deps } = platform;
   const created = await deps.identity.createPartner({ name: "bench" });
   if (!created.ok) throw new Error("could not create the bench partner");
+  const partner = await deps.identity.lookupAppKey(created.value.appKey);
+  const registered = await deps.identity.register(partner!, {
+    merchantId: created.value.merchantId,
+    userEmail: "bench@example.com",
+    marchantUserId: "bench",
+  });
+  if (!registered.ok) throw new Error("could not register the bench user");
   const categoryIds: string[] = [];
   for (let index = 0; index < categoryCount; index += 1) {
     const category = await deps.categories.create({
@@ -97,7 +107,12 @@ async function serve(): Promise<void> {
     marketIds.push(String(marketId));
   });
   await Promise.all(submissions);
-  const targets: Targets = { baseUrl: platform.addresses.gateway, credentials: created.value, marketIds };
+  const targets: Targets = {
+    baseUrl: platform.addresses.gateway,
+    credentials: created.value,
+    marketIds,
+    userId: String(registered.value.user.userId),
+  };
   process.stdout.write(`${JSON.stringify(targets)}\n`);
   const shutdown = async () => {
     await platform.close();
@@ -149,21 +164,25 @@ async function measure(): Promise<void> {
 
     await measurePhase("list", warmupMs);
     await measurePhase("detail", warmupMs);
-    const results: Record<Operation, PhaseResult[]> = { list: [], detail: [] };
+    await measurePhase("user", warmupMs);
+    const results: Record<Operation, PhaseResult[]> = { list: [], detail: [], user: [] };
     for (let round = 0; round < phasesPerOperation; round += 1) {
       results.list.push(await measurePhase("list", phaseMs));
       results.detail.push(await measurePhase("detail", phaseMs));
+      results.user.push(await measurePhase("user", phaseMs));
     }
     agent.destroy();
 
     const list = summarize(results.list);
     const detail = summarize(results.detail);
-    if (list.failures + detail.failures > 0)
-      throw new Error(`${list.failures + detail.failures} requests did not answer 200 / code 0`);
+    const user = summarize(results.user);
+    const failures = list.failures + detail.failures + user.failures;
+    if (failures > 0) throw new Error(`${failures} requests did not answer 200 / code 0`);
     console.log("operation                      clients   req/s    p50 ms   p99 ms  server CPU µs/req");
     for (const [name, summary] of [
       ["GET /markets/list", list],
       ["GET /markets/{id}/detail", detail],
+      ["GET /user/{id} (floor)", user],
     ] as const) {
       console.log(
         `${name.padEnd(30)} ${String(clients).padStart(7)} ${summary.perSecond.toFixed(0).padStart(7)} ${summary.p50Ms.toFixed(2).padStart(8)} ${summary.p99Ms.toFixed(2).padStart(8)} ${summary.cpuUsPerRequest.toFixed(1).padStart(18)}`,
@@ -182,6 +201,11 @@ async function measure(): Promise<void> {
         detail_p99_ms: round(detail.p99Ms, 3),
         server_cpu_us_per_list: round(list.cpuUsPerRequest, 1),
         server_cpu_us_per_detail: round(detail.cpuUsPerRequest, 1),
+        signed_floor: {
+          name: "GET /user/{id}",
+          value: Math.round(user.perSecond),
+          server_cpu_us: round(user.cpuUsPerRequest, 1),
+        },
         markets: marketCount,
         clients,
       }),
@@ -242,9 +266,11 @@ async function runPhase(
       const signed =
         operation === "list"
           ? signer("/markets/list", { page: String(1 + (sequence % listPagesWalked)), pageSize: "10" })
-          : signer(
-              `/markets/${targets.marketIds[Math.floor(Math.random() * targets.marketIds.length)]}/detail`,
-            );
+          : operation === "detail"
+            ? signer(
+                `/markets/${targets.marketIds[Math.floor(Math.random() * targets.marketIds.length)]}/detail`,
+              )
+            : signer(`/user/${targets.userId}`);
       const sentAt = performance.now();
       const ok = await get(new URL(signed.path, targets.baseUrl), signed.headers, agent);
       latenciesMs.push(performance.now() - sentAt);
