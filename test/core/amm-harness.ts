@@ -64,3 +64,20 @@ export function sellAtoms(
     shares,
   });
 }
+
+/** A MARKET BUY of an exact amount of atoms. */
+export function buyAtoms(
+  userId: number,
+  market: BinaryMarket,
+  optionId: number,
+  amount: bigint,
+): ExchangeCommand {
+  return marketOrderCommand({
+    userId,
+    marketId: market.marketId,
+    outcomeId: market.outcomeId,
+    optionId,
+    side: "BUY",
+    amount,
+  });
+}
