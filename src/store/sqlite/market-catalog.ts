@@ -198,8 +198,10 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
           count: db.prepare(`SELECT count(*) FROM markets m WHERE ${where}`).pluck(),
           page: db
             .prepare(
-              `SELECT m.market_id FROM markets m JOIN market_stats s ON s.market_id = m.market_id
-               WHERE ${where} ORDER BY s.heat DESC NULLS LAST, m.market_id DESC LIMIT ? OFFSET ?`,
+              // SQLite sorts NULL lowest, so DESC puts markets without activity last; ordering by
+              // market_stats' own columns lets the heat index drive the scan instead of a sort.
+              `SELECT m.market_id FROM market_stats s JOIN markets m ON m.market_id = s.market_id
+               WHERE ${where} ORDER BY s.heat DESC, s.market_id DESC LIMIT ? OFFSET ?`,
             )
             .pluck(),
         };
