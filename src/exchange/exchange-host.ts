@@ -22,6 +22,7 @@ import {
   createSqliteExchangeProjector,
   createSqliteExchangeReadModels,
 } from "../store/sqlite/exchange-read-models.js";
+import { createSqliteLegacyNotificationProjector } from "../store/sqlite/legacy-notifications.js";
 import {
   createSqliteCommissionProjector,
   createSqliteMerchantCommissions,
@@ -62,7 +63,13 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     codec: exchangeStateCodec,
     store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
     // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
-    projectors: [projector, createSqliteCommissionProjector(db), ...(options.projectors ?? [])],
+    // The legacy settlement notifications read positions, so they come after the exchange's projector.
+    projectors: [
+      projector,
+      createSqliteCommissionProjector(db),
+      createSqliteLegacyNotificationProjector(db),
+      ...(options.projectors ?? []),
+    ],
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,

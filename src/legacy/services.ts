@@ -8,8 +8,19 @@ import { join } from "node:path";
 import type { PlatformDeps } from "../api/deps.js";
 import type { Rejection } from "../core/errors.js";
 import type { LegacyNonceStore, LegacyRequestStore } from "../store/legacy.js";
+import {
+  createSqliteLegacyApplicationStore,
+  type LegacyApplicationStore,
+} from "../store/sqlite/legacy-applications.js";
+import { createSqliteLegacyBillQueries, type LegacyBillQueries } from "../store/sqlite/legacy-bills.js";
 import { createSqliteLegacyNonceStore } from "../store/sqlite/legacy-nonces.js";
+import { createSqliteLegacyNotifications } from "../store/sqlite/legacy-notifications.js";
 import { createSqliteLegacyRequestStore } from "../store/sqlite/legacy-requests.js";
+import {
+  createSqliteMerchantCommissions,
+  type MerchantCommissionReadModel,
+} from "../store/sqlite/merchant-commissions.js";
+import type { NotificationReadModel } from "./notifications.js";
 import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
 import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
 import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";
@@ -23,6 +34,13 @@ export interface LegacyServices {
   readonly requests: LegacyRequestStore;
   readonly executor: LegacyRequestExecutor;
   readonly notifier: LegacyNotifier;
+  /** Order results and settlements, per user (GET /api/user/notification/list). */
+  readonly notifications: NotificationReadModel;
+  /** Creators and their market applications. */
+  readonly applications: LegacyApplicationStore;
+  /** Merchant bills: commission by month, unclaimed payouts, users by marchantUserId. */
+  readonly commissions: MerchantCommissionReadModel;
+  readonly bills: LegacyBillQueries;
   start(): void;
   stop(): Promise<void>;
 }
@@ -63,6 +81,11 @@ export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceO
     requests,
     executor,
     notifier,
+    // After the request store: the list reads its table.
+    notifications: createSqliteLegacyNotifications(deps.db),
+    applications: createSqliteLegacyApplicationStore(deps.db),
+    commissions: createSqliteMerchantCommissions(deps.db),
+    bills: createSqliteLegacyBillQueries(deps.db),
     start() {
       executor.start();
       notifier.start();

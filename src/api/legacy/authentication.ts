@@ -94,6 +94,17 @@ export async function requireLegacyToken(request: FastifyRequest, reply: Fastify
   if (request.legacyToken === undefined) return sendLegacyError(reply, legacyErrors.invalidToken);
 }
 
+/**
+ * preHandler of the reads that take a JWT and also work without one (DESIGN §8: list, outcome,
+ * top holders): no Authorization header is anonymous, but a token that is sent must be valid, so a
+ * partner with an expired token learns it (401) instead of silently reading as nobody.
+ */
+export async function optionalLegacyToken(request: FastifyRequest, reply: FastifyReply) {
+  if (request.headers.authorization !== undefined && request.legacyToken === undefined) {
+    return sendLegacyError(reply, legacyErrors.invalidToken);
+  }
+}
+
 /** preValidation of the authorize route: headers (400), then credentials (401); the body comes after. */
 export function verifyAuthorizeRequest(deps: PlatformDeps, services: LegacyServices) {
   return async (request: FastifyRequest, reply: FastifyReply) => {

@@ -11,6 +11,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { type Rejection, type RejectionCode, rejectionKind, rejectionMessage } from "../../core/errors.js";
 import { atomsToNumber } from "../../core/money.js";
+import type { ApplicationProblem } from "../../legacy/market-applications.js";
 import type { OrderProblem } from "../../legacy/order-request.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import { describeValidationError } from "../shared/validation-message.js";
@@ -46,6 +47,15 @@ export const legacyErrors = {
   permissionDenied: legacyError(403, 403, "Permission denied"),
   invalidPrice: legacyError(400, 400, "Invalid price"),
   outcomeIdMissing: legacyError(400, 4001, "outcomeId is null"),
+  // The monthly bill's own wording of a bad parameter (spec 001 "Per-endpoint error messages").
+  invalidRequestParameters: legacyError(400, 400, "Invalid request parameters"),
+  // Market applications (spec 001 point 7).
+  duplicateApplication: legacyError(400, 4010, "Please do not submit duplicate applications"),
+  notCreator: legacyError(403, 4011, "Non-creators cannot create markets"),
+  similarMarket: legacyError(400, 4013, "There is similar market information"),
+  liquidityTooLow: legacyError(400, 4035, "Liquidity cannot be less than 100"),
+  weightsDoNotAddUp: legacyError(400, 4039, "The weights must add up to 1"),
+  titleExists: legacyError(400, 4041, "A market with this title already exists"),
   // Not found.
   routeNotFound: legacyError(404, 404, "not found"),
   requestNotFound: legacyError(404, 404, "Request not found"),
@@ -57,6 +67,8 @@ export const legacyErrors = {
   categoryNotFound: legacyError(404, 3020, "category is not exist"),
   positionNotFound: legacyError(404, 404, "position is not exist"),
   nothingToClaim: legacyError(404, 404, "No claimable rewards"),
+  // Bill detail: spec 001 names this operation's message "User not found"; the code is the table's 3005.
+  billUserNotFound: legacyError(404, 3005, "User not found"),
   // Balance and trading.
   shareNotEnough: legacyError(422, 2001, "share is not enough"),
   balanceInsufficient: legacyError(422, 2002, "Available balance is insufficient"),
@@ -69,6 +81,7 @@ export const legacyErrors = {
     "The current status does not allow modification operations",
   ),
   marketClosed: legacyError(422, 90003, "market is closed"),
+  challengeNotAllowed: legacyError(422, 4014, "market status does not allow launching a challenge"),
   priceTooFar: legacyError(422, 422, "Price is too far from the best price"),
   noLiquidity: legacyError(422, 422, "No liquidity at an acceptable price"),
   openOrdersLimit: legacyError(422, 422, "Too many open orders"),
@@ -205,6 +218,39 @@ export function fromOrderProblem(problem: OrderProblem): LegacyError {
       return unreachable;
     }
   }
+}
+
+/** The market application's refusals (src/legacy/market-applications.ts) in spec 001's terms. */
+export function fromApplicationProblem(problem: ApplicationProblem): LegacyError {
+  switch (problem.kind) {
+    case "parameter":
+      return parameterError(problem.field, problem.reason);
+    case "liquidityTooLow":
+      return legacyErrors.liquidityTooLow;
+    case "weightsDoNotAddUp":
+      return legacyErrors.weightsDoNotAddUp;
+    case "categoryNotFound":
+      return legacyErrors.categoryNotFound;
+    case "titleExists":
+      return legacyErrors.titleExists;
+    case "duplicate":
+      return legacyErrors.duplicateApplication;
+    case "similar":
+      return legacyErrors.similarMarket;
+    default: {
+      const unreachable: never = problem;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * A challenge's refusals: a market that is not resolving, whose window has ended or that was
+ * already challenged is 4014 (the core says MARKET_STATUS_CONFLICT for all three); the rest as usual.
+ */
+export function fromChallengeRejection(rejection: Rejection): LegacyError {
+  if (rejection.code === "MARKET_STATUS_CONFLICT") return legacyErrors.challengeNotAllowed;
+  return fromRejection(rejection);
 }
 
 export function sendLegacyError(reply: FastifyReply, error: LegacyError): FastifyReply {

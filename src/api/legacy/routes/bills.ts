@@ -1,0 +1,125 @@
+// POST /api/order/openapi/merchant-commission-bill/query/month and GET /api/order/openapi/bill/query-detail
+// (spec 001 point 6). The JWT authenticates the merchant (tokens come only from the merchant's
+// signed authorize), so either bill is readable with any token of that merchant, and only for it:
+// another merchantId is 403.
+
+import { billDetailLine, monthlyStatement, parseBillPeriod } from "../../../legacy/merchant-bills.js";
+import { periodOf } from "../../../store/sqlite/merchant-commissions.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+import { requireLegacyToken } from "../authentication.js";
+import { legacyErrors, parameterError, sendLegacyError, withDetails } from "../errors.js";
+import { pagedSuccess, resolveLegacyPage } from "../pagination.js";
+import { BillDetailLine, BillDetailQuery, MonthlyBillRequest, MonthlyStatement } from "../schemas/bills.js";
+import { legacyResponses } from "../schemas/envelope.js";
+import { PagedEnvelope } from "../schemas/portfolio.js";
+
+export const monthlyBillPath = "/api/order/openapi/merchant-commission-bill/query/month";
+export const billDetailPath = "/api/order/openapi/bill/query-detail";
+
+const invalid = (field: string, reason: string) =>
+  withDetails(legacyErrors.invalidRequestParameters, { field, reason });
+const optionalInteger = (value: unknown): value is number | undefined =>
+  value === undefined || (typeof value === "number" && Number.isInteger(value));
+
+export default defineRoutes((app, deps) => {
+  const services = app.legacyServices;
+
+  app.post(
+    monthlyBillPath,
+    {
+      schema: {
+        summary: "The merchant's commission statement of one month",
+        description:
+          "`billPeriod` number YYYYMM; malformed: 400 `Invalid request parameters`. A month after the current one has no statement.",
+        tags: ["Bill"],
+        body: MonthlyBillRequest,
+        response: { ...legacyResponses(MonthlyStatement), 200: PagedEnvelope(MonthlyStatement) },
+      },
+      preHandler: requireLegacyToken,
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const billPeriod = parseBillPeriod(body.billPeriod);
+      if (billPeriod === undefined)
+        return sendLegacyError(reply, invalid("billPeriod", "must be a number YYYYMM"));
+      if (typeof body.merchantId !== "number" || !Number.isInteger(body.merchantId)) {
+        return sendLegacyError(reply, invalid("merchantId", "must be a number"));
+      }
+      if (!optionalInteger(body.page) || !optionalInteger(body.pageSize)) {
+        return sendLegacyError(reply, invalid("page", "page and pageSize must be integers"));
+      }
+      const page = resolveLegacyPage(body.page, body.pageSize);
+      if (!page.ok) return sendLegacyError(reply, invalid("page", "page and pageSize must be >= 1"));
+      const { merchantId } = request.legacyToken!;
+      if (body.merchantId !== merchantId) return sendLegacyError(reply, legacyErrors.permissionDenied);
+      const partner = await deps.identity.findPartner(merchantId);
+      if (partner === undefined) return sendLegacyError(reply, legacyErrors.invalidToken);
+      const nowMs = deps.nowMs();
+      // A month that has not begun has no statement yet.
+      const statements =
+        billPeriod.period > periodOf(nowMs)
+          ? []
+          : [
+              monthlyStatement({
+                merchantId,
+                billPeriod,
+                commission: await services.commissions.commission(merchantId, billPeriod.period),
+                currentRateBps: partner.commissionRateBps,
+                unclaimedPool: await services.bills.unclaimedPool(
+                  merchantId,
+                  billPeriod.startMs,
+                  billPeriod.endMs,
+                ),
+                nowMs,
+              }),
+            ];
+      const from = (page.value.page - 1) * page.value.pageSize;
+      return pagedSuccess(
+        page.value,
+        { total: statements.length, records: statements.slice(from, from + page.value.pageSize) },
+        (statement) => statement,
+      );
+    },
+  );
+
+  app.get(
+    billDetailPath,
+    {
+      schema: {
+        summary: "One user's bill: each trade, newest first",
+        description: "`merchantId` and `merchantUserId` required (400); unknown user 404 `User not found`.",
+        tags: ["Bill"],
+        querystring: BillDetailQuery,
+        response: { ...legacyResponses(BillDetailLine), 200: PagedEnvelope(BillDetailLine) },
+      },
+      preHandler: requireLegacyToken,
+    },
+    async (request, reply) => {
+      const { merchantId, merchantUserId, page, pageSize } = request.query;
+      if (merchantId === undefined || !/^[0-9]{1,15}$/.test(merchantId)) {
+        return sendLegacyError(reply, parameterError("merchantId", "is required and must be a number"));
+      }
+      if (merchantUserId === undefined || merchantUserId.trim() === "") {
+        return sendLegacyError(reply, parameterError("merchantUserId", "is required"));
+      }
+      const resolved = resolveLegacyPage(page, pageSize);
+      if (!resolved.ok) return sendLegacyError(reply, resolved.error);
+      if (Number(merchantId) !== request.legacyToken!.merchantId) {
+        return sendLegacyError(reply, legacyErrors.permissionDenied);
+      }
+      const userId = await services.bills.userIdOf(Number(merchantId), merchantUserId);
+      if (userId === undefined) return sendLegacyError(reply, legacyErrors.billUserNotFound);
+      const trades = await deps.exchangeReadModels.trades({ userId }, resolved.value);
+      const options = new Map<number, { title: string; optionIndex: number }>();
+      for (const marketId of new Set(trades.records.map((trade) => trade.marketId))) {
+        const market = await deps.exchangeReadModels.market(marketId);
+        for (const outcome of market?.outcomes ?? [])
+          for (const option of outcome.options) options.set(option.optionId, option);
+      }
+      const user = { merchantId: Number(merchantId), merchantUserId };
+      return pagedSuccess(resolved.value, trades, (trade) =>
+        billDetailLine(trade, user, options.get(trade.optionId)),
+      );
+    },
+  );
+});
