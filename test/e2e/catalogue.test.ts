@@ -57,7 +57,7 @@ describe("catalogue: list, detail, holders, live volume", () => {
     const page = await client.listMarkets();
     assertShape(page, listPageShape, "data");
     assert.deepEqual([page.current, page.size, page.total, page.pages, page.empty], [1, 10, 2, 1, false]);
-    page.records.forEach((record, index) => assertListRecord(record, `records[${index}]`));
+    for (const [index, record] of page.records.entries()) assertListRecord(record, `records[${index}]`);
     const record = page.records.find((market) => market.marketId === quiet.marketId)!;
     assert.deepEqual(
       [record.category, record.status, record.coinId, record.isOnline, record.modelType, record.volume],
