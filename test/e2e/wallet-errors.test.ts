@@ -100,9 +100,13 @@ describe("POST /withdraw/apply refuses bad input with the spec's shape and chang
       assertError(response, status, code, message);
       assert.deepEqual(await snapshot(alice), before, what);
     }
-    // Exactly the balance, fee included, fits.
-    const all = await alice.client.applyWithdrawal({ amount: 49, address });
-    assert.deepEqual([all.amount, all.fee], ["49", "1"]);
+    // Exactly the balance, fee included, fits; a `coinId` sent anyway is ignored (it is always "2").
+    const all = await platform.call(alice, "POST", "/withdraw/apply", {
+      body: { amount: 49, address, coinId: "7" },
+    });
+    assert.equal(all.status, 200, all.text);
+    const withdrawal = (all.json as { data: { amount: string; fee: string; coinId: string } }).data;
+    assert.deepEqual([withdrawal.amount, withdrawal.fee, withdrawal.coinId], ["49", "1", "2"]);
     assert.deepEqual(await usdtOf(alice.client), { available: "0", frozen: "50", total: "50" });
   });
 
