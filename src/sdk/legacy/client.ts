@@ -6,7 +6,16 @@
 
 import type { KeyObject } from "node:crypto";
 import type { Static } from "typebox";
+import type { MarketApplication, MarketApplicationRequest } from "../../api/legacy/schemas/applications.js";
 import type { Authorized, AuthorizeRequest } from "../../api/legacy/schemas/authorize.js";
+import type { BillDetailLine, MonthlyStatement } from "../../api/legacy/schemas/bills.js";
+import type {
+  Category,
+  LegacyMarketDetail,
+  LegacyMarketRecord,
+  TopHolders,
+} from "../../api/legacy/schemas/catalogue.js";
+import type { Notification } from "../../api/legacy/schemas/notifications.js";
 import type { OrderSubmitRequest, TransactionResult } from "../../api/legacy/schemas/orders.js";
 import type { ActivityRecord, PositionRecord } from "../../api/legacy/schemas/portfolio.js";
 import { LegacyApiError, LegacyNetworkError, SubmitOutcomeUnknownError } from "./errors.js";
@@ -69,6 +78,20 @@ export interface PageQuery {
   readonly pageSize?: number;
 }
 
+export interface MarketListQuery {
+  readonly page?: number;
+  readonly pageSize?: number;
+  readonly categoryId?: number;
+  /** open, closed, resolving, settled or void. */
+  readonly status?: string;
+  readonly keyword?: string;
+}
+
+/** Reads that also work without a JWT: `anonymous` sends none. */
+export interface ReadOptions {
+  readonly anonymous?: boolean;
+}
+
 export interface WaitOptions {
   readonly timeoutMs?: number;
   readonly intervalMs?: number;
@@ -79,6 +102,8 @@ interface SendOptions {
   /** false: a 5xx or a network failure is not retried (the request may have taken effect). */
   readonly idempotent: boolean;
   readonly authenticated: boolean;
+  /** No credentials at all (the category list; the list, outcome and top holders without a JWT). */
+  readonly anonymous?: boolean;
 }
 
 export class LegacyClient {
@@ -164,6 +189,96 @@ export class LegacyClient {
     return pageOf(await this.requestEnvelope<Static<typeof ActivityRecord>[]>("GET", path));
   }
 
+  /** Every category a market may be filed under (no credentials). */
+  async getCategories(): Promise<Static<typeof Category>[]> {
+    return (await this.#publicEnvelope<Static<typeof Category>[]>(legacyPaths.category)).data;
+  }
+
+  async getMarketList(
+    query: MarketListQuery = {},
+    options: ReadOptions = {},
+  ): Promise<LegacyPage<Static<typeof LegacyMarketRecord>>> {
+    const path = withQuery(legacyPaths.marketList, query);
+    return pageOf(await this.#read<Static<typeof LegacyMarketRecord>[]>(path, options));
+  }
+
+  async getMarketOutcome(
+    marketId: number,
+    options: ReadOptions = {},
+  ): Promise<Static<typeof LegacyMarketDetail>> {
+    return (await this.#read<Static<typeof LegacyMarketDetail>>(legacyPaths.marketOutcome(marketId), options))
+      .data;
+  }
+
+  async getTopHolders(marketId: number, options: ReadOptions = {}): Promise<Static<typeof TopHolders>> {
+    const path = withQuery(legacyPaths.topHolders, { marketId });
+    return (await this.#read<Static<typeof TopHolders>>(path, options)).data;
+  }
+
+  /** The user's notifications, newest first; `userId` defaults to the authorized user. */
+  async getNotifications(
+    query: { userId?: number; page?: number; pageSize?: number } = {},
+  ): Promise<LegacyPage<Static<typeof Notification>>> {
+    if (this.#token === undefined) await this.#renewToken();
+    const path = withQuery(legacyPaths.notificationList, { userId: this.#userId, ...query });
+    return pageOf(await this.requestEnvelope<Static<typeof Notification>[]>("GET", path));
+  }
+
+  /** The merchant's commission statement of a month (`billPeriod` YYYYMM as a number). */
+  async getMonthlyBill(request: {
+    billPeriod: number;
+    merchantId: number;
+    page?: number;
+    pageSize?: number;
+  }): Promise<LegacyPage<Static<typeof MonthlyStatement>>> {
+    return pageOf(
+      await this.requestEnvelope<Static<typeof MonthlyStatement>[]>("POST", legacyPaths.monthlyBill, {
+        body: request,
+        idempotent: true,
+      }),
+    );
+  }
+
+  async getBillDetail(query: {
+    merchantId: number;
+    merchantUserId: string;
+    page?: number;
+    pageSize?: number;
+  }): Promise<LegacyPage<Static<typeof BillDetailLine>>> {
+    const path = withQuery(legacyPaths.billDetail, query);
+    return pageOf(await this.requestEnvelope<Static<typeof BillDetailLine>[]>("GET", path));
+  }
+
+  /** Applies for a market (creators only); the operator reviews it. Not retried when its fate is unknown. */
+  async applyForMarket(
+    application: Static<typeof MarketApplicationRequest>,
+  ): Promise<Static<typeof MarketApplication>> {
+    return (
+      await this.requestEnvelope<Static<typeof MarketApplication>>("POST", legacyPaths.marketApply, {
+        body: application,
+        idempotent: false,
+      })
+    ).data;
+  }
+
+  /** Challenges a resolving market's proposed result, posting the bond; resolves to null (spec 001 rule 5). */
+  async challenge(request: { marketId: number; reason: string }): Promise<null> {
+    // Safe to resend: a market takes one challenge, so a repeat is refused (4014), never charged twice.
+    return (
+      await this.requestEnvelope<null>("POST", legacyPaths.challenge, { body: request, idempotent: true })
+    ).data;
+  }
+
+  async #read<Data>(path: string, options: ReadOptions): Promise<LegacyEnvelope<Data>> {
+    return options.anonymous === true
+      ? this.#publicEnvelope<Data>(path)
+      : this.requestEnvelope<Data>("GET", path);
+  }
+
+  async #publicEnvelope<Data>(path: string): Promise<LegacyEnvelope<Data>> {
+    return this.#withRetries<Data>("GET", path, { idempotent: true, authenticated: false, anonymous: true });
+  }
+
   /** Polls the result until it is SUCCESS or FAILED. */
   async waitForResult(fgRequestId: string, options: WaitOptions = {}): Promise<TransactionResult> {
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -242,7 +357,9 @@ export class LegacyClient {
   async #send<Data>(method: string, path: string, options: SendOptions): Promise<LegacyEnvelope<Data>> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = {};
-    if (options.authenticated) {
+    if (options.anonymous === true) {
+      if (body !== undefined) headers["content-type"] = "application/json";
+    } else if (options.authenticated) {
       if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
       if (body !== undefined) headers["content-type"] = "application/json";
     } else {
@@ -283,6 +400,13 @@ export class LegacyClient {
       (envelope?.data as Record<string, unknown> | null | undefined) ?? null,
     );
   }
+}
+
+function withQuery(path: string, query: object): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query) as [string, unknown][])
+    if (value !== undefined) search.set(name, String(value));
+  return search.size === 0 ? path : `${path}?${search}`;
 }
 
 function pageOf<Item>(envelope: LegacyEnvelope<Item[]>): LegacyPage<Item> {
