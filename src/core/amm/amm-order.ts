@@ -14,9 +14,9 @@ import type { PlaceOrderCommand } from "../commands.js";
 import type { CommandContext } from "../decider.js";
 import type { Market, OptionRecord } from "../market.js";
 import type { AmmTerms } from "../pool-models.js";
-import { filledPoolOrder, type PoolDecision, poolRefuse, positionIdFor } from "../pool-orders.js";
+import { filledPoolOrder, type PoolDecision, poolRefuse } from "../pool-orders.js";
 import type { ExchangeState } from "../state.js";
-import { atomsPerPriceUnit } from "../units.js";
+import { priceUnitsToAtoms } from "../units.js";
 import { feeOf, marginalPrice, priceMovedBeyond, quoteBuy, quoteSell } from "./fpmm.js";
 
 export function decideAmmOrder(
@@ -30,16 +30,8 @@ export function decideAmmOrder(
   const pool = state.pools.ammPools.get(option.outcomeId);
   if (pool === undefined) throw new Error(`amm: outcome ${option.outcomeId} has no pool`);
   const index = option.optionIndex;
-  const protection = BigInt(market.marketProtectionUnits) * atomsPerPriceUnit;
+  const protection = priceUnitsToAtoms(market.marketProtectionUnits);
   const account = state.accounts.get(command.userId);
-  const common = {
-    marketId: market.marketId,
-    outcomeId: option.outcomeId,
-    optionId: option.optionId,
-    positionId: positionIdFor(state, command.userId, option.optionId),
-    modelType: "AMM" as const,
-    side: command.side,
-  };
 
   if (command.side === "BUY") {
     const amount = command.amount as bigint;
@@ -55,21 +47,17 @@ export function decideAmmOrder(
     if (quote.shares <= 0n) return poolRefuse("SIZE_TOO_SMALL");
     if (priceMovedBeyond(pool.balances, quote.balancesAfter, index, true, protection))
       return poolRefuse("PRICE_PROTECTION");
-    return filledPoolOrder(
-      command,
-      context,
-      {
-        ...common,
-        shares: quote.shares,
-        amount: invest,
-        fee,
-        availableDelta: -amount,
-        collateralDelta: invest,
-        poolAfter: quote.balancesAfter,
-        priceAfter: marginalPrice(quote.balancesAfter, index),
-      },
-      state,
-    );
+    return filledPoolOrder(state, command, context, {
+      optionIndex: index,
+      modelType: "AMM",
+      shares: quote.shares,
+      amount: invest,
+      fee,
+      availableDelta: -amount,
+      collateralDelta: invest,
+      poolAfter: quote.balancesAfter,
+      priceAfter: marginalPrice(quote.balancesAfter, index),
+    });
   }
 
   const shares = command.shares as bigint;
@@ -85,19 +73,15 @@ export function decideAmmOrder(
   if (quote.returned - fee <= 0n) return poolRefuse("SIZE_TOO_SMALL");
   if (priceMovedBeyond(pool.balances, quote.balancesAfter, index, false, protection))
     return poolRefuse("PRICE_PROTECTION");
-  return filledPoolOrder(
-    command,
-    context,
-    {
-      ...common,
-      shares,
-      amount: quote.returned,
-      fee,
-      availableDelta: quote.returned - fee,
-      collateralDelta: -quote.returned,
-      poolAfter: quote.balancesAfter,
-      priceAfter: marginalPrice(quote.balancesAfter, index),
-    },
-    state,
-  );
+  return filledPoolOrder(state, command, context, {
+    optionIndex: index,
+    modelType: "AMM",
+    shares,
+    amount: quote.returned,
+    fee,
+    availableDelta: quote.returned - fee,
+    collateralDelta: -quote.returned,
+    poolAfter: quote.balancesAfter,
+    priceAfter: marginalPrice(quote.balancesAfter, index),
+  });
 }

@@ -16,6 +16,8 @@ export type PoolBalances = readonly [bigint, bigint];
 /** Atoms in 1 USDT, in one share, and in a probability of 1 (prices are atoms of 1 USDT). */
 export const atomsPerOne = 100_000_000n;
 const basisPointsPerOne = 10_000n;
+/** How far from a bound a price computed in doubles must be for the double to be trusted. */
+const floatMarginOfPrice = 1e-9;
 
 function other(index: OptionIndex): OptionIndex {
   return index === 0 ? 1 : 0;
@@ -77,14 +79,25 @@ export function quoteSell(balances: PoolBalances, index: OptionIndex, shares: bi
   const product = balances[0] * balances[1];
   const own = balances[index] + shares;
   const otherBalance = balances[other(index)];
-  const sum = own + otherBalance;
-  // r = (sum − √(sum² − 4·shares·other)) / 2; a larger square root means a smaller r.
-  const discriminant = sum * sum - 4n * shares * otherBalance;
-  let returned = (sum - ceilSqrt(discriminant)) / 2n;
-  const keeps = (r: bigint) => r < otherBalance && (own - r) * (otherBalance - r) >= product;
-  while (returned > 0n && !keeps(returned)) returned--;
-  while (keeps(returned + 1n)) returned++;
+  // r = (sum − √(sum² − 4·shares·other)) / 2 = 2·shares·other / (sum + √(…)). The second form has
+  // no cancellation, so a double gives r to within an atom or so; the exact bigint test of the
+  // product then moves it to the largest r that keeps k (a bigint square root cost ten times more).
+  const sharesNumber = Number(shares);
+  const otherNumber = Number(otherBalance);
+  const sumNumber = Number(own) + otherNumber;
+  const estimate =
+    (2 * sharesNumber * otherNumber) /
+    (sumNumber + Math.sqrt(sumNumber * sumNumber - 4 * sharesNumber * otherNumber));
+  let returned = Number.isFinite(estimate) && estimate > 0 ? BigInt(Math.floor(estimate)) : 0n;
+  while (returned > 0n && !keepsProduct(own, otherBalance, returned, product)) returned--;
+  while (keepsProduct(own, otherBalance, returned + 1n, product)) returned++;
   return { returned, balancesAfter: withIndex(index, own - returned, otherBalance - returned) };
+}
+
+/** True when burning `returned` complete sets leaves the product at least `product`. A plain
+ * function, not a closure: tsx's keepNames would rename a closure on every call. */
+function keepsProduct(own: bigint, otherBalance: bigint, returned: bigint, product: bigint): boolean {
+  return returned < otherBalance && (own - returned) * (otherBalance - returned) >= product;
 }
 
 /** ⌈√n⌉ for n ≥ 0: a float estimate, one Newton step, then exact correction. */
@@ -128,6 +141,14 @@ export function priceMovedBeyond(
   isBuy: boolean,
   bound: bigint,
 ): boolean {
+  // Doubles decide every case but a hair's breadth from the bound (prices are below 1, so their
+  // error is near 1e-16); only those take the exact bigint comparison.
+  const priceBefore = Number(before[other(index)]) / (Number(before[0]) + Number(before[1]));
+  const priceAfter = Number(after[other(index)]) / (Number(after[0]) + Number(after[1]));
+  const moveNumber = isBuy ? priceAfter - priceBefore : priceBefore - priceAfter;
+  const boundNumber = Number(bound) / 1e8;
+  if (moveNumber < boundNumber - floatMarginOfPrice) return false;
+  if (moveNumber > boundNumber + floatMarginOfPrice) return true;
   const sumBefore = before[0] + before[1];
   const sumAfter = after[0] + after[1];
   // price = other / sum; move = after − before (BUY) or before − after (SELL), over sumBefore·sumAfter.

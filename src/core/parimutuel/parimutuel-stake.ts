@@ -7,7 +7,7 @@ import type { PlaceOrderCommand } from "../commands.js";
 import type { CommandContext } from "../decider.js";
 import type { Market, OptionRecord } from "../market.js";
 import type { ParimutuelTerms } from "../pool-models.js";
-import { filledPoolOrder, type PoolDecision, poolRefuse, positionIdFor } from "../pool-orders.js";
+import { filledPoolOrder, type PoolDecision, poolRefuse } from "../pool-orders.js";
 import type { ExchangeState } from "../state.js";
 import { chanceOf } from "./parimutuel-payout.js";
 
@@ -32,24 +32,15 @@ export function decideParimutuelStake(
   const index = option.optionIndex;
   const stakesAfter: readonly [bigint, bigint] =
     index === 0 ? [pool.stakes[0] + amount, pool.stakes[1]] : [pool.stakes[0], pool.stakes[1] + amount];
-  return filledPoolOrder(
-    command,
-    context,
-    {
-      marketId: market.marketId,
-      outcomeId: option.outcomeId,
-      optionId: option.optionId,
-      positionId: positionIdFor(state, command.userId, option.optionId),
-      modelType: "parimutuel",
-      side: "BUY",
-      shares: amount,
-      amount,
-      fee: 0n,
-      availableDelta: -amount,
-      collateralDelta: amount,
-      poolAfter: stakesAfter,
-      priceAfter: chanceOf(stakesAfter, index),
-    },
-    state,
-  );
+  return filledPoolOrder(state, command, context, {
+    optionIndex: index,
+    modelType: "parimutuel",
+    shares: amount,
+    amount,
+    fee: 0n,
+    availableDelta: -amount,
+    collateralDelta: amount,
+    poolAfter: stakesAfter,
+    priceAfter: chanceOf(stakesAfter, index),
+  });
 }
