@@ -19,6 +19,8 @@ export const adminExchangeUsage = `  admin market create       create a draft or
   admin deposit --user-id ID --amount USDT --tx-hash HASH
                             credit a deposit (the same txHash again credits nothing);
                             --address 0x… instead of --user-id names the user by deposit address
+  admin withdrawal list [--status PENDING] [--user-id ID] [--page N] [--page-size N]
+                            withdrawals of every user, newest first
   admin withdrawal approve|reject|complete ID
                             move a withdrawal on: approve keeps it frozen, reject returns
                             amount + fee to the user, complete sends them out`;
@@ -150,8 +152,24 @@ export async function runAdminWithdrawal(
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: { "admin-url": { type: "string" } },
+    options: {
+      status: { type: "string" },
+      "user-id": { type: "string" },
+      page: { type: "string" },
+      "page-size": { type: "string" },
+      "admin-url": { type: "string" },
+    },
   });
+  if (action === "list") {
+    return print(
+      clientFor(connection(values["admin-url"])).listWithdrawals({
+        ...(values.status === undefined ? {} : { status: values.status }),
+        ...(values["user-id"] === undefined ? {} : { userId: values["user-id"] }),
+        ...(values.page === undefined ? {} : { page: Number(values.page) }),
+        ...(values["page-size"] === undefined ? {} : { pageSize: Number(values["page-size"]) }),
+      }),
+    );
+  }
   const [withdrawId] = positionals;
   if (action !== "approve" && action !== "reject" && action !== "complete") {
     return usageError(`predex admin withdrawal: unknown action "${action ?? ""}"`);

@@ -108,6 +108,14 @@ export interface AdminWithdrawal extends Withdrawal {
   readonly userId: string;
 }
 
+export interface AdminWithdrawalsQuery {
+  /** PENDING, APPROVED, COMPLETED, CANCELLED or REJECTED. */
+  readonly status?: string;
+  readonly userId?: string | number;
+  readonly page?: number;
+  readonly pageSize?: number;
+}
+
 export class PredexAdminClient {
   readonly #options: AdminClientOptions;
 
@@ -201,6 +209,15 @@ export class PredexAdminClient {
   /** APPROVED → COMPLETED: the transfer went out; amount and fee leave the user's balance. */
   completeWithdrawal(withdrawId: string | number): Promise<AdminWithdrawal> {
     return this.#withdrawalAction(withdrawId, "complete");
+  }
+
+  /** Withdrawals of every user (or one), newest first; `status: "PENDING"` is what waits for review. */
+  listWithdrawals(query: AdminWithdrawalsQuery = {}): Promise<{ count: number; records: AdminWithdrawal[] }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) params.set(name, String(value));
+    const search = params.size === 0 ? "" : `?${params}`;
+    return this.request("GET", `/admin/withdrawals${search}`);
   }
 
   #withdrawalAction(withdrawId: string | number, action: "approve" | "reject" | "complete") {

@@ -4,6 +4,7 @@ export {
   type AdminCategory,
   type AdminClientOptions,
   type AdminWithdrawal,
+  type AdminWithdrawalsQuery,
   type CreateCategoryRequest,
   type CreatedPartner,
   type CreateMarketRequest,

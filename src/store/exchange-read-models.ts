@@ -163,7 +163,7 @@ export interface DepositRecord {
 }
 
 /** PENDING and APPROVED hold frozen funds; COMPLETED, CANCELLED and REJECTED are final. */
-export type WithdrawalRecordStatus = "PENDING" | "APPROVED" | "COMPLETED" | "CANCELLED" | "REJECTED";
+export type WithdrawalRecordStatus = (typeof withdrawalRecordStatuses)[number];
 
 export interface WithdrawalRecord {
   readonly withdrawalId: number;
@@ -176,6 +176,20 @@ export interface WithdrawalRecord {
   readonly requestedAtMs: number;
   /** When the status last changed (the request time while PENDING). */
   readonly updatedAtMs: number;
+}
+
+export const withdrawalRecordStatuses = [
+  "PENDING",
+  "APPROVED",
+  "COMPLETED",
+  "CANCELLED",
+  "REJECTED",
+] as const;
+
+export interface WithdrawalFilter {
+  /** One user's; every user's when undefined (the operator's review). */
+  readonly userId?: number | undefined;
+  readonly status?: WithdrawalRecordStatus | undefined;
 }
 
 export interface LedgerFilter {
@@ -269,7 +283,7 @@ export interface ExchangeReadModels {
   deposits(userId: number, page: PageRequest): Promise<Page<DepositRecord>>;
   /** One withdrawal, whoever owns it, in any status. */
   withdrawalById(withdrawalId: number): Promise<WithdrawalRecord | undefined>;
-  /** The user's withdrawals, newest first. */
-  withdrawals(userId: number, page: PageRequest): Promise<Page<WithdrawalRecord>>;
+  /** Withdrawals matching the filter, newest first. */
+  withdrawals(filter: WithdrawalFilter, page: PageRequest): Promise<Page<WithdrawalRecord>>;
   market(marketId: number): Promise<CatalogMarket | undefined>;
 }

@@ -365,7 +365,43 @@ describe("the withdrawal workflow", () => {
     }
   });
 
-  it("`predex admin withdrawal approve|complete` drive the same workflow", async () => {
+  it("the operator lists withdrawals by status and user, newest first", async () => {
+    const { user, withdrawal: first } = await applied("100", 10);
+    const second = await user.client.applyWithdrawal({ amount: 20, address });
+    const third = await user.client.applyWithdrawal({ amount: 30, address });
+    await platform.operator.approveWithdrawal(second.withdrawId);
+    await user.client.cancelWithdrawal(third.withdrawId);
+
+    const mine = await platform.operator.listWithdrawals({ userId: user.userId });
+    assert.equal(mine.count, 3);
+    assert.deepEqual(
+      mine.records.map((record) => [record.withdrawId, record.status, record.userId]),
+      [
+        [third.withdrawId, "CANCELLED", user.userId],
+        [second.withdrawId, "APPROVED", user.userId],
+        [first.withdrawId, "PENDING", user.userId],
+      ],
+    );
+    const pending = await platform.operator.listWithdrawals({ status: "pending", userId: user.userId });
+    assert.deepEqual(
+      pending.records.map((record) => record.withdrawId),
+      [first.withdrawId],
+    );
+    // Across users: every PENDING one, whoever asked; page size 1 keeps the count.
+    const anyone = await platform.operator.listWithdrawals({ status: "PENDING", pageSize: 1 });
+    assert.ok(anyone.count >= 1);
+    assert.equal(anyone.records.length, 1);
+    assert.equal(anyone.records[0]!.status, "PENDING");
+
+    assertError(
+      await platform.admin("GET", "/admin/withdrawals?status=LOST"),
+      400,
+      1001,
+      "bad request: status must be one of PENDING, APPROVED, COMPLETED, CANCELLED, REJECTED",
+    );
+  });
+
+  it("`predex admin withdrawal approve|complete|list` drive the same workflow", async () => {
     const { user, withdrawal } = await applied("50", 30);
     const run = promisify(execFile);
     const cli = join(import.meta.dirname, "../../src/cli/main.ts");
@@ -396,5 +432,29 @@ describe("the withdrawal workflow", () => {
       );
     }
     assert.deepEqual(await usdtOf(user.client), { available: "19", frozen: "0", total: "19" });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        cli,
+        "admin",
+        "withdrawal",
+        "list",
+        "--user-id",
+        user.userId,
+        "--admin-url",
+        platform.addresses.admin,
+      ],
+      { env },
+    );
+    const listed = JSON.parse(stdout) as {
+      count: number;
+      records: Array<{ withdrawId: string; status: string }>;
+    };
+    assert.deepEqual(
+      [listed.count, listed.records[0]?.withdrawId, listed.records[0]?.status],
+      [1, withdrawal.withdrawId, "COMPLETED"],
+    );
   });
 });

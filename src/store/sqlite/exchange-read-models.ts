@@ -213,6 +213,8 @@ export const exchangeReadModelMigrations: readonly string[] = [
    CREATE INDEX exchange_withdrawals_by_user ON exchange_withdrawals (user_id, withdrawal_id);
    CREATE INDEX exchange_deposits_by_user ON exchange_deposits (user_id, credited_at_ms);
    CREATE INDEX exchange_ledger_by_user_type ON exchange_ledger (user_id, type, entry_id);`,
+  // 4: the operator's review of withdrawals by status (GET /admin/withdrawals?status=PENDING).
+  "CREATE INDEX exchange_withdrawals_by_status ON exchange_withdrawals (status, withdrawal_id);",
 ];
 
 type Row = Record<string, unknown>;
@@ -859,14 +861,25 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       const row = withdrawalById.get(withdrawalId);
       return row === undefined ? undefined : withdrawalOf(row);
     },
-    async withdrawals(userId, page) {
+    async withdrawals(filter, page) {
+      const conditions: string[] = [];
+      const params: unknown[] = [];
+      if (filter.userId !== undefined) {
+        conditions.push("user_id = ?");
+        params.push(filter.userId);
+      }
+      if (filter.status !== undefined) {
+        conditions.push("status = ?");
+        params.push(filter.status);
+      }
+      const where = conditions.length === 0 ? "1 = 1" : conditions.join(" AND ");
       return paginate(
         db,
         pages,
         "exchange_withdrawals",
-        "user_id = ?",
+        where,
         "withdrawal_id DESC",
-        [userId],
+        params,
         page,
         withdrawalOf,
       );

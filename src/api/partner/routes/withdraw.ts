@@ -102,7 +102,7 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const page = resolvePage(request.query.page, request.query.pageSize);
       if (!page.ok) return sendServiceError(reply, page.error);
-      const found = await deps.exchangeReadModels.withdrawals(request.user.userId, page.value);
+      const found = await deps.exchangeReadModels.withdrawals({ userId: request.user.userId }, page.value);
       return ok({ count: found.total, records: found.records.map(withdrawalView) });
     },
   );
