@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { priceMovedBeyond, quoteBuy, quoteSell } from "../../src/core/amm/fpmm.js";
 import { createExchangeDecider, exchangeStateCodec, stateHash } from "../../src/core/exchange.js";
 import { buyAtoms, claimAll, openPoolMarket, sellAtoms } from "./amm-harness.js";
 import { atoms, type BinaryMarket, Exchange, eventsOfType, sharesHeld } from "./exchange-harness.js";
@@ -189,6 +190,57 @@ describe("AMM properties", () => {
         },
       ),
       { numRuns: runs * 5 },
+    );
+  });
+});
+
+describe("FPMM math properties", () => {
+  const balance = fc.bigInt({ min: 10_000_000_000n, max: 10_000_000_000_000_000n });
+
+  it("a sell returns exactly the largest amount that keeps the product, whatever the sizes", () => {
+    fc.assert(
+      fc.property(balance, balance, fc.bigInt({ min: 1n, max: 100_000_000_000_000n }), (yes, no, shares) => {
+        const balances = [yes, no] as const;
+        const { returned } = quoteSell(balances, 0, shares);
+        const product = yes * no;
+        const own = yes + shares;
+        assert.ok(returned >= 0n && returned < no);
+        assert.ok((own - returned) * (no - returned) >= product, "keeps k");
+        const more = returned + 1n;
+        assert.ok(more >= no || (own - more) * (no - more) < product, "one atom more would break k");
+      }),
+      { numRuns: runs * 10 },
+    );
+  });
+
+  it("price protection decided in doubles agrees with the exact comparison, at and around the bound", () => {
+    fc.assert(
+      fc.property(
+        balance,
+        balance,
+        fc.bigInt({ min: 1_000_000n, max: 100_000_000_000_000n }),
+        fc.boolean(),
+        fc.integer({ min: -3, max: 3 }),
+        (yes, no, size, isBuy, nudge) => {
+          const before = [yes, no] as const;
+          const after = isBuy
+            ? quoteBuy(before, 0, size).balancesAfter
+            : quoteSell(before, 0, size).balancesAfter;
+          // The exact move in atoms of price, and bounds right at it, an atom or so either side.
+          const sumBefore = before[0] + before[1];
+          const sumAfter = after[0] + after[1];
+          const moveScaled = isBuy
+            ? after[1] * sumBefore - before[1] * sumAfter
+            : before[1] * sumAfter - after[1] * sumBefore;
+          const moveAtoms = (moveScaled * 100_000_000n) / (sumBefore * sumAfter);
+          for (const bound of [moveAtoms + BigInt(nudge), moveAtoms, 10_000_000n]) {
+            if (bound < 0n) continue;
+            const exact = moveScaled * 100_000_000n > bound * sumBefore * sumAfter;
+            assert.equal(priceMovedBeyond(before, after, 0, isBuy, bound), exact);
+          }
+        },
+      ),
+      { numRuns: runs * 10 },
     );
   });
 });
