@@ -16,7 +16,7 @@
 //  tickets, which would let a ticket be replayed.
 
 import { type Rejection, reject } from "../core/errors.js";
-import { balanceOf, type WithdrawalRequestedEvent } from "../core/exchange.js";
+import { balanceOf, type RequestWithdrawalCommand, type WithdrawalRequestedEvent } from "../core/exchange.js";
 import { formatAtoms, parseAtoms } from "../core/money.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { MfaRejection } from "../mfa/errors.js";
@@ -48,7 +48,10 @@ export interface WithdrawalRequestsDeps {
 
 export class WithdrawalRequests {
   readonly #deps: WithdrawalRequestsDeps;
-  /** The tail of each user's queue of MFA-guarded requests. */
+  /**
+   * The tail of each user's queue of MFA-guarded requests. A queue is as long as the user's requests
+   * in flight, each holding an open HTTP request, so the server's connection limits bound it.
+   */
   readonly #queues = new Map<number, Promise<unknown>>();
 
   constructor(deps: WithdrawalRequestsDeps) {
@@ -75,13 +78,13 @@ export class WithdrawalRequests {
     if (!isWithdrawalAddress(input.address)) {
       return refused(reject("INVALID_INPUT", "address must be 0x followed by 40 hex digits"));
     }
-    const command = {
+    const command: RequestWithdrawalCommand = {
       type: "RequestWithdrawal",
       userId,
       amount: amount.atoms,
       fee: withdrawalFeeAtoms,
       address: input.address,
-    } as const;
+    };
     if (!(await this.#deps.mfa.isMfaEnabled(userId))) return this.#submit(command);
     const ticket = input.mfaTicket;
     if (ticket === undefined || ticket === "")
@@ -96,13 +99,7 @@ export class WithdrawalRequests {
     });
   }
 
-  async #submit(command: {
-    type: "RequestWithdrawal";
-    userId: number;
-    amount: bigint;
-    fee: bigint;
-    address: string;
-  }): Promise<WithdrawalRequestResult> {
+  async #submit(command: RequestWithdrawalCommand): Promise<WithdrawalRequestResult> {
     const result = await this.#deps.engine.submit(command);
     if (!result.ok) return refused(result.rejection);
     const requested = result.events[0];
