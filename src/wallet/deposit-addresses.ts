@@ -35,7 +35,8 @@ export class DepositAddresses {
   /** The user's address (lower-case hex), remembered on first issue. */
   addressOf(userId: number, nowMs: number): string {
     const address = deriveDepositAddress(this.#key, userId);
-    this.#store.remember(userId, address, nowMs);
+    // A read first: a write (and its fsync) only the first time, not on every GET.
+    if (this.#store.userIdOf(address) !== userId) this.#store.remember(userId, address, nowMs);
     return address;
   }
 
