@@ -1,7 +1,7 @@
 // POST /api/market/openapi/market/apply and POST /api/market/openapi/challenge (spec 001 point 7;
 // bodies beyond `outcomeOptionsVoList`, `modelType` and `marketType` are ours: docs/decisions.md).
 
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { challengeReasonLengthMax } from "../../../core/lifecycle.js";
 import {
   applicationOptionsMax,
@@ -36,6 +36,8 @@ export const MarketApplicationRequest = Type.Object({
   startTime: Type.String({ maxLength: 40, description: "ISO 8601" }),
   endTime: Type.String({ maxLength: 40, description: "ISO 8601" }),
 });
+
+export type MarketApplicationRequest = Static<typeof MarketApplicationRequest>;
 
 export const MarketApplication = Type.Object({
   applicationId: Type.Integer(),
