@@ -170,6 +170,38 @@ describe("GET /api/market/openapi/top-holders", () => {
 });
 
 describe("GET /api/user/notification/list", () => {
+  it("notifies a holder when its market is voided", async () => {
+    const market = await platform.openMarket({ title: "Voided notification market" });
+    const holder = await platform.fundedLegacyUser(merchant, "10");
+    const counterpart = await platform.fundedLegacyUser(merchant, "10");
+    const order = {
+      marketId: Number(market.marketId),
+      outcomeId: Number(market.outcomeId),
+      direction: "BUY",
+    } as const;
+    const bid = await holder.submitOrder({
+      ...order,
+      optionId: Number(market.yes),
+      orderType: "LIMIT",
+      price: 0.5,
+      amount: 1,
+    });
+    assert.equal((await holder.waitForResult(bid)).status, "SUCCESS");
+    const take = await counterpart.submitOrder({
+      ...order,
+      optionId: Number(market.no),
+      orderType: "MARKET",
+      amount: 1,
+    });
+    assert.equal((await counterpart.waitForResult(take)).status, "SUCCESS");
+    await platform.operator.voidMarket(market.marketId);
+    const [voided] = (await holder.getNotifications({ pageSize: 1 })).records;
+    assert.equal(voided!.type, "MARKET_VOIDED");
+    assert.equal(voided!.title, "Market voided: Voided notification market");
+    assert.deepEqual(JSON.parse(voided!.content).winners, []);
+    assert.equal(JSON.parse(voided!.content).claimable, 1);
+  });
+
   it("needs a JWT and userId, and shows only the token's own user", async () => {
     const other = await platform.fundedLegacyUser(merchant, "0");
     assert.equal((await client.getNotifications()).total, 0);
