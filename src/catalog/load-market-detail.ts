@@ -1,7 +1,7 @@
 // Gathers what buildMarketDetail needs: the catalogue row from the read models and, in one read of
 // the engine's committed state, the market's live figures and every option's prices.
 
-import { bestPrices, marketById } from "../core/exchange.js";
+import { bestPrices, marketById, poolMarketView } from "../core/exchange.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { buildMarketDetail, type MarketDetail, type OptionPrices, optionPricesOf } from "./market-detail.js";
@@ -24,6 +24,9 @@ export async function loadMarketDetail(
   const live = await sources.engine.read((state) => {
     const market = marketById(state, marketId);
     if (market === null) return undefined;
+    // AMM and parimutuel markets price from their pools (src/core/pool-queries.ts), not a book.
+    const pool = poolMarketView(state, marketId);
+    if (pool !== null) return { market, pricesByOptionId: pool.pricesByOptionId, pool };
     const pricesByOptionId = new Map<number, OptionPrices>();
     for (const outcome of market.outcomes) {
       for (const option of outcome.options) {
@@ -32,7 +35,7 @@ export async function loadMarketDetail(
         pricesByOptionId.set(option.optionId, optionPricesOf(best.ok ? best.value : null));
       }
     }
-    return { market, pricesByOptionId };
+    return { market, pricesByOptionId, pool: null };
   });
   if (live === undefined) return undefined;
   const category = (await sources.categories?.marketCategoryName(catalog.categoryId)) ?? "";
@@ -41,6 +44,7 @@ export async function loadMarketDetail(
     catalog,
     live: live.market,
     pricesByOptionId: live.pricesByOptionId,
+    pool: live.pool,
     category,
     ...activity,
   });

@@ -6,6 +6,7 @@ import { isoSeconds } from "../api/shared/wire-format.js";
 import { orderAmountAtomsMax, orderSharesMax } from "../core/limits.js";
 import { formatAtoms } from "../core/money.js";
 import { marketBuyAmountAtomsMin } from "../core/place-order.js";
+import type { PoolMarketView } from "../core/pool-queries.js";
 import type { MarketView } from "../core/queries.js";
 import type { CatalogMarket } from "../store/exchange-read-models.js";
 import { type CatalogDetails, catalogDetailsOf } from "./market-details.js";
@@ -36,6 +37,8 @@ export interface MarketDetailInput {
   /** The engine's view of the market; null only if the catalogue is ahead of state, which cannot happen. */
   readonly live: MarketView;
   readonly pricesByOptionId: ReadonlyMap<number, OptionPrices>;
+  /** AMM and parimutuel markets: their pools' terms and figures; null or absent for order books. */
+  readonly pool?: PoolMarketView | null;
   /** The category's display name (src/catalog/categories.ts); "" when unknown. */
   readonly category?: string;
   /** Decayed recent activity (src/catalog/hot-score.ts); 0 when not given. */
@@ -82,6 +85,8 @@ export function buildMarketDetail(input: MarketDetailInput) {
   const details: CatalogDetails = catalogDetailsOf(catalog.details);
   const pricesOf = (optionId: number): OptionPrices =>
     input.pricesByOptionId.get(optionId) ?? optionPricesOf(null);
+  const pool = input.pool ?? null;
+  const amm = pool?.terms.modelType === "AMM" ? pool.terms : null;
   return {
     marketId: String(catalog.marketId),
     coinId: usdtCoinId,
@@ -91,7 +96,8 @@ export function buildMarketDetail(input: MarketDetailInput) {
     rules: catalog.rules,
     marketType: null,
     marketLogoBackground: null,
-    totalStake: null,
+    // A parimutuel market's pools, as a decimal string like `volume`; null on the other models.
+    totalStake: pool?.terms.modelType === "parimutuel" ? formatAtoms(pool.totalStake) : null,
     hotScore: input.hotScore ?? 0,
     // null until a result is proposed; then whether anyone challenged it.
     ifHasChallenged: live.resolution === null ? null : live.resolution.challenged,
@@ -115,17 +121,17 @@ export function buildMarketDetail(input: MarketDetailInput) {
     wishlist: false,
     isResolveOvertime: false,
     isWorldCup: false,
-    liquidity: 0,
+    liquidity: pool === null ? 0 : numberOf(pool.liquidity),
     // Fees are basis points, as POST /admin/markets takes them (DESIGN §3, §5).
-    buyFee: details.buyFeeBps,
-    sellFee: details.sellFeeBps,
+    buyFee: amm?.buyFeeBps ?? details.buyFeeBps,
+    sellFee: amm?.sellFeeBps ?? details.sellFeeBps,
     platformFees: numberOf(live.feeIncome),
     makerFee: live.makerFeeBps,
     takerFee: live.takerFeeBps,
-    buyMaxAmount: numberOf(orderAmountAtomsMax),
-    buyMinAmount: numberOf(marketBuyAmountAtomsMin),
-    sellMinShares: numberOf(live.minOrderSize),
-    sellMaxShares: numberOf(orderSharesMax),
+    buyMaxAmount: numberOf(pool?.terms.buyAmountMax ?? orderAmountAtomsMax),
+    buyMinAmount: numberOf(pool?.terms.buyAmountMin ?? marketBuyAmountAtomsMin),
+    sellMinShares: numberOf(amm?.sellSharesMin ?? live.minOrderSize),
+    sellMaxShares: numberOf(amm?.sellSharesMax ?? orderSharesMax),
     challengeBondAmount: numberOf(live.challengeBond),
     marketOrderPriceProtection: numberOf(live.marketOrderPriceProtection),
     limitOrderPriceProtection: numberOf(live.limitOrderPriceProtection),

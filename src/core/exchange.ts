@@ -55,6 +55,8 @@ export {
 } from "./lifecycle.js";
 export type { MarketStatus, ModelType } from "./market.js";
 export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
+export type { PoolTerms, PoolTermsInput } from "./pool-models.js";
+export { type PoolMarketView, type PoolOptionPrices, poolMarketView } from "./pool-queries.js";
 export * from "./queries.js";
 export { dueScheduledCommands } from "./schedule.js";
 export type { PositionStatus } from "./settlement.js";

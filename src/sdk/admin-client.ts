@@ -41,6 +41,15 @@ export interface CreateMarketRequest {
   readonly creatorId?: string | number;
   readonly marketLogo?: string;
   readonly marketBanner?: string;
+  /** AMM: USDT funding each outcome's pool (≥ 100) and the options' initial prices (adding up to 1). */
+  readonly liquidity?: number | string;
+  readonly weights?: readonly (number | string)[];
+  /** Parimutuel: basis points taken from each pool at settlement. */
+  readonly settlementFee?: number;
+  readonly buyMinAmount?: number | string;
+  readonly buyMaxAmount?: number | string;
+  readonly sellMinShares?: number | string;
+  readonly sellMaxShares?: number | string;
   readonly outcomes: readonly {
     readonly name: string;
     readonly title?: string;

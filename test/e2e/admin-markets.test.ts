@@ -167,7 +167,7 @@ describe("admin markets and deposits", () => {
     });
   });
 
-  it("refuses AMM and parimutuel markets clearly for now, and bad times", async () => {
+  it("refuses AMM terms the core does not accept, and bad times", async () => {
     const base = {
       title: "x",
       categoryId: "1",
@@ -175,20 +175,18 @@ describe("admin markets and deposits", () => {
       endTime: isoAt(Date.now() + 3_600_000),
       outcomes: [{ name: "x", options: [{ title: "Yes" }, { title: "No" }] }],
     };
-    for (const modelType of ["AMM", "parimutuel"] as const) {
-      await assert.rejects(platform.operator.createMarket({ ...base, modelType }), (error: unknown) => {
+    // AMM and parimutuel markets are created (test/e2e/pool-markets.test.ts); bad pool terms are not.
+    await assert.rejects(
+      platform.operator.createMarket({ ...base, modelType: "AMM", liquidity: 50 }),
+      (error: unknown) => {
         assert.ok(error instanceof PredexApiError);
         assert.deepEqual(
           [error.status, error.code, error.message],
-          [
-            400,
-            1001,
-            `bad request: modelType ${modelType} is not supported yet: only orderbook markets can be created`,
-          ],
+          [400, 1001, "bad request: Liquidity cannot be less than 100"],
         );
         return true;
-      });
-    }
+      },
+    );
     await assert.rejects(
       platform.operator.createMarket({ ...base, endTime: base.startTime }),
       /endTime must be after startTime/,

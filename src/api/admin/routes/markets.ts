@@ -1,5 +1,5 @@
 // POST /admin/markets, /admin/markets/{id}/open, /admin/markets/{id}/close (DESIGN §5): the
-// operator creates a draft orderbook market, publishes it (its books appear), and closes it.
+// operator creates a draft market (orderbook, AMM or parimutuel), publishes it, and closes it.
 // Every answer is the market detail of spec 000.
 
 import { type Static, Type } from "typebox";
@@ -9,6 +9,7 @@ import { type CreateMarketCommand, createMarketCommand } from "../../../core/com
 import { type Rejection, reject } from "../../../core/errors.js";
 import { feeBpsMax, outcomesPerMarketMax, titleLengthMax } from "../../../core/limits.js";
 import { parseAtoms } from "../../../core/money.js";
+import type { PoolTermsInput } from "../../../core/pool-models.js";
 import type { PlatformDeps } from "../../deps.js";
 import { NonEmptyString, ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
@@ -36,7 +37,7 @@ const CreateMarketRequest = Type.Object({
   categoryId: FlexibleId,
   tags: Type.Optional(Type.String({ maxLength: tagsLengthMax, description: "Comma-separated" })),
   modelType: Type.Optional(
-    Type.Enum(["orderbook", "AMM", "parimutuel"], { description: "Only orderbook can be created for now" }),
+    Type.Enum(["orderbook", "AMM", "parimutuel"], { description: "Pricing model, default orderbook" }),
   ),
   tickSize: Type.Optional(DecimalInput),
   minOrderSize: Type.Optional(DecimalInput),
@@ -66,8 +67,22 @@ const CreateMarketRequest = Type.Object({
     }),
     { minItems: 1, maxItems: outcomesPerMarketMax },
   ),
-  liquidity: Type.Optional(Type.Unknown({ description: "AMM only (not yet)" })),
-  weights: Type.Optional(Type.Unknown({ description: "AMM only (not yet)" })),
+  liquidity: Type.Optional(
+    Type.Union([Type.Number(), Type.String({ maxLength: 32 })], {
+      description: "AMM only: USDT the platform funds each outcome's pool with, at least 100 (default 100)",
+    }),
+  ),
+  weights: Type.Optional(
+    Type.Array(Type.Union([Type.Number(), Type.String({ maxLength: 32 })]), {
+      maxItems: 16,
+      description: "AMM only: the options' initial prices, in option order, adding up to exactly 1",
+    }),
+  ),
+  settlementFee: Type.Optional(Bps),
+  buyMinAmount: Type.Optional(DecimalInput),
+  buyMaxAmount: Type.Optional(DecimalInput),
+  sellMinShares: Type.Optional(DecimalInput),
+  sellMaxShares: Type.Optional(DecimalInput),
 });
 type CreateMarketRequest = Static<typeof CreateMarketRequest>;
 
@@ -94,10 +109,8 @@ async function createMarketInput(
   body: CreateMarketRequest,
 ): Promise<Parsed<CreateMarketCommand>> {
   const modelType = body.modelType ?? "orderbook";
-  // AMM and parimutuel pools come with a later part of the platform; say so rather than half-create one.
-  if (modelType !== "orderbook") {
-    return invalid(`modelType ${modelType} is not supported yet: only orderbook markets can be created`);
-  }
+  const pool = poolTermsInput(modelType, body);
+  if (!pool.ok) return pool;
   const startTimeMs = parseIsoTime(body.startTime);
   if (startTimeMs === undefined)
     return invalid("startTime must be an ISO 8601 time, e.g. 2026-11-22T10:00:00Z");
@@ -168,7 +181,51 @@ async function createMarketInput(
       endTimeMs,
       creatorId,
       details: marketDetailsOf(details),
+      pool: pool.value,
     }),
+  };
+}
+
+/** The pool terms of an AMM or parimutuel market (the core checks and defaults them); null for a book. */
+function poolTermsInput(
+  modelType: "orderbook" | "AMM" | "parimutuel",
+  body: CreateMarketRequest,
+): Parsed<PoolTermsInput | null> {
+  if (modelType === "orderbook") return { ok: true, value: null };
+  const decimals: Record<string, bigint | null> = {};
+  for (const field of [
+    "liquidity",
+    "buyMinAmount",
+    "buyMaxAmount",
+    "sellMinShares",
+    "sellMaxShares",
+  ] as const) {
+    const parsed = atomsField(field, body[field]);
+    if (!parsed.ok) return parsed;
+    decimals[field] = parsed.value;
+  }
+  let weights: bigint[] | null = null;
+  if (body.weights !== undefined) {
+    weights = [];
+    for (const weight of body.weights) {
+      const parsed = atomsField("weights", weight);
+      if (!parsed.ok) return parsed;
+      weights.push(parsed.value!);
+    }
+  }
+  return {
+    ok: true,
+    value: {
+      liquidity: decimals.liquidity ?? null,
+      weights,
+      buyFeeBps: body.buyFee ?? null,
+      sellFeeBps: body.sellFee ?? null,
+      settlementFeeBps: body.settlementFee ?? null,
+      buyAmountMin: decimals.buyMinAmount ?? null,
+      buyAmountMax: decimals.buyMaxAmount ?? null,
+      sellSharesMin: decimals.sellMinShares ?? null,
+      sellSharesMax: decimals.sellMaxShares ?? null,
+    },
   };
 }
 
@@ -179,7 +236,7 @@ export default defineRoutes((app, deps) => {
     "/admin/markets",
     {
       schema: {
-        summary: "Create a draft orderbook market",
+        summary: "Create a draft market (orderbook, AMM or parimutuel)",
         description:
           "The market has no book until it is opened (its book answers code 4054). Fees are basis points. Answers the market detail.",
         tags: ["Markets"],

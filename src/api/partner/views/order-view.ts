@@ -62,6 +62,25 @@ export function placedOrder(events: readonly ExchangeEvent[]): { order: OrderRec
   if (placed?.type !== "OrderPlaced") throw new Error("a placed order's first event is OrderPlaced");
   const trades: TradeRecord[] = [];
   for (const event of events) {
+    // An AMM or parimutuel fill: the pool is the counterparty, the price the fill's average.
+    if (event.type === "PoolTradeExecuted" && event.orderId === placed.orderId) {
+      trades.push({
+        tradeId: event.tradeId,
+        orderId: placed.orderId,
+        userId: placed.userId,
+        marketId: event.marketId,
+        outcomeId: event.outcomeId,
+        optionId: event.optionId,
+        side: event.side,
+        role: "TAKER",
+        cross: "TRANSFER",
+        price: (event.amount * atomsPerShare) / event.shares,
+        shares: event.shares,
+        fee: event.fee,
+        timeMs: event.atMs,
+      });
+      continue;
+    }
     if (event.type !== "TradeExecuted" || event.takerOrderId !== placed.orderId) continue;
     trades.push({
       tradeId: event.tradeId,
