@@ -13,6 +13,32 @@ export const closeCodes = {
 } as const;
 export const upstreamUnavailableReason = "upstream unavailable";
 
+/**
+ * A text frame built once for all its subscribers. A server's frames are not masked (RFC 6455
+ * §5.1), so the same bytes go to every socket: the header is made once per message, not per send.
+ */
+export function textFrame(payload: Buffer): Buffer {
+  const length = payload.length;
+  let header: Buffer;
+  if (length < 126) {
+    header = Buffer.from([0x81, length]);
+  } else if (length < 65_536) {
+    header = Buffer.from([0x81, 126, length >> 8, length & 0xff]);
+  } else {
+    header = Buffer.alloc(10);
+    header[0] = 0x81;
+    header[1] = 127;
+    header.writeBigUInt64BE(BigInt(length), 2);
+  }
+  return Buffer.concat([header, payload]);
+}
+
+/** The parts of a ws socket the pre-framed path relies on (ws 8: `_socket`, `_sender._state`). */
+interface WsInternals {
+  readonly _socket?: { write(chunk: Buffer): boolean };
+  readonly _sender?: { readonly _state?: number };
+}
+
 export class Subscriber {
   readonly socket: WebSocket;
   readonly #bufferedBytesMax: number;
@@ -37,6 +63,23 @@ export class Subscriber {
       return false;
     }
     this.socket.send(payload, { binary: false });
+    return true;
+  }
+
+  /**
+   * Sends a frame made by textFrame. When ws's sender is idle (no compression, nothing queued) the
+   * frame is written to the TCP socket directly, as ws itself would; otherwise ws frames `payload`.
+   */
+  sendFrame(frame: Buffer, payload: Buffer): boolean {
+    if (!this.open) return false;
+    if (this.socket.bufferedAmount + frame.length > this.#bufferedBytesMax) {
+      this.#dropped = true;
+      this.socket.terminate();
+      return false;
+    }
+    const internals = this.socket as unknown as WsInternals;
+    if (internals._socket !== undefined && internals._sender?._state === 0) internals._socket.write(frame);
+    else this.socket.send(payload, { binary: false });
     return true;
   }
 
@@ -75,7 +118,8 @@ export class Topics<Key> {
     const set = this.#byKey.get(key);
     if (set === undefined) return;
     const payload = build();
-    for (const subscriber of set) subscriber.send(payload);
+    const frame = textFrame(payload);
+    for (const subscriber of set) subscriber.sendFrame(frame, payload);
   }
 
   /** Builds one payload per key and publishes each only if that key has listeners. */
@@ -84,7 +128,14 @@ export class Topics<Key> {
     if (set === undefined) return;
     for (const build of builds) {
       const payload = build();
-      for (const subscriber of set) subscriber.send(payload);
+      const frame = textFrame(payload);
+      for (const subscriber of set) subscriber.sendFrame(frame, payload);
     }
   }
+}
+
+/** One payload to many sockets, framed once. */
+export function broadcast(subscribers: Iterable<Subscriber>, payload: Buffer): void {
+  const frame = textFrame(payload);
+  for (const subscriber of subscribers) subscriber.sendFrame(frame, payload);
 }

@@ -20,7 +20,7 @@ import type { IdentityService } from "../identity/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { bookHash } from "./book-hash.js";
 import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
-import { closeCodes, type Subscriber, Topics, upstreamUnavailableReason } from "./fanout.js";
+import { broadcast, closeCodes, type Subscriber, Topics, upstreamUnavailableReason } from "./fanout.js";
 import type { RealtimeLimits } from "./limits.js";
 import {
   bestBidAskEvent,
@@ -122,7 +122,9 @@ export class RealtimeHub {
     this.#logger = options.logger;
     this.#unsubscribeEngine = this.#engine.onCommitted((entries) => {
       // Inside a commit listener no batch is in flight, so the reader runs now, on this state.
-      void this.#engine.read((state) => this.#absorb(state, entries));
+      void this.#engine
+        .read((state) => this.#absorb(state, entries))
+        .catch((error: unknown) => this.#logger.error({ err: error }, "realtime could not absorb a commit"));
     });
     this.#timers.push(
       setInterval(() => this.#checkSessions(), this.limits.sessionCheckIntervalMs).unref(),
@@ -365,8 +367,12 @@ export class RealtimeHub {
           case "PoolSettled":
             break;
           default: {
+            // The compiler proves every kind is handled; at run time an unknown one is skipped, never fatal.
             const unreachable: never = event;
-            throw new Error(`unhandled event ${(unreachable as { type: string }).type}`);
+            this.#logger.warn(
+              { type: (unreachable as { type: string }).type },
+              "realtime ignores an unknown event",
+            );
           }
         }
       }
@@ -436,7 +442,7 @@ export class RealtimeHub {
           { tickSize: formatAtoms(priceUnitsToAtoms(market.tickUnits)), timeMs: nowMs },
         ),
       );
-      for (const subscriber of this.#publicSockets) subscriber.send(payload);
+      broadcast(this.#publicSockets, payload);
       // Sockets that subscribed to these assets while the market was a draft get its (empty) book now.
       for (const assetId of feed.assetIds) {
         if (this.#assets.has(assetId)) {
@@ -481,7 +487,7 @@ export class RealtimeHub {
           event.atMs,
         ),
       );
-      for (const subscriber of this.#publicSockets) subscriber.send(payload);
+      broadcast(this.#publicSockets, payload);
     }
   }
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { OrderBook } from "../../src/core/book/order-book.js";
 import { BookTracker, trackedLevels } from "../../src/realtime/book-tracker.js";
-import { Subscriber } from "../../src/realtime/fanout.js";
+import { Subscriber, textFrame } from "../../src/realtime/fanout.js";
 import { bucketHistory, historyPointsMax, parseHistoryQuery } from "../../src/realtime/price-history.js";
 import { parseSubscription } from "../../src/realtime/public-market-socket.js";
 import { LocalBook } from "../../src/sdk/ws/local-book.js";
@@ -119,6 +119,20 @@ describe("Subscriber", () => {
     assert.equal(fake.terminated(), true);
     assert.equal(fake.sent.length, 0);
     assert.equal(subscriber.send(Buffer.from("y")), false);
+  });
+});
+
+describe("textFrame", () => {
+  it("frames a text payload the way RFC 6455 says a server must (FIN, opcode 1, no mask)", () => {
+    for (const length of [5, 125, 126, 65_535, 70_000]) {
+      const frame = textFrame(Buffer.alloc(length, 120));
+      assert.equal(frame[0], 0x81);
+      const header = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+      assert.equal(frame.length, header + length);
+      if (length < 126) assert.equal(frame[1], length);
+      else if (length < 65_536) assert.equal(frame.readUInt16BE(2), length);
+      else assert.equal(frame.readBigUInt64BE(2), BigInt(length));
+    }
   });
 });
 

@@ -1,0 +1,330 @@
+// Public market-data fan-out: 5,000 subscribers of /ws/market on one market while the book changes
+// 1,000 times a second. Reports delivered messages per second, delivery latency (p50/p99, from the
+// commit time of the oldest change a message carries to its arrival) and the server's memory over
+// the run.
+//
+// The server (the whole platform) runs in a child process and the subscribers here, so each gets a
+// core of a 2-core machine. The book changes are LIMIT orders placed and cancelled through the
+// engine in the server process (no HTTP in the way: this measures the fan-out, not the REST API).
+// Baseline, measured in the same run: one subscriber under the same load. The ratio is the fan-out
+// efficiency: delivered / (single-subscriber rate × subscribers), 1.0 when no subscriber falls behind.
+// Loopback only, bounded (subscribers, duration, a hard deadline), self-stopping.
+// BENCH_WS_SECONDS shortens the main phase (default 60); BENCH_WS_SUBSCRIBERS the fan-out (5,000).
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { loadConfig } from "../src/config.js";
+import { limitOrderCommand } from "../src/core/commands.js";
+import { createMarketCommand } from "../src/core/exchange.js";
+import { startPlatform } from "../src/server.js";
+
+const subscribersCount = Number(process.env.BENCH_WS_SUBSCRIBERS ?? 5_000);
+const mainPhaseSeconds = Number(process.env.BENCH_WS_SECONDS ?? 60);
+const baselinePhaseSeconds = 5;
+const bookChangesPerSecond = 1_000;
+/** A tick submits the changes that are due (10 every 10 ms), at most this many when catching up. */
+const changesPerTickMax = 100;
+const tickMs = 10;
+/** Resting orders the load keeps on the book: it alternates placing and cancelling around this. */
+const restingOrdersTarget = 400;
+const connectConcurrency = 250;
+const latencyBucketsMs = 10_000;
+const hardDeadlineMs = (mainPhaseSeconds + baselinePhaseSeconds + 180) * 1000;
+
+type ServerMessage =
+  | { kind: "ready"; publicUrl: string; assetId: string }
+  | { kind: "load-done"; changes: number; memory: MemorySample[]; cpuMs: number; elapsedMs: number };
+type ParentMessage = { kind: "load"; seconds: number } | { kind: "stop" };
+interface MemorySample {
+  readonly atS: number;
+  readonly rssMb: number;
+  readonly heapUsedMb: number;
+}
+
+// ------------------------------------------------------------------ server process
+
+async function serve(): Promise<void> {
+  const send = (message: ServerMessage) => process.send?.(message);
+  // The parent is the only reason to exist: when it goes, so does the server.
+  process.on("disconnect", () => process.exit(0));
+  const dataDir = mkdtempSync(join(tmpdir(), "predex-bench-ws-"));
+  const config = loadConfig({
+    PREDEX_DATA_DIR: dataDir,
+    PREDEX_HOST: "127.0.0.1",
+    PREDEX_PORT: "0",
+    PREDEX_PUBLIC_PORT: "0",
+    PREDEX_LEGACY_PORT: "0",
+    PREDEX_ADMIN_PORT: "0",
+    PREDEX_LOG_LEVEL: "silent",
+  });
+  const platform = await startPlatform(config);
+  const engine = platform.deps.engine;
+  const submitted = async (command: Parameters<typeof engine.submit>[0]) => {
+    const result = await engine.submit(command);
+    if (!result.ok) throw new Error(`bench set-up refused: ${JSON.stringify(result.rejection)}`);
+    return result;
+  };
+  await submitted(createMarketCommand({ title: "Bench market" }));
+  const market = await engine.read((state) => [...state.markets.values()][0]!);
+  await submitted({ type: "OpenMarket", marketId: market.marketId });
+  const outcomeId = market.outcomeIds[0]!;
+  const { yesOptionId, assetId } = await engine.read((state) => {
+    const yes = state.options.get(state.outcomes.get(outcomeId)!.optionIds[0])!;
+    return { yesOptionId: yes.optionId, assetId: yes.assetId };
+  });
+  const userId = 1;
+  await submitted({ type: "Deposit", userId, amount: 10n ** 18n, txHash: "0xbench" });
+  send({ kind: "ready", publicUrl: platform.addresses.public, assetId });
+
+  process.on("message", async (message: ParentMessage) => {
+    if (message.kind === "stop") {
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }
+    const resting: number[] = [];
+    let changes = 0;
+    let random = 12345;
+    const next = () => {
+      random = (Math.imul(random, 1664525) + 1013904223) >>> 0;
+      return random / 2 ** 32;
+    };
+    const memory: MemorySample[] = [];
+    const startedMs = Date.now();
+    const cpuStart = process.cpuUsage();
+    const sampler = setInterval(() => {
+      const usage = process.memoryUsage();
+      memory.push({
+        atS: Math.round((Date.now() - startedMs) / 1000),
+        rssMb: Math.round(usage.rss / 1e5) / 10,
+        heapUsedMb: Math.round(usage.heapUsed / 1e5) / 10,
+      });
+    }, 1_000);
+    const endMs = startedMs + message.seconds * 1000;
+    // Bids only, 0.01–0.49: the book changes on every command and never trades, so it stays bounded.
+    // Catch up with the clock, so late timer ticks on a busy machine do not lower the rate.
+    const tick = () => {
+      const due = Math.floor(((Date.now() - startedMs) * bookChangesPerSecond) / 1000) - changes;
+      for (let index = 0; index < Math.min(due, changesPerTickMax); index += 1) {
+        changes += 1;
+        if (resting.length > restingOrdersTarget || (resting.length > 0 && next() < 0.5)) {
+          const orderId = resting.splice(Math.floor(next() * resting.length), 1)[0]!;
+          void engine.submit({ type: "CancelOrder", userId, orderId }).catch(() => undefined);
+        } else {
+          const priceCents = 1 + Math.floor(next() * 49);
+          void engine
+            .submit(
+              limitOrderCommand({
+                userId,
+                marketId: market.marketId,
+                outcomeId,
+                optionId: yesOptionId,
+                side: "BUY",
+                limitPrice: BigInt(priceCents) * 1_000_000n,
+                shares: BigInt(1 + Math.floor(next() * 50)) * 100_000_000n,
+              }),
+            )
+            .then((result) => {
+              if (result.ok)
+                resting.push(
+                  Number(result.events[0] && "orderId" in result.events[0] ? result.events[0].orderId : 0),
+                );
+            })
+            .catch(() => undefined);
+        }
+      }
+    };
+    const timer = setInterval(() => {
+      if (Date.now() >= endMs) {
+        clearInterval(timer);
+        clearInterval(sampler);
+        const cpu = process.cpuUsage(cpuStart);
+        send({
+          kind: "load-done",
+          changes,
+          memory,
+          cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+          elapsedMs: Date.now() - startedMs,
+        });
+        return;
+      }
+      tick();
+    }, tickMs);
+  });
+}
+
+// ------------------------------------------------------------------ subscriber process
+
+interface PhaseResult {
+  readonly subscribers: number;
+  readonly messages: number;
+  readonly seconds: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly disconnects: number;
+  readonly server: Extract<ServerMessage, { kind: "load-done" }>;
+}
+
+async function measure(): Promise<void> {
+  const deadline = setTimeout(() => {
+    process.stderr.write("bench:ws hard deadline reached\n");
+    process.exit(2);
+  }, hardDeadlineMs);
+  deadline.unref();
+  const child = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--serve"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const inbox: ServerMessage[] = [];
+  const waiters: ((message: ServerMessage) => void)[] = [];
+  child.on("message", (message: ServerMessage) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(message);
+    else inbox.push(message);
+  });
+  const nextMessage = () =>
+    new Promise<ServerMessage>((resolve) => {
+      const queued = inbox.shift();
+      if (queued) resolve(queued);
+      else waiters.push(resolve);
+    });
+  try {
+    const ready = await nextMessage();
+    if (ready.kind !== "ready") throw new Error("server did not start");
+    const url = new URL("/ws/market", ready.publicUrl.replace(/^http/, "ws")).href;
+    const loadAverageBefore = (await import("node:os")).loadavg();
+
+    const baseline = await phase(child, nextMessage, url, ready.assetId, 1, baselinePhaseSeconds);
+    const main = await phase(child, nextMessage, url, ready.assetId, subscribersCount, mainPhaseSeconds);
+    const loadAverageAfter = (await import("node:os")).loadavg();
+
+    const value = Math.round(main.messages / main.seconds);
+    const baselineRate = baseline.messages / baseline.seconds;
+    const memory = main.server.memory;
+    const window = Math.max(1, Math.min(10, Math.floor(memory.length / 3)));
+    const average = (samples: MemorySample[], field: "rssMb" | "heapUsedMb") =>
+      Math.round(
+        (samples.reduce((sum, sample) => sum + sample[field], 0) / Math.max(1, samples.length)) * 10,
+      ) / 10;
+    const first = memory.slice(0, window);
+    const last = memory.slice(-window);
+    const result = {
+      bench: "ws",
+      unit: "messages/s",
+      value,
+      baseline: {
+        what: "one subscriber under the same 1,000 book changes/s",
+        messages_per_s: Math.round(baselineRate * 10) / 10,
+        p50_ms: baseline.p50Ms,
+        p99_ms: baseline.p99Ms,
+      },
+      ratio: Math.round((value / (baselineRate * subscribersCount)) * 1000) / 1000,
+      p50_ms: main.p50Ms,
+      p99_ms: main.p99Ms,
+      max_ms: main.maxMs,
+      subscribers: subscribersCount,
+      seconds: mainPhaseSeconds,
+      book_changes_per_s: Math.round(main.server.changes / (main.server.elapsedMs / 1000)),
+      disconnects: main.disconnects,
+      server_cpu_share: Math.round((main.server.cpuMs / main.server.elapsedMs) * 100) / 100,
+      memory: {
+        rss_mb_first_10s: average(first, "rssMb"),
+        rss_mb_last_10s: average(last, "rssMb"),
+        rss_mb_max: Math.max(...memory.map((sample) => sample.rssMb)),
+        heap_mb_first_10s: average(first, "heapUsedMb"),
+        heap_mb_last_10s: average(last, "heapUsedMb"),
+        heap_mb_max: Math.max(...memory.map((sample) => sample.heapUsedMb)),
+        samples: memory.length,
+      },
+      load_average: {
+        before: loadAverageBefore.map((x) => Math.round(x * 100) / 100),
+        after: loadAverageAfter.map((x) => Math.round(x * 100) / 100),
+      },
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    child.send({ kind: "stop" } satisfies ParentMessage);
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+}
+
+const timestampPattern = /"timestamp":"(\d+)"/;
+
+async function phase(
+  child: ReturnType<typeof spawn>,
+  nextMessage: () => Promise<ServerMessage>,
+  url: string,
+  assetId: string,
+  count: number,
+  seconds: number,
+): Promise<PhaseResult> {
+  const histogram = new Uint32Array(latencyBucketsMs + 1);
+  let messages = 0;
+  let counting = false;
+  let disconnects = 0;
+  let maxMs = 0;
+  const sockets: WebSocket[] = [];
+  const subscribe = JSON.stringify({ type: "market", assets_ids: [assetId] });
+  const connectOne = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = new WebSocket(url, { perMessageDeflate: false });
+      socket.on("open", () => {
+        socket.send(subscribe);
+        resolve();
+      });
+      socket.on("error", reject);
+      socket.on("close", () => {
+        if (counting) disconnects += 1;
+      });
+      socket.on("message", (data) => {
+        if (!counting) return;
+        const text = data.toString();
+        const match = timestampPattern.exec(text);
+        if (match === null) return;
+        messages += 1;
+        const latencyMs = Math.max(0, Date.now() - Number(match[1]));
+        if (latencyMs > maxMs) maxMs = latencyMs;
+        histogram[Math.min(latencyBucketsMs, Math.round(latencyMs))]! += 1;
+      });
+      sockets.push(socket);
+    });
+  for (let started = 0; started < count; started += connectConcurrency) {
+    await Promise.all(Array.from({ length: Math.min(connectConcurrency, count - started) }, connectOne));
+  }
+  // Let the initial `book` events drain before measuring.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  counting = true;
+  child.send({ kind: "load", seconds } satisfies ParentMessage);
+  const done = await nextMessage();
+  if (done.kind !== "load-done") throw new Error("unexpected server message");
+  // Messages already in flight when the load stopped still count, briefly.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  counting = false;
+  for (const socket of sockets) socket.terminate();
+  const percentile = (fraction: number) => {
+    const target = Math.ceil(messages * fraction);
+    let seen = 0;
+    for (let bucket = 0; bucket < histogram.length; bucket += 1) {
+      seen += histogram[bucket]!;
+      if (seen >= target) return bucket;
+    }
+    return latencyBucketsMs;
+  };
+  return {
+    subscribers: count,
+    messages,
+    seconds: done.elapsedMs / 1000,
+    p50Ms: percentile(0.5),
+    p99Ms: percentile(0.99),
+    maxMs: Math.round(maxMs),
+    disconnects,
+    server: done,
+  };
+}
+
+// Dispatch last, so every module-level constant above is initialised first.
+if (process.argv.includes("--serve")) await serve();
+else await measure();
