@@ -26,7 +26,7 @@ const mainPhaseSeconds = Number(process.env.BENCH_WS_SECONDS ?? 60);
 const baselinePhaseSeconds = 5;
 const bookChangesPerSecond = 1_000;
 /** A tick submits the changes that are due (10 every 10 ms), at most this many when catching up. */
-const changesPerTickMax = 100;
+const changesPerTickMax = 1_000;
 const tickMs = 10;
 /** Resting orders the load keeps on the book: it alternates placing and cancelling around this. */
 const restingOrdersTarget = 400;

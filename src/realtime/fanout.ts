@@ -67,19 +67,20 @@ export class Subscriber {
   }
 
   /**
-   * Sends a frame made by textFrame. When ws's sender is idle (no compression, nothing queued) the
-   * frame is written to the TCP socket directly, as ws itself would; otherwise ws frames `payload`.
+   * Sends frames made by textFrame (one or several messages, concatenated). When ws's sender is
+   * idle (no compression, nothing queued) they go to the TCP socket in one write, as ws itself
+   * would write them; otherwise ws frames each payload.
    */
-  sendFrame(frame: Buffer, payload: Buffer): boolean {
+  sendFrames(frames: Buffer, payloads: readonly Buffer[]): boolean {
     if (!this.open) return false;
-    if (this.socket.bufferedAmount + frame.length > this.#bufferedBytesMax) {
+    if (this.socket.bufferedAmount + frames.length > this.#bufferedBytesMax) {
       this.#dropped = true;
       this.socket.terminate();
       return false;
     }
     const internals = this.socket as unknown as WsInternals;
-    if (internals._socket !== undefined && internals._sender?._state === 0) internals._socket.write(frame);
-    else this.socket.send(payload, { binary: false });
+    if (internals._socket !== undefined && internals._sender?._state === 0) internals._socket.write(frames);
+    else for (const payload of payloads) this.socket.send(payload, { binary: false });
     return true;
   }
 
@@ -117,25 +118,25 @@ export class Topics<Key> {
   publish(key: Key, build: () => Buffer): void {
     const set = this.#byKey.get(key);
     if (set === undefined) return;
-    const payload = build();
-    const frame = textFrame(payload);
-    for (const subscriber of set) subscriber.sendFrame(frame, payload);
+    broadcast(set, build());
   }
 
-  /** Builds one payload per key and publishes each only if that key has listeners. */
+  /**
+   * Builds several messages for one key's listeners (only if it has any) and sends them together:
+   * one write per subscriber, however many messages a publish round produced.
+   */
   publishMany(key: Key, builds: readonly (() => Buffer)[]): void {
     const set = this.#byKey.get(key);
-    if (set === undefined) return;
-    for (const build of builds) {
-      const payload = build();
-      const frame = textFrame(payload);
-      for (const subscriber of set) subscriber.sendFrame(frame, payload);
-    }
+    if (set === undefined || builds.length === 0) return;
+    const payloads = builds.map((build) => build());
+    const frames = Buffer.concat(payloads.map(textFrame));
+    for (const subscriber of set) subscriber.sendFrames(frames, payloads);
   }
 }
 
 /** One payload to many sockets, framed once. */
 export function broadcast(subscribers: Iterable<Subscriber>, payload: Buffer): void {
   const frame = textFrame(payload);
-  for (const subscriber of subscribers) subscriber.sendFrame(frame, payload);
+  const payloads = [payload];
+  for (const subscriber of subscribers) subscriber.sendFrames(frame, payloads);
 }

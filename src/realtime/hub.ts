@@ -544,6 +544,8 @@ export class RealtimeHub {
     feed.firstPendingMs = 0;
     const trades = feed.pendingTrades;
     feed.pendingTrades = [];
+    // Everything one publish round has for an asset goes out in one write per subscriber.
+    const assetBuilds: [(() => Buffer)[], (() => Buffer)[]] = [[], []];
 
     if (changes.length > 0) {
       const seq = feed.pendingSeq;
@@ -569,7 +571,7 @@ export class RealtimeHub {
               ),
           ),
         );
-        this.#assets.publish(assetId, () =>
+        assetBuilds[optionIndex].push(() =>
           encode(priceChangeEvent(feed.marketId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
         );
       }
@@ -578,7 +580,7 @@ export class RealtimeHub {
     for (const trade of trades) {
       for (const optionIndex of [0, 1] as const) {
         const assetId = feed.assetIds[optionIndex];
-        this.#assets.publish(assetId, () => {
+        assetBuilds[optionIndex].push(() => {
           const takerBoughtThis =
             (trade.takerSide === "BUY") === (trade.takerOptionId === feed.optionIds[optionIndex]);
           const yesAtoms = trade.yesPrice;
@@ -604,7 +606,7 @@ export class RealtimeHub {
       feed.publishedBest = best;
       for (const optionIndex of [0, 1] as const) {
         const assetId = feed.assetIds[optionIndex];
-        this.#assets.publish(assetId, () => {
+        assetBuilds[optionIndex].push(() => {
           const [bid, ask] = this.#bestInTerms(feed, optionIndex);
           return encode(
             bestBidAskEvent({
@@ -622,6 +624,9 @@ export class RealtimeHub {
         });
       }
     }
+
+    this.#assets.publishMany(feed.assetIds[0], assetBuilds[0]);
+    this.#assets.publishMany(feed.assetIds[1], assetBuilds[1]);
 
     if (feed.yesPriceAtoms !== feed.publishedYesPriceAtoms) {
       feed.publishedYesPriceAtoms = feed.yesPriceAtoms;
