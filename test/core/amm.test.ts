@@ -223,6 +223,91 @@ for (const kind of bookKinds) {
   });
 }
 
+describe("pool markets through the whole lifecycle", () => {
+  it("an AMM market of two outcomes funds, trades and settles each outcome on its own", () => {
+    const exchange = new Exchange("fast");
+    const [created] = exchange.accept({
+      ...openArgs(),
+      type: "CreateMarket",
+      outcomes: [
+        { name: "A", options: null },
+        { name: "B", options: ["Up", "Down"] },
+      ],
+      pool: { liquidity: atoms("200") },
+    });
+    assert.ok(created?.type === "MarketCreated");
+    assert.equal(eventsOfType(exchange.journal, "AmmPoolFunded").length, 2);
+    exchange.accept({ type: "OpenMarket", marketId: created.marketId });
+    const [first, second] = created.outcomes.map((outcome) => ({
+      marketId: created.marketId,
+      outcomeId: outcome.outcomeId,
+      yes: outcome.options[0]!.optionId,
+      no: outcome.options[1]!.optionId,
+    }));
+    exchange.deposit(alice, "100");
+    exchange.accept(exchange.marketBuy(alice, first!, first!.yes, "10"));
+    exchange.accept(exchange.marketBuy(alice, second!, second!.no, "10"));
+    const winningShares = sharesHeld(exchange, alice, first!.yes);
+    exchange.accept({ type: "CloseMarket", marketId: created.marketId });
+    exchange.accept({
+      type: "ResolveMarket",
+      marketId: created.marketId,
+      proposerId: null,
+      winners: [
+        { outcomeId: first!.outcomeId, winningOptionId: first!.yes },
+        { outcomeId: second!.outcomeId, winningOptionId: second!.yes },
+      ],
+      challengeWindowMs: 1_000,
+      challengeBond: null,
+    });
+    // The scheduler's settlement once the window has passed, unchallenged.
+    exchange.nowMs += 1_000;
+    const settled = exchange.accept({ type: "SettleMarket", marketId: created.marketId });
+    assert.deepEqual(
+      settled.map((event) => event.type),
+      ["MarketSettled", "PoolSettled", "PoolSettled"],
+    );
+    assert.equal(claimAll(exchange, alice, first!), winningShares);
+    assert.equal(
+      platformPoolFundingNet(exchange.state),
+      atoms("400") -
+        eventsOfType(settled, "PoolSettled").reduce((sum, event) => sum + event.returnedToPlatform, 0n),
+    );
+  });
+
+  it("a parimutuel market settles through the scheduler too, its challenge bond forfeited to fees", () => {
+    const exchange = new Exchange("fast");
+    const market = openPoolMarket(exchange, "parimutuel", { settlementFeeBps: 100 });
+    exchange.deposit(alice, "100");
+    exchange.deposit(bob, "100");
+    exchange.accept(exchange.marketBuy(alice, market, market.yes, "30"));
+    exchange.accept(exchange.marketBuy(bob, market, market.no, "10"));
+    exchange.accept({ type: "CloseMarket", marketId: market.marketId });
+    exchange.accept({
+      type: "ResolveMarket",
+      marketId: market.marketId,
+      proposerId: null,
+      winners: [{ outcomeId: market.outcomeId, winningOptionId: market.yes }],
+      challengeWindowMs: 1_000,
+      challengeBond: atoms("5"),
+    });
+    exchange.accept({
+      type: "ChallengeResolution",
+      marketId: market.marketId,
+      userId: bob,
+      reason: "No won",
+    });
+    const events = exchange.accept({ type: "FinalizeMarket", marketId: market.marketId, winners: null });
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ["ChallengeBondForfeited", "MarketSettled", "PoolSettled"],
+    );
+    // Pool 40, fee 0.4, Alice's 30 of the winning 30 takes the 39.6 left.
+    assert.equal(claimAll(exchange, alice, market), atoms("39.6"));
+    assert.equal(exchange.state.markets.get(market.marketId)!.feeIncome, atoms("5.4"));
+  });
+});
+
 function openArgs() {
   return {
     title: "AMM",
