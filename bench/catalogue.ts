@@ -12,16 +12,13 @@
 // on the same server in the same run.
 // Loopback only, bounded by phase durations and a request cap. The last line of stdout is the JSON.
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { loadConfig } from "../src/config.js";
+import { Agent } from "node:http";
 import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
-import { startPlatform } from "../src/server.js";
+import { type ClientLoad, measurePhase, type PhaseResult, sendExpectingCodeZero } from "./lib/load.js";
+import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";
+import { isServerProcess, serveTargets, startBenchPlatform, withBenchServer } from "./lib/server-process.js";
+import { round, summarizePhases } from "./lib/summary.js";
 
 const marketCount = 1_000;
 const categoryCount = 10;
@@ -41,32 +38,18 @@ interface Targets {
   readonly userId: string;
 }
 
-if (process.argv.includes("--serve")) await serve();
+if (isServerProcess()) await serve();
 else await measure();
 
 /** Child process: one platform with a partner, categories and 1,000 open markets. */
 async function serve(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-bench-catalogue-"));
-  const config = loadConfig({
-    PREDEX_DATA_DIR: dataDir,
-    PREDEX_HOST: "127.0.0.1",
-    PREDEX_PORT: "0",
-    PREDEX_PUBLIC_PORT: "0",
-    PREDEX_LEGACY_PORT: "0",
-    PREDEX_ADMIN_PORT: "0",
-    PREDEX_LOG_LEVEL: "silent",
-  });
-  const platform = await startPlatform(config);
-  const { deps } = platform;
-  const created = await deps.identity.createPartner({ name: "bench" });
-  if (!created.ok) throw new Error("could not create the bench partner");
-  const partner = await deps.identity.lookupAppKey(created.value.appKey);
-  const registered = await deps.identity.register(partner!, {
-    merchantId: created.value.merchantId,
+  const bench = await startBenchPlatform("predex-bench-catalogue-");
+  const { deps } = bench.platform;
+  const partner = await createBenchPartner(deps);
+  const user = await registerBenchUser(deps, partner, {
     userEmail: "bench@example.com",
     marchantUserId: "bench",
   });
-  if (!registered.ok) throw new Error("could not register the bench user");
   const categoryIds: string[] = [];
   for (let index = 0; index < categoryCount; index += 1) {
     const category = await deps.categories.create({
@@ -78,20 +61,9 @@ async function serve(): Promise<void> {
   }
   const marketIds: string[] = [];
   const submissions = Array.from({ length: marketCount }, async (_unused, index) => {
-    const market = await deps.engine.submit({
-      type: "CreateMarket",
+    const market = await createOpenBenchMarket(deps, {
       title: `Bench market ${index}: will team ${index} win the final?`,
-      modelType: "orderbook",
-      outcomes: [{ name: `Team ${index}`, options: null }],
-      tickSize: null,
-      minOrderSize: null,
-      makerFeeBps: 10,
-      takerFeeBps: 20,
-      marketOrderPriceProtection: null,
-      limitOrderPriceProtection: null,
-      startTimeMs: Date.now() - 60_000,
-      endTimeMs: Date.now() + 86_400_000,
-      creatorId: null,
+      outcomeName: `Team ${index}`,
       details: {
         categoryId: categoryIds[index % categoryCount]!,
         description: `Market number ${index} of the catalogue benchmark`,
@@ -99,83 +71,39 @@ async function serve(): Promise<void> {
         outcomes: [],
       },
     });
-    if (!market.ok || market.events[0]?.type !== "MarketCreated")
-      throw new Error("could not create a market");
-    const marketId = market.events[0].marketId;
-    const opened = await deps.engine.submit({ type: "OpenMarket", marketId });
-    if (!opened.ok) throw new Error("could not open a market");
-    marketIds.push(String(marketId));
+    marketIds.push(String(market.marketId));
   });
   await Promise.all(submissions);
   const targets: Targets = {
-    baseUrl: platform.addresses.gateway,
-    credentials: created.value,
+    baseUrl: bench.platform.addresses.gateway,
+    credentials: partner.credentials,
     marketIds,
-    userId: String(registered.value.user.userId),
+    userId: String(user.userId),
   };
-  process.stdout.write(`${JSON.stringify(targets)}\n`);
-  const shutdown = async () => {
-    await platform.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
-  // The parent asks for the server's CPU time around each phase; if the parent dies, stdin closes.
-  const commands = createInterface({ input: process.stdin });
-  commands.on("line", () => {
-    const { user, system } = process.cpuUsage();
-    process.stdout.write(`${JSON.stringify({ cpuUs: user + system })}\n`);
-  });
-  commands.on("close", shutdown);
-}
-
-interface PhaseResult {
-  readonly requests: number;
-  readonly failures: number;
-  readonly elapsedMs: number;
-  readonly latenciesMs: number[];
-  readonly serverCpuUs: number;
+  serveTargets(targets, bench.close);
 }
 
 async function measure(): Promise<void> {
-  const child = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--serve"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  try {
-    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-    const nextLine = async (): Promise<string> => {
-      const next = await lines.next();
-      if (next.done) throw new Error("the bench server exited early");
-      return next.value;
-    };
-    const targets = JSON.parse(await nextLine()) as Targets;
-    const serverCpuUs = async (): Promise<number> => {
-      child.stdin!.write("cpu\n");
-      return (JSON.parse(await nextLine()) as { cpuUs: number }).cpuUs;
-    };
+  await withBenchServer<Targets>(import.meta.url, [], async (server) => {
     const agent = new Agent({ keepAlive: true, maxSockets: clients });
-    const signer = createPathSigner(targets.credentials);
-    const measurePhase = async (operation: Operation, durationMs: number): Promise<PhaseResult> => {
-      const before = await serverCpuUs();
-      const result = await runPhase(targets, signer, agent, operation, durationMs);
-      return { ...result, serverCpuUs: (await serverCpuUs()) - before };
-    };
+    const signer = createPathSigner(server.targets.credentials);
+    const measureOperation = (operation: Operation, durationMs: number) =>
+      measurePhase(server, operationLoad(server.targets, signer, agent, operation, durationMs));
 
-    await measurePhase("list", warmupMs);
-    await measurePhase("detail", warmupMs);
-    await measurePhase("user", warmupMs);
+    await measureOperation("list", warmupMs);
+    await measureOperation("detail", warmupMs);
+    await measureOperation("user", warmupMs);
     const results: Record<Operation, PhaseResult[]> = { list: [], detail: [], user: [] };
-    for (let round = 0; round < phasesPerOperation; round += 1) {
-      results.list.push(await measurePhase("list", phaseMs));
-      results.detail.push(await measurePhase("detail", phaseMs));
-      results.user.push(await measurePhase("user", phaseMs));
+    for (let cycle = 0; cycle < phasesPerOperation; cycle += 1) {
+      results.list.push(await measureOperation("list", phaseMs));
+      results.detail.push(await measureOperation("detail", phaseMs));
+      results.user.push(await measureOperation("user", phaseMs));
     }
     agent.destroy();
 
-    const list = summarize(results.list);
-    const detail = summarize(results.detail);
-    const user = summarize(results.user);
+    const list = summarizePhases(results.list);
+    const detail = summarizePhases(results.detail);
+    const user = summarizePhases(results.user);
     const failures = list.failures + detail.failures + user.failures;
     if (failures > 0) throw new Error(`${failures} requests did not answer 200 / code 0`);
     console.log("operation                      clients   req/s    p50 ms   p99 ms  server CPU µs/req");
@@ -210,9 +138,7 @@ async function measure(): Promise<void> {
         clients,
       }),
     );
-  } finally {
-    child.kill("SIGTERM");
-  }
+  });
 }
 
 type PathSigner = (
@@ -245,74 +171,35 @@ function createPathSigner(credentials: GatewayCredentials): PathSigner {
   };
 }
 
-async function runPhase(
+/** `clients` clients sending one operation's signed GETs, each answered 200 with code 0 or counted a failure. */
+function operationLoad(
   targets: Targets,
   signer: PathSigner,
   agent: Agent,
   operation: Operation,
   durationMs: number,
-): Promise<Omit<PhaseResult, "serverCpuUs">> {
-  const latenciesMs: number[] = [];
-  let requests = 0;
-  let failures = 0;
-  const startedAt = performance.now();
-  const deadline = startedAt + durationMs;
-  const worker = async (clientIndex: number) => {
-    for (
-      let sequence = clientIndex;
-      performance.now() < deadline && requests < requestsPerPhaseMax;
-      sequence += 1
-    ) {
-      const signed =
-        operation === "list"
-          ? signer("/markets/list", { page: String(1 + (sequence % listPagesWalked)), pageSize: "10" })
-          : operation === "detail"
-            ? signer(
-                `/markets/${targets.marketIds[Math.floor(Math.random() * targets.marketIds.length)]}/detail`,
-              )
-            : signer(`/user/${targets.userId}`);
-      const sentAt = performance.now();
-      const ok = await get(new URL(signed.path, targets.baseUrl), signed.headers, agent);
-      latenciesMs.push(performance.now() - sentAt);
-      requests += 1;
-      if (!ok) failures += 1;
-    }
-  };
-  await Promise.all(Array.from({ length: clients }, (_unused, index) => worker(index)));
-  return { requests, failures, elapsedMs: performance.now() - startedAt, latenciesMs };
-}
-
-/** True when the answer is HTTP 200 with code 0. */
-function get(url: URL, headers: Record<string, string>, agent: Agent): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: "GET", headers, agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const head = Buffer.concat(chunks).subarray(0, 16).toString("utf8");
-        resolve(response.statusCode === 200 && head.startsWith('{"code":0'));
-      });
-    });
-    outgoing.on("error", reject);
-    outgoing.end();
-  });
-}
-
-function summarize(phases: PhaseResult[]) {
-  const requests = phases.reduce((sum, phase) => sum + phase.requests, 0);
-  const elapsedMs = phases.reduce((sum, phase) => sum + phase.elapsedMs, 0);
-  const latencies = phases.flatMap((phase) => phase.latenciesMs).sort((a, b) => a - b);
-  const percentile = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+): ClientLoad<{ path: string; headers: Record<string, string> }> {
   return {
-    perSecond: (requests * 1000) / elapsedMs,
-    p50Ms: percentile(50),
-    p99Ms: percentile(99),
-    cpuUsPerRequest: phases.reduce((sum, phase) => sum + phase.serverCpuUs, 0) / Math.max(1, requests),
-    failures: phases.reduce((sum, phase) => sum + phase.failures, 0),
+    clients,
+    durationMs,
+    requestsMax: requestsPerPhaseMax,
+    // Each client starts its walk of the list pages at its own index, so the clients spread over them.
+    prepare: (clientIndex, sequence) =>
+      operation === "list"
+        ? signer("/markets/list", {
+            page: String(1 + ((clientIndex + sequence) % listPagesWalked)),
+            pageSize: "10",
+          })
+        : operation === "detail"
+          ? signer(
+              `/markets/${targets.marketIds[Math.floor(Math.random() * targets.marketIds.length)]}/detail`,
+            )
+          : signer(`/user/${targets.userId}`),
+    send: (signed) =>
+      sendExpectingCodeZero(
+        new URL(signed.path, targets.baseUrl),
+        { method: "GET", headers: signed.headers },
+        agent,
+      ),
   };
-}
-
-function round(value: number, digits: number): number {
-  return Number(value.toFixed(digits));
 }

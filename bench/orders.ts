@@ -10,15 +10,12 @@
 // trades, and no balance runs out. Loopback only, bounded by phase durations and a request cap.
 // The last line of stdout is the JSON result; a table per concurrency comes before it.
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { loadConfig } from "../src/config.js";
+import { Agent } from "node:http";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
-import { startPlatform } from "../src/server.js";
+import { type ClientLoad, measurePhase, type OutgoingRequest, sendExpectingCodeZero } from "./lib/load.js";
+import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";
+import { isServerProcess, serveTargets, startBenchPlatform, withBenchServer } from "./lib/server-process.js";
+import { type PhaseSummary, round, summarizePhases } from "./lib/summary.js";
 
 const concurrencies = [1, 16, 64] as const;
 const baselineConcurrency = 64;
@@ -39,94 +36,44 @@ interface Targets {
   readonly cookies: string[];
 }
 
-if (process.argv.includes("--serve")) await serve();
+if (isServerProcess()) await serve();
 else await measure();
 
 /** Child process: one platform, a partner, an open market and funded users with sessions. */
 async function serve(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-bench-orders-"));
-  const config = loadConfig({
-    PREDEX_DATA_DIR: dataDir,
-    PREDEX_HOST: "127.0.0.1",
-    PREDEX_PORT: "0",
-    PREDEX_PUBLIC_PORT: "0",
-    PREDEX_LEGACY_PORT: "0",
-    PREDEX_ADMIN_PORT: "0",
-    PREDEX_LOG_LEVEL: "silent",
-  });
-  const platform = await startPlatform(config);
-  const { deps } = platform;
-  const created = await deps.identity.createPartner({ name: "bench" });
-  if (!created.ok) throw new Error("could not create the bench partner");
-  const partner = (await deps.identity.lookupAppKey(created.value.appKey))!;
-  const market = await deps.engine.submit({
-    type: "CreateMarket",
+  const bench = await startBenchPlatform("predex-bench-orders-");
+  const { deps } = bench.platform;
+  const partner = await createBenchPartner(deps);
+  const { marketId, outcomes } = await createOpenBenchMarket(deps, {
     title: "Bench market",
-    modelType: "orderbook",
-    outcomes: [{ name: "Bench", options: null }],
-    tickSize: null,
-    minOrderSize: null,
-    makerFeeBps: 10,
-    takerFeeBps: 20,
-    marketOrderPriceProtection: null,
-    limitOrderPriceProtection: null,
-    startTimeMs: Date.now() - 60_000,
-    endTimeMs: Date.now() + 86_400_000,
-    creatorId: null,
+    outcomeName: "Bench",
     details: { categoryId: "1" },
   });
-  if (!market.ok || market.events[0]?.type !== "MarketCreated")
-    throw new Error("could not create the market");
-  const { marketId, outcomes } = market.events[0];
-  await deps.engine.submit({ type: "OpenMarket", marketId });
   const cookies: string[] = [];
   for (let index = 0; index < usersMax; index += 1) {
-    const registered = await deps.identity.register(partner, {
-      merchantId: created.value.merchantId,
+    const user = await registerBenchUser(deps, partner, {
       userEmail: `bench${index}@example.com`,
       marchantUserId: `bench-${index}`,
     });
-    if (!registered.ok) throw new Error("could not register a bench user");
     await deps.engine.submit({
       type: "Deposit",
-      userId: registered.value.user.userId,
+      userId: user.userId,
       amount: BigInt(depositPerUserUsdt) * 100_000_000n,
       txHash: `0xbench${index}`,
     });
-    cookies.push(`predex_session=${registered.value.sessionToken}`);
+    cookies.push(`predex_session=${user.sessionToken}`);
   }
   const outcome = outcomes[0]!;
   const targets: Targets = {
-    baseUrl: platform.addresses.gateway,
-    credentials: created.value,
+    baseUrl: bench.platform.addresses.gateway,
+    credentials: partner.credentials,
     marketId: String(marketId),
     outcomeId: String(outcome.outcomeId),
     yes: String(outcome.options[0]!.optionId),
     no: String(outcome.options[1]!.optionId),
     cookies,
   };
-  process.stdout.write(`${JSON.stringify(targets)}\n`);
-  const shutdown = async () => {
-    await platform.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.on("SIGTERM", shutdown);
-  // The parent asks for the server's CPU time around each phase; if the parent dies, stdin closes.
-  const commands = createInterface({ input: process.stdin });
-  commands.on("line", () => {
-    const { user, system } = process.cpuUsage();
-    process.stdout.write(`${JSON.stringify({ cpuUs: user + system })}\n`);
-  });
-  commands.on("close", shutdown);
-}
-
-interface PhaseResult {
-  readonly requests: number;
-  readonly failures: number;
-  readonly elapsedMs: number;
-  readonly latenciesMs: number[];
-  readonly serverCpuUs: number;
+  serveTargets(targets, bench.close);
 }
 
 type Mode = "orders" | "assets";
@@ -137,43 +84,22 @@ async function measure(): Promise<void> {
     process.env.BENCH_CPU_PROF === undefined
       ? []
       : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
-  const child = spawn(
-    process.execPath,
-    [...profile, "--import", "tsx", new URL(import.meta.url).pathname, "--serve"],
-    {
-      stdio: ["pipe", "pipe", "inherit"],
-    },
-  );
-  try {
-    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-    const nextLine = async (): Promise<string> => {
-      const next = await lines.next();
-      if (next.done) throw new Error("the bench server exited early");
-      return next.value;
-    };
-    const targets = JSON.parse(await nextLine()) as Targets;
-    const serverCpuUs = async (): Promise<number> => {
-      child.stdin!.write("cpu\n");
-      return (JSON.parse(await nextLine()) as { cpuUs: number }).cpuUs;
-    };
+  await withBenchServer<Targets>(import.meta.url, profile, async (server) => {
     const agent = new Agent({ keepAlive: true, maxSockets: Math.max(...concurrencies) });
-    const measurePhase = async (mode: Mode, clients: number, durationMs: number): Promise<PhaseResult> => {
-      const before = await serverCpuUs();
-      const result = await runPhase(targets, agent, mode, clients, durationMs);
-      return { ...result, serverCpuUs: (await serverCpuUs()) - before };
-    };
+    const measureMode = (mode: Mode, clients: number, durationMs: number) =>
+      measurePhase(server, modeLoad(server.targets, agent, mode, clients, durationMs));
 
-    const rows: { clients: number; mode: Mode; summary: ReturnType<typeof summarize> }[] = [];
+    const rows: { clients: number; mode: Mode; summary: PhaseSummary }[] = [];
     for (const clients of concurrencies) {
-      await measurePhase("orders", clients, warmupMs);
+      await measureMode("orders", clients, warmupMs);
       rows.push({
         clients,
         mode: "orders",
-        summary: summarize(await measurePhase("orders", clients, phaseMs)),
+        summary: summarizePhases([await measureMode("orders", clients, phaseMs)]),
       });
     }
-    await measurePhase("assets", baselineConcurrency, warmupMs);
-    const baseline = summarize(await measurePhase("assets", baselineConcurrency, phaseMs));
+    await measureMode("assets", baselineConcurrency, warmupMs);
+    const baseline = summarizePhases([await measureMode("assets", baselineConcurrency, phaseMs)]);
     rows.push({ clients: baselineConcurrency, mode: "assets", summary: baseline });
     agent.destroy();
 
@@ -215,29 +141,28 @@ async function measure(): Promise<void> {
         ),
       }),
     );
-  } finally {
-    child.kill("SIGTERM");
-  }
+  });
 }
 
-async function runPhase(
+/**
+ * `clients` clients, each alternating between its Yes buyer and its No buyer: signed limit orders
+ * around 0.5 in "orders" mode, signed `GET /account/assets` in "assets" mode.
+ */
+function modeLoad(
   targets: Targets,
   agent: Agent,
   mode: Mode,
   clients: number,
   durationMs: number,
-): Promise<Omit<PhaseResult, "serverCpuUs">> {
-  const latenciesMs: number[] = [];
-  let requests = 0;
-  let failures = 0;
-  const startedAt = performance.now();
-  const deadline = startedAt + durationMs;
+): ClientLoad<{ path: string; request: OutgoingRequest }> {
   const prices = [0.49, 0.5, 0.51];
-  const worker = async (clientIndex: number) => {
-    for (let sequence = 0; performance.now() < deadline && requests < requestsPerPhaseMax; sequence += 1) {
+  return {
+    clients,
+    durationMs,
+    requestsMax: requestsPerPhaseMax,
+    prepare: (clientIndex, sequence) => {
       const buysYes = sequence % 2 === 0;
       const cookie = targets.cookies[2 * clientIndex + (buysYes ? 0 : 1)]!;
-      let signed: { path: string; headers: Record<string, string>; body?: Buffer };
       if (mode === "orders") {
         const body = Buffer.from(
           JSON.stringify({
@@ -250,67 +175,23 @@ async function runPhase(
             shares: 1 + (sequence % 5),
           }),
         );
-        const request = signRequest(targets.credentials, {
+        const signed = signRequest(targets.credentials, {
           method: "POST",
           path: "/ordering/create-order",
           body,
           cookie,
         });
-        signed = { path: request.pathAndQuery, headers: { ...request.headers, cookie }, body };
-      } else {
-        const request = signRequest(targets.credentials, { method: "GET", path: "/account/assets", cookie });
-        signed = { path: request.pathAndQuery, headers: { ...request.headers, cookie } };
+        return {
+          path: signed.pathAndQuery,
+          request: { method: "POST", headers: { ...signed.headers, cookie }, body },
+        };
       }
-      const sentAt = performance.now();
-      const ok = await send(
-        new URL(signed.path, targets.baseUrl),
-        mode === "orders" ? "POST" : "GET",
-        signed,
-        agent,
-      );
-      latenciesMs.push(performance.now() - sentAt);
-      requests += 1;
-      if (!ok) failures += 1;
-    }
+      const signed = signRequest(targets.credentials, { method: "GET", path: "/account/assets", cookie });
+      return {
+        path: signed.pathAndQuery,
+        request: { method: "GET", headers: { ...signed.headers, cookie } },
+      };
+    },
+    send: ({ path, request }) => sendExpectingCodeZero(new URL(path, targets.baseUrl), request, agent),
   };
-  await Promise.all(Array.from({ length: clients }, (_unused, index) => worker(index)));
-  return { requests, failures, elapsedMs: performance.now() - startedAt, latenciesMs };
-}
-
-/** True when the answer is HTTP 200 with code 0. */
-function send(
-  url: URL,
-  method: string,
-  signed: { headers: Record<string, string>; body?: Buffer },
-  agent: Agent,
-): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers: signed.headers, agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve(response.statusCode === 200 && text.startsWith('{"code":0'));
-      });
-    });
-    outgoing.on("error", reject);
-    outgoing.end(signed.body);
-  });
-}
-
-function summarize(phase: PhaseResult) {
-  const latencies = [...phase.latenciesMs].sort((a, b) => a - b);
-  const percentile = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  return {
-    perSecond: (phase.requests * 1000) / phase.elapsedMs,
-    p50Ms: percentile(50),
-    p99Ms: percentile(99),
-    cpuUsPerRequest: phase.serverCpuUs / Math.max(1, phase.requests),
-    failures: phase.failures,
-  };
-}
-
-function round(value: number, digits: number): number {
-  return Number(value.toFixed(digits));
 }
