@@ -14,6 +14,7 @@ import type {
 import type { AmmTerms, PoolTerms } from "./pool-models.js";
 import { recordBuy, recordSell } from "./positions.js";
 import type { ExchangeState } from "./state.js";
+import { priceUnitsPerUnit } from "./units.js";
 
 /** The AmmPoolFunded events that follow an AMM market's MarketCreated: one per outcome. */
 export function poolFundingEvents(
@@ -111,6 +112,21 @@ function applyPoolTrade(state: ExchangeState, event: PoolTradeExecutedEvent): vo
     marketOf(state, event.marketId).feeIncome += event.fee;
     state.totals.feeIncome += event.fee;
   }
+  outcome.lastTradeYesPriceUnits = yesPriceUnitsOf(event);
+}
+
+/**
+ * The Yes option's price after a pool trade, in price units (0.0001), for what reads an outcome's
+ * last trade price: the live market-price channel, the price sampler, /orderbook/price. AMM: the
+ * marginal price no / (yes + no); parimutuel: Yes's share of the stakes. Kept within 1 to 9,999
+ * units (0 means "no trade yet"). Doubles are exact enough for a 4-decimal display price and give
+ * the same result on every replay.
+ */
+function yesPriceUnitsOf(event: PoolTradeExecutedEvent): number {
+  const [first, second] = event.poolAfter;
+  const yesShare =
+    (event.modelType === "AMM" ? Number(second) : Number(first)) / (Number(first) + Number(second));
+  return Math.min(priceUnitsPerUnit - 1, Math.max(1, Math.floor(yesShare * priceUnitsPerUnit)));
 }
 
 function applyPoolSettled(state: ExchangeState, event: PoolSettledEvent): void {

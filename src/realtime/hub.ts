@@ -355,8 +355,10 @@ export class RealtimeHub {
           case "WithdrawalCompleted":
             changedUser(event.userId).balance = true;
             break;
-          // A pool trade moves its trader's balance and position; funding and pool settlement move no user's.
+          // A pool trade moves its trader's balance and position, and its outcome's price (the
+          // market-price channel); funding and pool settlement move no user's.
           case "PoolTradeExecuted": {
+            touched.add(event.outcomeId);
             const user = changedUser(event.userId);
             user.balance = true;
             user.orderIds.add(event.orderId);

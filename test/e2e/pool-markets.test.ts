@@ -86,6 +86,13 @@ describe("AMM and parimutuel markets through the SDK", () => {
     const after = await alice.client.getMarketDetail(market.marketId);
     assert.ok(after.outcomes[0]!.options[0]!.chance > 0.6);
     assert.ok(after.outcomes[0]!.options[0]!.priceBuy > after.outcomes[0]!.options[0]!.priceSell);
+    // The outcome's last trade price (and so the live market-price channel) follows the pool.
+    const price = await alice.client.getPrice({ marketId: market.marketId, outcomeId: market.outcomeId });
+    assert.equal(price.bestBid, null);
+    assert.ok(
+      Number(price.lastTradePrice) > 0.6 && Number(price.lastTradePrice) < 0.62,
+      price.lastTradePrice!,
+    );
 
     const half = shares / 2n;
     const sold = await alice.client.createOrder({
