@@ -56,7 +56,7 @@ export function decidePoolOrder(
   if (terms.modelType === "AMM") return decideAmmOrder(state, command, context, market, option, terms);
   if (side === "SELL")
     return poolRefuse("MODEL_NOT_SUPPORTED", "SELL orders are not supported on parimutuel markets");
-  return decideParimutuelStake(state, command, context, market, option, terms);
+  return decideParimutuelStake(state, command, context, option, terms);
 }
 
 /** The position id a fill for (user, option) uses: the existing one, or the next to be issued. */

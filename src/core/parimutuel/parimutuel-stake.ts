@@ -5,7 +5,7 @@
 
 import type { PlaceOrderCommand } from "../commands.js";
 import type { CommandContext } from "../decider.js";
-import type { Market, OptionRecord } from "../market.js";
+import type { OptionRecord } from "../market.js";
 import type { ParimutuelTerms } from "../pool-models.js";
 import { filledPoolOrder, type PoolDecision, poolRefuse } from "../pool-orders.js";
 import type { ExchangeState } from "../state.js";
@@ -15,7 +15,6 @@ export function decideParimutuelStake(
   state: ExchangeState,
   command: PlaceOrderCommand,
   context: CommandContext,
-  market: Market,
   option: OptionRecord,
   terms: ParimutuelTerms,
 ): PoolDecision {
