@@ -1,7 +1,7 @@
 // The demo partner of `npm start`: created on the first start, its secrets printed once and kept
 // in data/credentials.json (0600) so that a newcomer can sign a request right away.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writePrivateFile } from "../identity/secret-files.js";
 import type { Platform } from "../server.js";
@@ -17,16 +17,22 @@ export interface DemoCredentials {
   readonly gatewayUrl: string;
 }
 
-export async function ensureDemoPartner(platform: Platform, dataDir: string): Promise<void> {
+/** The demo partner's credentials (created now, or read back from the file); undefined if the file is gone. */
+export async function ensureDemoPartner(
+  platform: Platform,
+  dataDir: string,
+): Promise<DemoCredentials | undefined> {
   const credentialsPath = join(dataDir, credentialsFileName);
   const identity = platform.deps.identity;
   if ((await identity.store.findPartnerByName(demoPartnerName)) !== undefined) {
-    if (existsSync(credentialsPath)) console.log(`\nDemo partner credentials: ${credentialsPath}`);
-    else
-      console.log(
-        "\nThe demo partner exists but its credentials file is gone; its secret was shown only once.",
-      );
-    return;
+    if (existsSync(credentialsPath)) {
+      console.log(`\nDemo partner credentials: ${credentialsPath}`);
+      return readDemoCredentials(credentialsPath);
+    }
+    console.log(
+      "\nThe demo partner exists but its credentials file is gone; its secret was shown only once.",
+    );
+    return undefined;
   }
   const created = await identity.createPartner({ name: demoPartnerName });
   if (!created.ok) throw new Error(`could not create the demo partner: ${created.rejection.code}`);
@@ -37,4 +43,13 @@ export async function ensureDemoPartner(platform: Platform, dataDir: string): Pr
   console.log(`  appKey     ${credentials.appKey}`);
   console.log(`  appSecret  ${credentials.appSecret}`);
   console.log(`  apiKey     ${credentials.apiKey}`);
+  return credentials;
+}
+
+export function readDemoCredentials(path: string): DemoCredentials {
+  const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<DemoCredentials>;
+  for (const field of ["merchantId", "appKey", "appSecret", "apiKey"] as const) {
+    if (typeof parsed[field] !== "string") throw new Error(`${path} has no ${field}`);
+  }
+  return parsed as DemoCredentials;
 }

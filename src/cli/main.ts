@@ -3,6 +3,7 @@
 import { runAdmin } from "./admin.js";
 import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
+import { demoUsage, runDemoCommand } from "./demo.js";
 import { runDoctor } from "./doctor.js";
 import { runOpenapi } from "./openapi.js";
 import { runServe } from "./serve.js";
@@ -10,7 +11,9 @@ import { runServe } from "./serve.js";
 const usage = `Usage: predex <command>
 
 Commands:
-  serve [--demo]            start every listener; --demo also creates a demo partner on first start
+  serve [--demo]            start every listener; --demo also seeds the demo (a partner, categories,
+                            markets, funded users) once and runs a market maker (PREDEX_DEMO_BOT=0: off)
+${demoUsage}
   admin partner create      create a partner through the admin API
         [--name NAME] [--rsa-public-key-file FILE] [--commission-rate RATE] [--webhook-url URL]
         [--admin-url URL]   (default http://127.0.0.1:$PREDEX_ADMIN_PORT, token from
@@ -24,7 +27,7 @@ ${adminExchangeUsage}
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
-PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE`;
+PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -33,6 +36,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runServe(rest);
     case "admin":
       return runAdmin(rest);
+    case "demo":
+      return runDemoCommand(rest);
     case "doctor":
       return runDoctor(rest);
     case "openapi":

@@ -1,16 +1,20 @@
 // `predex serve [--demo]`: starts the platform, prints where it listens, stops cleanly on
-// Ctrl-C or SIGTERM.
+// Ctrl-C or SIGTERM (the demo's market maker first, so no order is sent into a closing platform).
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { adminTokenFileName, startPlatform } from "../server.js";
-import { ensureDemoPartner } from "./demo-partner.js";
+import { startServeDemo } from "./demo-serve.js";
 
 /** Returns -1: the process keeps running until a signal closes the platform. */
 export async function runServe(args: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...args], options: { demo: { type: "boolean", default: false } } });
-  const config = loadConfig();
+  const loaded = loadConfig();
+  // The demo's market maker sends several requests a second: logged at info, they would bury
+  // everything a newcomer reads. PREDEX_LOG_LEVEL=info still shows them.
+  const quietDemo = values.demo && process.env.PREDEX_LOG_LEVEL === undefined;
+  const config = quietDemo ? { ...loaded, logLevel: "warn" as const } : loaded;
   const platform = await startPlatform(config);
 
   console.log("predex is running");
@@ -23,7 +27,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
     console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
     console.log(`  ${platform.adminToken}`);
   }
-  if (values.demo) await ensureDemoPartner(platform, config.dataDir);
+  const demo = values.demo ? await startServeDemo(platform, config.dataDir) : undefined;
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -33,16 +37,18 @@ export async function runServe(args: readonly string[]): Promise<number> {
     }
     stopping = true;
     console.log(`\n${signal}: stopping predex…`);
-    platform.close().then(
-      () => {
-        console.log("predex stopped");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        console.error("predex: error while stopping", error);
-        process.exit(1);
-      },
-    );
+    (demo?.stop() ?? Promise.resolve())
+      .then(() => platform.close())
+      .then(
+        () => {
+          console.log("predex stopped");
+          process.exit(0);
+        },
+        (error: unknown) => {
+          console.error("predex: error while stopping", error);
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -1,0 +1,244 @@
+// The demo's market-making bot: as one demo user it keeps a few bid and ask levels around a slowly
+// moving fair price on each orderbook market (LIMIT GTC, cancelled and replaced every tick), and
+// as a second user it now and then takes one of those quotes, so that trades, price history and
+// WebSocket events happen while a newcomer looks. It only ever calls the signed API through the
+// clients it is given; refusals are logged and the next tick goes on. Every loop is bounded.
+
+import type { Order } from "../api/partner/schemas/trading.js";
+import type { PredexClient } from "../sdk/client.js";
+import { nextFairTicks, priceOf, ticksOf, ticksPerUnit } from "./fair-price.js";
+import type { DemoLog } from "./seed.js";
+import { ThrottledLog } from "./throttled-log.js";
+
+export const defaultBotTickMs = 3_000;
+export const quoteLevelsPerSide = 3;
+/** The bot's resting orders on one market never exceed this (its bids and asks together). */
+export const openOrdersPerMarketMax = quoteLevelsPerSide * 2;
+/** Orders placed plus orders cancelled in one tick, all markets together. */
+export const ordersPerTickMax = 60;
+export const quotedMarketsMax = 8;
+/** Open orders read back per market; more than the bot ever leaves, so leftovers are seen too. */
+const openOrdersReadMax = 20;
+/** Ticks between the fair price and the best bid (and the best ask), and between levels. */
+const halfSpreadTicks = 1;
+const levelStepTicks = 1;
+/** Level i (from 0) quotes (i + 1) × this many shares: thin at the top, deeper further out. */
+const levelSharesStep = 20;
+const crossSharesMin = 2;
+const crossSharesMax = 10;
+export const defaultCrossChance = 0.3;
+
+export interface QuotedMarket {
+  readonly marketId: string;
+  readonly outcomeId: string;
+  readonly yesOptionId: string;
+  readonly noOptionId: string;
+  /** Where the fair price starts. */
+  readonly yesPrice: number;
+}
+
+export interface MarketMakerOptions {
+  /** Signed in as the user that quotes. */
+  readonly maker: PredexClient;
+  /** Signed in as the user that crosses. */
+  readonly taker: PredexClient;
+  readonly markets: readonly QuotedMarket[];
+  readonly log: DemoLog;
+  readonly tickMs?: number;
+  /** The chance per market and tick that the taker trades against the quotes. */
+  readonly crossChance?: number;
+  /** [0, 1); tests make the walk and the crossing deterministic. */
+  readonly random?: () => number;
+}
+
+export interface MarketMaker {
+  /** Ticks completed so far. */
+  readonly ticks: number;
+  /** Stops the timer and waits for a tick in flight; the bot's orders stay in the book. */
+  stop(): Promise<void>;
+}
+
+interface MarketState {
+  readonly market: QuotedMarket;
+  fairTicks: number;
+  /** The taker's shares from its own fills, so that it can sell some back. */
+  takerYesShares: number;
+  takerNoShares: number;
+}
+
+interface TickBudget {
+  ordersLeft: number;
+}
+
+export function startMarketMaker(options: MarketMakerOptions): MarketMaker {
+  return new Bot(options);
+}
+
+class Bot implements MarketMaker {
+  readonly #options: MarketMakerOptions;
+  readonly #random: () => number;
+  readonly #refusals: ThrottledLog;
+  readonly #states: MarketState[];
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: Promise<void> | undefined;
+  #stopped = false;
+  #ticks = 0;
+
+  constructor(options: MarketMakerOptions) {
+    this.#options = options;
+    this.#random = options.random ?? Math.random;
+    this.#refusals = new ThrottledLog(options.log);
+    this.#states = options.markets.slice(0, quotedMarketsMax).map((market) => ({
+      market,
+      fairTicks: ticksOf(market.yesPrice),
+      takerYesShares: 0,
+      takerNoShares: 0,
+    }));
+    // The first quotes go up at once; then one tick every tickMs after the previous one ends.
+    this.#schedule(0);
+  }
+
+  get ticks(): number {
+    return this.#ticks;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#inFlight;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#inFlight = this.#tick()
+        .catch((error: unknown) => this.#refusals.warn(`demo bot: tick failed: ${String(error)}`))
+        .finally(() => {
+          this.#inFlight = undefined;
+          this.#ticks += 1;
+          this.#schedule(this.#options.tickMs ?? defaultBotTickMs);
+        });
+    }, delayMs);
+  }
+
+  async #tick(): Promise<void> {
+    const budget: TickBudget = { ordersLeft: ordersPerTickMax };
+    const crossChance = this.#options.crossChance ?? defaultCrossChance;
+    for (const state of this.#states) {
+      if (this.#stopped) return;
+      state.fairTicks = nextFairTicks(state.fairTicks, this.#random);
+      await this.#requote(state, budget);
+      if (!this.#stopped && this.#random() < crossChance) await this.#cross(state, budget);
+    }
+  }
+
+  /** Cancels the maker's resting orders on the market, then quotes fresh levels around the fair price. */
+  async #requote(state: MarketState, budget: TickBudget): Promise<void> {
+    const { market } = state;
+    const maker = this.#options.maker;
+    const open = await this.#attempt("read open orders", () =>
+      maker.getOpenOrders({ marketId: market.marketId, pageSize: openOrdersReadMax }),
+    );
+    if (open === undefined) return;
+    let stillOpen = open.records.length;
+    for (const order of open.records) {
+      if (!this.#spend(budget)) break;
+      const cancelled = await this.#attempt("cancel", () => maker.cancelOrder(order.orderId));
+      if (cancelled !== undefined) stillOpen -= 1;
+    }
+    const room = openOrdersPerMarketMax - stillOpen;
+    const quotes = quoteLevels(state.fairTicks).slice(0, Math.max(0, room));
+    for (const quote of quotes) {
+      if (!this.#spend(budget)) return;
+      // A bid is BUY Yes at p; an ask is BUY No at 1 − p: both need only cash, never inventory.
+      await this.#attempt("quote", () =>
+        maker.createOrder({
+          marketId: market.marketId,
+          outcomeId: market.outcomeId,
+          optionId: quote.side === "bid" ? market.yesOptionId : market.noOptionId,
+          side: "BUY",
+          orderType: "LIMIT",
+          timeInForce: "GTC",
+          limitPrice: priceOf(quote.side === "bid" ? quote.ticks : ticksPerUnit - quote.ticks),
+          shares: quote.shares,
+        }),
+      );
+    }
+  }
+
+  /**
+   * The taker takes the top of one side: it buys Yes or No at the maker's best offer for it, or
+   * sells back shares it holds at the maker's best bid for them. FAK: a cross or nothing, never a
+   * resting order.
+   */
+  async #cross(state: MarketState, budget: TickBudget): Promise<void> {
+    if (!this.#spend(budget)) return;
+    const { market } = state;
+    const bestBidTicks = state.fairTicks - halfSpreadTicks;
+    const bestAskTicks = state.fairTicks + halfSpreadTicks;
+    const onYes = this.#random() < 0.5;
+    const held = onYes ? state.takerYesShares : state.takerNoShares;
+    const shares = crossSharesMin + Math.floor(this.#random() * (crossSharesMax - crossSharesMin + 1));
+    const sell = held >= shares && this.#random() < 0.5;
+    // In the option's own terms: the maker bids Yes at the best bid and No at 1 − the best ask.
+    const yesTicks = sell ? bestBidTicks : bestAskTicks;
+    const priceTicks = onYes ? yesTicks : ticksPerUnit - (sell ? bestAskTicks : bestBidTicks);
+    const order: Order | undefined = await this.#attempt("cross", () =>
+      this.#options.taker.createOrder({
+        marketId: market.marketId,
+        outcomeId: market.outcomeId,
+        optionId: onYes ? market.yesOptionId : market.noOptionId,
+        side: sell ? "SELL" : "BUY",
+        orderType: "LIMIT",
+        timeInForce: "FAK",
+        limitPrice: priceOf(priceTicks),
+        shares,
+      }),
+    );
+    if (order === undefined) return;
+    const filled = Number(order.filledShares) * (sell ? -1 : 1);
+    if (onYes) state.takerYesShares += filled;
+    else state.takerNoShares += filled;
+  }
+
+  #spend(budget: TickBudget): boolean {
+    if (this.#stopped || budget.ordersLeft <= 0) return false;
+    budget.ordersLeft -= 1;
+    return true;
+  }
+
+  /** Runs one request; a refusal or a network failure is logged (throttled) and answers undefined. */
+  async #attempt<Result>(what: string, request: () => Promise<Result>): Promise<Result | undefined> {
+    try {
+      return await request();
+    } catch (error) {
+      this.#refusals.warn(
+        `demo bot: ${what} refused: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return undefined;
+    }
+  }
+}
+
+export interface QuoteLevel {
+  readonly side: "bid" | "ask";
+  /** In Yes ticks. */
+  readonly ticks: number;
+  readonly shares: number;
+}
+
+/** Best levels first, alternating bid and ask, so a cut-off list still quotes both sides. */
+export function quoteLevels(fairTicks: number): QuoteLevel[] {
+  const levels: QuoteLevel[] = [];
+  for (let level = 0; level < quoteLevelsPerSide; level += 1) {
+    const offset = halfSpreadTicks + level * levelStepTicks;
+    const shares = (level + 1) * levelSharesStep;
+    const bid = fairTicks - offset;
+    const ask = fairTicks + offset;
+    if (bid >= 1) levels.push({ side: "bid", ticks: bid, shares });
+    if (ask <= ticksPerUnit - 1) levels.push({ side: "ask", ticks: ask, shares });
+  }
+  return levels;
+}

@@ -1,0 +1,44 @@
+// The few lines printed after the demo starts: where the credentials are, a market to look at,
+// and where the documentation is.
+
+import type { RunningDemo } from "./run-demo.js";
+
+export interface WhatToTryInput {
+  readonly demo: RunningDemo;
+  readonly credentialsPath: string;
+  /** Listener base URLs by name (gateway, public, legacy, admin), as far as known. */
+  readonly addresses: Readonly<Record<string, string>>;
+}
+
+export function whatToTry({ demo, credentialsPath, addresses }: WhatToTryInput): string {
+  const { seed } = demo;
+  const models = [...new Set(seed.markets.map((market) => market.modelType))].join(", ");
+  const lines = [
+    "",
+    seed.createdNow ? "Demo data created:" : "Demo data (already there):",
+    `  ${seed.markets.length} open markets (${models || "none"}), users ${[seed.maker, seed.taker, ...seed.people].map((user) => user.marchantUserId).join(", ")}`,
+    demo.bot === undefined
+      ? "  market maker: off (PREDEX_DEMO_BOT=0, or no orderbook market)"
+      : `  market maker: quoting as ${seed.maker.marchantUserId}, trading now and then as ${seed.taker.marchantUserId}`,
+    "",
+    "What to try:",
+    `  credentials      ${credentialsPath} (merchantId, appKey, appSecret, apiKey)`,
+  ];
+  const example = demo.example;
+  if (example !== undefined) {
+    lines.push(`  a market         ${example.market.marketId}: ${example.market.title}`);
+    if (addresses.public !== undefined && example.yesAssetId !== undefined) {
+      lines.push(
+        `  price history    ${addresses.public}/prices-history?market=${example.yesAssetId}&interval=1h`,
+      );
+      lines.push(
+        `  live book        ${addresses.public.replace(/^http/, "ws")}/ws/market (subscribe to that asset id)`,
+      );
+    }
+  }
+  lines.push("  trade by hand    register alice or bob (funded) with the demo partner: see README.md");
+  for (const [name, url] of Object.entries(addresses))
+    lines.push(`  ${`${name} docs`.padEnd(16)} ${url}/docs`);
+  lines.push("  the CLI          npm run predex -- help");
+  return lines.join("\n");
+}
