@@ -5,74 +5,41 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  createMarketCommand,
   type ExchangeCommand,
-  type ExchangeEvent,
-  type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
   limitOrderCommand,
   marketOrderCommand,
   openOrdersOfUser,
   positionsOfUser,
 } from "../../src/core/exchange.js";
-import { Engine } from "../../src/engine/engine.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
+import { createSqliteExchangeReadModels } from "../../src/store/sqlite/exchange-read-models.js";
 import {
-  createSqliteExchangeProjector,
-  createSqliteExchangeReadModels,
-} from "../../src/store/sqlite/exchange-read-models.js";
+  assertBalanceAndLedgerMatch,
+  createOpenMarket,
+  fundUsers,
+  openSqliteExchangeEngine,
+  seededRandom,
+} from "./sqlite-exchange-run.js";
 
 const commandsCount = 1_500;
 const usersCount = 6;
 const unit = 100_000_000n;
 
-/** Mulberry32: a small seeded generator, so the run is the same every time. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 describe("SQLite exchange read models", () => {
   it("agree with the engine's state after a random run", async () => {
     const db: SqliteDatabase = openDatabase({ path: ":memory:" });
-    const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-      decider: exchangeDecider,
-      codec: exchangeStateCodec,
-      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-      projectors: [createSqliteExchangeProjector(db)],
-      clock: () => 1_800_000_000_000,
-      onFatal: (error) => {
-        throw error;
-      },
-    });
+    const engine = await openSqliteExchangeEngine(db, () => 1_800_000_000_000);
     const readModels = createSqliteExchangeReadModels(db);
-    const created = await engine.submit(
-      createMarketCommand({
-        title: "Random",
-        makerFeeBps: 15,
-        takerFeeBps: 40,
-        details: { categoryId: "9", tags: "a,b" },
-      }),
-    );
-    assert.ok(created.ok && created.events[0]?.type === "MarketCreated");
-    const market = created.events[0];
-    const outcome = market.outcomes[0]!;
-    const options = [outcome.options[0]!.optionId, outcome.options[1]!.optionId];
-    assert.ok((await engine.submit({ type: "OpenMarket", marketId: market.marketId })).ok);
-    for (let userId = 1; userId <= usersCount; userId += 1) {
-      assert.ok(
-        (await engine.submit({ type: "Deposit", userId, amount: 1_000n * unit, txHash: `0x${userId}` })).ok,
-      );
-    }
+    const market = await createOpenMarket(engine, {
+      title: "Random",
+      makerFeeBps: 15,
+      takerFeeBps: 40,
+      details: { categoryId: "9", tags: "a,b" },
+    });
+    const { options } = market;
+    await fundUsers(engine, usersCount, 1_000n * unit);
 
-    const next = random(42);
+    const next = seededRandom(42);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const submissions: Promise<unknown>[] = [];
     for (let index = 0; index < commandsCount; index += 1) {
@@ -84,7 +51,7 @@ describe("SQLite exchange read models", () => {
         command = limitOrderCommand({
           userId,
           marketId: market.marketId,
-          outcomeId: outcome.outcomeId,
+          outcomeId: market.outcomeId,
           optionId,
           side: next() < 0.7 ? "BUY" : "SELL",
           limitPrice: BigInt(30 + Math.floor(next() * 40)) * 1_000_000n,
@@ -95,7 +62,7 @@ describe("SQLite exchange read models", () => {
         command = marketOrderCommand({
           userId,
           marketId: market.marketId,
-          outcomeId: outcome.outcomeId,
+          outcomeId: market.outcomeId,
           optionId,
           side: next() < 0.6 ? "BUY" : "SELL",
           ...(next() < 0.6 ? { amount: BigInt(1 + Math.floor(next() * 50)) * unit } : { shares: 2n * unit }),
@@ -114,22 +81,7 @@ describe("SQLite exchange read models", () => {
     const state = await engine.read((live) => live);
     let tradeRows = 0;
     for (let userId = 1; userId <= usersCount; userId += 1) {
-      const account = state.accounts.get(userId)!;
-      const balance = db
-        .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
-        .safeIntegers(true)
-        .get(userId) as { available: bigint; frozen: bigint };
-      assert.deepEqual(
-        [balance.available, balance.frozen],
-        [account.available, account.frozen],
-        `user ${userId}`,
-      );
-      const ledger = await readModels.ledger(userId, { page: 1, pageSize: 1 });
-      assert.deepEqual(
-        [ledger.records[0]?.availableAfter, ledger.records[0]?.frozenAfter],
-        [account.available, account.frozen],
-      );
-
+      await assertBalanceAndLedgerMatch(db, readModels, state, userId);
       const positions = await readModels.positions({ userId }, { page: 1, pageSize: 100 });
       assert.deepEqual(
         positions.records.map((position) => [

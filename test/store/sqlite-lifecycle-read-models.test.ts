@@ -6,73 +6,35 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  createMarketCommand,
-  type ExchangeCommand,
-  type ExchangeEvent,
-  type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
-  limitOrderCommand,
-  positionsOfUser,
-} from "../../src/core/exchange.js";
-import { Engine } from "../../src/engine/engine.js";
+import { type ExchangeCommand, limitOrderCommand, positionsOfUser } from "../../src/core/exchange.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
+import { createSqliteExchangeReadModels } from "../../src/store/sqlite/exchange-read-models.js";
 import {
-  createSqliteExchangeProjector,
-  createSqliteExchangeReadModels,
-} from "../../src/store/sqlite/exchange-read-models.js";
+  assertBalanceAndLedgerMatch,
+  createOpenMarket,
+  fundUsers,
+  type OpenBinaryMarket,
+  openSqliteExchangeEngine,
+  seededRandom,
+} from "./sqlite-exchange-run.js";
 
 const unit = 100_000_000n;
 const usersCount = 5;
-
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describe("SQLite read models through the market lifecycle", () => {
   it("agree with the engine's state after trading, resolution, challenge, settlement, void and claims", async () => {
     let nowMs = 1_800_000_000_000;
     const db: SqliteDatabase = openDatabase({ path: ":memory:" });
-    const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-      decider: exchangeDecider,
-      codec: exchangeStateCodec,
-      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-      projectors: [createSqliteExchangeProjector(db)],
-      clock: () => nowMs,
-      onFatal: (error) => {
-        throw error;
-      },
-    });
+    const engine = await openSqliteExchangeEngine(db, () => nowMs);
     const readModels = createSqliteExchangeReadModels(db);
     const submit = async (command: ExchangeCommand) => engine.submit(command);
-    const markets: { marketId: number; outcomeId: number; options: [number, number] }[] = [];
+    const markets: OpenBinaryMarket[] = [];
     for (let index = 0; index < 3; index += 1) {
-      const created = await submit(
-        createMarketCommand({ title: `M${index}`, makerFeeBps: 10, takerFeeBps: 25 }),
-      );
-      assert.ok(created.ok && created.events[0]?.type === "MarketCreated");
-      const event = created.events[0];
-      const outcome = event.outcomes[0]!;
-      markets.push({
-        marketId: event.marketId,
-        outcomeId: outcome.outcomeId,
-        options: [outcome.options[0]!.optionId, outcome.options[1]!.optionId],
-      });
-      assert.ok((await submit({ type: "OpenMarket", marketId: event.marketId })).ok);
+      markets.push(await createOpenMarket(engine, { title: `M${index}`, makerFeeBps: 10, takerFeeBps: 25 }));
     }
-    for (let userId = 1; userId <= usersCount; userId += 1) {
-      assert.ok((await submit({ type: "Deposit", userId, amount: 1_000n * unit, txHash: `0x${userId}` })).ok);
-    }
+    await fundUsers(engine, usersCount, 1_000n * unit);
 
-    const next = random(7);
+    const next = seededRandom(7);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const trade = () => {
       const market = pick(markets);
@@ -150,21 +112,7 @@ describe("SQLite read models through the market lifecycle", () => {
     const state = await engine.read((live) => live);
     let claimed = 0;
     for (let userId = 1; userId <= usersCount; userId += 1) {
-      const account = state.accounts.get(userId)!;
-      const balance = db
-        .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
-        .safeIntegers(true)
-        .get(userId) as { available: bigint; frozen: bigint };
-      assert.deepEqual(
-        [balance.available, balance.frozen],
-        [account.available, account.frozen],
-        `user ${userId}`,
-      );
-      const ledger = await readModels.ledger(userId, { page: 1, pageSize: 1 });
-      assert.deepEqual(
-        [ledger.records[0]?.availableAfter, ledger.records[0]?.frozenAfter],
-        [account.available, account.frozen],
-      );
+      await assertBalanceAndLedgerMatch(db, readModels, state, userId);
       const positions = await readModels.positions({ userId }, { page: 1, pageSize: 100 });
       assert.deepEqual(
         positions.records.map((position) => [

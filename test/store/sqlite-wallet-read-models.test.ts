@@ -13,20 +13,19 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   checkInvariants,
-  createMarketCommand,
   type ExchangeCommand,
-  type ExchangeEvent,
   type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
   limitOrderCommand,
   marketOrderCommand,
   openOrdersOfUser,
 } from "../../src/core/exchange.js";
-import { Engine } from "../../src/engine/engine.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
-import { createSqliteExchangeProjector } from "../../src/store/sqlite/exchange-read-models.js";
+import {
+  createOpenMarket,
+  type OpenBinaryMarket,
+  openSqliteExchangeEngine,
+  type SqliteExchangeEngine,
+} from "./sqlite-exchange-run.js";
 
 const unit = 100_000_000n;
 const cent = 1_000_000n;
@@ -107,42 +106,19 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 interface Run {
   readonly db: SqliteDatabase;
-  readonly engine: Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
-  readonly market: { marketId: number; outcomeId: number; options: readonly [number, number] };
+  readonly engine: SqliteExchangeEngine;
+  readonly market: OpenBinaryMarket;
 }
 
-function openEngine(db: SqliteDatabase): Promise<Run["engine"]> {
-  return Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-    decider: exchangeDecider,
-    codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [createSqliteExchangeProjector(db)],
-    clock: () => 1_800_000_000_000,
-    onFatal: (error) => {
-      throw error;
-    },
-  });
+function openEngine(db: SqliteDatabase): Promise<SqliteExchangeEngine> {
+  return openSqliteExchangeEngine(db, () => 1_800_000_000_000);
 }
 
 async function startRun(): Promise<Run> {
   const db = openDatabase({ path: ":memory:" });
   const engine = await openEngine(db);
-  const created = await engine.submit(
-    createMarketCommand({ title: "Wallet", makerFeeBps: 20, takerFeeBps: 50 }),
-  );
-  assert.ok(created.ok && created.events[0]?.type === "MarketCreated");
-  const outcome = created.events[0].outcomes[0]!;
-  const marketId = created.events[0].marketId;
-  assert.ok((await engine.submit({ type: "OpenMarket", marketId })).ok);
-  return {
-    db,
-    engine,
-    market: {
-      marketId,
-      outcomeId: outcome.outcomeId,
-      options: [outcome.options[0]!.optionId, outcome.options[1]!.optionId],
-    },
-  };
+  const market = await createOpenMarket(engine, { title: "Wallet", makerFeeBps: 20, takerFeeBps: 50 });
+  return { db, engine, market };
 }
 
 /** The command of a step, given the committed state (to pick orders and withdrawals that exist). */
