@@ -1,0 +1,181 @@
+// The demo of `npm start` in process: a real platform on free ports and a temporary data dir, the
+// demo partner, the seed (categories, markets of all three models, funded users) and the market
+// maker on short intervals. The bot must make a two-sided book and at least one trade within a
+// bounded wait; a second start on the same data dir creates nothing twice; shutdown leaves no timer
+// behind (the test process must be able to exit).
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { credentialsFileName, ensureDemoPartner, readDemoCredentials } from "../../src/cli/demo-partner.js";
+import { demoCategories, demoMarkets, demoPeopleUsers } from "../../src/demo/content.js";
+import { openOrdersPerMarketMax } from "../../src/demo/market-maker.js";
+import { type RunningDemo, runDemo } from "../../src/demo/run-demo.js";
+import type { DemoLog } from "../../src/demo/seed.js";
+import { PredexClient } from "../../src/sdk/client.js";
+import { type Platform, startPlatform } from "../../src/server.js";
+import { testPlatformConfig } from "./harness.js";
+
+const botTickMs = 50;
+/** How long the bot may take to quote both sides and trade once. */
+const liveBookWaitMs = 10_000;
+const pollMs = 50;
+
+interface DemoPlatform {
+  readonly platform: Platform;
+  readonly demo: RunningDemo;
+  readonly warnings: string[];
+  stop(): Promise<void>;
+}
+
+async function startDemoPlatform(dataDir: string): Promise<DemoPlatform> {
+  const platform = await startPlatform(testPlatformConfig(dataDir));
+  const warnings: string[] = [];
+  const log: DemoLog = { info: () => {}, warn: (message) => warnings.push(message) };
+  try {
+    const credentials = await ensureDemoPartner(platform, dataDir);
+    assert.ok(credentials !== undefined, "the demo partner's credentials");
+    const demo = await runDemo(
+      {
+        adminUrl: platform.addresses.admin,
+        adminToken: platform.adminToken,
+        gatewayUrl: platform.addresses.gateway,
+      },
+      credentials,
+      { log, bot: true, botTickMs, crossChance: 1 },
+    );
+    return {
+      platform,
+      demo,
+      warnings,
+      // The order serve.ts keeps: the bot first, so no request reaches a closing platform.
+      stop: async () => {
+        await demo.stop();
+        await platform.close();
+      },
+    };
+  } catch (error) {
+    await platform.close();
+    throw error;
+  }
+}
+
+function partnerClient(dataDir: string, gatewayUrl: string): PredexClient {
+  const credentials = readDemoCredentials(join(dataDir, credentialsFileName));
+  return new PredexClient({ baseUrl: gatewayUrl, credentials });
+}
+
+async function until<Value>(what: string, probe: () => Promise<Value | undefined>): Promise<Value> {
+  const deadline = Date.now() + liveBookWaitMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(pollMs);
+  }
+}
+
+describe("the demo: seed, market maker, restart", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "predex-demo-"));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+  let firstMarketIds: string[] = [];
+
+  it("seeds categories, markets of all three models and funded users; the bot quotes and trades", async () => {
+    const started = await startDemoPlatform(dataDir);
+    try {
+      const { demo } = started;
+      assert.equal(demo.seed.createdNow, true);
+      assert.ok(demo.bot !== undefined, "the market maker runs");
+      const client = partnerClient(dataDir, started.platform.addresses.gateway);
+
+      const tree = await client.getCategoryTree({ language: "zh-CN" });
+      const roots = demoCategories.filter((category) => category.parentKey === undefined);
+      assert.deepEqual(
+        tree.map((node) => node.nameDisplay),
+        roots.map((category) => category.zhName),
+      );
+      const sports = tree.find((node) => node.name === "Sports");
+      assert.deepEqual(
+        sports?.children.map((node) => [node.name, node.nameDisplay]),
+        [["Football", "足球"]],
+      );
+
+      const listed = await client.listMarkets({ pageSize: 100, status: "open" });
+      assert.deepEqual(
+        listed.records.map((record) => record.title).sort(),
+        demoMarkets.map((m) => m.title).sort(),
+      );
+      assert.deepEqual(
+        new Set(listed.records.map((record) => record.modelType)),
+        new Set(["orderbook", "AMM", "parimutuel"]),
+      );
+      firstMarketIds = demo.seed.markets.map((market) => market.marketId).sort();
+      assert.equal(firstMarketIds.length, demoMarkets.length);
+
+      for (const person of demo.seed.people) {
+        const [asset] = await person.client.getAssets();
+        const funding = demoPeopleUsers.find(
+          (user) => user.marchantUserId === person.marchantUserId,
+        )!.fundingUsdt;
+        assert.equal(Number(asset?.total), funding, person.marchantUserId);
+      }
+
+      const market = demo.example!.market;
+      assert.equal(market.modelType, "orderbook");
+      const book = await until("bids and asks", async () => {
+        const current = await demo.seed.people[0]!.client.getBook({
+          marketId: market.marketId,
+          outcomeId: market.outcomeId,
+        });
+        return current.bids.length > 0 && current.asks.length > 0 ? current : undefined;
+      });
+      assert.ok(Number(book.bids[0]!.price) < Number(book.asks[0]!.price), "the book is not crossed");
+      const trades = await until("a trade", async () => {
+        const page = await demo.seed.taker.client.getTrades({ marketId: market.marketId });
+        return page.records.length > 0 ? page.records : undefined;
+      });
+      assert.equal(trades[0]!.role, "TAKER");
+    } finally {
+      await started.stop();
+    }
+    assert.deepEqual(started.warnings, [], "no refusals on a fresh platform");
+  });
+
+  it("a second start on the same data dir creates nothing twice and the bot goes on", async () => {
+    const started = await startDemoPlatform(dataDir);
+    try {
+      const { demo } = started;
+      assert.equal(demo.seed.createdNow, false);
+      assert.deepEqual(demo.seed.markets.map((market) => market.marketId).sort(), firstMarketIds);
+      const client = partnerClient(dataDir, started.platform.addresses.gateway);
+      const listed = await client.listMarkets({ pageSize: 100 });
+      assert.equal(listed.total, demoMarkets.length);
+      const tree = await client.getCategoryTree({ language: "en-US" });
+      const nodes = tree.flatMap((node) => [node, ...node.children]);
+      assert.equal(nodes.length, demoCategories.length);
+      for (const person of demo.seed.people) {
+        const [asset] = await person.client.getAssets();
+        const funding = demoPeopleUsers.find(
+          (user) => user.marchantUserId === person.marchantUserId,
+        )!.fundingUsdt;
+        assert.equal(Number(asset?.total), funding, `${person.marchantUserId} was funded once`);
+      }
+      // The maker's open orders stay within its bound per market while it keeps replacing them.
+      await until("a few more ticks", async () => (demo.bot!.ticks >= 3 ? true : undefined));
+      const open = await demo.seed.maker.client.getOpenOrders({ marketId: demo.example!.market.marketId });
+      assert.ok(open.total <= openOrdersPerMarketMax, `maker has ${open.total} open orders`);
+    } finally {
+      await started.stop();
+    }
+    // Only timers someone forgot keep the loop alive; an unref'd request timeout does not count.
+    await sleep(10);
+    assert.deepEqual(
+      process.getActiveResourcesInfo().filter((resource) => resource === "Timeout"),
+      [],
+      "no timer left behind",
+    );
+  });
+});
