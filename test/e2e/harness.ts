@@ -9,12 +9,14 @@
 //   const refused = await platform.signed(partner, { method: "POST", path: "/ordering/claim", body: "{}" });
 //   assert.equal(refused.status, 400);
 
+import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RegisteredUser } from "../../src/api/partner/schemas/users.js";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig, type PlatformConfig } from "../../src/config.js";
 import { PredexClient, type PredexClientOptions } from "../../src/sdk/client.js";
+import { PredexApiError } from "../../src/sdk/errors.js";
 import { type GatewayCredentials, type QueryParams, signRequest } from "../../src/sdk/signer.js";
 import { type Platform, type PlatformOptions, startPlatform } from "../../src/server.js";
 
@@ -81,20 +83,43 @@ export interface TestPlatform {
 
 let userCounter = 0;
 
+/**
+ * The configuration of a test platform on `dataDir`: every listener on a free loopback port, silent
+ * logs, then `env`. Tests that stop and start a platform on the same dir use it directly.
+ */
+export function testPlatformConfig(
+  dataDir: string,
+  env: Readonly<Record<string, string>> = {},
+): PlatformConfig {
+  return loadConfig({
+    PREDEX_DATA_DIR: dataDir,
+    PREDEX_HOST: "127.0.0.1",
+    PREDEX_PORT: "0",
+    PREDEX_PUBLIC_PORT: "0",
+    PREDEX_LEGACY_PORT: "0",
+    PREDEX_ADMIN_PORT: "0",
+    PREDEX_LOG_LEVEL: "silent",
+    ...env,
+  });
+}
+
+/**
+ * For `assert.rejects`: the error is the SDK's PredexApiError with exactly this HTTP status, code
+ * and message.
+ */
+export function apiError(status: number, code: number, message: string): (error: unknown) => true {
+  return (error: unknown) => {
+    assert.ok(error instanceof PredexApiError, String(error));
+    assert.deepEqual([error.status, error.code, error.message], [status, code, message]);
+    return true;
+  };
+}
+
 export async function startTestPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-test-"));
   let platform: Platform;
   try {
-    const config = loadConfig({
-      PREDEX_DATA_DIR: dataDir,
-      PREDEX_HOST: "127.0.0.1",
-      PREDEX_PORT: "0",
-      PREDEX_PUBLIC_PORT: "0",
-      PREDEX_LEGACY_PORT: "0",
-      PREDEX_ADMIN_PORT: "0",
-      PREDEX_LOG_LEVEL: "silent",
-      ...options.env,
-    });
+    const config = testPlatformConfig(dataDir, options.env);
     platform = await startPlatform(config, options.platform);
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });

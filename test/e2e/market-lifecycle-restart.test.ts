@@ -9,27 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadConfig } from "../../src/config.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { type Platform, startPlatform } from "../../src/server.js";
+import { testPlatformConfig } from "./harness.js";
 import { isoAt, usdtOf } from "./trading-fixtures.js";
 
 const hourMs = 3_600_000;
 const settleWaitMsMax = 10_000;
 
 async function start(dataDir: string): Promise<Platform> {
-  return startPlatform(
-    loadConfig({
-      PREDEX_DATA_DIR: dataDir,
-      PREDEX_HOST: "127.0.0.1",
-      PREDEX_PORT: "0",
-      PREDEX_PUBLIC_PORT: "0",
-      PREDEX_LEGACY_PORT: "0",
-      PREDEX_ADMIN_PORT: "0",
-      PREDEX_LOG_LEVEL: "silent",
-    }),
-  );
+  return startPlatform(testPlatformConfig(dataDir));
 }
 
 const operatorOf = (platform: Platform) =>

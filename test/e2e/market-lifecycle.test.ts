@@ -4,24 +4,19 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { parseAtoms } from "../../src/core/money.js";
 import type { PredexClient } from "../../src/sdk/client.js";
-import { PredexApiError } from "../../src/sdk/errors.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
-
-function atoms(decimal: string): bigint {
-  const parsed = parseAtoms(decimal);
-  assert.ok(parsed.ok, decimal);
-  return parsed.atoms;
-}
+import { apiError } from "./harness.js";
+import {
+  atoms,
+  type BinaryMarket,
+  startTradingPlatform,
+  type TradingPlatform,
+  usdtOf,
+} from "./trading-fixtures.js";
 
 /** The promise must fail with this HTTP status, code and message. */
 async function refused(promise: Promise<unknown>, status: number, code: number, message: string) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof PredexApiError, String(error));
-    assert.deepEqual([error.status, error.code, error.message], [status, code, message]);
-    return true;
-  });
+  await assert.rejects(promise, apiError(status, code, message));
 }
 
 /** Alice buys `shares` Yes and Bob `shares` No at 0.5 each (a mint). */

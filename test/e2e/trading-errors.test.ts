@@ -3,16 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PredexApiError } from "../../src/sdk/errors.js";
+import { apiError } from "./harness.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
-
-function apiError(status: number, code: number, message: string) {
-  return (error: unknown) => {
-    assert.ok(error instanceof PredexApiError, String(error));
-    assert.deepEqual([error.status, error.code, error.message], [status, code, message]);
-    return true;
-  };
-}
 
 describe("trading errors", () => {
   let platform: TradingPlatform;

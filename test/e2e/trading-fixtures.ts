@@ -1,7 +1,9 @@
 // Shared set-up of the trading end-to-end tests: a real platform on port 0, the operator's client,
 // markets created and opened through the admin API, and users funded by admin deposits.
 
+import assert from "node:assert/strict";
 import type { MarketDetail } from "../../src/api/partner/schemas/market-detail.js";
+import { parseAtoms } from "../../src/core/money.js";
 import { type CreateMarketRequest, PredexAdminClient } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";
 import { type PartnerCredentials, startTestPlatform, type TestPlatform } from "./harness.js";
@@ -28,6 +30,13 @@ export interface BinaryMarket {
 
 const hourMs = 3_600_000;
 let depositCounter = 0;
+
+/** A decimal string as atoms (1e-8); the string must parse. */
+export function atoms(decimal: string): bigint {
+  const parsed = parseAtoms(decimal);
+  assert.ok(parsed.ok, decimal);
+  return parsed.atoms;
+}
 
 export function isoAt(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -4,9 +4,14 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { parseAtoms } from "../../src/core/money.js";
-import { PredexApiError } from "../../src/sdk/errors.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
+import { apiError } from "./harness.js";
+import {
+  atoms,
+  type BinaryMarket,
+  startTradingPlatform,
+  type TradingPlatform,
+  usdtOf,
+} from "./trading-fixtures.js";
 
 describe("the typical user flow, steps 1–8", () => {
   let platform: TradingPlatform;
@@ -147,14 +152,10 @@ describe("the typical user flow, steps 1–8", () => {
     );
     assert.deepEqual(await usdtOf(alice.client), { available: "96.11488", frozen: "0", total: "96.11488" });
     assert.equal((await alice.client.getOpenOrders()).total, 0);
-    await assert.rejects(alice.client.cancelOrder(bid.orderId), (error: unknown) => {
-      assert.ok(error instanceof PredexApiError);
-      assert.deepEqual(
-        [error.status, error.code, error.message],
-        [400, 1001, "bad request: Order is not cancellable"],
-      );
-      return true;
-    });
+    await assert.rejects(
+      alice.client.cancelOrder(bid.orderId),
+      apiError(400, 1001, "bad request: Order is not cancellable"),
+    );
 
     // 8. Trades: Alice was the maker twice at 0.6, Bob the taker twice at 0.4.
     const aliceTrades = await alice.client.getTrades();
@@ -186,11 +187,6 @@ describe("the typical user flow, steps 1–8", () => {
     // Nothing was created or lost: deposits = balances + collateral (6.4752 pairs) + fees.
     const detailAfter = await alice.client.getMarketDetail(market.marketId);
     assert.equal(detailAfter.fee, "0.0259008");
-    const atoms = (decimal: string) => {
-      const parsed = parseAtoms(decimal);
-      assert.ok(parsed.ok);
-      return parsed.atoms;
-    };
     const balances = atoms((await usdtOf(alice.client)).total) + atoms((await usdtOf(bob.client)).total);
     assert.equal(balances + atoms("6.4752") + atoms(detailAfter.fee), atoms("150"));
   });
