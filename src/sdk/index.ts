@@ -32,3 +32,13 @@ export {
 export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
 export { restPaths, socketPaths, userSocketPaths } from "./paths.js";
 export { type GatewayCredentials, type QueryParams, signRequest, signWebSocketUpgrade } from "./signer.js";
+export {
+  BookSubscription,
+  type BookSubscriptionOptions,
+  HandshakeError,
+  LocalBook,
+  type MarketEvent,
+  MarketSocket,
+  type SdkLogger,
+  SignedSocket,
+} from "./ws/index.js";
