@@ -49,7 +49,12 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
     log: consoleLog,
     bot: !values["seed-only"] && demoBotEnabled(),
   });
-  console.log(whatToTry({ demo, credentialsPath, addresses: { gateway: gatewayUrl, admin: admin.url } }));
+  // The public listener's port is known only when it is not "any free port".
+  const publicUrl: Record<string, string> =
+    config.public.port === 0 ? {} : { public: `http://127.0.0.1:${config.public.port}` };
+  console.log(
+    whatToTry({ demo, credentialsPath, addresses: { gateway: gatewayUrl, ...publicUrl, admin: admin.url } }),
+  );
   if (demo.bot === undefined) return 0;
   console.log("\nThe market maker runs until Ctrl-C.");
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

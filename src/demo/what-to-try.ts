@@ -18,7 +18,7 @@ export function whatToTry({ demo, credentialsPath, addresses }: WhatToTryInput):
     seed.createdNow ? "Demo data created:" : "Demo data (already there):",
     `  ${seed.markets.length} open markets (${models || "none"}), users ${[seed.maker, seed.taker, ...seed.people].map((user) => user.marchantUserId).join(", ")}`,
     demo.bot === undefined
-      ? "  market maker: off (PREDEX_DEMO_BOT=0, or no orderbook market)"
+      ? "  market maker: off"
       : `  market maker: quoting as ${seed.maker.marchantUserId}, trading now and then as ${seed.taker.marchantUserId}`,
     "",
     "What to try:",

@@ -12,7 +12,8 @@ import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { credentialsFileName, ensureDemoPartner, readDemoCredentials } from "../../src/cli/demo-partner.js";
 import { demoCategories, demoMarkets, demoPeopleUsers } from "../../src/demo/content.js";
-import { openOrdersPerMarketMax } from "../../src/demo/market-maker.js";
+import { loopbackUrlOf } from "../../src/demo/loopback.js";
+import { openOrdersPerMarketMax, quoteLevels, quoteLevelsPerSide } from "../../src/demo/market-maker.js";
 import { type RunningDemo, runDemo } from "../../src/demo/run-demo.js";
 import type { DemoLog } from "../../src/demo/seed.js";
 import { PredexClient } from "../../src/sdk/client.js";
@@ -177,5 +178,30 @@ describe("the demo: seed, market maker, restart", () => {
       [],
       "no timer left behind",
     );
+  });
+});
+
+describe("the demo's small rules", () => {
+  it("reaches a listener only through loopback", () => {
+    assert.equal(loopbackUrlOf("http://0.0.0.0:8080"), "http://127.0.0.1:8080");
+    assert.equal(loopbackUrlOf("http://[::]:8080"), "http://[::1]:8080");
+    assert.equal(loopbackUrlOf("https://127.0.0.1:8443"), "https://127.0.0.1:8443");
+    assert.equal(loopbackUrlOf("http://10.0.0.5:8080"), undefined);
+    assert.equal(loopbackUrlOf("http://example.com:8080"), undefined);
+  });
+
+  it("quotes both sides inside (0, 1), best levels first, never crossed", () => {
+    for (const fairTicks of [5, 50, 95]) {
+      const levels = quoteLevels(fairTicks);
+      assert.equal(levels.length, quoteLevelsPerSide * 2);
+      assert.ok(levels.every((level) => level.ticks >= 1 && level.ticks <= 99));
+      const bids = levels.filter((level) => level.side === "bid").map((level) => level.ticks);
+      const asks = levels.filter((level) => level.side === "ask").map((level) => level.ticks);
+      assert.ok(Math.max(...bids) < fairTicks && Math.min(...asks) > fairTicks);
+      assert.deepEqual(
+        levels.slice(0, 2).map((level) => level.side),
+        ["bid", "ask"],
+      );
+    }
   });
 });
