@@ -185,6 +185,42 @@ describe("/socket/market-price", () => {
 });
 
 describe("a dead session closes user channels with 1011 upstream unavailable", () => {
+  it("and the SDK registers again (renewSession) and carries on with the new session", async () => {
+    const partner = platform.partner;
+    const { client, user } = await platform.registeredUser({ partner });
+    const registration = {
+      userEmail: `${user.userId}-again@example.com`,
+      merchantId: partner.merchantId,
+      marchantUserId: `renew-${user.userId}`,
+    };
+    // The session the socket starts with comes from this registration, which renewSession repeats
+    // (registering again finds the same user by marchantUserId and opens a fresh session).
+    await client.register(registration);
+    const received: Record<string, unknown>[] = [];
+    const socket = new SignedSocket({
+      baseUrl: platform.addresses.gateway,
+      credentials: partner,
+      path: socketPaths.userInfo,
+      cookie: () => client.sessionCookie,
+      renewSession: () => client.register(registration).then(() => undefined),
+      backoff: { delayMsBase: 10, delayMsMax: 20 },
+      onMessage: (message) => received.push(message as Record<string, unknown>),
+    });
+    socket.start();
+    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const cookieBefore = client.sessionCookie;
+    const userId = String(received[0]!.userId);
+    await platform.revokeSessions(userId);
+    const deadline = Date.now() + 5_000;
+    while (client.sessionCookie === cookieBefore || received.length < 2) {
+      if (Date.now() > deadline) assert.fail(`no renewal: ${JSON.stringify(received)} ${socket.state}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(socket.state, "open");
+    assert.equal(received.at(-1)!.userId, userId);
+    socket.stop();
+  });
+
   it("when the operator revokes the user's sessions", async () => {
     const { client, userId } = await platform.fundedUser("10");
     const opened = await openSigned(platform, platform.partner, socketPaths.userInfo, {

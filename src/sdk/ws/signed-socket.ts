@@ -44,6 +44,12 @@ export interface SignedSocketOptions {
   readonly query?: QueryParams;
   /** The session cookie for user channels, read at every attempt (it may have been renewed). */
   readonly cookie?: () => string | undefined;
+  /**
+   * Spec 000 "Recovery" for a dead session (401/1401 at the handshake): register again, then retry
+   * once. E.g. `() => client.register(registration).then(() => undefined)`; the new cookie is then
+   * read through `cookie`.
+   */
+  readonly renewSession?: () => Promise<void>;
   readonly backoff?: BackoffPolicy;
   /** No message and no ping for this long: the socket is presumed dead and replaced. */
   readonly heartbeatTimeoutMs?: number;
@@ -66,6 +72,8 @@ export class SignedSocket {
   #state: SocketState = "idle";
   #socket: WebSocket | undefined;
   #attempt = 0;
+  /** A renewal was tried since the last successful open: a second 1401 is final. */
+  #renewed = false;
   #retryTimer: NodeJS.Timeout | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
 
@@ -125,7 +133,17 @@ export class SignedSocket {
       response.on("end", () => {
         const error = new HandshakeError(response.statusCode ?? 0, body);
         socket.terminate();
-        if (error.retryable) this.#scheduleReconnect(error.message);
+        if (error.status === 401 && body.includes("Invalid or expired session") && this.#canRenew()) {
+          this.#renewed = true;
+          this.#options.renewSession!().then(
+            () => this.#connect(),
+            (renewError: unknown) => {
+              this.#logger.error({ err: renewError }, "renewing the session failed");
+              this.stop();
+              this.#options.onFatal?.(error);
+            },
+          );
+        } else if (error.retryable) this.#scheduleReconnect(error.message);
         else {
           this.#logger.error({ status: error.status, body }, "WebSocket handshake refused");
           this.stop();
@@ -135,6 +153,7 @@ export class SignedSocket {
     });
     socket.on("open", () => {
       this.#attempt = 0;
+      this.#renewed = false;
       this.#setState("open");
       this.#armHeartbeat();
       this.#options.onOpen?.();
@@ -158,6 +177,10 @@ export class SignedSocket {
       this.#options.onClose?.(code, reason.toString("utf8"));
       if (!refused) this.#scheduleReconnect(`closed ${code} ${reason.toString("utf8")}`);
     });
+  }
+
+  #canRenew(): boolean {
+    return this.#options.renewSession !== undefined && !this.#renewed && this.#state !== "closed";
   }
 
   #armHeartbeat(): void {
