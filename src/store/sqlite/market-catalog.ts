@@ -152,9 +152,12 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
     for (const entry of entries) {
       for (const event of entry.events) {
         if ("marketId" in event && typeof event.marketId === "number") touched.add(event.marketId);
-        // Only these two change the catalogue's tables; every other event only invalidates views.
+        // Only these change the catalogue's tables; every other event only invalidates views.
         if (event.type === "MarketCreated") onMarketCreated(event);
         else if (event.type === "TradeExecuted") onTrade(event);
+        // A pool trade heats its market by the USDT into or out of the pool, as its volume counts it.
+        else if (event.type === "PoolTradeExecuted")
+          addHeatAt(event.marketId, Number(event.amount) / atomsPerUsdt, event.atMs);
       }
     }
     if (touched.size > 0) for (const listener of listeners) listener(touched);

@@ -104,6 +104,8 @@ export function createSqliteCommissionProjector(
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     for (const entry of entries) {
       for (const event of entry.events) {
+        // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
+        if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
         if (event.type !== "TradeExecuted") continue;
         accrue(event.makerUserId, event.makerFee, event.atMs);
         accrue(event.takerUserId, event.takerFee, event.atMs);
