@@ -23,6 +23,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   console.log(`  legacy  (/api/...)                 ${platform.addresses.legacy}`);
   console.log(`  admin   (/admin/...)               ${platform.addresses.admin}`);
   console.log(`  API docs at <listener>/docs; data in ${config.dataDir}`);
+  if (quietDemo) console.log("  request logs are off with --demo; PREDEX_LOG_LEVEL=info shows them");
   if (platform.adminTokenCreated) {
     console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
     console.log(`  ${platform.adminToken}`);
