@@ -6,11 +6,9 @@
 
 import type { Logger } from "pino";
 import {
-  balanceOf,
   bookSnapshot,
   type ExchangeState,
   type MarketSettledEvent,
-  positionsOfUser,
   type TradeExecutedEvent,
 } from "../core/exchange.js";
 import { formatAtoms } from "../core/money.js";
@@ -18,6 +16,7 @@ import { priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { IdentityService } from "../identity/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
+import { summarizeBatch } from "./batch-summary.js";
 import { bookHash } from "./book-hash.js";
 import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
 import { broadcast, closeCodes, type Subscriber, Topics, upstreamUnavailableReason } from "./fanout.js";
@@ -34,32 +33,9 @@ import {
   type PriceChangeEntry,
   type PublicLevel,
   priceChangeEvent,
-  userInfo,
-  userOrder,
-  userPosition,
 } from "./messages.js";
 import { chanceOf, optionPriceAtoms, yesPriceAtoms } from "./option-price.js";
-
-/** Messages a user channel may have waiting for its session check before it counts as stuck. */
-export const userPendingMessagesMax = 10_000;
-/** Open orders sent when a user channel connects, read 100 at a time. */
-const openOrdersPageSize = 100;
-
-type ChangedUser = { balance: boolean; orderIds: Set<number>; marketIds: Set<number> };
-
-export type UserChannel = "info" | "positions" | "orders";
-
-export interface UserSubscription {
-  readonly channel: UserChannel;
-  readonly subscriber: Subscriber;
-  readonly userId: number;
-  readonly partnerId: number;
-  readonly sessionToken: string;
-  /** user-positions only: one market, or all. */
-  readonly marketId: number | null;
-  pending: Buffer[];
-  checking: boolean;
-}
+import { type UserChannel, UserFeeds, type UserSubscription } from "./user-feeds.js";
 
 interface OutcomeFeed {
   readonly marketId: number;
@@ -94,8 +70,6 @@ export interface RealtimeHubOptions {
 export class RealtimeHub {
   readonly limits: RealtimeLimits;
   readonly #engine: ExchangeEngine;
-  readonly #identity: IdentityService;
-  readonly #readModels: ExchangeReadModels;
   readonly #logger: Logger;
   readonly #tracker = new BookTracker();
   readonly #feeds = new Map<number, OutcomeFeed>();
@@ -105,7 +79,7 @@ export class RealtimeHub {
   readonly #marketPrice = new Topics<number>();
   readonly #assets = new Topics<string>();
   readonly #publicSockets = new Set<Subscriber>();
-  readonly #users = new Map<number, Set<UserSubscription>>();
+  readonly #userFeeds: UserFeeds;
   readonly #sockets = new Set<Subscriber>();
   readonly #alive = new WeakSet<Subscriber>();
   readonly #unsubscribeEngine: () => void;
@@ -117,9 +91,14 @@ export class RealtimeHub {
   private constructor(options: RealtimeHubOptions) {
     this.limits = options.limits;
     this.#engine = options.engine;
-    this.#identity = options.identity;
-    this.#readModels = options.readModels;
     this.#logger = options.logger;
+    this.#userFeeds = new UserFeeds({
+      engine: options.engine,
+      identity: options.identity,
+      readModels: options.readModels,
+      logger: options.logger,
+      healthy: () => this.upstreamHealthy,
+    });
     this.#unsubscribeEngine = this.#engine.onCommitted((entries) => {
       // Inside a commit listener no batch is in flight, so the reader runs now, on this state.
       void this.#engine
@@ -228,22 +207,8 @@ export class RealtimeHub {
   }
 
   /** Registers a user channel and sends its current data (then every change). */
-  async addUserSubscription(subscription: UserSubscription): Promise<() => void> {
-    let set = this.#users.get(subscription.userId);
-    if (set === undefined) {
-      set = new Set();
-      this.#users.set(subscription.userId, set);
-    }
-    set.add(subscription);
-    const unsubscribe = () => {
-      set.delete(subscription);
-      if (set.size === 0) this.#users.delete(subscription.userId);
-    };
-    // Registered first and read second: a change that lands in between is sent twice, never lost;
-    // every message carries the whole current state of its entity, so a repeat is harmless.
-    const initial = await this.#initialUserMessages(subscription);
-    this.#deliver(subscription, initial);
-    return unsubscribe;
+  addUserSubscription(subscription: UserSubscription): Promise<() => void> {
+    return this.#userFeeds.add(subscription);
   }
 
   close(): void {
@@ -269,122 +234,15 @@ export class RealtimeHub {
   ): void {
     const last = entries[entries.length - 1];
     if (last === undefined) return;
-    const touched = new Set<number>();
-    const trades: TradeExecutedEvent[] = [];
-    const opened: number[] = [];
-    const settled: MarketSettledEvent[] = [];
-    const users = new Map<number, ChangedUser>();
-    const changedUser = (userId: number): ChangedUser => {
-      let user = users.get(userId);
-      if (user === undefined) {
-        user = { balance: false, orderIds: new Set(), marketIds: new Set() };
-        users.set(userId, user);
-      }
-      return user;
-    };
-    for (const entry of entries) {
-      for (const event of entry.events) {
-        switch (event.type) {
-          case "MarketCreated":
-          case "OrderRepeated":
-            break;
-          case "MarketOpened":
-            opened.push(event.marketId);
-            break;
-          case "MarketClosed":
-            for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
-              touched.add(outcomeId);
-            break;
-          case "DepositCredited":
-            changedUser(event.userId).balance = true;
-            break;
-          case "OrderPlaced": {
-            touched.add(event.outcomeId);
-            const user = changedUser(event.userId);
-            user.balance = true;
-            user.orderIds.add(event.orderId);
-            user.marketIds.add(event.marketId);
-            break;
-          }
-          case "TradeExecuted": {
-            touched.add(event.outcomeId);
-            trades.push(event);
-            for (const [userId, orderId] of [
-              [event.makerUserId, event.makerOrderId],
-              [event.takerUserId, event.takerOrderId],
-            ] as const) {
-              const user = changedUser(userId);
-              user.balance = true;
-              user.orderIds.add(orderId);
-              user.marketIds.add(event.marketId);
-            }
-            break;
-          }
-          case "OrderCancelled":
-          case "OrderExpired": {
-            touched.add(event.outcomeId);
-            const user = changedUser(event.userId);
-            user.balance = true;
-            user.orderIds.add(event.orderId);
-            user.marketIds.add(event.marketId);
-            break;
-          }
-          // The lifecycle moves balances (a challenge bond, a claim) and, when a market ends, its books.
-          case "ResolutionChallenged":
-          case "ChallengeBondReturned":
-          case "ChallengeBondForfeited":
-          case "PositionClaimed": {
-            const user = changedUser(event.userId);
-            user.balance = true;
-            user.marketIds.add(event.marketId);
-            break;
-          }
-          case "MarketSettled":
-            settled.push(event);
-            for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
-              touched.add(outcomeId);
-            break;
-          case "MarketResolved":
-          case "MarketVoided":
-            for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? [])
-              touched.add(outcomeId);
-            break;
-          case "WithdrawalRequested":
-          case "WithdrawalApproved":
-          case "WithdrawalReleased":
-          case "WithdrawalCompleted":
-            changedUser(event.userId).balance = true;
-            break;
-          // A pool trade moves its trader's balance and position, and its outcome's price (the
-          // market-price channel); funding and pool settlement move no user's.
-          case "PoolTradeExecuted": {
-            touched.add(event.outcomeId);
-            const user = changedUser(event.userId);
-            user.balance = true;
-            user.orderIds.add(event.orderId);
-            user.marketIds.add(event.marketId);
-            break;
-          }
-          case "AmmPoolFunded":
-          case "PoolSettled":
-            break;
-          default: {
-            // The compiler proves every kind is handled; at run time an unknown one is skipped, never fatal.
-            const unreachable: never = event;
-            this.#logger.warn(
-              { type: (unreachable as { type: string }).type },
-              "realtime ignores an unknown event",
-            );
-          }
-        }
-      }
-    }
+    const { touched, trades, opened, settled, users } = summarizeBatch(state, entries, (type) =>
+      this.#logger.warn({ type }, "realtime ignores an unknown event"),
+    );
     for (const marketId of opened) this.#marketOpened(state, marketId, last.nowMs);
     for (const event of settled) this.#marketSettled(state, event);
     for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.pendingTrades.push(trade);
     for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
     if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
-    for (const [userId, change] of users) this.#userChanged(state, userId, change, last.nowMs);
+    for (const [userId, change] of users) this.#userFeeds.changed(state, userId, change, last.nowMs);
   }
 
   #newFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed {
@@ -684,158 +542,12 @@ export class RealtimeHub {
     });
   }
 
-  // ------------------------------------------------------------ user channels
-
-  #userChanged(state: Readonly<ExchangeState>, userId: number, change: ChangedUser, nowMs: number): void {
-    const subscriptions = this.#users.get(userId);
-    if (subscriptions === undefined) return;
-    let balancePayload: Buffer | undefined;
-    let positionPayloads: { marketId: number; payload: Buffer }[] | undefined;
-    let wantOrders = false;
-    for (const subscription of subscriptions) {
-      switch (subscription.channel) {
-        case "info":
-          if (!change.balance) break;
-          balancePayload ??= encode(userInfo(userId, balanceOf(state, userId), nowMs));
-          this.#deliver(subscription, [balancePayload]);
-          break;
-        case "positions": {
-          positionPayloads ??= positionsOfUser(state, userId)
-            .filter((position) => change.marketIds.has(position.marketId))
-            .map((position) => ({
-              marketId: position.marketId,
-              payload: encode(userPosition(position, nowMs)),
-            }));
-          const wanted = positionPayloads.filter(
-            (item) => subscription.marketId === null || item.marketId === subscription.marketId,
-          );
-          if (wanted.length > 0)
-            this.#deliver(
-              subscription,
-              wanted.map((item) => item.payload),
-            );
-          break;
-        }
-        case "orders":
-          wantOrders = change.orderIds.size > 0;
-          break;
-        default: {
-          const unreachable: never = subscription.channel;
-          throw new Error(`unknown user channel ${String(unreachable)}`);
-        }
-      }
-    }
-    if (wantOrders) void this.#sendOrders(userId, [...change.orderIds], nowMs);
-  }
-
-  async #sendOrders(userId: number, orderIds: number[], nowMs: number): Promise<void> {
-    try {
-      const records = await Promise.all(orderIds.map((orderId) => this.#readModels.orderById(orderId)));
-      const payloads = records.flatMap((record) =>
-        record === undefined ? [] : [encode(userOrder(record, nowMs))],
-      );
-      for (const subscription of this.#users.get(userId) ?? []) {
-        if (subscription.channel === "orders" && payloads.length > 0) this.#deliver(subscription, payloads);
-      }
-    } catch (error) {
-      this.#logger.error({ err: error, userId }, "reading orders for a user channel failed");
-      for (const subscription of this.#users.get(userId) ?? []) {
-        if (subscription.channel === "orders")
-          subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
-      }
-    }
-  }
-
-  async #initialUserMessages(subscription: UserSubscription): Promise<Buffer[]> {
-    const { userId } = subscription;
-    switch (subscription.channel) {
-      case "info":
-        return [
-          await this.#engine.read((state, position) =>
-            encode(userInfo(userId, balanceOf(state, userId), position.nowMs)),
-          ),
-        ];
-      case "positions":
-        return this.#engine.read((state, position) =>
-          positionsOfUser(state, userId, subscription.marketId).map((view) =>
-            encode(userPosition(view, position.nowMs)),
-          ),
-        );
-      case "orders": {
-        const payloads: Buffer[] = [];
-        const nowMs = await this.#engine.read((_state, position) => position.nowMs);
-        for (let page = 1; ; page += 1) {
-          const result = await this.#readModels.orders(
-            { userId, openOnly: true },
-            { page, pageSize: openOrdersPageSize },
-          );
-          for (const record of result.records) payloads.push(encode(userOrder(record, nowMs)));
-          if (page * openOrdersPageSize >= result.total || result.records.length === 0) break;
-        }
-        return payloads;
-      }
-      default: {
-        const unreachable: never = subscription.channel;
-        throw new Error(`unknown user channel ${String(unreachable)}`);
-      }
-    }
-  }
-
-  /** Queues messages for a user channel; they go out after the session is checked again. */
-  #deliver(subscription: UserSubscription, payloads: Buffer[]): void {
-    if (!subscription.subscriber.open) return;
-    subscription.pending.push(...payloads);
-    if (subscription.pending.length > userPendingMessagesMax) {
-      subscription.subscriber.socket.terminate();
-      return;
-    }
-    if (!subscription.checking) void this.#drain(subscription);
-  }
-
-  async #drain(subscription: UserSubscription): Promise<void> {
-    subscription.checking = true;
-    try {
-      while (subscription.pending.length > 0) {
-        const valid = await this.#sessionValid(subscription);
-        if (!valid) {
-          subscription.pending = [];
-          subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
-          return;
-        }
-        const batch = subscription.pending;
-        subscription.pending = [];
-        for (const payload of batch) subscription.subscriber.send(payload);
-      }
-    } finally {
-      subscription.checking = false;
-    }
-  }
-
-  async #sessionValid(subscription: UserSubscription): Promise<boolean> {
-    if (!this.upstreamHealthy) return false;
-    try {
-      const user = await this.#identity.resolveSession(subscription.sessionToken, subscription.partnerId);
-      return user !== undefined && user.userId === subscription.userId;
-    } catch (error) {
-      this.#logger.warn({ err: error }, "session check failed");
-      return false;
-    }
-  }
-
   #checkSessions(): void {
     if (!this.upstreamHealthy) {
       this.closeAllUpstreamUnavailable();
       return;
     }
-    for (const subscriptions of this.#users.values()) {
-      for (const subscription of subscriptions) {
-        if (subscription.checking) continue;
-        void this.#sessionValid(subscription).then((valid) => {
-          if (!valid)
-            subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
-        });
-      }
-    }
+    this.#userFeeds.checkSessions();
   }
 
   #heartbeat(): void {
@@ -855,3 +567,5 @@ function findOption(state: Readonly<ExchangeState>, assetId: string) {
   const option = Number.isSafeInteger(optionId) ? state.options.get(optionId) : undefined;
   return option !== undefined && option.assetId === assetId ? option : undefined;
 }
+
+export type { UserChannel, UserSubscription };

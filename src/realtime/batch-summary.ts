@@ -1,0 +1,134 @@
+// What one committed batch changed, as the realtime layer needs it: the outcomes whose books (or
+// prices) may have moved, the trades, the markets that opened or settled, and per user what to
+// re-send (balance, which orders, positions in which markets). Pure: state and entries in.
+
+import type { ExchangeState, MarketSettledEvent, TradeExecutedEvent } from "../core/exchange.js";
+import type { ExchangeEngine } from "../exchange/exchange-host.js";
+
+export type CommittedEntries = Parameters<Parameters<ExchangeEngine["onCommitted"]>[0]>[0];
+
+export interface ChangedUser {
+  balance: boolean;
+  readonly orderIds: Set<number>;
+  readonly marketIds: Set<number>;
+}
+
+export interface BatchSummary {
+  readonly touched: Set<number>;
+  readonly trades: TradeExecutedEvent[];
+  readonly opened: number[];
+  readonly settled: MarketSettledEvent[];
+  readonly users: Map<number, ChangedUser>;
+}
+
+export function summarizeBatch(
+  state: Readonly<ExchangeState>,
+  entries: CommittedEntries,
+  onUnknown: (type: string) => void,
+): BatchSummary {
+  const touched = new Set<number>();
+  const trades: TradeExecutedEvent[] = [];
+  const opened: number[] = [];
+  const settled: MarketSettledEvent[] = [];
+  const users = new Map<number, ChangedUser>();
+  const changedUser = (userId: number): ChangedUser => {
+    let user = users.get(userId);
+    if (user === undefined) {
+      user = { balance: false, orderIds: new Set(), marketIds: new Set() };
+      users.set(userId, user);
+    }
+    return user;
+  };
+  for (const entry of entries) {
+    for (const event of entry.events) {
+      switch (event.type) {
+        case "MarketCreated":
+        case "OrderRepeated":
+          break;
+        case "MarketOpened":
+          opened.push(event.marketId);
+          break;
+        case "MarketClosed":
+          for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+          break;
+        case "DepositCredited":
+          changedUser(event.userId).balance = true;
+          break;
+        case "OrderPlaced": {
+          touched.add(event.outcomeId);
+          const user = changedUser(event.userId);
+          user.balance = true;
+          user.orderIds.add(event.orderId);
+          user.marketIds.add(event.marketId);
+          break;
+        }
+        case "TradeExecuted": {
+          touched.add(event.outcomeId);
+          trades.push(event);
+          for (const [userId, orderId] of [
+            [event.makerUserId, event.makerOrderId],
+            [event.takerUserId, event.takerOrderId],
+          ] as const) {
+            const user = changedUser(userId);
+            user.balance = true;
+            user.orderIds.add(orderId);
+            user.marketIds.add(event.marketId);
+          }
+          break;
+        }
+        case "OrderCancelled":
+        case "OrderExpired": {
+          touched.add(event.outcomeId);
+          const user = changedUser(event.userId);
+          user.balance = true;
+          user.orderIds.add(event.orderId);
+          user.marketIds.add(event.marketId);
+          break;
+        }
+        // The lifecycle moves balances (a challenge bond, a claim) and, when a market ends, its books.
+        case "ResolutionChallenged":
+        case "ChallengeBondReturned":
+        case "ChallengeBondForfeited":
+        case "PositionClaimed": {
+          const user = changedUser(event.userId);
+          user.balance = true;
+          user.marketIds.add(event.marketId);
+          break;
+        }
+        case "MarketSettled":
+          settled.push(event);
+          for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+          break;
+        case "MarketResolved":
+        case "MarketVoided":
+          for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+          break;
+        case "WithdrawalRequested":
+        case "WithdrawalApproved":
+        case "WithdrawalReleased":
+        case "WithdrawalCompleted":
+          changedUser(event.userId).balance = true;
+          break;
+        // A pool trade moves its trader's balance and position, and its outcome's price (the
+        // market-price channel); funding and pool settlement move no user's.
+        case "PoolTradeExecuted": {
+          touched.add(event.outcomeId);
+          const user = changedUser(event.userId);
+          user.balance = true;
+          user.orderIds.add(event.orderId);
+          user.marketIds.add(event.marketId);
+          break;
+        }
+        case "AmmPoolFunded":
+        case "PoolSettled":
+          break;
+        default: {
+          // The compiler proves every kind is handled; at run time an unknown one is skipped, never fatal.
+          const unreachable: never = event;
+          onUnknown((unreachable as { type: string }).type);
+        }
+      }
+    }
+  }
+  return { touched, trades, opened, settled, users };
+}
