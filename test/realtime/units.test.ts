@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { OrderBook } from "../../src/core/book/order-book.js";
+import { createInitialState } from "../../src/core/state.js";
+import { summarizeBatch } from "../../src/realtime/batch-summary.js";
 import { BookTracker, trackedLevels } from "../../src/realtime/book-tracker.js";
 import { Subscriber, textFrame } from "../../src/realtime/fanout.js";
 import { bucketHistory, historyPointsMax, parseHistoryQuery } from "../../src/realtime/price-history.js";
@@ -200,5 +202,43 @@ describe("/prices-history parameters", () => {
       price: 0.5,
     }));
     assert.ok(bucketHistory(points, 1).length <= historyPointsMax + 1);
+  });
+});
+
+describe("summarizeBatch", () => {
+  it("names the touched books, the trades and, per user, what to send again", () => {
+    const state = createInitialState("reference");
+    const placed = { type: "OrderPlaced", orderId: 5, userId: 1, marketId: 2, outcomeId: 3 };
+    const trade = {
+      type: "TradeExecuted",
+      marketId: 2,
+      outcomeId: 3,
+      makerUserId: 1,
+      makerOrderId: 4,
+      takerUserId: 9,
+      takerOrderId: 5,
+    };
+    const deposit = { type: "DepositCredited", userId: 7 };
+    const summary = summarizeBatch(
+      state,
+      [{ sequence: 1n, nowMs: 0, command: {} as never, events: [placed, trade, deposit] as never }],
+      () => assert.fail("no unknown events here"),
+    );
+    assert.deepEqual([...summary.touched], [3]);
+    assert.equal(summary.trades.length, 1);
+    assert.deepEqual([...summary.users.keys()].sort(), [1, 7, 9]);
+    assert.deepEqual([...summary.users.get(1)!.orderIds].sort(), [4, 5]);
+    assert.equal(summary.users.get(7)!.balance, true);
+    assert.equal(summary.users.get(7)!.orderIds.size, 0);
+  });
+
+  it("reports an event kind it does not know instead of failing the batch", () => {
+    const unknown: string[] = [];
+    summarizeBatch(
+      createInitialState("reference"),
+      [{ sequence: 1n, nowMs: 0, command: {} as never, events: [{ type: "SomethingNew" }] as never }],
+      (type) => unknown.push(type),
+    );
+    assert.deepEqual(unknown, ["SomethingNew"]);
   });
 });
