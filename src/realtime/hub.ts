@@ -1,8 +1,8 @@
 // The realtime hub: one listener on the engine's commits turns each committed batch into what the
 // channels publish. Book changes are read from the committed books (BookTracker), coalesced per
 // outcome for at most publishIntervalMs, and serialized once per message for all subscribers of
-// a topic. User channels get their own user's balance, positions and orders, each checked against
-// the session before it is sent.
+// a topic. What a batch changed comes from batch-summary.ts; the user channels' part is in
+// user-feeds.ts.
 
 import type { Logger } from "pino";
 import {
