@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { WebSocket } from "ws";
 import { loadConfig } from "../src/config.js";
 import { limitOrderCommand } from "../src/core/commands.js";
@@ -159,6 +160,9 @@ async function serve(): Promise<void> {
 // ------------------------------------------------------------------ subscriber process
 
 interface PhaseResult {
+  /** The subscriber process: its CPU share and event-loop delay p99 during the phase. */
+  readonly clientCpuShare: number;
+  readonly clientLoopDelayP99Ms: number;
   readonly subscribers: number;
   readonly messages: number;
   readonly seconds: number;
@@ -230,6 +234,8 @@ async function measure(): Promise<void> {
       book_changes_per_s: Math.round(main.server.changes / (main.server.elapsedMs / 1000)),
       disconnects: main.disconnects,
       server_cpu_share: Math.round((main.server.cpuMs / main.server.elapsedMs) * 100) / 100,
+      subscriber_cpu_share: main.clientCpuShare,
+      subscriber_loop_delay_p99_ms: main.clientLoopDelayP99Ms,
       memory: {
         rss_mb_first_10s: average(first, "rssMb"),
         rss_mb_last_10s: average(last, "rssMb"),
@@ -310,12 +316,20 @@ async function phase(
   // Let the initial `book` events drain before measuring.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   counting = true;
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const cpuStart = process.cpuUsage();
+  const phaseStartMs = Date.now();
   child.send({ kind: "load", seconds } satisfies ParentMessage);
   const done = await nextMessage();
   if (done.kind !== "load-done") throw new Error("unexpected server message");
   // Messages already in flight when the load stopped still count, briefly.
   await new Promise((resolve) => setTimeout(resolve, 200));
   counting = false;
+  loopDelay.disable();
+  const cpu = process.cpuUsage(cpuStart);
+  const clientCpuShare =
+    Math.round(((cpu.user + cpu.system) / 1000 / (Date.now() - phaseStartMs)) * 100) / 100;
   for (const socket of sockets) socket.terminate();
   const percentile = (fraction: number) => {
     const target = Math.ceil(messages * fraction);
@@ -327,6 +341,8 @@ async function phase(
     return latencyBucketsMs;
   };
   return {
+    clientCpuShare,
+    clientLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6),
     subscribers: count,
     messages,
     seconds: done.elapsedMs / 1000,
