@@ -12,7 +12,9 @@
 // BENCH_WS_SECONDS shortens the main phase (default 60); BENCH_WS_SUBSCRIBERS the fan-out (5,000).
 
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -33,6 +35,12 @@ const tickMs = 10;
 const restingOrdersTarget = 400;
 const connectConcurrency = 250;
 const latencyBucketsMs = 10_000;
+/**
+ * `raw` (default): a minimal RFC 6455 client on a TCP socket (handshake, unmasked server frames,
+ * masked pong and subscribe), so the 5,000 subscribers cost the subscriber process as little as
+ * possible and the figures say more about the server. `ws`: the ws library's client.
+ */
+const subscriberClient = process.env.BENCH_WS_CLIENT === "ws" ? "ws" : "raw";
 const hardDeadlineMs = (mainPhaseSeconds + baselinePhaseSeconds + 180) * 1000;
 
 type ServerMessage =
@@ -230,6 +238,7 @@ async function measure(): Promise<void> {
       p99_ms: main.p99Ms,
       max_ms: main.maxMs,
       subscribers: subscribersCount,
+      subscriber_client: subscriberClient,
       seconds: mainPhaseSeconds,
       book_changes_per_s: Math.round(main.server.changes / (main.server.elapsedMs / 1000)),
       disconnects: main.disconnects,
@@ -286,30 +295,36 @@ async function phase(
   let counting = false;
   let disconnects = 0;
   let maxMs = 0;
-  const sockets: WebSocket[] = [];
+  const sockets: { terminate(): void }[] = [];
   const subscribe = JSON.stringify({ type: "market", assets_ids: [assetId] });
+  const onText = (data: Buffer) => {
+    if (!counting) return;
+    const timestamp = timestampOf(data);
+    if (timestamp === undefined) return;
+    messages += 1;
+    const latencyMs = Math.max(0, Date.now() - timestamp);
+    if (latencyMs > maxMs) maxMs = latencyMs;
+    histogram[Math.min(latencyBucketsMs, Math.round(latencyMs))]! += 1;
+  };
+  const onClose = () => {
+    if (counting) disconnects += 1;
+  };
   const connectOne = () =>
-    new Promise<void>((resolve, reject) => {
-      const socket = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true });
-      socket.on("open", () => {
-        socket.send(subscribe);
-        resolve();
-      });
-      socket.on("error", reject);
-      socket.on("close", () => {
-        if (counting) disconnects += 1;
-      });
-      socket.on("message", (data: Buffer) => {
-        if (!counting) return;
-        const timestamp = timestampOf(data);
-        if (timestamp === undefined) return;
-        messages += 1;
-        const latencyMs = Math.max(0, Date.now() - timestamp);
-        if (latencyMs > maxMs) maxMs = latencyMs;
-        histogram[Math.min(latencyBucketsMs, Math.round(latencyMs))]! += 1;
-      });
-      sockets.push(socket);
-    });
+    subscriberClient === "ws"
+      ? new Promise<void>((resolve, reject) => {
+          const socket = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true });
+          socket.on("open", () => {
+            socket.send(subscribe);
+            resolve();
+          });
+          socket.on("error", reject);
+          socket.on("close", onClose);
+          socket.on("message", onText);
+          sockets.push({ terminate: () => socket.terminate() });
+        })
+      : rawSubscriber(url, subscribe, onText, onClose).then((socket) => {
+          sockets.push(socket);
+        });
   for (let started = 0; started < count; started += connectConcurrency) {
     await Promise.all(Array.from({ length: Math.min(connectConcurrency, count - started) }, connectOne));
   }
@@ -352,6 +367,79 @@ async function phase(
     disconnects,
     server: done,
   };
+}
+
+/** A bare WebSocket subscriber: enough of RFC 6455 to subscribe, receive text frames and answer pings. */
+function rawSubscriber(
+  url: string,
+  subscribe: string,
+  onText: (payload: Buffer) => void,
+  onClose: () => void,
+): Promise<{ terminate(): void }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname);
+    socket.setNoDelay(true);
+    let handshaken = false;
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on("connect", () => {
+      socket.write(
+        `GET ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+    });
+    socket.on("error", reject);
+    socket.on("close", onClose);
+    socket.on("data", (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      if (!handshaken) {
+        const end = pending.indexOf("\r\n\r\n");
+        if (end === -1) return;
+        if (!pending.subarray(0, 12).toString("latin1").includes(" 101")) {
+          reject(new Error(`handshake refused: ${pending.subarray(0, end).toString("latin1")}`));
+          socket.destroy();
+          return;
+        }
+        handshaken = true;
+        pending = pending.subarray(end + 4);
+        socket.write(clientFrame(0x1, Buffer.from(subscribe)));
+        resolve({ terminate: () => socket.destroy() });
+      }
+      // Frames from a server are never masked (RFC 6455 §5.1).
+      while (pending.length >= 2) {
+        const opcode = pending[0]! & 0x0f;
+        let length = pending[1]! & 0x7f;
+        let offset = 2;
+        if (length === 126) {
+          if (pending.length < 4) return;
+          length = pending.readUInt16BE(2);
+          offset = 4;
+        } else if (length === 127) {
+          if (pending.length < 10) return;
+          length = Number(pending.readBigUInt64BE(2));
+          offset = 10;
+        }
+        if (pending.length < offset + length) return;
+        const payload = pending.subarray(offset, offset + length);
+        pending = pending.subarray(offset + length);
+        if (opcode === 0x1) onText(payload);
+        else if (opcode === 0x9) socket.write(clientFrame(0xa, payload));
+        else if (opcode === 0x8) socket.destroy();
+      }
+    });
+  });
+}
+
+/** A client frame: FIN, the opcode, and the payload masked as RFC 6455 requires of clients. */
+function clientFrame(opcode: number, payload: Buffer): Buffer {
+  const mask = randomBytes(4);
+  const header =
+    payload.length < 126
+      ? Buffer.from([0x80 | opcode, 0x80 | payload.length])
+      : Buffer.from([0x80 | opcode, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  const masked = Buffer.alloc(payload.length);
+  for (let index = 0; index < payload.length; index += 1) masked[index] = payload[index]! ^ mask[index & 3]!;
+  return Buffer.concat([header, mask, masked]);
 }
 
 // Dispatch last, so every module-level constant above is initialised first.
