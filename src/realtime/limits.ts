@@ -37,7 +37,7 @@ export const defaultRealtimeLimits: RealtimeLimits = {
   subscriptionsPerSocketMax: 500,
   inboundMessageBytesMax: 64 * 1024,
   sessionCheckIntervalMs: 30_000,
-  publishIntervalMs: 50,
+  publishIntervalMs: 20,
   heartbeatIntervalMs: 30_000,
   priceSampleIntervalMs: 60_000,
 };
