@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { type LegacyPlatform, type Merchant, rsaKeyPair, startLegacyPlatform } from "../legacy/fixtures.js";
+import { type LegacyPlatform, type Merchant, mintPairs, startLegacyPlatform } from "../legacy/fixtures.js";
 import type { BinaryMarket } from "./trading-fixtures.js";
 
 let platform: LegacyPlatform;
@@ -22,35 +22,11 @@ const period = (() => {
 before(async () => {
   platform = await startLegacyPlatform();
   // A merchant earning 20% of its users' fees.
-  const keys = rsaKeyPair();
-  const created = (await platform.createPartner({
-    rsaPublicKey: keys.publicKeyPem,
-    commissionRate: 0.2,
-  })) as unknown as Omit<Merchant, "privateKey" | "privateKeyPem">;
-  merchant = { ...created, privateKey: keys.privateKey, privateKeyPem: keys.privateKeyPem };
+  merchant = await platform.createMerchant({ commissionRate: 0.2 });
   market = await platform.openMarket({ title: "Bills market", takerFee: 100 });
   yes = await platform.fundedLegacyUser(merchant, "20");
   no = await platform.fundedLegacyUser(merchant, "20");
-  const order = {
-    marketId: Number(market.marketId),
-    outcomeId: Number(market.outcomeId),
-    direction: "BUY",
-  } as const;
-  const bid = await yes.submitOrder({
-    ...order,
-    optionId: Number(market.yes),
-    orderType: "LIMIT",
-    price: 0.6,
-    amount: 6.06,
-  });
-  assert.equal((await yes.waitForResult(bid)).status, "SUCCESS");
-  const take = await no.submitOrder({
-    ...order,
-    optionId: Number(market.no),
-    orderType: "MARKET",
-    amount: 4.04,
-  });
-  assert.equal((await no.waitForResult(take)).status, "SUCCESS");
+  await mintPairs(market, yes, no, { price: 0.6, yesAmount: 6.06, noAmount: 4.04 });
 });
 after(() => platform.close());
 

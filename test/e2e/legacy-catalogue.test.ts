@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { type LegacyPlatform, type Merchant, startLegacyPlatform } from "../legacy/fixtures.js";
+import { type LegacyPlatform, type Merchant, mintPairs, startLegacyPlatform } from "../legacy/fixtures.js";
 
 let platform: LegacyPlatform;
 let merchant: Merchant;
@@ -130,26 +130,7 @@ describe("GET /api/market/openapi/top-holders", () => {
     const market = await platform.openMarket({ title: "Holders market" });
     const buyer = await platform.fundedLegacyUser(merchant, "20");
     const seller = await platform.fundedLegacyUser(merchant, "20");
-    const order = {
-      marketId: Number(market.marketId),
-      outcomeId: Number(market.outcomeId),
-      direction: "BUY",
-    } as const;
-    const bid = await buyer.submitOrder({
-      ...order,
-      optionId: Number(market.yes),
-      orderType: "LIMIT",
-      price: 0.5,
-      amount: 2,
-    });
-    assert.equal((await buyer.waitForResult(bid)).status, "SUCCESS");
-    const take = await seller.submitOrder({
-      ...order,
-      optionId: Number(market.no),
-      orderType: "MARKET",
-      amount: 2,
-    });
-    assert.equal((await seller.waitForResult(take)).status, "SUCCESS");
+    await mintPairs(market, buyer, seller, { price: 0.5, yesAmount: 2, noAmount: 2 });
 
     const holders = await client.getTopHolders(Number(market.marketId), { anonymous: true });
     const yesOption = holders[0]!.options.find((option) => option.optionId === Number(market.yes))!;
@@ -174,26 +155,7 @@ describe("GET /api/user/notification/list", () => {
     const market = await platform.openMarket({ title: "Voided notification market" });
     const holder = await platform.fundedLegacyUser(merchant, "10");
     const counterpart = await platform.fundedLegacyUser(merchant, "10");
-    const order = {
-      marketId: Number(market.marketId),
-      outcomeId: Number(market.outcomeId),
-      direction: "BUY",
-    } as const;
-    const bid = await holder.submitOrder({
-      ...order,
-      optionId: Number(market.yes),
-      orderType: "LIMIT",
-      price: 0.5,
-      amount: 1,
-    });
-    assert.equal((await holder.waitForResult(bid)).status, "SUCCESS");
-    const take = await counterpart.submitOrder({
-      ...order,
-      optionId: Number(market.no),
-      orderType: "MARKET",
-      amount: 1,
-    });
-    assert.equal((await counterpart.waitForResult(take)).status, "SUCCESS");
+    await mintPairs(market, holder, counterpart, { price: 0.5, yesAmount: 1, noAmount: 1 });
     await platform.operator.voidMarket(market.marketId);
     const [voided] = (await holder.getNotifications({ pageSize: 1 })).records;
     assert.equal(voided!.type, "MARKET_VOIDED");

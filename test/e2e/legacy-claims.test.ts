@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import type { BinaryMarket } from "../e2e/trading-fixtures.js";
-import { type LegacyPlatform, type Merchant, startLegacyPlatform } from "../legacy/fixtures.js";
+import { type LegacyPlatform, type Merchant, mintPairs, startLegacyPlatform } from "../legacy/fixtures.js";
 
 let platform: LegacyPlatform;
 let merchant: Merchant;
@@ -31,26 +31,7 @@ async function tradedMarket(): Promise<{ market: BinaryMarket; yes: LegacyClient
   const market = await platform.openMarket();
   const yes = await platform.fundedLegacyUser(merchant, "10");
   const no = await platform.fundedLegacyUser(merchant, "10");
-  const order = {
-    marketId: Number(market.marketId),
-    outcomeId: Number(market.outcomeId),
-    direction: "BUY",
-  } as const;
-  const bid = await yes.submitOrder({
-    ...order,
-    optionId: Number(market.yes),
-    orderType: "LIMIT",
-    price: 0.6,
-    amount: 6,
-  });
-  assert.equal((await yes.waitForResult(bid)).status, "SUCCESS");
-  const take = await no.submitOrder({
-    ...order,
-    optionId: Number(market.no),
-    orderType: "MARKET",
-    amount: 4,
-  });
-  assert.equal((await no.waitForResult(take)).status, "SUCCESS");
+  await mintPairs(market, yes, no, { price: 0.6, yesAmount: 6, noAmount: 4 });
   return { market, yes, no };
 }
 

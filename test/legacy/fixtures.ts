@@ -2,9 +2,10 @@
 // operator client, markets, deposits), merchants with an RSA key pair and optionally a webhook,
 // and legacy SDK clients that act for one user each.
 
+import assert from "node:assert/strict";
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { LegacyClient, type LegacyClientOptions } from "../../src/sdk/legacy/client.js";
-import { startTradingPlatform, type TradingPlatform } from "../e2e/trading-fixtures.js";
+import { type BinaryMarket, startTradingPlatform, type TradingPlatform } from "../e2e/trading-fixtures.js";
 
 export interface Merchant {
   readonly merchantId: string;
@@ -17,8 +18,8 @@ export interface Merchant {
 }
 
 export interface LegacyPlatform extends TradingPlatform {
-  /** A partner with a registered RSA public key (and the webhook URL, when given). */
-  createMerchant(options?: { webhookUrl?: string }): Promise<Merchant>;
+  /** A partner with a registered RSA public key (and the webhook URL and commission rate, when given). */
+  createMerchant(options?: { webhookUrl?: string; commissionRate?: number }): Promise<Merchant>;
   /** A legacy client for a new user of the merchant (not authorized yet). */
   legacyClient(
     merchant: Merchant,
@@ -61,6 +62,7 @@ export async function startLegacyPlatform(platformPromise = startTradingPlatform
       const created = (await platform.createPartner({
         rsaPublicKey: keys.publicKeyPem,
         ...(options.webhookUrl === undefined ? {} : { webhookUrl: options.webhookUrl }),
+        ...(options.commissionRate === undefined ? {} : { commissionRate: options.commissionRate }),
       })) as unknown as Omit<Merchant, "privateKey" | "privateKeyPem">;
       return { ...created, privateKey: keys.privateKey, privateKeyPem: keys.privateKeyPem };
     },
@@ -79,4 +81,36 @@ export async function startLegacyPlatform(platformPromise = startTradingPlatform
       return client;
     },
   };
+}
+
+/**
+ * Mints pairs through the legacy interface: `yesBuyer` rests a limit bid for Yes at `price`, then
+ * `noBuyer` buys No at market against it; both orders must succeed.
+ */
+export async function mintPairs(
+  market: BinaryMarket,
+  yesBuyer: LegacyClient,
+  noBuyer: LegacyClient,
+  trade: { price: number; yesAmount: number; noAmount: number },
+): Promise<void> {
+  const order = {
+    marketId: Number(market.marketId),
+    outcomeId: Number(market.outcomeId),
+    direction: "BUY",
+  } as const;
+  const bid = await yesBuyer.submitOrder({
+    ...order,
+    optionId: Number(market.yes),
+    orderType: "LIMIT",
+    price: trade.price,
+    amount: trade.yesAmount,
+  });
+  assert.equal((await yesBuyer.waitForResult(bid)).status, "SUCCESS");
+  const take = await noBuyer.submitOrder({
+    ...order,
+    optionId: Number(market.no),
+    orderType: "MARKET",
+    amount: trade.noAmount,
+  });
+  assert.equal((await noBuyer.waitForResult(take)).status, "SUCCESS");
 }
