@@ -64,6 +64,7 @@ export type OrderProblem =
   | { readonly kind: "outcomeNotFound" }
   | { readonly kind: "optionNotFound" }
   | { readonly kind: "marketClosed" }
+  | { readonly kind: "creatorMayNotTrade" }
   | { readonly kind: "balanceInsufficient"; readonly required: Atoms; readonly available: Atoms }
   | { readonly kind: "shareNotEnough"; readonly required: Atoms; readonly available: Atoms }
   | { readonly kind: "shareLockedInSellOrders"; readonly required: Atoms; readonly available: Atoms };
@@ -190,6 +191,8 @@ export function checkOrderAgainstState(
     return parameter("orderType", `${order.orderType} does not trade on ${market.modelType} markets`);
   }
   if (market.status !== "open" || !isWithinTradingWindow(market, nowMs)) return problem("marketClosed");
+  // Spec 001's 5002: a creator proposes the result of its own market, so it may not trade on it.
+  if (market.creatorId === userId) return problem("creatorMayNotTrade");
 
   const account = state.accounts.get(userId);
   const available = account?.available ?? 0n;

@@ -88,6 +88,7 @@ export const legacyErrors = {
   depositDuplicate: legacyError(422, 422, "Deposit already credited"),
   // System restrictions.
   amountNotInRange: legacyError(422, 5003, "amount not in range"),
+  creatorMayNotTrade: legacyError(403, 5002, "Market creator is not allowed to place orders"),
   amountPrecision: legacyError(400, 5005, "amount precision error"),
   sharePrecision: legacyError(400, 5006, "share precision error"),
   shareTooSmall: legacyError(422, 5007, "share is too small"),
@@ -205,6 +206,8 @@ export function fromOrderProblem(problem: OrderProblem): LegacyError {
       return legacyErrors.optionNotFound;
     case "marketClosed":
       return legacyErrors.marketClosed;
+    case "creatorMayNotTrade":
+      return legacyErrors.creatorMayNotTrade;
     case "balanceInsufficient":
     case "shareNotEnough":
     case "shareLockedInSellOrders":
