@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { MarketApplicationRequest } from "../../src/api/legacy/schemas/applications.js";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
-import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { type LegacyPlatform, type Merchant, startLegacyPlatform } from "../legacy/fixtures.js";
+import { type LegacyPlatform, type Merchant, refusal, startLegacyPlatform } from "../legacy/fixtures.js";
 import { isoAt } from "./trading-fixtures.js";
 
 let platform: LegacyPlatform;
@@ -25,16 +24,6 @@ before(async () => {
   categoryId = Number((await platform.operator.createCategory({ name: "Applications" })).id);
 });
 after(() => platform.close());
-
-async function refusal(promise: Promise<unknown>): Promise<[number, number | undefined, string]> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LegacyApiError) return [error.status, error.errorCode, error.msg];
-    throw error;
-  }
-  throw new Error("accepted");
-}
 
 function application(overrides: Partial<MarketApplicationRequest> = {}): MarketApplicationRequest {
   return {

@@ -5,8 +5,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
-import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { type LegacyPlatform, type Merchant, mintPairs, startLegacyPlatform } from "../legacy/fixtures.js";
+import {
+  type LegacyPlatform,
+  type Merchant,
+  mintPairs,
+  refusal,
+  startLegacyPlatform,
+} from "../legacy/fixtures.js";
 import type { BinaryMarket } from "./trading-fixtures.js";
 
 let platform: LegacyPlatform;
@@ -29,16 +34,6 @@ before(async () => {
   await mintPairs(market, yes, no, { price: 0.6, yesAmount: 6.06, noAmount: 4.04 });
 });
 after(() => platform.close());
-
-async function refusal(promise: Promise<unknown>): Promise<[number, number | undefined, string]> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LegacyApiError) return [error.status, error.errorCode, error.msg];
-    throw error;
-  }
-  throw new Error("accepted");
-}
 
 async function postBill(body: string, token: string | undefined) {
   return platform.raw("legacy", {

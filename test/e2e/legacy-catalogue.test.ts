@@ -5,8 +5,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
-import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { type LegacyPlatform, type Merchant, mintPairs, startLegacyPlatform } from "../legacy/fixtures.js";
+import {
+  type LegacyPlatform,
+  type Merchant,
+  mintPairs,
+  refusal,
+  startLegacyPlatform,
+} from "../legacy/fixtures.js";
 
 let platform: LegacyPlatform;
 let merchant: Merchant;
@@ -17,16 +22,6 @@ before(async () => {
   client = await platform.fundedLegacyUser(merchant, "50");
 });
 after(() => platform.close());
-
-async function refusal(promise: Promise<unknown>): Promise<[number, number | undefined, string]> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LegacyApiError) return [error.status, error.errorCode, error.msg];
-    throw error;
-  }
-  throw new Error("accepted");
-}
 
 async function legacyGet(path: string, token?: string) {
   return platform.raw("legacy", {

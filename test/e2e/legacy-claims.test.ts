@@ -4,9 +4,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
-import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import type { BinaryMarket } from "../e2e/trading-fixtures.js";
-import { type LegacyPlatform, type Merchant, mintPairs, startLegacyPlatform } from "../legacy/fixtures.js";
+import {
+  type LegacyPlatform,
+  type Merchant,
+  mintPairs,
+  refusal,
+  startLegacyPlatform,
+} from "../legacy/fixtures.js";
 
 let platform: LegacyPlatform;
 let merchant: Merchant;
@@ -15,16 +20,6 @@ before(async () => {
   merchant = await platform.createMerchant();
 });
 after(() => platform.close());
-
-async function refusal(promise: Promise<unknown>): Promise<[number, number | undefined, string]> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LegacyApiError) return [error.status, error.errorCode, error.msg];
-    throw error;
-  }
-  throw new Error("accepted");
-}
 
 /** Yes buyer and No buyer mint 10 pairs at 0.6 / 0.4. */
 async function tradedMarket(): Promise<{ market: BinaryMarket; yes: LegacyClient; no: LegacyClient }> {

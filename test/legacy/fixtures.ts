@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { LegacyClient, type LegacyClientOptions } from "../../src/sdk/legacy/client.js";
+import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform } from "../e2e/trading-fixtures.js";
 
 export interface Merchant {
@@ -81,6 +82,17 @@ export async function startLegacyPlatform(platformPromise = startTradingPlatform
       return client;
     },
   };
+}
+
+/** The legacy refusal a promise ends with, as [HTTP status, errorCode, msg]; fails if it is accepted. */
+export async function refusal(promise: Promise<unknown>): Promise<[number, number | undefined, string]> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof LegacyApiError) return [error.status, error.errorCode, error.msg];
+    throw error;
+  }
+  throw new Error("accepted");
 }
 
 /**
