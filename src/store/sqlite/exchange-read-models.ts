@@ -446,8 +446,38 @@ export function createSqliteExchangeProjector(
     }
   };
 
-  const onTrade = (event: TradeExecutedEvent): void => {
+  /** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
+  const tradeAndFee = (event: TradeExecutedEvent, role: TradeRole): bigint => {
+    const maker = role === "MAKER";
+    const userId = maker ? event.makerUserId : event.takerUserId;
+    const notional = maker ? event.makerNotional : event.takerNotional;
+    const fee = maker ? event.makerFee : event.takerFee;
     const tradeRef = String(event.tradeId);
+    const cash = (maker ? event.makerSide : event.takerSide) === "BUY" ? -notional : notional;
+    ledger(userId, "TRADE", cash, 0n, tradeRef, event.atMs);
+    if (fee !== 0n) ledger(userId, "FEE", -fee, 0n, tradeRef, event.atMs);
+    return cash - fee;
+  };
+
+  /** Moves one side's position by a fill; only the maker's (resting) sale takes frozen shares. */
+  const fillPosition = (event: TradeExecutedEvent, role: TradeRole): void => {
+    const maker = role === "MAKER";
+    const position = loadPosition(
+      maker ? event.makerPositionId : event.takerPositionId,
+      maker ? event.makerUserId : event.takerUserId,
+      maker ? event.makerOptionId : event.takerOptionId,
+      event.marketId,
+      event.outcomeId,
+    );
+    const notional = maker ? event.makerNotional : event.takerNotional;
+    const fee = maker ? event.makerFee : event.takerFee;
+    if ((maker ? event.makerSide : event.takerSide) === "BUY")
+      recordBuy(position, event.shares, notional, fee);
+    else recordSell(position, event.shares, maker, notional, fee);
+    savePosition(position);
+  };
+
+  const onTrade = (event: TradeExecutedEvent): void => {
     const time = event.atMs;
     statements.fillMakerOrder.run(
       event.shares,
@@ -464,40 +494,18 @@ export function createSqliteExchangeProjector(
     const released = -event.makerFrozenDelta;
     if (released !== 0n)
       ledger(event.makerUserId, "UNFREEZE", released, -released, String(event.makerOrderId), time);
-    const makerCash = event.makerSide === "BUY" ? -event.makerNotional : event.makerNotional;
-    ledger(event.makerUserId, "TRADE", makerCash, 0n, tradeRef, time);
-    if (event.makerFee !== 0n) ledger(event.makerUserId, "FEE", -event.makerFee, 0n, tradeRef, time);
-    if (released + makerCash - event.makerFee !== event.makerAvailableDelta) {
+    const makerMoved = tradeAndFee(event, "MAKER");
+    if (released + makerMoved !== event.makerAvailableDelta) {
       throw new Error(`read models: trade ${event.tradeId} maker entries differ from its balance delta`);
     }
-    const takerCash = event.takerSide === "BUY" ? -event.takerNotional : event.takerNotional;
-    ledger(event.takerUserId, "TRADE", takerCash, 0n, tradeRef, time);
-    if (event.takerFee !== 0n) ledger(event.takerUserId, "FEE", -event.takerFee, 0n, tradeRef, time);
-    if (takerCash - event.takerFee !== event.takerAvailableDelta) {
+    const takerMoved = tradeAndFee(event, "TAKER");
+    if (takerMoved !== event.takerAvailableDelta) {
       throw new Error(`read models: trade ${event.tradeId} taker entries differ from its balance delta`);
     }
 
     // Positions, by the core's own average-cost rules.
-    const maker = loadPosition(
-      event.makerPositionId,
-      event.makerUserId,
-      event.makerOptionId,
-      event.marketId,
-      event.outcomeId,
-    );
-    if (event.makerSide === "BUY") recordBuy(maker, event.shares, event.makerNotional, event.makerFee);
-    else recordSell(maker, event.shares, true, event.makerNotional, event.makerFee);
-    savePosition(maker);
-    const taker = loadPosition(
-      event.takerPositionId,
-      event.takerUserId,
-      event.takerOptionId,
-      event.marketId,
-      event.outcomeId,
-    );
-    if (event.takerSide === "BUY") recordBuy(taker, event.shares, event.takerNotional, event.takerFee);
-    else recordSell(taker, event.shares, false, event.takerNotional, event.takerFee);
-    savePosition(taker);
+    fillPosition(event, "MAKER");
+    fillPosition(event, "TAKER");
 
     // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
     const [yesId, noId] = optionIdsOf(event.outcomeId);
