@@ -250,6 +250,13 @@ describe("the withdrawal workflow", () => {
     const withdrawal = await user.client.applyWithdrawal({ amount, address });
     return { user, withdrawal };
   }
+  // The workflow's refusals: each one has the same status, code and message wherever it is met.
+  const refusedNotPending = (promise: Promise<unknown>) =>
+    assertRejects(promise, 400, 1001, "bad request: Withdrawal is not pending");
+  const refusedNotApproved = (promise: Promise<unknown>) =>
+    assertRejects(promise, 400, 1001, "bad request: Withdrawal is not approved");
+  const refusedNotFound = (promise: Promise<unknown>) =>
+    assertRejects(promise, 404, 1404, "resource not found: Withdrawal not found");
 
   it("cancel while pending returns amount + fee; cancelling twice is refused", async () => {
     const { user, withdrawal } = await applied("50", 30);
@@ -257,12 +264,7 @@ describe("the withdrawal workflow", () => {
     const cancelled = await user.client.cancelWithdrawal(withdrawal.withdrawId);
     assert.equal(cancelled.status, "CANCELLED");
     assert.deepEqual(await usdtOf(user.client), { available: "50", frozen: "0", total: "50" });
-    await assertRejects(
-      user.client.cancelWithdrawal(withdrawal.withdrawId),
-      400,
-      1001,
-      "bad request: Withdrawal is not pending",
-    );
+    await refusedNotPending(user.client.cancelWithdrawal(withdrawal.withdrawId));
   });
 
   it("approve keeps it frozen and not cancellable; complete takes amount + fee", async () => {
@@ -270,43 +272,18 @@ describe("the withdrawal workflow", () => {
     const approved = await platform.operator.approveWithdrawal(withdrawal.withdrawId);
     assert.equal(approved.status, "APPROVED");
     assert.deepEqual(await usdtOf(user.client), { available: "19", frozen: "31", total: "50" });
-    await assertRejects(
-      user.client.cancelWithdrawal(withdrawal.withdrawId),
-      400,
-      1001,
-      "bad request: Withdrawal is not pending",
-    );
-    await assertRejects(
-      platform.operator.approveWithdrawal(withdrawal.withdrawId),
-      400,
-      1001,
-      "bad request: Withdrawal is not pending",
-    );
+    await refusedNotPending(user.client.cancelWithdrawal(withdrawal.withdrawId));
+    await refusedNotPending(platform.operator.approveWithdrawal(withdrawal.withdrawId));
     const completed = await platform.operator.completeWithdrawal(withdrawal.withdrawId);
     assert.equal(completed.status, "COMPLETED");
     assert.deepEqual(await usdtOf(user.client), { available: "19", frozen: "0", total: "19" });
-    await assertRejects(
-      platform.operator.completeWithdrawal(withdrawal.withdrawId),
-      400,
-      1001,
-      "bad request: Withdrawal is not approved",
-    );
-    await assertRejects(
-      platform.operator.rejectWithdrawal(withdrawal.withdrawId),
-      400,
-      1001,
-      "bad request: Withdrawal is not pending",
-    );
+    await refusedNotApproved(platform.operator.completeWithdrawal(withdrawal.withdrawId));
+    await refusedNotPending(platform.operator.rejectWithdrawal(withdrawal.withdrawId));
   });
 
   it("complete needs an approval first", async () => {
     const { user, withdrawal } = await applied("50", 30);
-    await assertRejects(
-      platform.operator.completeWithdrawal(withdrawal.withdrawId),
-      400,
-      1001,
-      "bad request: Withdrawal is not approved",
-    );
+    await refusedNotApproved(platform.operator.completeWithdrawal(withdrawal.withdrawId));
     assert.deepEqual(await usdtOf(user.client), { available: "19", frozen: "31", total: "50" });
   });
 
@@ -329,32 +306,12 @@ describe("the withdrawal workflow", () => {
   it("an unknown withdrawal, or another user's, is not found", async () => {
     const { withdrawal } = await applied("50", 30);
     const mallory = await platform.user("50");
-    await assertRejects(
-      mallory.client.cancelWithdrawal(withdrawal.withdrawId),
-      404,
-      1404,
-      "resource not found: Withdrawal not found",
-    );
-    await assertRejects(
-      mallory.client.cancelWithdrawal("999999"),
-      404,
-      1404,
-      "resource not found: Withdrawal not found",
-    );
-    await assertRejects(
-      mallory.client.cancelWithdrawal("not-an-id"),
-      404,
-      1404,
-      "resource not found: Withdrawal not found",
-    );
+    await refusedNotFound(mallory.client.cancelWithdrawal(withdrawal.withdrawId));
+    await refusedNotFound(mallory.client.cancelWithdrawal("999999"));
+    await refusedNotFound(mallory.client.cancelWithdrawal("not-an-id"));
     // Finished ones too: their existence is none of another user's business.
     await platform.operator.rejectWithdrawal(withdrawal.withdrawId);
-    await assertRejects(
-      mallory.client.cancelWithdrawal(withdrawal.withdrawId),
-      404,
-      1404,
-      "resource not found: Withdrawal not found",
-    );
+    await refusedNotFound(mallory.client.cancelWithdrawal(withdrawal.withdrawId));
     for (const action of ["approve", "reject", "complete"]) {
       assertError(
         await platform.admin("POST", `/admin/withdrawals/999999/${action}`),
