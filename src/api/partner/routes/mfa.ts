@@ -5,6 +5,7 @@
 import type { FastifyReply } from "fastify";
 import { type MfaRejection, mfaErrorResponse } from "../../../mfa/errors.js";
 import { defaultTicketPurpose, totpDigits, totpIssuer, totpPeriodSeconds } from "../../../mfa/policy.js";
+import type { CodeProof } from "../../../mfa/service.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { isoSeconds } from "../../shared/wire-format.js";
 import { ok } from "../envelope.js";
@@ -112,8 +113,7 @@ export default defineRoutes((app, deps) => {
     },
     async (request, reply) => {
       const nowMs = deps.nowMs();
-      const proof = { method: request.body.method ?? "totp", code: request.body.code };
-      const result = await deps.mfa.disableTotp(request.user.userId, proof, nowMs);
+      const result = await deps.mfa.disableTotp(request.user.userId, proofOf(request.body), nowMs);
       if (!result.ok) return sendMfaRejection(reply, result.rejection, nowMs);
       return ok({ mfaEnabled: false, disabledAt: isoSeconds(result.value.disabledAtMs) });
     },
@@ -181,8 +181,11 @@ export default defineRoutes((app, deps) => {
     },
     async (request, reply) => {
       const nowMs = deps.nowMs();
-      const proof = { method: request.body.method ?? "totp", code: request.body.code };
-      const result = await deps.mfa.regenerateRecoveryCodes(request.user.userId, proof, nowMs);
+      const result = await deps.mfa.regenerateRecoveryCodes(
+        request.user.userId,
+        proofOf(request.body),
+        nowMs,
+      );
       if (!result.ok) return sendMfaRejection(reply, result.rejection, nowMs);
       return ok({ recoveryCodes: result.value.recoveryCodes, createdAt: isoSeconds(nowMs) });
     },
@@ -200,6 +203,11 @@ export function sendMfaRejection(reply: FastifyReply, rejection: MfaRejection, n
     .headers(response.headers)
     .type("application/json; charset=utf-8")
     .send(response.body);
+}
+
+/** A code proof as the service takes it: a request that names no method means a TOTP code. */
+function proofOf(body: CodeProofRequest): CodeProof {
+  return { method: body.method ?? "totp", code: body.code };
 }
 
 function isoOrNull(ms: number | null): string | null {
