@@ -24,6 +24,9 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
     bodyLimit: bodyBytesMax,
     // Ids and cookies are short; a huge URL is refused by the HTTP layer before any work is done.
     routerOptions: { maxParamLength: 256 },
+    // A path parameter over that length or a malformed %-escape is answered in the envelope
+    // (400/1001), not with Fastify's own `{error, code, statusCode}` body and its 414.
+    frameworkErrors: handlePartnerError,
     ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;

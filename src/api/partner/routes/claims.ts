@@ -94,6 +94,10 @@ export default defineRoutes((app, deps) => {
       const list = fieldOf(request.body, "positionIdList");
       if (!Array.isArray(list) || list.length === 0 || list.length > claimAllPositionsMax)
         return sendServiceError(reply, invalidPositionIdList);
+      // An element that is not an id at all (object, array, null, boolean) makes the list invalid;
+      // a string or number that is no valid id gets its own error in `results`.
+      if (!list.every((raw) => typeof raw === "string" || typeof raw === "number"))
+        return sendServiceError(reply, invalidPositionIdList);
       const userId = request.user.userId;
       const outcomes = await Promise.all(
         list.map(async (raw): Promise<ClaimOutcome | "invalid"> => {
