@@ -179,3 +179,31 @@ describe("spec 000 error rows (regressions)", () => {
     assert.match(response.text, /marketId/);
   });
 });
+
+describe("integer query fields take integer literals only", () => {
+  it("page=1.5 or pageSize=2e1 is a text/plain 400 naming the field, not silently page 1", async () => {
+    for (const [path, query, field] of [
+      ["/markets/list", { page: "1.5" }, "page"],
+      ["/markets/list", { pageSize: "2e1" }, "pageSize"],
+      ["/trades", { page: "0x2" }, "page"],
+      ["/account/history", { pageSize: "10.0" }, "pageSize"],
+    ] as const) {
+      const response = await platform.signed(partner, { path, query, cookie });
+      assert.equal(response.status, 400, `${path} ${JSON.stringify(query)}: ${response.text}`);
+      assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
+      assert.match(response.text, new RegExp(`\`${field}\``));
+    }
+    const fine = await platform.signed(partner, {
+      path: "/markets/list",
+      query: { page: "2", pageSize: "+5" },
+    });
+    assert.equal(fine.status, 200, fine.text);
+    assert.deepEqual(
+      [
+        (fine.json as { data: { current: number; size: number } }).data.current,
+        (fine.json as { data: { size: number } }).data.size,
+      ],
+      [2, 5],
+    );
+  });
+});
