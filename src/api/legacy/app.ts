@@ -18,6 +18,7 @@ import {
   handleLegacyError,
   handleLegacyNotFound,
   legacyErrors,
+  parameterError,
   sendLegacyError,
 } from "./errors.js";
 
@@ -48,6 +49,18 @@ export async function buildLegacyApp(
     bodyLimit: bodyBytesMax,
     // Receiving the request may take at most this long; handling it is bounded by the hook below.
     requestTimeout: requestTimeoutMs,
+    // Path parameters up to 256 characters reach the route schemas (a result's fgRequestId may be
+    // 128); a longer one, or a path that is not valid percent-encoding, is answered by
+    // frameworkErrors in the legacy envelope, never with Fastify's own error body.
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors: (error, _request, reply) =>
+      sendLegacyError(
+        reply,
+        parameterError(
+          "path",
+          error.code === "FST_ERR_BAD_URL" ? "is not a valid URL" : "a path segment is too long",
+        ),
+      ),
     ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;

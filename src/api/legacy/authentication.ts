@@ -89,13 +89,13 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** preHandler of every JWT route: 401 unless the rate-limit hook found a valid token. */
+/** preValidation of every JWT route: 401 unless the rate-limit hook found a valid token (before the body or query is validated, so a caller without a valid token always gets 401, never a 400). */
 export async function requireLegacyToken(request: FastifyRequest, reply: FastifyReply) {
   if (request.legacyToken === undefined) return sendLegacyError(reply, legacyErrors.invalidToken);
 }
 
 /**
- * preHandler of the reads that take a JWT and also work without one (DESIGN §8: list, outcome,
+ * preValidation of the reads that take a JWT and also work without one (DESIGN §8: list, outcome,
  * top holders): no Authorization header is anonymous, but a token that is sent must be valid, so a
  * partner with an expired token learns it (401) instead of silently reading as nobody.
  */

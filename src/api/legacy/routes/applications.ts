@@ -67,7 +67,7 @@ export default defineRoutes((app, deps) => {
         body: ChallengeRequest,
         response: legacyResponses(Type.Null()),
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const result = await deps.engine.submit({

@@ -35,10 +35,14 @@ export default defineRoutes((app, deps) => {
         body: MonthlyBillRequest,
         response: { ...legacyResponses(MonthlyStatement), 200: PagedEnvelope(MonthlyStatement) },
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
+      // A body that is not a JSON object gets the operation's message too, not `parameter error`.
+      attachValidation: true,
     },
     async (request, reply) => {
-      const body = request.body ?? {};
+      if (request.validationError !== undefined || request.body === null || typeof request.body !== "object")
+        return sendLegacyError(reply, invalid("body", "must be a JSON object"));
+      const body = request.body;
       const billPeriod = parseBillPeriod(body.billPeriod);
       if (billPeriod === undefined)
         return sendLegacyError(reply, invalid("billPeriod", "must be a number YYYYMM"));
@@ -92,7 +96,7 @@ export default defineRoutes((app, deps) => {
         querystring: BillDetailQuery,
         response: { ...legacyResponses(BillDetailLine), 200: PagedEnvelope(BillDetailLine) },
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const { merchantId, merchantUserId, page, pageSize } = request.query;

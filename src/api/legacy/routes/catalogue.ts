@@ -58,7 +58,7 @@ export default defineRoutes((app, deps) => {
         querystring: MarketListQuery,
         response: { ...legacyResponses(LegacyMarketRecord), 200: PagedEnvelope(LegacyMarketRecord) },
       },
-      preHandler: optionalLegacyToken,
+      preValidation: optionalLegacyToken,
     },
     async (request, reply) => {
       const { page, pageSize, categoryId, status, keyword } = request.query;
@@ -85,7 +85,7 @@ export default defineRoutes((app, deps) => {
         params: MarketIdParams,
         response: legacyResponses(LegacyMarketDetail),
       },
-      preHandler: optionalLegacyToken,
+      preValidation: optionalLegacyToken,
     },
     async (request, reply) => {
       const { marketId } = request.params;
@@ -107,7 +107,7 @@ export default defineRoutes((app, deps) => {
         querystring: TopHoldersQuery,
         response: legacyResponses(TopHolders),
       },
-      preHandler: optionalLegacyToken,
+      preValidation: optionalLegacyToken,
     },
     async (request, reply) => {
       const { marketId } = request.query;

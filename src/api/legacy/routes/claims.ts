@@ -23,7 +23,7 @@ export default defineRoutes((app, deps) => {
         body: ClaimRequest,
         response: legacyResponses(Claimed),
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const { userId } = request.legacyToken!;

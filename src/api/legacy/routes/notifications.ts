@@ -25,7 +25,7 @@ export default defineRoutes((app) => {
         querystring: NotificationQuery,
         response: { ...legacyResponses(Notification), 200: PagedEnvelope(Notification) },
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const { userId, page, pageSize } = request.query;

@@ -33,7 +33,7 @@ export default defineRoutes((app, deps) => {
         body: OrderSubmitRequest,
         response: legacyResponses(OrderSubmitted),
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const { userId, merchantId } = request.legacyToken!;
@@ -66,7 +66,7 @@ export default defineRoutes((app, deps) => {
         params: RequestResultParams,
         response: legacyResponses(TransactionResult),
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const record = await services.requests.find(request.params.fgRequestId);

@@ -29,7 +29,7 @@ export default defineRoutes((app, deps) => {
         body: PositionsRequest,
         response: { ...legacyResponses(PositionSchema), 200: PagedEnvelope(PositionSchema) },
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const body = request.body ?? {};
@@ -50,7 +50,7 @@ export default defineRoutes((app, deps) => {
         querystring: ActivityQuery,
         response: { ...legacyResponses(ActivityRecord), 200: PagedEnvelope(ActivityRecord) },
       },
-      preHandler: requireLegacyToken,
+      preValidation: requireLegacyToken,
     },
     async (request, reply) => {
       const page = resolveLegacyPage(request.query.page, request.query.pageSize);
