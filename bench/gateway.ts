@@ -13,7 +13,13 @@ import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { measurePhase, type PhaseResult, sendForStatus } from "./lib/load.js";
 import { createBenchPartner, registerBenchUser } from "./lib/platform-fixtures.js";
-import { isServerProcess, serveTargets, startBenchPlatform, withBenchServer } from "./lib/server-process.js";
+import {
+  cpuProfileFlags,
+  isServerProcess,
+  serveTargets,
+  startBenchPlatform,
+  withBenchServer,
+} from "./lib/server-process.js";
 import { round, summarizePhases } from "./lib/summary.js";
 
 const connections = 16;
@@ -61,7 +67,7 @@ async function serve(): Promise<void> {
 
 /** Parent process: the load generator. */
 async function measure(): Promise<void> {
-  await withBenchServer<Targets>(import.meta.url, [], async (server) => {
+  await withBenchServer<Targets>(import.meta.url, cpuProfileFlags(), async (server) => {
     const { targets } = server;
     const agent = new Agent({ keepAlive: true, maxSockets: connections });
     const measureTarget = (target: Target, durationMs: number) =>

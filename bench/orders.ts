@@ -14,7 +14,13 @@ import { Agent } from "node:http";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { type ClientLoad, measurePhase, type OutgoingRequest, sendExpectingCodeZero } from "./lib/load.js";
 import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";
-import { isServerProcess, serveTargets, startBenchPlatform, withBenchServer } from "./lib/server-process.js";
+import {
+  cpuProfileFlags,
+  isServerProcess,
+  serveTargets,
+  startBenchPlatform,
+  withBenchServer,
+} from "./lib/server-process.js";
 import { type PhaseSummary, round, summarizePhases } from "./lib/summary.js";
 
 const concurrencies = [1, 16, 64] as const;
@@ -79,12 +85,7 @@ async function serve(): Promise<void> {
 type Mode = "orders" | "assets";
 
 async function measure(): Promise<void> {
-  // BENCH_CPU_PROF=<dir> writes the server's CPU profile there (node --cpu-prof), for finding what limits it.
-  const profile =
-    process.env.BENCH_CPU_PROF === undefined
-      ? []
-      : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`];
-  await withBenchServer<Targets>(import.meta.url, profile, async (server) => {
+  await withBenchServer<Targets>(import.meta.url, cpuProfileFlags(), async (server) => {
     const agent = new Agent({ keepAlive: true, maxSockets: Math.max(...concurrencies) });
     const measureMode = (mode: Mode, clients: number, durationMs: number) =>
       measurePhase(server, modeLoad(server.targets, agent, mode, clients, durationMs));

@@ -79,6 +79,12 @@ export interface BenchServer<Targets> {
   serverCpuUs(): Promise<number>;
 }
 
+/** BENCH_CPU_PROF=<dir> writes the server's CPU profile there (node --cpu-prof), for finding what limits it. */
+export function cpuProfileFlags(): string[] {
+  const directory = process.env.BENCH_CPU_PROF;
+  return directory === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${directory}`];
+}
+
 /**
  * Parent side: starts this script again with `--serve` (after `nodeOptions`, e.g. `--cpu-prof`),
  * waits for its targets, runs `generateLoad` and stops the server however that ends.
