@@ -39,6 +39,18 @@ export function summarizeBatch(
     }
     return user;
   };
+  // An order of this user was placed, filled, cancelled or expired: its balance, the order and
+  // the market's positions may all have moved.
+  const orderMoved = (userId: number, orderId: number, marketId: number): void => {
+    const user = changedUser(userId);
+    user.balance = true;
+    user.orderIds.add(orderId);
+    user.marketIds.add(marketId);
+  };
+  /** Every book of the market may have changed (it closed, was resolved, settled or voided). */
+  const touchMarket = (marketId: number): void => {
+    for (const outcomeId of state.markets.get(marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+  };
   for (const entry of entries) {
     for (const event of entry.events) {
       switch (event.type) {
@@ -49,17 +61,14 @@ export function summarizeBatch(
           opened.push(event.marketId);
           break;
         case "MarketClosed":
-          for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+          touchMarket(event.marketId);
           break;
         case "DepositCredited":
           changedUser(event.userId).balance = true;
           break;
         case "OrderPlaced": {
           touched.add(event.outcomeId);
-          const user = changedUser(event.userId);
-          user.balance = true;
-          user.orderIds.add(event.orderId);
-          user.marketIds.add(event.marketId);
+          orderMoved(event.userId, event.orderId, event.marketId);
           break;
         }
         case "TradeExecuted": {
@@ -69,20 +78,14 @@ export function summarizeBatch(
             [event.makerUserId, event.makerOrderId],
             [event.takerUserId, event.takerOrderId],
           ] as const) {
-            const user = changedUser(userId);
-            user.balance = true;
-            user.orderIds.add(orderId);
-            user.marketIds.add(event.marketId);
+            orderMoved(userId, orderId, event.marketId);
           }
           break;
         }
         case "OrderCancelled":
         case "OrderExpired": {
           touched.add(event.outcomeId);
-          const user = changedUser(event.userId);
-          user.balance = true;
-          user.orderIds.add(event.orderId);
-          user.marketIds.add(event.marketId);
+          orderMoved(event.userId, event.orderId, event.marketId);
           break;
         }
         // The lifecycle moves balances (a challenge bond, a claim) and, when a market ends, its books.
@@ -97,11 +100,11 @@ export function summarizeBatch(
         }
         case "MarketSettled":
           settled.push(event);
-          for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+          touchMarket(event.marketId);
           break;
         case "MarketResolved":
         case "MarketVoided":
-          for (const outcomeId of state.markets.get(event.marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+          touchMarket(event.marketId);
           break;
         case "WithdrawalRequested":
         case "WithdrawalApproved":
@@ -113,10 +116,7 @@ export function summarizeBatch(
         // market-price channel); funding and pool settlement move no user's.
         case "PoolTradeExecuted": {
           touched.add(event.outcomeId);
-          const user = changedUser(event.userId);
-          user.balance = true;
-          user.orderIds.add(event.orderId);
-          user.marketIds.add(event.marketId);
+          orderMoved(event.userId, event.orderId, event.marketId);
           break;
         }
         case "AmmPoolFunded":
