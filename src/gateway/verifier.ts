@@ -113,11 +113,20 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
     pathAndQuery: canonicalPathAndQuery(path, query),
   });
 
-  const reason = mismatchReason(request, appKey.appSecret, stringToSign, bodyMd5, date, listedHeaderAbsent);
+  const dateMs = date === undefined ? undefined : parseGatewayDate(date);
+  const reason = mismatchReason(
+    request,
+    appKey.appSecret,
+    stringToSign,
+    bodyMd5,
+    date,
+    dateMs,
+    listedHeaderAbsent,
+  );
   if (reason !== undefined) return refuse({ kind: "invalid_signature", reason, stringToSign });
   const now = nowMs();
   // The signature is checked before the clock so that a stale but genuine request says date-skew.
-  if (Math.abs(now - parseGatewayDate(date!)!) > dateSkewMsMax) {
+  if (Math.abs(now - dateMs!) > dateSkewMsMax) {
     return refuse({ kind: "invalid_signature", reason: "date-skew", stringToSign });
   }
 
@@ -147,13 +156,14 @@ function mismatchReason(
   stringToSign: string,
   bodyMd5: string,
   date: string | undefined,
+  dateMs: number | undefined,
   listedHeaderAbsent: boolean,
 ): MismatchReason | undefined {
   const signature = headerText(request.headers, "x-ca-signature");
   if (signature === undefined || signature === "") return "signature-missing";
   if (listedHeaderAbsent) return "signed-header-missing";
   if (date === undefined) return "date-missing";
-  if (parseGatewayDate(date) === undefined) return "date-format";
+  if (dateMs === undefined) return "date-format";
   const sentMd5 = headerText(request.headers, "content-md5");
   if (sentMd5 !== undefined && sentMd5 !== "" && sentMd5 !== bodyMd5) return "content-md5";
   if (!constantTimeEqual(computeSignature(appSecret, stringToSign), signature)) return "signature";

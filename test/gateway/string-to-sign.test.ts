@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { computeContentMd5, computeSignature } from "../../src/gateway/signature.js";
 import {
   buildStringToSign,
@@ -142,5 +143,20 @@ describe("date header", () => {
     ]) {
       assert.equal(parseGatewayDate(text), undefined, text);
     }
+  });
+
+  it("knows every month's length, leap years included, as the calendar does", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), (year, month) => {
+        const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+        const on = (day: number) =>
+          `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")} 00:00:00`;
+        assert.notEqual(parseGatewayDate(on(lastDay)), undefined);
+        assert.equal(parseGatewayDate(on(lastDay + 1)), undefined);
+      }),
+    );
+    assert.notEqual(parseGatewayDate("2024-02-29 12:00:00"), undefined);
+    assert.equal(parseGatewayDate("2100-02-29 12:00:00"), undefined);
+    assert.notEqual(parseGatewayDate("2000-02-29 12:00:00"), undefined);
   });
 });
