@@ -74,4 +74,29 @@ describe("sqlite identity store", () => {
     assert.equal((await store.findSession("t3"))?.revokedAtMs, 50);
     assert.equal(await store.revokeUserSessions(user.userId, 51), 0, "already revoked");
   });
+
+  it("never answers from its session cache after a prune or a revocation", async () => {
+    const { store, partner } = await storeWithPartner();
+    const user = await store.registerUser({
+      partnerId: partner.partnerId,
+      marchantUserId: "c",
+      email: "c@x",
+      avatarUrl: "u",
+      nowMs: 0,
+    });
+    const session = (index: number) => ({
+      tokenSha256: `c${index}`,
+      userId: user.userId,
+      partnerId: partner.partnerId,
+      createdAtMs: index,
+      expiresAtMs: 100,
+    });
+    await store.createSession(session(0), 1);
+    assert.ok(await store.findSession("c0"), "looked up once, so now cached");
+    await store.createSession(session(1), 1);
+    assert.equal(await store.findSession("c0"), undefined, "pruned as the oldest beyond the limit");
+    assert.equal((await store.findSession("c1"))?.revokedAtMs, null);
+    await store.revokeUserSessions(user.userId, 7);
+    assert.equal((await store.findSession("c1"))?.revokedAtMs, 7);
+  });
 });
