@@ -212,7 +212,10 @@ class SessionCache {
     }
     this.#byToken.set(session.tokenSha256, session);
     let tokens = this.#tokensByUser.get(session.userId);
-    if (tokens === undefined) this.#tokensByUser.set(session.userId, (tokens = new Set()));
+    if (tokens === undefined) {
+      tokens = new Set();
+      this.#tokensByUser.set(session.userId, tokens);
+    }
     tokens.add(session.tokenSha256);
   }
 
