@@ -19,7 +19,9 @@ import {
   marketOrderCommand,
   openOrdersOfUser,
 } from "../../src/core/exchange.js";
+import { ledgerEntryTypes } from "../../src/store/exchange-read-models.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
+import { createSqliteExchangeReadModels } from "../../src/store/sqlite/exchange-read-models.js";
 import {
   createOpenMarket,
   type OpenBinaryMarket,
@@ -203,6 +205,7 @@ async function checkAgreement(run: Run): Promise<void> {
   const { deposited, withdrawn, feeIncome, withdrawalFeeIncome } = state.totals;
   assert.equal(deposited - withdrawn, balances + collateral + feeIncome + withdrawalFeeIncome);
 
+  const readModels = createSqliteExchangeReadModels(db);
   // Each user's ledger adds up to its balances, and the balances table agrees.
   for (const account of state.accounts.values()) {
     const userId = account.userId;
@@ -217,6 +220,19 @@ async function checkAgreement(run: Run): Promise<void> {
       [account.available, account.frozen],
       `user ${userId} ledger`,
     );
+    // The history filtered by each type finds exactly that type's entries, newest first.
+    for (const type of ledgerEntryTypes) {
+      const expected = db
+        .prepare("SELECT entry_id FROM exchange_ledger WHERE user_id = ? AND type = ? ORDER BY entry_id DESC")
+        .pluck()
+        .all(userId, type) as number[];
+      const found = await readModels.ledger(userId, { page: 1, pageSize: 100 }, { type });
+      assert.equal(found.total, expected.length, `user ${userId} ${type} entries`);
+      assert.deepEqual(
+        found.records.map((entry) => entry.entryId),
+        expected.slice(0, 100),
+      );
+    }
     const row = db
       .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
       .safeIntegers(true)

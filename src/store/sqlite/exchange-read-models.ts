@@ -53,6 +53,11 @@ import { createWithdrawalProjection } from "./withdrawal-projection.js";
 
 const atomsPerOne = 100_000_000n;
 
+/** The ledger entries an order's life writes; every other type is rare and has a partial index. */
+const tradingLedgerTypes = ["FREEZE", "UNFREEZE", "TRADE", "FEE"] as const satisfies readonly LedgerEntryType[];
+/** The partial index's WHERE, repeated word for word in a query so SQLite knows it may use it. */
+const nonTradingLedgerCondition = `type NOT IN (${tradingLedgerTypes.map((type) => `'${type}'`).join(", ")})`;
+
 export const exchangeReadModelMigrations: readonly string[] = [
   `CREATE TABLE markets (
      market_id INTEGER PRIMARY KEY,
@@ -215,9 +220,25 @@ export const exchangeReadModelMigrations: readonly string[] = [
    CREATE INDEX exchange_ledger_by_user_type ON exchange_ledger (user_id, type, entry_id);`,
   // 4: the operator's review of withdrawals by status (GET /admin/withdrawals?status=PENDING).
   "CREATE INDEX exchange_withdrawals_by_status ON exchange_withdrawals (status, withdrawal_id);",
+  // 5: one user-keyed ledger index on the trading path instead of two (each is a scattered page
+  // write per user per commit, ~20% of create-order throughput): the user's index carries the type,
+  // so a filter on a trading type reads it without touching the table, and the rare types (deposits,
+  // withdrawals, bonds, claims) keep their own partial index, which trading never writes.
+  `DROP INDEX exchange_ledger_by_user_type;
+   DROP INDEX exchange_ledger_by_user;
+   CREATE INDEX exchange_ledger_by_user_with_type ON exchange_ledger (user_id, entry_id, type);
+   CREATE INDEX exchange_ledger_non_trading_by_user ON exchange_ledger (user_id, type, entry_id)
+     WHERE ${nonTradingLedgerCondition};`,
 ];
 
 type Row = Record<string, unknown>;
+
+/** The WHERE of a user's ledger query (parameters: user id, then the type if any). */
+export function ledgerFilterWhere(type: LedgerEntryType | undefined): string {
+  if (type === undefined) return "user_id = ?";
+  if ((tradingLedgerTypes as readonly string[]).includes(type)) return "user_id = ? AND type = ?";
+  return `user_id = ? AND type = ? AND ${nonTradingLedgerCondition}`;
+}
 
 /** Prepares a statement whose integers come back as bigint (money never passes through a double). */
 function prepareBig<Params extends unknown[], Result = Row>(
@@ -825,7 +846,7 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       return paginate(db, pages, "exchange_trades", where, "trade_id DESC, role", params, page, tradeOf);
     },
     async ledger(userId, page, filter = {}) {
-      const where = filter.type === undefined ? "user_id = ?" : "user_id = ? AND type = ?";
+      const where = ledgerFilterWhere(filter.type);
       const params = filter.type === undefined ? [userId] : [userId, filter.type];
       return paginate(db, pages, "exchange_ledger", where, "entry_id DESC", params, page, ledgerEntryOf);
     },
