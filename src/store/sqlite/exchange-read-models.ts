@@ -54,7 +54,12 @@ import { createWithdrawalProjection } from "./withdrawal-projection.js";
 const atomsPerOne = 100_000_000n;
 
 /** The ledger entries an order's life writes; every other type is rare and has a partial index. */
-const tradingLedgerTypes = ["FREEZE", "UNFREEZE", "TRADE", "FEE"] as const satisfies readonly LedgerEntryType[];
+const tradingLedgerTypes = [
+  "FREEZE",
+  "UNFREEZE",
+  "TRADE",
+  "FEE",
+] as const satisfies readonly LedgerEntryType[];
 /** The partial index's WHERE, repeated word for word in a query so SQLite knows it may use it. */
 const nonTradingLedgerCondition = `type NOT IN (${tradingLedgerTypes.map((type) => `'${type}'`).join(", ")})`;
 

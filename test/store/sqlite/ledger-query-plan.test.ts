@@ -27,7 +27,10 @@ describe("ledger history query plans", () => {
         type === undefined || ["FREEZE", "UNFREEZE", "TRADE", "FEE"].includes(type)
           ? "exchange_ledger_by_user_with_type"
           : "exchange_ledger_non_trading_by_user";
-      const page = plan(`SELECT * FROM exchange_ledger WHERE ${where} ORDER BY entry_id DESC LIMIT 20`, params);
+      const page = plan(
+        `SELECT * FROM exchange_ledger WHERE ${where} ORDER BY entry_id DESC LIMIT 20`,
+        params,
+      );
       const count = plan(`SELECT count(*) FROM exchange_ledger WHERE ${where}`, params);
       for (const found of [page, count]) {
         assert.match(found, new RegExp(`SEARCH exchange_ledger USING (COVERING )?INDEX ${expectedIndex}`));
