@@ -54,6 +54,27 @@ describe("journal codec", () => {
     for (const value of refused) assert.throws(() => encodePlainData(value), TypeError, String(value));
   });
 
+  it("writes exactly what JSON.stringify with a bigint replacer writes (property)", () => {
+    const reference = (value: unknown) =>
+      JSON.stringify(value, (_key, field: unknown) =>
+        typeof field === "bigint" ? { $bigint: field.toString() } : field,
+      );
+    const withUndefinedFields = fc.dictionary(
+      fc.string().filter((key) => key !== "$bigint" && key !== "__proto__"),
+      fc.option(plainData, { nil: undefined }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(plainData, withUndefinedFields), (value) => {
+        assert.equal(encodePlainData(value), reference(value));
+      }),
+      { numRuns: 1_000 },
+    );
+    assert.equal(
+      encodePlainData({ a: -0, b: 1e21, c: 5e-7, "\u2028": "\ud800" }),
+      reference({ a: -0, b: 1e21, c: 5e-7, "\u2028": "\ud800" }),
+    );
+  });
+
   it("round-trips any plain data (property)", () => {
     fc.assert(
       fc.property(plainData, (value) => {
