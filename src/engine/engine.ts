@@ -263,11 +263,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   #scheduleDrain(): void {
     if (this.#loop !== undefined) return;
     this.#loop = (async () => {
-      // Waiting one turn of the event loop lets every request that arrived in this I/O phase join
-      // the first batch, which is what makes group commit pay off.
-      await new Promise<void>((resolve) => setImmediate(resolve));
       try {
-        while (this.#queue.length > 0 && this.#phase !== "failed") {
+        for (;;) {
+          // Waiting one turn of the event loop before each batch lets every request that arrived in
+          // this I/O phase join it, which is what makes group commit pay off. It also keeps the loop
+          // fair: submitters answered in microtasks that submit again at once would otherwise keep
+          // it here forever, and no socket write, request or timer would run meanwhile.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.#queue.length === 0 || this.#phase === "failed") break;
           await this.#commitNextBatch();
           await this.#maybeSnapshot();
         }

@@ -117,6 +117,33 @@ describe("engine: sequencing and group commit", () => {
   });
 });
 
+describe("engine: fairness", () => {
+  it("yields to the event loop between batches, so I/O and timers run while submitters keep it busy", async () => {
+    const { engine } = await openAccountsEngine(memoryStore());
+    await engine.submit({ type: "open", accountId: "alice" });
+    // Submitters that resubmit as soon as they are answered never leave the microtask queue; a
+    // drain loop that did not yield would run them all before any I/O callback (a socket that
+    // must flush, a request, a timer): a child process writing acknowledgements to a full pipe
+    // once queued them in memory until it ran out.
+    const submittersTotal = 8;
+    const submitsEach = 500;
+    let answered = 0;
+    let answeredWhenImmediateRan: number | undefined;
+    setImmediate(() => {
+      answeredWhenImmediateRan = answered;
+    });
+    const submitter = async () => {
+      for (let index = 0; index < submitsEach; index += 1) {
+        await engine.submit({ type: "deposit", accountId: "alice", amount: 1n });
+        answered += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: submittersTotal }, submitter));
+    assert.ok(answeredWhenImmediateRan !== undefined, "the event loop got a turn during the burst");
+    assert.ok(answeredWhenImmediateRan < submittersTotal * submitsEach);
+  });
+});
+
 describe("engine: acknowledgement and failure", () => {
   it("answers only after the batch has committed", async () => {
     const commitGate = gate();
