@@ -296,12 +296,13 @@ export function createSqliteExchangeProjector(
       `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
          cross_type, price, shares, fee, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    moveBalance: prepareBig<[number, bigint, bigint], { available: bigint; frozen: bigint }>(
+    selectBalance: prepareBig<[number], { available: bigint; frozen: bigint }>(
       db,
+      "SELECT available, frozen FROM exchange_balances WHERE user_id = ?",
+    ),
+    saveBalance: db.prepare(
       `INSERT INTO exchange_balances (user_id, available, frozen) VALUES (?, ?, ?)
-       ON CONFLICT (user_id) DO UPDATE SET available = available + excluded.available,
-         frozen = frozen + excluded.frozen
-       RETURNING available, frozen`,
+       ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen`,
     ),
     insertLedger: db.prepare(
       `INSERT INTO exchange_ledger (user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms)
@@ -338,6 +339,27 @@ export function createSqliteExchangeProjector(
     return ids;
   };
 
+  // The balances a batch moves, read on first use and written back once per user at the batch's
+  // end (flushBalances), in the same transaction: an order moves its user's balance three or four
+  // times (freeze, trade, fee, unfreeze), and an upsert for each was a sixth of the projection.
+  // Only this projector writes exchange_balances, and the map never outlives its batch.
+  const balances = new Map<number, { available: bigint; frozen: bigint }>();
+  const balanceOf = (userId: number): { available: bigint; frozen: bigint } => {
+    let balance = balances.get(userId);
+    if (balance === undefined) {
+      const row = statements.selectBalance.get(userId);
+      balance = { available: row?.available ?? 0n, frozen: row?.frozen ?? 0n };
+      balances.set(userId, balance);
+    }
+    return balance;
+  };
+  const flushBalances = (): void => {
+    for (const [userId, balance] of balances) {
+      statements.saveBalance.run(userId, balance.available, balance.frozen);
+    }
+    balances.clear();
+  };
+
   const ledger = (
     userId: number,
     type: LedgerEntryType,
@@ -346,8 +368,10 @@ export function createSqliteExchangeProjector(
     refId: string,
     timeMs: number,
   ): void => {
-    const after = statements.moveBalance.get(userId, amount, frozenDelta)!;
-    if (after.available < 0n || after.frozen < 0n) {
+    const balance = balanceOf(userId);
+    balance.available += amount;
+    balance.frozen += frozenDelta;
+    if (balance.available < 0n || balance.frozen < 0n) {
       throw new Error(`read models: negative balance for user ${userId} after ${type} ${refId}`);
     }
     statements.insertLedger.run(
@@ -355,8 +379,8 @@ export function createSqliteExchangeProjector(
       type,
       amount,
       frozenDelta,
-      after.available,
-      after.frozen,
+      balance.available,
+      balance.frozen,
       refId,
       timeMs,
     );
@@ -589,6 +613,16 @@ export function createSqliteExchangeProjector(
   };
 
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    try {
+      projectEntries(entries);
+      flushBalances();
+    } finally {
+      // A failed batch rolls back; what it left in memory must not leak into a later one.
+      balances.clear();
+    }
+  };
+
+  function projectEntries(entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]): void {
     for (const entry of entries) {
       for (const event of entry.events) {
         switch (event.type) {
@@ -643,7 +677,7 @@ export function createSqliteExchangeProjector(
         }
       }
     }
-  };
+  }
 }
 
 function insertTradeSide(statement: Statement, event: TradeExecutedEvent, role: TradeRole): void {

@@ -58,10 +58,10 @@ export interface MerchantCommissionReadModel {
   commission(merchantId: number, period: string): Promise<MerchantCommission>;
 }
 
-/** Adds a fee one user paid at `timeMs` to that user's merchant's month. */
-export type CommissionAccrual = (userId: number, fee: bigint, timeMs: number) => void;
-
-export function createCommissionAccrual(db: SqliteDatabase): CommissionAccrual {
+/** The projector the exchange host runs in every commit, beside the exchange read models. */
+export function createSqliteCommissionProjector(
+  db: SqliteDatabase,
+): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "commissions", merchantCommissionMigrations);
   const identityExists =
     db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity_users'").get() !==
@@ -83,33 +83,54 @@ export function createCommissionAccrual(db: SqliteDatabase): CommissionAccrual {
      ON CONFLICT (merchant_id, period, commission_rate_bps)
      DO UPDATE SET fee_total = excluded.fee_total, commission_total = excluded.commission_total`,
   );
-  return (userId, fee, timeMs) => {
+
+  // A batch's fees are summed per row in memory and each row is written once at the end: a row
+  // read and rewritten for every side of every trade was a tenth of an order's projection.
+  interface Accrued {
+    readonly merchantId: number;
+    readonly period: string;
+    readonly rateBps: number;
+    fee: bigint;
+  }
+  const accrued = new Map<string, Accrued>();
+  const merchants = new Map<number, { partner_id: number; commission_rate_bps: number } | undefined>();
+  const accrue = (userId: number, fee: bigint, timeMs: number): void => {
     if (fee === 0n || merchantOf === undefined) return;
-    const merchant = merchantOf.get(userId);
+    if (!merchants.has(userId)) merchants.set(userId, merchantOf.get(userId));
+    const merchant = merchants.get(userId);
     if (merchant === undefined) return;
     const period = periodOf(timeMs);
     const rateBps = merchant.commission_rate_bps;
-    const feeTotal = (current.get(merchant.partner_id, period, rateBps)?.fee_total ?? 0n) + fee;
-    // Exact in bigint: fee totals times a rate can pass 2^63 long before they pass a JS number's 2^53.
-    const commissionTotal = (feeTotal * BigInt(rateBps)) / basisPointsPerUnit;
-    upsert.run(merchant.partner_id, period, rateBps, feeTotal, commissionTotal);
+    const key = `${merchant.partner_id}|${period}|${rateBps}`;
+    const row = accrued.get(key);
+    if (row === undefined) accrued.set(key, { merchantId: merchant.partner_id, period, rateBps, fee });
+    else row.fee += fee;
   };
-}
+  const flush = (): void => {
+    for (const { merchantId, period, rateBps, fee } of accrued.values()) {
+      const feeTotal = (current.get(merchantId, period, rateBps)?.fee_total ?? 0n) + fee;
+      // Exact in bigint: fee totals times a rate can pass 2^63 long before they pass a JS number's 2^53.
+      const commissionTotal = (feeTotal * BigInt(rateBps)) / basisPointsPerUnit;
+      upsert.run(merchantId, period, rateBps, feeTotal, commissionTotal);
+    }
+  };
 
-/** The projector the exchange host runs in every commit, beside the exchange read models. */
-export function createSqliteCommissionProjector(
-  db: SqliteDatabase,
-): SqliteProjector<ExchangeCommand, ExchangeEvent> {
-  const accrue = createCommissionAccrual(db);
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
-    for (const entry of entries) {
-      for (const event of entry.events) {
-        // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
-        if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
-        if (event.type !== "TradeExecuted") continue;
-        accrue(event.makerUserId, event.makerFee, event.atMs);
-        accrue(event.takerUserId, event.takerFee, event.atMs);
+    try {
+      for (const entry of entries) {
+        for (const event of entry.events) {
+          // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
+          if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
+          if (event.type !== "TradeExecuted") continue;
+          accrue(event.makerUserId, event.makerFee, event.atMs);
+          accrue(event.takerUserId, event.takerFee, event.atMs);
+        }
       }
+      flush();
+    } finally {
+      // Rates are read afresh each batch, so a rate changed between batches applies from the next.
+      accrued.clear();
+      merchants.clear();
     }
   };
 }
