@@ -210,7 +210,8 @@ class SessionCache {
       const oldest = this.#byToken.keys().next().value as string;
       this.#forget(this.#byToken.get(oldest)!);
     }
-    this.#byToken.set(session.tokenSha256, session);
+    // Frozen: every caller gets this same object, so none may change what the next one reads.
+    this.#byToken.set(session.tokenSha256, Object.freeze(session));
     let tokens = this.#tokensByUser.get(session.userId);
     if (tokens === undefined) {
       tokens = new Set();

@@ -9,6 +9,7 @@ import { openDatabase } from "../../../src/store/sqlite/database.js";
 import {
   createSqliteExchangeProjector,
   ledgerFilterWhere,
+  nonTradingLedgerCondition,
 } from "../../../src/store/sqlite/exchange-read-models.js";
 
 describe("ledger history query plans", () => {
@@ -18,6 +19,14 @@ describe("ledger history query plans", () => {
     (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
       .map((row) => row.detail)
       .join("; ");
+
+  it("repeats the partial index's WHERE exactly as migration 5 created it", () => {
+    const sql = db
+      .prepare("SELECT sql FROM sqlite_master WHERE name = 'exchange_ledger_non_trading_by_user'")
+      .pluck()
+      .get() as string;
+    assert.ok(sql.endsWith(`WHERE ${nonTradingLedgerCondition}`), sql);
+  });
 
   for (const type of [undefined, ...ledgerEntryTypes]) {
     it(`searches an index for ${type ?? "no type filter"}, for the page and the count`, () => {
