@@ -355,7 +355,6 @@ export function createSqliteExchangeProjector(
     for (const [userId, balance] of balances) {
       statements.saveBalance.run(userId, balance.available, balance.frozen);
     }
-    balances.clear();
   };
 
   const ledger = (
