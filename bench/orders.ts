@@ -105,11 +105,11 @@ async function measure(): Promise<void> {
     agent.destroy();
 
     console.log(
-      "operation                     clients   req/s    p50 ms   p99 ms  server CPU µs/req  failures",
+      "operation                     clients   req/s    p50 ms   p99 ms  server CPU µs/req  client CPU µs/req  failures",
     );
     for (const { clients, mode, summary } of rows) {
       console.log(
-        `${(mode === "orders" ? "POST /ordering/create-order" : "GET /account/assets").padEnd(29)} ${String(clients).padStart(7)} ${summary.perSecond.toFixed(0).padStart(7)} ${summary.p50Ms.toFixed(2).padStart(8)} ${summary.p99Ms.toFixed(2).padStart(8)} ${summary.cpuUsPerRequest.toFixed(1).padStart(18)} ${String(summary.failures).padStart(9)}`,
+        `${(mode === "orders" ? "POST /ordering/create-order" : "GET /account/assets").padEnd(29)} ${String(clients).padStart(7)} ${summary.perSecond.toFixed(0).padStart(7)} ${summary.p50Ms.toFixed(2).padStart(8)} ${summary.p99Ms.toFixed(2).padStart(8)} ${summary.cpuUsPerRequest.toFixed(1).padStart(18)} ${summary.clientCpuUsPerRequest.toFixed(1).padStart(18)} ${String(summary.failures).padStart(9)}`,
       );
     }
     const top = rows.find((row) => row.mode === "orders" && row.clients === 64)!.summary;
@@ -128,6 +128,7 @@ async function measure(): Promise<void> {
         p50_ms: round(top.p50Ms, 3),
         p99_ms: round(top.p99Ms, 3),
         server_cpu_us_per_order: round(top.cpuUsPerRequest, 1),
+        client_cpu_us_per_order: round(top.clientCpuUsPerRequest, 1),
         by_clients: Object.fromEntries(
           rows
             .filter((row) => row.mode === "orders")

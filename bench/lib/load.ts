@@ -12,6 +12,11 @@ export interface PhaseResult {
   readonly latenciesMs: number[];
   /** The server process's CPU time spent during the phase. */
   readonly serverCpuUs: number;
+  /**
+   * This process's (the load generator's) CPU time during the phase: on a 2-core machine the
+   * client shares the cores with the server, so its cost bounds what the server can be shown to do.
+   */
+  readonly clientCpuUs: number;
 }
 
 export interface ClientLoad<Prepared> {
@@ -34,8 +39,14 @@ export async function measurePhase<Prepared>(
   load: ClientLoad<Prepared>,
 ): Promise<PhaseResult> {
   const cpuBeforeUs = await server.serverCpuUs();
+  const clientBefore = process.cpuUsage();
   const result = await runClients(load);
-  return { ...result, serverCpuUs: (await server.serverCpuUs()) - cpuBeforeUs };
+  const client = process.cpuUsage(clientBefore);
+  return {
+    ...result,
+    serverCpuUs: (await server.serverCpuUs()) - cpuBeforeUs,
+    clientCpuUs: client.user + client.system,
+  };
 }
 
 async function runClients<Prepared>(load: ClientLoad<Prepared>): Promise<Omit<PhaseResult, "serverCpuUs">> {

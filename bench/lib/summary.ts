@@ -7,6 +7,8 @@ export interface PhaseSummary {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly cpuUsPerRequest: number;
+  /** The load generator's CPU time per request. */
+  readonly clientCpuUsPerRequest: number;
   readonly failures: number;
 }
 
@@ -20,6 +22,7 @@ export function summarizePhases(phases: readonly PhaseResult[]): PhaseSummary {
     p50Ms: percentileOfSorted(latencies, 50),
     p99Ms: percentileOfSorted(latencies, 99),
     cpuUsPerRequest: phases.reduce((sum, phase) => sum + phase.serverCpuUs, 0) / Math.max(1, requests),
+    clientCpuUsPerRequest: phases.reduce((sum, phase) => sum + phase.clientCpuUs, 0) / Math.max(1, requests),
     failures: phases.reduce((sum, phase) => sum + phase.failures, 0),
   };
 }
