@@ -49,7 +49,9 @@ export async function measurePhase<Prepared>(
   };
 }
 
-async function runClients<Prepared>(load: ClientLoad<Prepared>): Promise<Omit<PhaseResult, "serverCpuUs">> {
+async function runClients<Prepared>(
+  load: ClientLoad<Prepared>,
+): Promise<Omit<PhaseResult, "serverCpuUs" | "clientCpuUs">> {
   const latenciesMs: number[] = [];
   let requests = 0;
   let failures = 0;
