@@ -49,6 +49,11 @@ import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
 import { createPoolProjection } from "./pool-projection.js";
+import {
+  createUserHistoryIndexer,
+  createUserHistoryReader,
+  userHistoryIndexMigration,
+} from "./user-history-index.js";
 import { createWithdrawalProjection } from "./withdrawal-projection.js";
 
 const atomsPerOne = 100_000_000n;
@@ -232,16 +237,19 @@ export const exchangeReadModelMigrations: readonly string[] = [
    CREATE INDEX exchange_ledger_by_user_with_type ON exchange_ledger (user_id, entry_id, type);
    CREATE INDEX exchange_ledger_non_trading_by_user ON exchange_ledger (user_id, type, entry_id)
      WHERE type NOT IN ('FREEZE', 'UNFREEZE', 'TRADE', 'FEE');`,
+  // 6: a user's orders, trades and ledger entries indexed by user in bulk, off the commit path.
+  userHistoryIndexMigration,
 ];
 
 type Row = Record<string, unknown>;
 
-/** The WHERE of a user's ledger query (parameters: user id, then the type if any). */
-export function ledgerFilterWhere(type: LedgerEntryType | undefined): string {
-  if (type === undefined) return "user_id = ?";
-  if (tradingLedgerTypes.includes(type)) return "user_id = ? AND type = ?";
-  return `user_id = ? AND type = ? AND ${nonTradingLedgerCondition}`;
+/** True for the types an order's life writes, which the user history tables serve (migration 6). */
+export function isTradingLedgerType(type: LedgerEntryType): boolean {
+  return tradingLedgerTypes.includes(type);
 }
+
+/** The WHERE of a user's ledger query for a rare type (parameters: user id, the type): its partial index. */
+export const rareLedgerTypeWhere = `user_id = ? AND type = ? AND ${nonTradingLedgerCondition}`;
 
 /** Prepares a statement whose integers come back as bigint (money never passes through a double). */
 function prepareBig<Params extends unknown[], Result = Row>(
@@ -609,10 +617,13 @@ export function createSqliteExchangeProjector(
     statements.insertDeposit.run(event.txHash, event.userId, event.amount, event.atMs);
   };
 
+  const indexUserHistory = createUserHistoryIndexer(db);
+
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     try {
       projectEntries(entries);
       flushBalances();
+      indexUserHistory();
     } finally {
       // A failed batch rolls back; what it left in memory must not leak into a later one.
       balances.clear();
@@ -801,6 +812,10 @@ function positionOf(row: Row): PositionRecord {
   };
 }
 
+function mapPage<Record>(found: { rows: Row[]; total: number }, map: (row: Row) => Record): Page<Record> {
+  return { records: found.rows.map(map), total: found.total };
+}
+
 /** Runs a filtered, paginated query: `where` is shared by the count and the page. */
 function paginate<Record>(
   db: SqliteDatabase,
@@ -832,6 +847,7 @@ function paginate<Record>(
 export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeReadModels {
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
   const pages = new Map<string, { count: Statement; page: Statement }>();
+  const userHistory = createUserHistoryReader(db);
   const orderById = prepareBig<[number], Row>(db, "SELECT * FROM exchange_orders WHERE order_id = ?");
   const tradesOfOrder = prepareBig<[number], Row>(
     db,
@@ -869,22 +885,34 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       return row === undefined ? undefined : orderOf(row);
     },
     async orders(filter: OrderFilter, page) {
+      if (!filter.openOnly) return mapPage(userHistory("exchange_orders", filter, clampPage(page)), orderOf);
       const base = byUserAndMarket(filter);
       // The literal status list matches the partial index's WHERE, so SQLite can use it.
-      const where = filter.openOnly ? `${base.where} AND status IN ('OPEN', 'PARTIALLY_FILLED')` : base.where;
+      const where = `${base.where} AND status IN ('OPEN', 'PARTIALLY_FILLED')`;
       return paginate(db, pages, "exchange_orders", where, "order_id DESC", base.params, page, orderOf);
     },
     async tradesOfOrder(orderId) {
       return tradesOfOrder.all(orderId).map(tradeOf);
     },
     async trades(filter, page) {
-      const { where, params } = byUserAndMarket(filter);
-      return paginate(db, pages, "exchange_trades", where, "trade_id DESC, role", params, page, tradeOf);
+      return mapPage(userHistory("exchange_trades", filter, clampPage(page)), tradeOf);
     },
     async ledger(userId, page, filter = {}) {
-      const where = ledgerFilterWhere(filter.type);
-      const params = filter.type === undefined ? [userId] : [userId, filter.type];
-      return paginate(db, pages, "exchange_ledger", where, "entry_id DESC", params, page, ledgerEntryOf);
+      const { type } = filter;
+      if (type === undefined || isTradingLedgerType(type)) {
+        return mapPage(userHistory("exchange_ledger", { userId, type }, clampPage(page)), ledgerEntryOf);
+      }
+      const params = [userId, type];
+      return paginate(
+        db,
+        pages,
+        "exchange_ledger",
+        rareLedgerTypeWhere,
+        "entry_id DESC",
+        params,
+        page,
+        ledgerEntryOf,
+      );
     },
     async positions(filter, page) {
       const base = byUserAndMarket(filter);
