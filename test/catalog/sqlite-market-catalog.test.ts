@@ -143,4 +143,40 @@ describe("SQLite market catalogue", () => {
     assert.deepEqual([quietStats.clicks, hotScoreAt(quietStats.heat, nowMs)], [20, 20]);
     assert.deepEqual((await store.listedMarketIds({}, firstPage)).records, [quiet.marketId, busy.marketId]);
   });
+
+  it("heats a market and adds up its volume the same whether its trades share a batch or not", async () => {
+    // Four crossing orders at different prices and sizes, one batch each, then all in one batch.
+    const outcomes = [];
+    for (const together of [false, true]) {
+      const { db, engine, store, createMarket } = await setUp();
+      const market = await createMarket("Batched", { categoryId: "1" });
+      const commands = [
+        [1, market.yes, 60_000_000n, 10n],
+        [2, market.no, 40_000_000n, 7n],
+        [3, market.no, 35_000_000n, 5n],
+        [4, market.yes, 70_000_000n, 3n],
+      ].map(([userId, optionId, price, shares]) =>
+        limitOrderCommand({
+          userId: Number(userId),
+          marketId: market.marketId,
+          outcomeId: market.outcomeId,
+          optionId: Number(optionId),
+          side: "BUY",
+          limitPrice: BigInt(price!),
+          shares: BigInt(shares!) * unit,
+        }),
+      );
+      const results = together ? await Promise.all(commands.map((command) => engine.submit(command))) : [];
+      if (!together) for (const command of commands) results.push(await engine.submit(command));
+      const trades = results.flatMap((result) =>
+        result.ok ? result.events.filter((event) => event.type === "TradeExecuted") : [],
+      );
+      assert.ok(trades.length >= 2, "the orders trade more than once");
+      const totals = db
+        .prepare("SELECT volume, fee_income FROM markets WHERE market_id = ?")
+        .get(market.marketId);
+      outcomes.push({ stats: await store.stats(market.marketId), totals });
+    }
+    assert.deepEqual(outcomes[1], outcomes[0]);
+  });
 });

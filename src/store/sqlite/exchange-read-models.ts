@@ -365,6 +365,15 @@ export function createSqliteExchangeProjector(
     }
   };
 
+  // A market's volume and fee income only ever grow by sums, and nothing in a batch reads them, so
+  // its trades' shares are added up in memory and written once per market at the batch's end.
+  const marketTotals = new Map<number, { volume: bigint; fees: bigint }>();
+  const flushMarketTotals = (): void => {
+    for (const [marketId, totals] of marketTotals) {
+      statements.addMarketTrade.run(totals.volume, totals.fees, marketId);
+    }
+  };
+
   const ledger = (
     userId: number,
     type: LedgerEntryType,
@@ -583,7 +592,13 @@ export function createSqliteExchangeProjector(
     // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
     const volume =
       event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
-    statements.addMarketTrade.run(volume, event.makerFee + event.takerFee, event.marketId);
+    const totals = marketTotals.get(event.marketId);
+    const fees = event.makerFee + event.takerFee;
+    if (totals === undefined) marketTotals.set(event.marketId, { volume, fees });
+    else {
+      totals.volume += volume;
+      totals.fees += fees;
+    }
   };
 
   const onOrderReleased = (event: OrderCancelledEvent | OrderExpiredEvent): void => {
@@ -623,10 +638,12 @@ export function createSqliteExchangeProjector(
     try {
       projectEntries(entries);
       flushBalances();
+      flushMarketTotals();
       indexUserHistory();
     } finally {
       // A failed batch rolls back; what it left in memory must not leak into a later one.
       balances.clear();
+      marketTotals.clear();
     }
   };
 

@@ -123,9 +123,14 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
       marketId,
     );
   };
+  // A batch's heat per market, read on first use and written once at the batch's end: addHeat runs
+  // over the same values in the same order as one UPDATE per trade would, so the result is the same.
+  const batchHeats = new Map<number, number | null>();
   const addHeatAt = (marketId: number, weight: number, atMs: number): void => {
-    const heat = statements.heatOf.get(marketId);
-    statements.setHeat.run(addHeat(heat ?? null, weight, atMs), marketId);
+    const heat = batchHeats.has(marketId)
+      ? batchHeats.get(marketId)!
+      : (statements.heatOf.get(marketId) ?? null);
+    batchHeats.set(marketId, addHeat(heat, weight, atMs));
   };
   const onMarketCreated = (event: MarketCreatedEvent): void =>
     indexMarket(event.marketId, event.title, event.creatorId, event.details ?? null);
@@ -149,16 +154,22 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
     entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
   ) => {
     const touched = new Set<number>();
-    for (const entry of entries) {
-      for (const event of entry.events) {
-        if ("marketId" in event && typeof event.marketId === "number") touched.add(event.marketId);
-        // Only these change the catalogue's tables; every other event only invalidates views.
-        if (event.type === "MarketCreated") onMarketCreated(event);
-        else if (event.type === "TradeExecuted") onTrade(event);
-        // A pool trade heats its market by the USDT into or out of the pool, as its volume counts it.
-        else if (event.type === "PoolTradeExecuted")
-          addHeatAt(event.marketId, Number(event.amount) / atomsPerUsdt, event.atMs);
+    try {
+      for (const entry of entries) {
+        for (const event of entry.events) {
+          if ("marketId" in event && typeof event.marketId === "number") touched.add(event.marketId);
+          // Only these change the catalogue's tables; every other event only invalidates views.
+          if (event.type === "MarketCreated") onMarketCreated(event);
+          else if (event.type === "TradeExecuted") onTrade(event);
+          // A pool trade heats its market by the USDT into or out of the pool, as its volume counts it.
+          else if (event.type === "PoolTradeExecuted")
+            addHeatAt(event.marketId, Number(event.amount) / atomsPerUsdt, event.atMs);
+        }
       }
+      for (const [marketId, heat] of batchHeats) statements.setHeat.run(heat, marketId);
+    } finally {
+      // A failed batch rolls back; its heats must not reach a later one.
+      batchHeats.clear();
     }
     if (touched.size > 0) for (const listener of listeners) listener(touched);
   };
