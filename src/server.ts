@@ -43,6 +43,11 @@ export interface PlatformOptions {
   readonly logger?: Logger;
   /** Realtime limits and intervals; tests shorten the session check and sampling intervals. */
   readonly realtime?: Partial<RealtimeLimits>;
+  /**
+   * Ids a table may run past its user-history watermark before they are indexed by user (see
+   * src/store/sqlite/user-history-index.ts); tests lower it so a few orders reach the bulk step.
+   */
+  readonly userHistoryIndexLag?: number;
 }
 
 export interface Platform {
@@ -113,6 +118,9 @@ export async function startPlatform(
   const exchange = await openExchangeHost({
     db,
     projectors: [marketCatalog.projector],
+    ...(options.userHistoryIndexLag === undefined
+      ? {}
+      : { userHistoryIndexLag: options.userHistoryIndexLag }),
     clock: nowMs,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {

@@ -44,6 +44,8 @@ export interface ExchangeHostOptions {
   readonly limits?: Partial<EngineLimits>;
   /** More read models projected in the same commits, after the exchange's own (e.g. the catalogue's). */
   readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
+  /** See PlatformOptions.userHistoryIndexLag. */
+  readonly userHistoryIndexLag?: number;
 }
 
 export interface ExchangeHost {
@@ -57,7 +59,11 @@ export interface ExchangeHost {
 
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
   const { db, logger } = options;
-  const projector = createSqliteExchangeProjector(db);
+  const projector = createSqliteExchangeProjector(db, {
+    ...(options.userHistoryIndexLag === undefined
+      ? {}
+      : { userHistoryIndexLag: options.userHistoryIndexLag }),
+  });
   const engine: ExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,

@@ -10,6 +10,7 @@ import { type AdminWithdrawal, PredexAdminClient } from "../../src/sdk/admin-cli
 import type { PredexClient } from "../../src/sdk/client.js";
 import { PredexApiError } from "../../src/sdk/errors.js";
 import { signRequest } from "../../src/sdk/signer.js";
+import type { PlatformOptions } from "../../src/server.js";
 import {
   type PartnerCredentials,
   type RawResponse,
@@ -54,10 +55,12 @@ export interface WalletPlatform extends TestPlatform {
 
 let txCounter = 0;
 
-export async function startWalletPlatform(): Promise<WalletPlatform> {
+export async function startWalletPlatform(
+  options: Omit<PlatformOptions, "nowMs"> = {},
+): Promise<WalletPlatform> {
   // Mid-step of a 30-second TOTP period, near the real time (the harness signs some requests with it).
   let clockMs = Math.floor(Date.now() / totpStepMs) * totpStepMs + 15_000;
-  const platform = await startTestPlatform({ platform: { nowMs: () => clockMs } });
+  const platform = await startTestPlatform({ platform: { ...options, nowMs: () => clockMs } });
   const operator = new PredexAdminClient({
     baseUrl: platform.addresses.admin,
     token: platform.platform.adminToken,

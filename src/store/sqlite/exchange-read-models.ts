@@ -267,6 +267,7 @@ const bigOrNull = (value: unknown): bigint | null => (value === null ? null : (v
 /** Creates the tables (once) and returns the projector the engine runs in every commit. */
 export function createSqliteExchangeProjector(
   db: SqliteDatabase,
+  options: { readonly userHistoryIndexLag?: number } = {},
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
   const statements = {
@@ -632,7 +633,7 @@ export function createSqliteExchangeProjector(
     statements.insertDeposit.run(event.txHash, event.userId, event.amount, event.atMs);
   };
 
-  const indexUserHistory = createUserHistoryIndexer(db);
+  const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
 
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     try {
