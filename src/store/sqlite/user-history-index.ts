@@ -49,9 +49,10 @@ export const userHistoryIndexMigration = `CREATE TABLE exchange_orders_of_user (
      table_name TEXT PRIMARY KEY,
      indexed_through INTEGER NOT NULL
    ) STRICT;
-   INSERT INTO exchange_orders_of_user SELECT user_id, order_id FROM exchange_orders;
-   INSERT INTO exchange_trades_of_user SELECT user_id, trade_id, role FROM exchange_trades;
-   INSERT INTO exchange_ledger_of_user SELECT user_id, entry_id, type FROM exchange_ledger;
+   INSERT INTO exchange_orders_of_user SELECT user_id, order_id FROM exchange_orders ORDER BY user_id, order_id;
+   INSERT INTO exchange_trades_of_user SELECT user_id, trade_id, role FROM exchange_trades
+     ORDER BY user_id, trade_id, role;
+   INSERT INTO exchange_ledger_of_user SELECT user_id, entry_id, type FROM exchange_ledger ORDER BY user_id, entry_id;
    INSERT INTO exchange_user_index_watermarks VALUES
      ('exchange_orders', (SELECT coalesce(max(order_id), 0) FROM exchange_orders)),
      ('exchange_trades', (SELECT coalesce(max(trade_id), 0) FROM exchange_trades)),
@@ -115,18 +116,18 @@ export function createUserHistoryIndexer(
         `INSERT INTO ${userTable} SELECT ${userColumns} FROM ${table}
          WHERE ${id} > ? AND ${id} <= ? ORDER BY user_id, ${id}`,
       ),
-      // The watermark changes only here, inside the writer's transaction, so a copy is safe.
-      through: watermark.get(table)!,
     };
   });
   return () => {
     for (const step of steps) {
+      // Read in the batch's own transaction, not kept in memory: a batch that rolls back after its
+      // bulk step must leave the next batch the watermark the table really has.
+      const through = watermark.get(step.table)!;
       // The lag is counted in ids: each id is at most two rows (a trade's two sides).
       const highest = step.highestId.get()!;
-      if (highest - step.through < lagRowsMax) continue;
-      step.indexRange.run(step.through, highest);
+      if (highest - through < lagRowsMax) continue;
+      step.indexRange.run(through, highest);
       setWatermark.run(highest, step.table);
-      step.through = highest;
     }
   };
 }

@@ -43,9 +43,21 @@ function rowWriter(db: SqliteDatabase) {
       option_id, side, cross_type, price, shares, fee, time_ms) VALUES (?, ?, ?, ?, ?, 4, 5, 'BUY', 'MINT', 1, 1, 0, 1)`);
   const entry = db.prepare(`INSERT INTO exchange_ledger (entry_id, user_id, type, amount, frozen_delta,
       available_after, frozen_after, ref_id, time_ms) VALUES (?, ?, ?, 1, 0, 0, 0, 'x', 1)`);
-  return (row: { id: number; userId: number; marketId: number; role: string; type: LedgerEntryType }) => {
+  return (row: {
+    id: number;
+    userId: number;
+    marketId: number;
+    role: string;
+    type: LedgerEntryType;
+    /** The other side of the trade, as the engine writes it: the same trade id, the other role. */
+    counterpartyId?: number | undefined;
+  }) => {
     order.run(row.id, row.userId, row.marketId);
     trade.run(row.id, row.role, row.id, row.userId, row.marketId);
+    // Never the same user on both sides: self-trade prevention cancels the resting order instead.
+    if (row.counterpartyId !== undefined && row.counterpartyId !== row.userId) {
+      trade.run(row.id, row.role === "MAKER" ? "TAKER" : "MAKER", row.id, row.counterpartyId, row.marketId);
+    }
     entry.run(row.id, row.userId, row.type);
   };
 }
@@ -88,7 +100,9 @@ describe("user history index", () => {
       userId: fc.integer({ min: 1, max: 4 }),
       marketId: fc.integer({ min: 1, max: 3 }),
       role: fc.constantFrom("MAKER", "TAKER"),
-      type: fc.constantFrom(...tradingTypes),
+      // Every type, so an unfiltered history mixes the rare ones in.
+      type: fc.constantFrom(...ledgerEntryTypes),
+      counterpartyId: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
       /** The batch ends after this row: the indexer runs. */
       endsBatch: fc.boolean(),
     });
@@ -155,6 +169,48 @@ describe("user history index", () => {
     indexUserHistory();
     assert.equal(indexed(), 3);
     assert.equal(watermark(), 3);
+  });
+
+  it("takes the watermark from the table, so a rolled-back bulk step leaves nothing unindexed", () => {
+    const db = migratedDatabase();
+    const write = rowWriter(db);
+    const indexUserHistory = createUserHistoryIndexer(db, 3);
+    const read = createUserHistoryReader(db);
+    const row = (id: number) => ({
+      id,
+      userId: 1 + (id % 2),
+      marketId: 1,
+      role: "TAKER",
+      type: "FEE" as const,
+    });
+    for (const id of [1, 2]) write(row(id));
+    indexUserHistory();
+    // A batch writes id 3, runs the bulk step (ids 1–3), and then fails: all of it rolls back.
+    assert.throws(
+      db.transaction(() => {
+        write(row(3));
+        indexUserHistory();
+        throw new Error("a later projector failed");
+      }),
+      /a later projector failed/,
+    );
+    for (const id of [3, 4, 5, 6, 7]) {
+      db.transaction(() => {
+        write(row(id));
+        indexUserHistory();
+      })();
+    }
+    for (const table of ["exchange_orders", "exchange_trades", "exchange_ledger"] as const) {
+      for (const userId of [1, 2]) {
+        const found = read(table, { userId }, { limit: 10, offset: 0 });
+        assert.deepEqual(
+          found.rows.map((found) => Number(found[idColumn[table]])),
+          plainPage(db, table, { userId }, 10, 0).ids,
+          `${table}, user ${userId}`,
+        );
+      }
+    }
+    assert.equal(db.prepare("SELECT count(*) FROM exchange_orders_of_user").pluck().get(), 6);
   });
 
   describe("query plans", () => {
