@@ -118,9 +118,7 @@ export async function startPlatform(
   const exchange = await openExchangeHost({
     db,
     projectors: [marketCatalog.projector],
-    ...(options.userHistoryIndexLag === undefined
-      ? {}
-      : { userHistoryIndexLag: options.userHistoryIndexLag }),
+    userHistoryIndexLag: options.userHistoryIndexLag,
     clock: nowMs,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {

@@ -45,7 +45,7 @@ export interface ExchangeHostOptions {
   /** More read models projected in the same commits, after the exchange's own (e.g. the catalogue's). */
   readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
   /** See PlatformOptions.userHistoryIndexLag. */
-  readonly userHistoryIndexLag?: number;
+  readonly userHistoryIndexLag?: number | undefined;
 }
 
 export interface ExchangeHost {
@@ -59,11 +59,7 @@ export interface ExchangeHost {
 
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
   const { db, logger } = options;
-  const projector = createSqliteExchangeProjector(db, {
-    ...(options.userHistoryIndexLag === undefined
-      ? {}
-      : { userHistoryIndexLag: options.userHistoryIndexLag }),
-  });
+  const projector = createSqliteExchangeProjector(db, { userHistoryIndexLag: options.userHistoryIndexLag });
   const engine: ExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,

@@ -244,7 +244,7 @@ export const exchangeReadModelMigrations: readonly string[] = [
 type Row = Record<string, unknown>;
 
 /** True for the types an order's life writes, which the user history tables serve (migration 6). */
-export function isTradingLedgerType(type: LedgerEntryType): boolean {
+function isTradingLedgerType(type: LedgerEntryType): boolean {
   return tradingLedgerTypes.includes(type);
 }
 
@@ -267,7 +267,7 @@ const bigOrNull = (value: unknown): bigint | null => (value === null ? null : (v
 /** Creates the tables (once) and returns the projector the engine runs in every commit. */
 export function createSqliteExchangeProjector(
   db: SqliteDatabase,
-  options: { readonly userHistoryIndexLag?: number } = {},
+  options: { readonly userHistoryIndexLag?: number | undefined } = {},
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
   const statements = {

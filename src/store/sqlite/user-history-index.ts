@@ -5,7 +5,7 @@
 // one page per user it touches, in each such index: two thirds of an order's WAL frames, and a
 // third of the create-order throughput. Here the tables are written in id order only (their tail
 // page), and each user's rows are added to a user-keyed table (`…_of_user`) in bulk, once a table has
-// `userHistoryIndexLagRowsMax` rows past its watermark: one bulk step dirties a user's page once for
+// run `userHistoryIndexLagIdsMax` ids past its watermark: one bulk step dirties a user's page once for
 // all of that user's rows since the last step, instead of once per commit.
 //
 // Reading: the rows past the watermark (the "tail", at most the lag bound) are found by scanning
@@ -20,8 +20,11 @@ import type { Statement } from "better-sqlite3";
 import type { LedgerEntryType } from "../exchange-read-models.js";
 import type { SqliteDatabase } from "./database.js";
 
-/** Rows a table may have past its watermark before the next batch indexes them by user. */
-export const userHistoryIndexLagRowsMax = 2048;
+/**
+ * Ids a table may run past its watermark before the next batch indexes them by user (each id is one
+ * row, or a trade's two sides).
+ */
+export const userHistoryIndexLagIdsMax = 2048;
 
 /**
  * Migration 6 of the exchange read models: the user-keyed tables, filled with every row so far, and
@@ -90,19 +93,24 @@ const layouts: Record<
 
 const tables = Object.keys(layouts) as UserHistoryTable[];
 
-/**
- * Indexes by user whatever table has run `lagRowsMax` ids past its watermark (tests lower it).
- * Call it at the end of each batch, inside its transaction, after every row of the batch is written.
- */
-export function createUserHistoryIndexer(
-  db: SqliteDatabase,
-  lagRowsMax: number = userHistoryIndexLagRowsMax,
-): () => void {
-  const watermark = db
+/** Every id of a table up to its watermark is in its user table. */
+function prepareWatermark(db: SqliteDatabase): Statement<[string], number> {
+  return db
     .prepare<[string], number>(
       "SELECT indexed_through FROM exchange_user_index_watermarks WHERE table_name = ?",
     )
     .pluck();
+}
+
+/**
+ * Indexes by user whatever table has run `lagIdsMax` ids past its watermark (tests lower it).
+ * Call it at the end of each batch, inside its transaction, after every row of the batch is written.
+ */
+export function createUserHistoryIndexer(
+  db: SqliteDatabase,
+  lagIdsMax: number = userHistoryIndexLagIdsMax,
+): () => void {
+  const watermark = prepareWatermark(db);
   const setWatermark = db.prepare<[number, string]>(
     "UPDATE exchange_user_index_watermarks SET indexed_through = ? WHERE table_name = ?",
   );
@@ -123,9 +131,8 @@ export function createUserHistoryIndexer(
       // Read in the batch's own transaction, not kept in memory: a batch that rolls back after its
       // bulk step must leave the next batch the watermark the table really has.
       const through = watermark.get(step.table)!;
-      // The lag is counted in ids: each id is at most two rows (a trade's two sides).
       const highest = step.highestId.get()!;
-      if (highest - through < lagRowsMax) continue;
+      if (highest - through < lagIdsMax) continue;
       step.indexRange.run(through, highest);
       setWatermark.run(highest, step.table);
     }
@@ -143,7 +150,6 @@ export interface UserHistoryFilter {
 type Row = Record<string, unknown>;
 
 interface PreparedHistory {
-  readonly watermark: Statement<[string], number>;
   readonly tailCount: Statement;
   readonly tailPage: Statement;
   readonly indexedCount: Statement;
@@ -156,11 +162,7 @@ interface PreparedHistory {
  */
 export function createUserHistoryReader(db: SqliteDatabase) {
   const prepared = new Map<string, PreparedHistory>();
-  const watermark = db
-    .prepare<[string], number>(
-      "SELECT indexed_through FROM exchange_user_index_watermarks WHERE table_name = ?",
-    )
-    .pluck();
+  const watermark = prepareWatermark(db);
 
   const prepare = (table: UserHistoryTable, filter: UserHistoryFilter): PreparedHistory => {
     const { id, userTable, join } = layouts[table];
@@ -172,11 +174,12 @@ export function createUserHistoryReader(db: SqliteDatabase) {
     const rowConditions = [byMarket ? "r.market_id = ?" : "", byType ? "r.type = ?" : ""].filter(Boolean);
     const tailWhere = ["r.user_id = ?", `r.${id} > ?`, ...rowConditions].join(" AND ");
     // The user table holds the type, so a type filter alone never reads the table; a market does.
-    const userConditions = ["u.user_id = ?", byType ? "u.type = ?" : ""].filter(Boolean);
-    const indexedWhere = [...userConditions, byMarket ? "r.market_id = ?" : ""].filter(Boolean).join(" AND ");
+    // Both WHEREs take their parameters in the same order: user, (id,) market, type.
+    const indexedWhere = ["u.user_id = ?", byMarket ? "r.market_id = ?" : "", byType ? "u.type = ?" : ""]
+      .filter(Boolean)
+      .join(" AND ");
     const indexedFrom = `${userTable} u JOIN ${table} r ON ${join}`;
     statements = {
-      watermark,
       tailCount: db.prepare(`SELECT count(*) FROM ${table} r WHERE ${tailWhere}`).pluck(),
       tailPage: db
         .prepare(`SELECT r.* FROM ${table} r WHERE ${tailWhere} ORDER BY r.${id} DESC LIMIT ? OFFSET ?`)
@@ -200,17 +203,13 @@ export function createUserHistoryReader(db: SqliteDatabase) {
     page: { readonly limit: number; readonly offset: number },
   ): { rows: Row[]; total: number } {
     const statements = prepare(table, filter);
-    const through = statements.watermark.get(table)!;
+    const through = watermark.get(table)!;
     const conditions = [
       ...(filter.marketId === undefined ? [] : [filter.marketId]),
       ...(filter.type === undefined ? [] : [filter.type]),
     ];
     const tailParams = [filter.userId, through, ...conditions];
-    const indexedParams = [
-      filter.userId,
-      ...(filter.type === undefined ? [] : [filter.type]),
-      ...(filter.marketId === undefined ? [] : [filter.marketId]),
-    ];
+    const indexedParams = [filter.userId, ...conditions];
     const tailTotal = statements.tailCount.get(...tailParams) as number;
     const indexedTotal = statements.indexedCount.get(...indexedParams) as number;
     const total = tailTotal + indexedTotal;
@@ -226,5 +225,3 @@ export function createUserHistoryReader(db: SqliteDatabase) {
     return { rows, total };
   };
 }
-
-export type UserHistoryReader = ReturnType<typeof createUserHistoryReader>;
