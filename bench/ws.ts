@@ -13,16 +13,12 @@
 
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { WebSocket } from "ws";
-import { loadConfig } from "../src/config.js";
 import { limitOrderCommand } from "../src/core/commands.js";
 import { createMarketCommand } from "../src/core/exchange.js";
-import { startPlatform } from "../src/server.js";
+import { startBenchPlatform } from "./lib/server-process.js";
 
 const subscribersCount = Number(process.env.BENCH_WS_SUBSCRIBERS ?? 5_000);
 const mainPhaseSeconds = Number(process.env.BENCH_WS_SECONDS ?? 60);
@@ -59,17 +55,8 @@ async function serve(): Promise<void> {
   const send = (message: ServerMessage) => process.send?.(message);
   // The parent is the only reason to exist: when it goes, so does the server.
   process.on("disconnect", () => process.exit(0));
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-bench-ws-"));
-  const config = loadConfig({
-    PREDEX_DATA_DIR: dataDir,
-    PREDEX_HOST: "127.0.0.1",
-    PREDEX_PORT: "0",
-    PREDEX_PUBLIC_PORT: "0",
-    PREDEX_LEGACY_PORT: "0",
-    PREDEX_ADMIN_PORT: "0",
-    PREDEX_LOG_LEVEL: "silent",
-  });
-  const platform = await startPlatform(config);
+  const bench = await startBenchPlatform("predex-bench-ws-");
+  const { platform } = bench;
   const engine = platform.deps.engine;
   const submitted = async (command: Parameters<typeof engine.submit>[0]) => {
     const result = await engine.submit(command);
@@ -90,8 +77,7 @@ async function serve(): Promise<void> {
 
   process.on("message", async (message: ParentMessage) => {
     if (message.kind === "stop") {
-      await platform.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await bench.close();
       process.exit(0);
     }
     const resting: number[] = [];

@@ -5,10 +5,9 @@ import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { loadConfig } from "../../src/config.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { startPlatform } from "../../src/server.js";
-import { startTestPlatform, type TestPlatform } from "./harness.js";
+import { startTestPlatform, type TestPlatform, testPlatformConfig } from "./harness.js";
 
 let platform: TestPlatform;
 before(async () => {
@@ -131,17 +130,7 @@ describe("restarting on the same data dir", () => {
     try {
       const { partner, user } = await first.registeredUser();
       await first.platform.close();
-      second = await startPlatform(
-        loadConfig({
-          PREDEX_DATA_DIR: first.dataDir,
-          PREDEX_HOST: "127.0.0.1",
-          PREDEX_PORT: "0",
-          PREDEX_PUBLIC_PORT: "0",
-          PREDEX_LEGACY_PORT: "0",
-          PREDEX_ADMIN_PORT: "0",
-          PREDEX_LOG_LEVEL: "silent",
-        }),
-      );
+      second = await startPlatform(testPlatformConfig(first.dataDir));
       assert.equal(second.adminTokenCreated, false);
       assert.equal(second.adminToken, first.platform.adminToken);
       const client = new PredexClient({ baseUrl: second.addresses.gateway, credentials: partner });

@@ -6,23 +6,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { loadConfig } from "../../src/config.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { type Platform, startPlatform } from "../../src/server.js";
+import { testPlatformConfig } from "./harness.js";
 import { isoAt } from "./trading-fixtures.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "predex-catalogue-restart-"));
-const config = () =>
-  loadConfig({
-    PREDEX_DATA_DIR: dataDir,
-    PREDEX_HOST: "127.0.0.1",
-    PREDEX_PORT: "0",
-    PREDEX_PUBLIC_PORT: "0",
-    PREDEX_LEGACY_PORT: "0",
-    PREDEX_ADMIN_PORT: "0",
-    PREDEX_LOG_LEVEL: "silent",
-  });
+const config = () => testPlatformConfig(dataDir);
 
 describe("catalogue across a restart", () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));

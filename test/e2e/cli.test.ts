@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { PredexClient } from "../../src/sdk/client.js";
+import { testPlatformEnv } from "./harness.js";
 
 const run = promisify(execFile);
 const cliEntry = join(import.meta.dirname, "../../src/cli/main.ts");
@@ -55,12 +56,7 @@ describe("predex serve --demo", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-cli-"));
   const env = {
     ...process.env,
-    PREDEX_DATA_DIR: dataDir,
-    PREDEX_HOST: "127.0.0.1",
-    PREDEX_PORT: "0",
-    PREDEX_PUBLIC_PORT: "0",
-    PREDEX_LEGACY_PORT: "0",
-    PREDEX_ADMIN_PORT: "0",
+    ...testPlatformEnv(dataDir),
     PREDEX_LOG_LEVEL: "warn",
     PREDEX_ADMIN_TOKEN: "",
   };

@@ -84,14 +84,11 @@ export interface TestPlatform {
 let userCounter = 0;
 
 /**
- * The configuration of a test platform on `dataDir`: every listener on a free loopback port, silent
- * logs, then `env`. Tests that stop and start a platform on the same dir use it directly.
+ * The PREDEX_* variables of a test platform on `dataDir`: every listener on a free loopback port,
+ * silent logs. Tests that run the server as a child process hand it these.
  */
-export function testPlatformConfig(
-  dataDir: string,
-  env: Readonly<Record<string, string>> = {},
-): PlatformConfig {
-  return loadConfig({
+export function testPlatformEnv(dataDir: string): Record<string, string> {
+  return {
     PREDEX_DATA_DIR: dataDir,
     PREDEX_HOST: "127.0.0.1",
     PREDEX_PORT: "0",
@@ -99,8 +96,18 @@ export function testPlatformConfig(
     PREDEX_LEGACY_PORT: "0",
     PREDEX_ADMIN_PORT: "0",
     PREDEX_LOG_LEVEL: "silent",
-    ...env,
-  });
+  };
+}
+
+/**
+ * The configuration of a test platform on `dataDir` (testPlatformEnv), then `env`. Tests that stop
+ * and start a platform on the same dir use it directly.
+ */
+export function testPlatformConfig(
+  dataDir: string,
+  env: Readonly<Record<string, string>> = {},
+): PlatformConfig {
+  return loadConfig({ ...testPlatformEnv(dataDir), ...env });
 }
 
 /**

@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SignJWT } from "jose";
-import { loadConfig } from "../../src/config.js";
 import { authorizeSignedContent } from "../../src/legacy/authorize-signature.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import { legacyPaths } from "../../src/sdk/legacy/paths.js";
 import { newNonce, signAuthorizeRequest } from "../../src/sdk/legacy/signer.js";
 import { startPlatform } from "../../src/server.js";
 import { type LegacyPlatform, type Merchant, rsaKeyPair, startLegacyPlatform } from "../legacy/fixtures.js";
+import { testPlatformConfig } from "./harness.js";
 
 let platform: LegacyPlatform;
 let merchant: Merchant;
@@ -274,14 +274,7 @@ describe("bearer tokens", () => {
 describe("nonces survive a restart", () => {
   it("refuses, after a restart on the same data dir, a nonce used before it", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "predex-legacy-nonce-"));
-    const config = loadConfig({
-      PREDEX_DATA_DIR: dataDir,
-      PREDEX_PORT: "0",
-      PREDEX_PUBLIC_PORT: "0",
-      PREDEX_LEGACY_PORT: "0",
-      PREDEX_ADMIN_PORT: "0",
-      PREDEX_LOG_LEVEL: "silent",
-    });
+    const config = testPlatformConfig(dataDir);
     try {
       const keys = rsaKeyPair();
       let running = await startPlatform(config);

@@ -17,6 +17,7 @@ import { PredexClient } from "../../src/sdk/client.js";
 import { databaseFileName } from "../../src/server.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
+import { testPlatformEnv } from "./harness.js";
 import { isoAt } from "./trading-fixtures.js";
 
 const usersCount = 8;
@@ -39,14 +40,8 @@ async function startServer(dataDir: string): Promise<Server> {
   const child = spawn(process.execPath, ["--import", "tsx", serverEntry, "serve"], {
     env: {
       ...process.env,
-      PREDEX_DATA_DIR: dataDir,
-      PREDEX_HOST: "127.0.0.1",
-      PREDEX_PORT: "0",
-      PREDEX_PUBLIC_PORT: "0",
-      PREDEX_LEGACY_PORT: "0",
-      PREDEX_ADMIN_PORT: "0",
+      ...testPlatformEnv(dataDir),
       PREDEX_ADMIN_TOKEN: adminToken,
-      PREDEX_LOG_LEVEL: "silent",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
