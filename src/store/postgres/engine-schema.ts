@@ -1,0 +1,116 @@
+// The engine's tables on PostgreSQL and the rules the database itself enforces on them, so that no
+// client (a paused leader that wakes late, a bug, an operator's psql) can write a journal that
+// diverges:
+// - engine_leader holds the fencing epoch: one row, bumped by every takeover (leadership.ts).
+// - Every journal row and snapshot carries the epoch of the leader that wrote it; a trigger refuses
+//   the whole statement unless that epoch is the current one, and holds the leader row FOR SHARE
+//   until commit, so a takeover's epoch bump waits for an in-flight append and every append after
+//   the bump sees the new epoch (Kleppmann's fencing token; TigerBeetle's view number).
+// - The same trigger refuses a batch that does not continue the journal exactly (a gap or a repeat),
+//   and wakes followers with NOTIFY at commit (a wake-up only: they read by sequence).
+
+/** The NOTIFY channel journal appends signal on; the payload is the batch's last sequence. */
+export const journalChannel = "predex_journal";
+
+/** SQLSTATE of an append or snapshot from an epoch that is not the leader's. */
+export const fencedSqlState = "PX001";
+/** SQLSTATE of a batch that does not continue the journal. */
+export const outOfOrderSqlState = "PX002";
+
+export const engineMigrations: readonly string[] = [
+  `CREATE TABLE engine_leader (
+     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+     epoch bigint NOT NULL CHECK (epoch >= 0),
+     node_id text,
+     lock_backend_pid integer,
+     acquired_at timestamptz,
+     lease_expires_at timestamptz,
+     advertised_url text
+   );
+   INSERT INTO engine_leader (epoch) VALUES (0);
+
+   CREATE TABLE engine_journal (
+     sequence bigint PRIMARY KEY CHECK (sequence > 0),
+     now_ms bigint NOT NULL,
+     command text NOT NULL,
+     events text NOT NULL,
+     epoch bigint NOT NULL
+   );
+
+   CREATE TABLE engine_snapshots (
+     sequence bigint PRIMARY KEY CHECK (sequence >= 0),
+     now_ms bigint NOT NULL,
+     state text NOT NULL,
+     hash text NOT NULL,
+     epoch bigint NOT NULL
+   );
+
+   CREATE FUNCTION engine_journal_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
+   DECLARE
+     leader_epoch bigint;
+     stale_epoch bigint;
+     first_sequence bigint;
+     last_sequence bigint;
+     inserted_count bigint;
+   BEGIN
+     SELECT epoch INTO leader_epoch FROM engine_leader FOR SHARE;
+     SELECT min(sequence), max(sequence), count(*), min(epoch) FILTER (WHERE epoch <> leader_epoch)
+       INTO first_sequence, last_sequence, inserted_count, stale_epoch
+       FROM inserted;
+     IF inserted_count = 0 THEN
+       RETURN NULL;
+     END IF;
+     IF stale_epoch IS NOT NULL THEN
+       RAISE EXCEPTION USING ERRCODE = '${fencedSqlState}',
+         MESSAGE = format('Fenced: journal append from epoch %s, the leader epoch is %s', stale_epoch, leader_epoch);
+     END IF;
+     -- The primary key refuses repeats; with no repeats, a contiguous batch whose predecessor exists
+     -- continues the journal (which was contiguous before, by the same rule).
+     IF last_sequence - first_sequence + 1 <> inserted_count
+        OR (first_sequence > 1
+            AND NOT EXISTS (SELECT 1 FROM engine_journal WHERE sequence = first_sequence - 1)) THEN
+       RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+         MESSAGE = format('Journal write out of order: sequences %s..%s (%s rows) do not continue the journal',
+                          first_sequence, last_sequence, inserted_count);
+     END IF;
+     PERFORM pg_notify('${journalChannel}', last_sequence::text);
+     RETURN NULL;
+   END
+   $guard$;
+
+   CREATE TRIGGER engine_journal_guard
+     AFTER INSERT ON engine_journal
+     REFERENCING NEW TABLE AS inserted
+     FOR EACH STATEMENT EXECUTE FUNCTION engine_journal_guard();
+
+   -- The journal is the record of what happened: rows are never rewritten.
+   CREATE FUNCTION engine_journal_immutable() RETURNS trigger LANGUAGE plpgsql AS $immutable$
+   BEGIN
+     RAISE EXCEPTION 'The engine journal is append-only';
+   END
+   $immutable$;
+
+   CREATE TRIGGER engine_journal_immutable
+     BEFORE UPDATE ON engine_journal
+     FOR EACH ROW EXECUTE FUNCTION engine_journal_immutable();
+
+   CREATE FUNCTION engine_snapshot_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
+   DECLARE
+     leader_epoch bigint;
+   BEGIN
+     SELECT epoch INTO leader_epoch FROM engine_leader FOR SHARE;
+     IF NEW.epoch <> leader_epoch THEN
+       RAISE EXCEPTION USING ERRCODE = '${fencedSqlState}',
+         MESSAGE = format('Fenced: snapshot from epoch %s, the leader epoch is %s', NEW.epoch, leader_epoch);
+     END IF;
+     IF NEW.sequence > 0 AND NOT EXISTS (SELECT 1 FROM engine_journal WHERE sequence = NEW.sequence) THEN
+       RAISE EXCEPTION 'Snapshot at sequence % is ahead of the journal', NEW.sequence;
+     END IF;
+     RETURN NEW;
+   END
+   $guard$;
+
+   CREATE TRIGGER engine_snapshot_guard
+     BEFORE INSERT OR UPDATE ON engine_snapshots
+     FOR EACH ROW EXECUTE FUNCTION engine_snapshot_guard();`,
+];

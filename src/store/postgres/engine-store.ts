@@ -1,0 +1,187 @@
+// The engine's journal and snapshots on PostgreSQL. A batch (journal rows and every projector's
+// read-model writes) is one transaction on one pooled connection, committed with
+// synchronous_commit=on before the Promise resolves, so the engine acknowledges only what is durable
+// (and, with synchronous replication configured on the server, replicated). Every row carries the
+// writer's fencing epoch and the database refuses a stale one (engine-schema.ts): a store opened
+// with an epoch that has since been superseded cannot write a single row.
+
+import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
+import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../engine/store.js";
+import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
+import { engineMigrations, fencedSqlState, outOfOrderSqlState } from "./engine-schema.js";
+import { applyPostgresMigrations } from "./migrations.js";
+
+/** Rows fetched per step of readJournal, so recovery never loads the whole journal at once. */
+export const postgresJournalReadBatchEntriesMax = 1024;
+/** Snapshots kept; the older ones are deleted when a new one is written. */
+export const postgresSnapshotsKeptMax = 2;
+
+/** Projectors on PostgreSQL get the pooled connection, already inside the batch's transaction. */
+export type PostgresProjector<Command, Event> = Projector<PostgresClient, Command, Event>;
+
+/** A write refused because another leader has taken over since this store's epoch. */
+export class EngineFencedError extends Error {
+  override readonly name = "EngineFencedError";
+}
+
+/** What the store needs to write: the epoch its leadership was granted. */
+export interface EngineFence {
+  readonly epoch: bigint;
+}
+
+interface JournalRow {
+  sequence: bigint;
+  now_ms: bigint;
+  command: string;
+  events: string;
+}
+
+interface SnapshotRow {
+  sequence: bigint;
+  now_ms: bigint;
+  state: string;
+  hash: string;
+}
+
+// Named statements are prepared once per connection and reused.
+const appendStatement = {
+  name: "predex-engine-append",
+  text: `INSERT INTO engine_journal (sequence, now_ms, command, events, epoch)
+         SELECT sequence, now_ms, command, events, $5
+         FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS batch(sequence, now_ms, command, events)`,
+};
+const lastSequenceStatement = {
+  name: "predex-engine-last-sequence",
+  text: "SELECT coalesce(max(sequence), 0)::bigint AS sequence FROM engine_journal",
+};
+const journalPageStatement = {
+  name: "predex-engine-journal-page",
+  text: "SELECT sequence, now_ms, command, events FROM engine_journal WHERE sequence > $1 ORDER BY sequence LIMIT $2",
+};
+const latestSnapshotStatement = {
+  name: "predex-engine-latest-snapshot",
+  text: "SELECT sequence, now_ms, state, hash FROM engine_snapshots ORDER BY sequence DESC LIMIT 1",
+};
+const upsertSnapshotStatement = {
+  name: "predex-engine-upsert-snapshot",
+  text: `INSERT INTO engine_snapshots (sequence, now_ms, state, hash, epoch) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (sequence) DO UPDATE
+           SET now_ms = excluded.now_ms, state = excluded.state, hash = excluded.hash, epoch = excluded.epoch`,
+};
+const pruneSnapshotsStatement = {
+  name: "predex-engine-prune-snapshots",
+  text: `DELETE FROM engine_snapshots
+         WHERE sequence NOT IN (SELECT sequence FROM engine_snapshots ORDER BY sequence DESC LIMIT $1)`,
+};
+
+/** Maps the database's refusals to the errors the engine and its host understand. */
+function translateWriteError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === fencedSqlState) return new EngineFencedError(message, { cause: error });
+  if (code === outOfOrderSqlState) return new Error(message, { cause: error });
+  if (code === "23505" && (error as { table?: unknown }).table === "engine_journal") {
+    return new Error(`Journal write out of order: a sequence is already written (${message})`, {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+export class PostgresEngineStore<Command, Event> implements EngineStore<Command, Event, PostgresClient> {
+  /**
+   * Applies the engine's migrations and returns a store. Without a fence it is a reader (a standby
+   * follows the journal with one); every write then fails.
+   */
+  static async open<Command, Event>(
+    pool: PostgresPool,
+    fence?: EngineFence,
+  ): Promise<PostgresEngineStore<Command, Event>> {
+    await applyPostgresMigrations(pool, "engine", engineMigrations);
+    return new PostgresEngineStore(pool, fence);
+  }
+
+  private constructor(
+    readonly pool: PostgresPool,
+    readonly fence: EngineFence | undefined,
+  ) {}
+
+  async lastSequence(): Promise<bigint> {
+    const result = await this.pool.query<{ sequence: bigint }>(lastSequenceStatement);
+    return result.rows[0]!.sequence;
+  }
+
+  async *readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
+    let after = afterSequence;
+    for (;;) {
+      // One page per query (keyset pagination): no cursor or connection is held while the caller awaits.
+      const result = await this.pool.query<JournalRow>({
+        ...journalPageStatement,
+        values: [after, postgresJournalReadBatchEntriesMax],
+      });
+      const rows = result.rows;
+      if (rows.length === 0) return;
+      yield rows.map((row) => ({
+        sequence: row.sequence,
+        nowMs: Number(row.now_ms),
+        command: decodePlainData<Command>(row.command),
+        events: decodePlainData<Event[]>(row.events),
+      }));
+      after = rows.at(-1)!.sequence;
+      if (rows.length < postgresJournalReadBatchEntriesMax) return;
+    }
+  }
+
+  async commitBatch(
+    entries: readonly JournalEntry<Command, Event>[],
+    projectors: readonly PostgresProjector<Command, Event>[],
+  ): Promise<void> {
+    const epoch = this.#writerEpoch();
+    const sequences: bigint[] = [];
+    const nowMs: number[] = [];
+    const commands: string[] = [];
+    const events: string[] = [];
+    for (const entry of entries) {
+      sequences.push(entry.sequence);
+      nowMs.push(entry.nowMs);
+      commands.push(encodePlainData(entry.command));
+      events.push(encodePlainData(entry.events));
+    }
+    try {
+      await inTransaction(this.pool, async (client) => {
+        await client.query({ ...appendStatement, values: [sequences, nowMs, commands, events, epoch] });
+        for (const projector of projectors) await projector(client, entries);
+      });
+    } catch (error) {
+      throw translateWriteError(error);
+    }
+  }
+
+  async loadLatestSnapshot(): Promise<StateSnapshot | undefined> {
+    const result = await this.pool.query<SnapshotRow>(latestSnapshotStatement);
+    const row = result.rows[0];
+    if (row === undefined) return undefined;
+    return { sequence: row.sequence, nowMs: Number(row.now_ms), state: row.state, hash: row.hash };
+  }
+
+  async saveSnapshot(snapshot: StateSnapshot): Promise<void> {
+    const epoch = this.#writerEpoch();
+    try {
+      await inTransaction(this.pool, async (client) => {
+        await client.query({
+          ...upsertSnapshotStatement,
+          values: [snapshot.sequence, snapshot.nowMs, snapshot.state, snapshot.hash, epoch],
+        });
+        await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
+      });
+    } catch (error) {
+      throw translateWriteError(error);
+    }
+  }
+
+  #writerEpoch(): bigint {
+    if (this.fence === undefined)
+      throw new Error("This engine store is a reader: it holds no leadership epoch");
+    return this.fence.epoch;
+  }
+}

@@ -1,0 +1,245 @@
+// A throwaway PostgreSQL cluster of the test's own: initdb in a temporary directory, the postmaster
+// on a free loopback port with its socket in that directory, trust authentication on loopback only,
+// and everything removed after. Nothing assumes a running server, and several test files can start
+// clusters at the same time (no fixed port or path). initdb refuses to run as root, so as root the
+// binaries run as the `postgres` user through runuser (CI runs as root).
+
+import { execFile as execFileCallback, execFileSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+
+const execFile = promisify(execFileCallback);
+
+const binariesRoot = "/usr/lib/postgresql";
+/** Attempts at starting on a free port, in case another process takes the port between check and bind. */
+const startAttemptsMax = 4;
+const startTimeoutSeconds = 30;
+
+export interface PostgresBinaries {
+  readonly directory: string;
+  readonly majorVersion: number;
+}
+
+/** The newest installed server's bin directory (Debian's layout), or undefined when there is none. */
+export function findPostgresBinaries(): PostgresBinaries | undefined {
+  if (!existsSync(binariesRoot)) return undefined;
+  const versions = readdirSync(binariesRoot)
+    .map((name) => Number(name))
+    .filter((version) => Number.isInteger(version))
+    .sort((a, b) => b - a);
+  for (const majorVersion of versions) {
+    const directory = join(binariesRoot, String(majorVersion), "bin");
+    if (["initdb", "pg_ctl", "postgres"].every((tool) => existsSync(join(directory, tool)))) {
+      return { directory, majorVersion };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why tests that need PostgreSQL must skip here, or undefined when they can run. Outside CI a missing
+ * server skips loudly; with CI=true it is a failure, never a skip.
+ */
+export function postgresSkipReason(): string | undefined {
+  if (findPostgresBinaries() !== undefined) return undefined;
+  const reason = `PostgreSQL is not installed (no ${binariesRoot}/*/bin/initdb): install Debian's postgresql package`;
+  if (process.env.CI === "true") throw new Error(`${reason}. CI must run the PostgreSQL tests.`);
+  console.warn(`\n*** SKIPPING POSTGRESQL TESTS: ${reason} ***\n`);
+  return reason;
+}
+
+export interface PostgresClusterOptions {
+  /**
+   * fsync and full_page_writes on, as production runs. Off by default: tests lose nothing when the
+   * cluster's own machine does not crash, and a shared disk is spared. Benchmarks turn it on.
+   */
+  readonly durable?: boolean;
+  readonly maxConnections?: number;
+}
+
+export interface PostgresCluster {
+  readonly port: number;
+  readonly directory: string;
+  /** The postmaster's process id. */
+  readonly pid: number;
+  /** postgres://postgres@127.0.0.1:port/database */
+  urlOf(database: string): string;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server (immediate shutdown) and removes its directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const running = new Set<{ pid: number; directory: string }>();
+let exitHookInstalled = false;
+
+/** A test process that dies without stop() still takes its clusters down with it. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const cluster of running) {
+      try {
+        // SIGQUIT is PostgreSQL's immediate shutdown.
+        process.kill(cluster.pid, "SIGQUIT");
+      } catch {}
+      rmSync(cluster.directory, { recursive: true, force: true });
+    }
+  });
+}
+
+function postgresUserIds(): { uid: number; gid: number } {
+  const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+  return { uid, gid };
+}
+
+const runningAsRoot = process.getuid?.() === 0;
+
+/** Runs a PostgreSQL tool, as the postgres user when we are root. */
+function runTool(binaries: PostgresBinaries, tool: string, args: string[]): Promise<{ stdout: string }> {
+  const path = join(binaries.directory, tool);
+  if (runningAsRoot) return execFile("runuser", ["-u", "postgres", "--", path, ...args]);
+  return execFile(path, args);
+}
+
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === "object") resolve(address.port);
+        else reject(new Error("no port"));
+      });
+    });
+  });
+}
+
+export async function startPostgresCluster(options: PostgresClusterOptions = {}): Promise<PostgresCluster> {
+  const binaries = findPostgresBinaries();
+  if (binaries === undefined) throw new Error("PostgreSQL is not installed");
+  installExitHook();
+  const directory = mkdtempSync(join(tmpdir(), "predex-pg-"));
+  const dataDirectory = join(directory, "data");
+  if (runningAsRoot) {
+    const { uid, gid } = postgresUserIds();
+    chownSync(directory, uid, gid);
+  }
+  chmodSync(directory, 0o700);
+  try {
+    await runTool(binaries, "initdb", [
+      "--pgdata",
+      dataDirectory,
+      "--username",
+      "postgres",
+      "--auth",
+      "trust",
+      "--encoding",
+      "UTF8",
+      "--locale",
+      "C",
+      "--no-sync",
+    ]);
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+  const durable = options.durable ?? false;
+  const settings = [
+    "listen_addresses=127.0.0.1",
+    `unix_socket_directories=${directory}`,
+    `max_connections=${options.maxConnections ?? 60}`,
+    "shared_buffers=32MB",
+    `fsync=${durable ? "on" : "off"}`,
+    `full_page_writes=${durable ? "on" : "off"}`,
+    "synchronous_commit=on",
+  ];
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= startAttemptsMax; attempt++) {
+    const port = await freeLoopbackPort();
+    try {
+      await runTool(binaries, "pg_ctl", [
+        "start",
+        "--pgdata",
+        dataDirectory,
+        "--wait",
+        "--timeout",
+        String(startTimeoutSeconds),
+        "--log",
+        join(directory, "server.log"),
+        "--options",
+        [`-p ${port}`, ...settings.map((setting) => `-c ${setting}`)].join(" "),
+      ]);
+    } catch (error) {
+      lastError = error;
+      continue;
+    }
+    const pid = Number(readFileSync(join(dataDirectory, "postmaster.pid"), "utf8").split("\n")[0]);
+    const entry = { pid, directory };
+    running.add(entry);
+    return makeCluster(binaries, { port, pid, directory, dataDirectory, entry });
+  }
+  const log = existsSync(join(directory, "server.log"))
+    ? readFileSync(join(directory, "server.log"), "utf8")
+    : "";
+  rmSync(directory, { recursive: true, force: true });
+  throw new Error(`PostgreSQL did not start: ${String(lastError)}\n${log}`);
+}
+
+function makeCluster(
+  binaries: PostgresBinaries,
+  where: {
+    port: number;
+    pid: number;
+    directory: string;
+    dataDirectory: string;
+    entry: { pid: number; directory: string };
+  },
+): PostgresCluster {
+  const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${where.port}/${database}`;
+  let stopped: Promise<void> | undefined;
+  return {
+    port: where.port,
+    directory: where.directory,
+    pid: where.pid,
+    urlOf,
+    async createDatabase(name) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain database name: ${name}`);
+      const client = new pg.Client({ connectionString: urlOf("postgres") });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return urlOf(name);
+    },
+    stop() {
+      stopped ??= (async () => {
+        try {
+          await runTool(binaries, "pg_ctl", [
+            "stop",
+            "--pgdata",
+            where.dataDirectory,
+            "--mode",
+            "immediate",
+            "--wait",
+          ]);
+        } catch {
+          try {
+            process.kill(where.pid, "SIGQUIT");
+          } catch {}
+        }
+        running.delete(where.entry);
+        rmSync(where.directory, { recursive: true, force: true });
+      })();
+      return stopped;
+    },
+  };
+}
