@@ -9,7 +9,13 @@ import type { Decider, StateCodec } from "../core/decider.js";
 import type { Rejection } from "../core/errors.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import { assert, EngineFatalError, EngineOverloadedError, EngineStoppedError } from "./errors.js";
-import { makeSnapshot, type ReplayVerification, recoverState, verifyReplayAgainst } from "./recovery.js";
+import {
+  makeSnapshot,
+  type RecoveredState,
+  type ReplayVerification,
+  recoverState,
+  verifyReplayAgainst,
+} from "./recovery.js";
 import type { EngineStore, JournalEntry, Projector } from "./store.js";
 
 export interface EngineLimits {
@@ -69,6 +75,11 @@ export interface EngineOptions<State, Command, Event, Transaction> {
   readonly assertState?: (state: Readonly<State>) => void;
   /** Problems that do not stop the engine: a failed periodic snapshot, a throwing listener. */
   readonly onError?: (error: unknown, context: "snapshot" | "listener") => void;
+  /**
+   * State already rebuilt from this store's snapshot and journal (a warm standby taking over), used
+   * instead of recovering again; it must be at the journal's end.
+   */
+  readonly startFrom?: RecoveredState<State>;
 }
 
 interface PendingCommand<Command, Event> {
@@ -116,7 +127,12 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   static async open<State, Command, Event, Transaction>(
     options: EngineOptions<State, Command, Event, Transaction>,
   ): Promise<Engine<State, Command, Event, Transaction>> {
-    const recovered = await recoverState(options.decider, options.codec, options.store);
+    const recovered =
+      options.startFrom ?? (await recoverState(options.decider, options.codec, options.store));
+    if (options.startFrom !== undefined) {
+      const end = await options.store.lastSequence();
+      assert(recovered.sequence === end, `the state handed to the engine is at the journal's end (${end})`);
+    }
     options.assertState?.(recovered.state);
     const engine = new Engine(options, recovered);
     await engine.#maybeSnapshot();

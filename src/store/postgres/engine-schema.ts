@@ -83,6 +83,26 @@ export const engineMigrations: readonly string[] = [
      REFERENCING NEW TABLE AS inserted
      FOR EACH STATEMENT EXECUTE FUNCTION engine_journal_guard();
 
+   -- A first, per-row look at the epoch, before the primary key: a stale leader that repeats a
+   -- sequence its successor has written is told it is fenced, not that the key exists. The check
+   -- that counts (under the row lock, at the end of the statement) is the guard above.
+   CREATE FUNCTION engine_journal_epoch_check() RETURNS trigger LANGUAGE plpgsql AS $check$
+   DECLARE
+     leader_epoch bigint;
+   BEGIN
+     SELECT epoch INTO leader_epoch FROM engine_leader;
+     IF NEW.epoch <> leader_epoch THEN
+       RAISE EXCEPTION USING ERRCODE = '${fencedSqlState}',
+         MESSAGE = format('Fenced: journal append from epoch %s, the leader epoch is %s', NEW.epoch, leader_epoch);
+     END IF;
+     RETURN NEW;
+   END
+   $check$;
+
+   CREATE TRIGGER engine_journal_epoch_check
+     BEFORE INSERT ON engine_journal
+     FOR EACH ROW EXECUTE FUNCTION engine_journal_epoch_check();
+
    -- The journal is the record of what happened: rows are never rewritten.
    CREATE FUNCTION engine_journal_immutable() RETURNS trigger LANGUAGE plpgsql AS $immutable$
    BEGIN

@@ -1,0 +1,111 @@
+// A warm copy of the engine's state that is not the engine: it starts from the latest snapshot plus
+// the journal (recovery.ts, the same path a restarting engine takes) and then folds in whatever the
+// leader appends, read by sequence. Whatever wakes it (a NOTIFY, a timer) only says "look again", so
+// a lost wake-up delays it and never loses an entry. A standby keeps one, and on takeover it is
+// already at (or a few entries behind) the end of the journal.
+
+import type { Decider, StateCodec } from "../core/decider.js";
+import { JournalCorruptionError } from "./errors.js";
+import { hashEncodedState, type RecoveredState, recoverState } from "./recovery.js";
+import type { EngineStore } from "./store.js";
+
+export interface JournalFollowerOptions<State, Command, Event> {
+  readonly decider: Decider<State, Command, Event>;
+  readonly codec: StateCodec<State>;
+  readonly store: EngineStore<Command, Event, unknown>;
+}
+
+export class JournalFollower<State, Command, Event> {
+  readonly #decider: Decider<State, Command, Event>;
+  readonly #codec: StateCodec<State>;
+  #store: EngineStore<Command, Event, unknown>;
+  #position: RecoveredState<State>;
+  /** The catch-up running now; a second call joins it and then runs once more. */
+  #running: Promise<bigint> | undefined;
+  #again = false;
+
+  static async start<State, Command, Event>(
+    options: JournalFollowerOptions<State, Command, Event>,
+  ): Promise<JournalFollower<State, Command, Event>> {
+    const recovered = await recoverState(options.decider, options.codec, options.store);
+    return new JournalFollower(options, recovered);
+  }
+
+  private constructor(
+    options: JournalFollowerOptions<State, Command, Event>,
+    recovered: RecoveredState<State>,
+  ) {
+    this.#decider = options.decider;
+    this.#codec = options.codec;
+    this.#store = options.store;
+    this.#position = recovered;
+  }
+
+  /** The last journal entry folded in. */
+  get sequence(): bigint {
+    return this.#position.sequence;
+  }
+
+  /** The state with its position, for handing to an engine on takeover. Do not mutate it. */
+  get position(): RecoveredState<State> {
+    return this.#position;
+  }
+
+  /** sha256 of the codec's encoding of the current state (compare with the leader's). */
+  stateHash(): string {
+    return hashEncodedState(this.#codec.encode(this.#position.state));
+  }
+
+  /** Reads with another store from now on (a takeover swaps the reader for the fenced writer). */
+  useStore(store: EngineStore<Command, Event, unknown>): void {
+    this.#store = store;
+  }
+
+  /**
+   * Folds in every entry up to the journal's end as it is now, and resolves with the sequence
+   * reached. Calls made while one runs are merged into one more pass after it.
+   */
+  catchUp(): Promise<bigint> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    const run = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#foldNewEntries();
+        } while (this.#again);
+        return this.#position.sequence;
+      } finally {
+        this.#running = undefined;
+      }
+    })();
+    this.#running = run;
+    return run;
+  }
+
+  /**
+   * Entry by entry, moving the position after each, so a read that fails half-way (a lost
+   * connection) leaves state and position agreeing and the next pass goes on from there.
+   * (recovery.ts's replayJournal checks only at the end, which suits a start but not a follower.)
+   */
+  async #foldNewEntries(): Promise<void> {
+    for await (const batch of this.#store.readJournal(this.#position.sequence)) {
+      for (const entry of batch) {
+        const { sequence, nowMs } = this.#position;
+        if (entry.sequence !== sequence + 1n) {
+          throw new JournalCorruptionError(
+            `Journal gap: expected sequence ${sequence + 1n}, found ${entry.sequence}`,
+          );
+        }
+        if (entry.nowMs < nowMs) {
+          throw new JournalCorruptionError(`Journal time goes backwards at sequence ${entry.sequence}`);
+        }
+        let state = this.#position.state;
+        for (const event of entry.events) state = this.#decider.evolve(state, event);
+        this.#position = { ...this.#position, state, sequence: entry.sequence, nowMs: entry.nowMs };
+      }
+    }
+  }
+}
