@@ -3,8 +3,6 @@
 // successor takes over, then SIGCONTed): the database refuses every row of a stale epoch.
 
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface, type Interface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
@@ -17,6 +15,7 @@ import {
   readLeader,
 } from "../../src/store/postgres/leadership.js";
 import { applyPostgresMigrations } from "../../src/store/postgres/migrations.js";
+import { NodeProcess } from "../support/node-process.js";
 import {
   type PostgresCluster,
   postgresSkipReason,
@@ -27,7 +26,6 @@ type Command = { type: string; by?: string };
 type Event = { type: string };
 
 const skipReason = postgresSkipReason();
-const nodeScript = new URL("../support/postgres-engine-node.ts", import.meta.url).pathname;
 
 function entries(first: bigint, count: number, by = "test"): JournalEntry<Command, Event>[] {
   return Array.from({ length: count }, (_, index) => ({
@@ -43,61 +41,6 @@ async function journalRows(pool: PostgresPool): Promise<{ sequence: bigint; epoc
     "SELECT sequence, epoch, (command::jsonb)->>'by' AS by FROM engine_journal ORDER BY sequence",
   );
   return result.rows;
-}
-
-/** A child engine node and its JSON lines. */
-class NodeProcess {
-  readonly messages: Record<string, unknown>[] = [];
-  readonly exited: Promise<number | null>;
-  readonly #lines: Interface;
-  #waiters: (() => void)[] = [];
-
-  constructor(readonly child: ChildProcess) {
-    this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-    this.#lines = createInterface({ input: child.stdout! });
-    this.#lines.on("line", (line) => {
-      this.messages.push(JSON.parse(line) as Record<string, unknown>);
-      for (const waiter of this.#waiters.splice(0)) waiter();
-    });
-  }
-
-  static start(args: string[]): NodeProcess {
-    return new NodeProcess(
-      spawn(process.execPath, ["--import", "tsx", nodeScript, ...args], {
-        stdio: ["pipe", "pipe", "inherit"],
-      }),
-    );
-  }
-
-  send(message: Record<string, unknown>): void {
-    this.child.stdin!.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /** The first message (from `from` on) matching, waiting up to timeoutMs for it. */
-  async next(
-    predicate: (message: Record<string, unknown>) => boolean,
-    timeoutMs = 20_000,
-    from = 0,
-  ): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.messages.slice(from).find(predicate);
-      if (found !== undefined) return found;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching message; got ${JSON.stringify(this.messages)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  kill(signal: NodeJS.Signals): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
-  }
 }
 
 describe("PostgreSQL leadership and fencing", { skip: skipReason }, () => {
