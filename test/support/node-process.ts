@@ -9,6 +9,8 @@ const nodeScript = new URL("./postgres-engine-node.ts", import.meta.url).pathnam
 /** A child engine node and its JSON lines. */
 export class NodeProcess {
   readonly messages: Record<string, unknown>[] = [];
+  /** Messages seen per `event`. */
+  readonly #counts = new Map<string, number>();
   readonly exited: Promise<number | null>;
   readonly #lines: Interface;
   #waiters: (() => void)[] = [];
@@ -17,7 +19,10 @@ export class NodeProcess {
     this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
     this.#lines = createInterface({ input: child.stdout! });
     this.#lines.on("line", (line) => {
-      this.messages.push(JSON.parse(line) as Record<string, unknown>);
+      const message = JSON.parse(line) as Record<string, unknown>;
+      this.messages.push(message);
+      const event = String(message.event);
+      this.#counts.set(event, (this.#counts.get(event) ?? 0) + 1);
       for (const waiter of this.#waiters.splice(0)) waiter();
     });
   }
@@ -46,6 +51,27 @@ export class NodeProcess {
       if (found !== undefined) return found;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no matching message; got ${JSON.stringify(this.messages)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  count(event: string): number {
+    return this.#counts.get(event) ?? 0;
+  }
+
+  /** Waits until `condition` holds, checking after each message. */
+  async until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`condition not met; last messages ${JSON.stringify(this.messages.slice(-5))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.#waiters.push(() => {
