@@ -143,6 +143,37 @@ describe("PostgreSQL leadership and fencing", { skip: skipReason }, () => {
     assert.equal((await journalRows(leader.pool)).length, 1);
   });
 
+  it("a takeover waits for an append in flight, ends the old leader's sessions, and the append is lost whole", async () => {
+    const url = await newDatabase();
+    const old = await lead(url, "old");
+    await old.store.commitBatch(entries(1n, 1, "old"), []);
+    let inside!: () => void;
+    const reachedProjector = new Promise<void>((resolve) => {
+      inside = resolve;
+    });
+    let resume!: () => void;
+    const held = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    // The batch's rows are inserted (the guard holds the leader row FOR SHARE), then it waits.
+    const inFlight = old.store.commitBatch(entries(2n, 5, "old"), [
+      async () => {
+        inside();
+        await held;
+      },
+    ]);
+    await reachedProjector;
+    await old.leadership.release();
+    const successor = await lead(url, "successor");
+    assert.equal(successor.leadership.epoch, old.leadership.epoch + 1n);
+    resume();
+    await assert.rejects(inFlight);
+    assert.deepEqual(
+      (await journalRows(successor.pool)).map((row) => [row.sequence, row.by]),
+      [[1n, "old"]],
+    );
+  });
+
   it("a candidate ends a leader whose lease ran out (a paused leader) and takes over", async () => {
     const url = await newDatabase();
     // Renews far too rarely: to the database it looks paused once its lease runs out.

@@ -75,6 +75,13 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A connection the server ends while it is checked out (pg_terminate_backend by a successor or an
+  // operator, a restart) emits 'error' on the client; unheard, that would crash the process. The
+  // failure reaches the caller through the query in flight or the next one instead.
+  const onConnectionError = () => {
+    broken = true;
+  };
+  client.on("error", onConnectionError);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -89,6 +96,7 @@ export async function inTransaction<T>(
     }
     throw error;
   } finally {
+    client.off("error", onConnectionError);
     client.release(broken);
   }
 }
