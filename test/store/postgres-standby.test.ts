@@ -11,7 +11,7 @@ import { Engine } from "../../src/engine/engine.js";
 import { hashEncodedState, verifyReplayAgainst } from "../../src/engine/recovery.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import { engineApplicationName } from "../../src/store/postgres/leadership.js";
+import { acquireLeadership, engineApplicationName } from "../../src/store/postgres/leadership.js";
 import { WarmStandby } from "../../src/store/postgres/warm-standby.js";
 import {
   type AccountCommand,
@@ -21,6 +21,7 @@ import {
   accountsDecider,
   assertAccountsValid,
 } from "../engine/accounts-domain.js";
+import { encodedState, openAccountsEngine, scriptedCommands } from "../engine/harness.js";
 import { NodeProcess } from "../support/node-process.js";
 import {
   type PostgresCluster,
@@ -132,5 +133,52 @@ describe("PostgreSQL warm standby", { skip: skipReason }, () => {
     assert.equal(verification.fullReplayHash, takenHash);
     assert.equal((await engine.verifyReplay()).identical, true);
     await engine.close();
+  });
+
+  it("follows by sequence: appends made while its notification connection was down still arrive", async () => {
+    const url = await cluster.createDatabase("standby_lost_notifications");
+    const leaderPool = openPostgresPool({ url, applicationName: engineApplicationName("in-process-leader") });
+    pools.push(leaderPool);
+    const leadership = await acquireLeadership(leaderPool, { url, nodeId: "in-process-leader" });
+    cleanups.push(() => leadership.release());
+    const { engine } = await openAccountsEngine(
+      await PostgresEngineStore.open<AccountCommand, AccountEvent>(leaderPool, leadership),
+      { clock: Date.now },
+    );
+    cleanups.push(() => engine.close());
+
+    const pool = openPostgresPool({ url, applicationName: engineApplicationName("listener") });
+    pools.push(pool);
+    const standby = await WarmStandby.start<AccountsState, AccountCommand, AccountEvent>({
+      url,
+      pool,
+      nodeId: "listener",
+      decider: accountsDecider,
+      codec: accountsCodec,
+      // No timer within the test's time: only notifications and reconnects wake it.
+      pollEveryMs: 3_600_000,
+    });
+    cleanups.push(() => standby.stop());
+    const waitFor = async (sequence: bigint) => {
+      const deadline = Date.now() + 20_000;
+      while (standby.sequence < sequence) {
+        assert.ok(Date.now() < deadline, `the standby reached ${standby.sequence}, not ${sequence}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    for (const command of scriptedCommands(3)) await engine.submit(command);
+    await waitFor(engine.committedSequence);
+
+    // The listening session is ended (as a network blip or a database restart would); appends made
+    // before it is back have no listener to notify.
+    await leaderPool.query(
+      "SELECT pg_terminate_backend(pid, 2000) FROM pg_stat_activity WHERE application_name = $1",
+      [engineApplicationName("listener")],
+    );
+    await engine.submit({ type: "deposit", accountId: "alice", amount: 5n });
+    await engine.submit({ type: "deposit", accountId: "bob", amount: 7n });
+    await waitFor(engine.committedSequence);
+    assert.equal(standby.stateHash(), hashEncodedState(await encodedState(engine)));
   });
 });

@@ -1,0 +1,93 @@
+// The follower a standby keeps: it starts where recovery would, folds in what the leader appends,
+// and a read that fails half-way leaves its state and position agreeing, so the next wake-up goes
+// on from there and ends at exactly the leader's state.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { JournalFollower } from "../../src/engine/journal-follower.js";
+import { hashEncodedState } from "../../src/engine/recovery.js";
+import type { EngineStore, JournalEntry } from "../../src/engine/store.js";
+import { memoryJournalReadBatchEntriesMax } from "../../src/store/memory/engine-store.js";
+import { type AccountCommand, type AccountEvent, accountsCodec, accountsDecider } from "./accounts-domain.js";
+import { encodedState, memoryStore, openAccountsEngine, scriptedCommands } from "./harness.js";
+
+type AccountsStore = EngineStore<AccountCommand, AccountEvent, unknown>;
+
+/** The same store, but every readJournal fails after handing out its first batch while `failing`. */
+function flakyReads(store: AccountsStore): AccountsStore & { failing: boolean } {
+  const flaky = {
+    failing: true,
+    lastSequence: () => store.lastSequence(),
+    loadLatestSnapshot: () => store.loadLatestSnapshot(),
+    saveSnapshot: (snapshot: Parameters<AccountsStore["saveSnapshot"]>[0]) => store.saveSnapshot(snapshot),
+    commitBatch: (entries: readonly JournalEntry<AccountCommand, AccountEvent>[]) =>
+      store.commitBatch(entries, []),
+    async *readJournal(after: bigint) {
+      let batches = 0;
+      for await (const batch of store.readJournal(after)) {
+        if (flaky.failing && batches === 1) throw new Error("connection lost");
+        batches += 1;
+        yield batch;
+      }
+    },
+  };
+  return flaky;
+}
+
+describe("journal follower", () => {
+  it("follows the leader's appends to exactly the leader's state, from a snapshot", async () => {
+    const store = memoryStore();
+    const { engine } = await openAccountsEngine(store, { limits: { snapshotEveryCommands: 50 } });
+    for (const command of scriptedCommands(120)) await engine.submit(command);
+    const follower = await JournalFollower.start({ decider: accountsDecider, codec: accountsCodec, store });
+    assert.ok(follower.position.snapshotSequence > 0n, "it started from a snapshot");
+    assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
+
+    await Promise.all(
+      scriptedCommands(400)
+        .slice(120)
+        .map((command) => engine.submit(command)),
+    );
+    // Three wake-ups at once make one pass, plus one more for those that came during it.
+    const reached = await Promise.all([follower.catchUp(), follower.catchUp(), follower.catchUp()]);
+    assert.equal(reached[2], engine.committedSequence);
+    assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
+  });
+
+  it("keeps state and position agreeing when a read fails half-way, and goes on at the next wake-up", async () => {
+    const store = memoryStore();
+    const { engine } = await openAccountsEngine(store);
+    const flaky = flakyReads(store);
+    const follower = await JournalFollower.start({
+      decider: accountsDecider,
+      codec: accountsCodec,
+      store: flaky,
+    });
+    const commands = scriptedCommands(memoryJournalReadBatchEntriesMax * 8);
+    for (let first = 0; first < commands.length; first += 256) {
+      await Promise.all(commands.slice(first, first + 256).map((command) => engine.submit(command)));
+    }
+    const end = engine.committedSequence;
+    assert.ok(end > BigInt(memoryJournalReadBatchEntriesMax * 2), "the journal spans several read batches");
+
+    await assert.rejects(follower.catchUp(), /connection lost/);
+    assert.equal(follower.sequence, BigInt(memoryJournalReadBatchEntriesMax));
+    // The state is the state at that sequence: a fresh fold of the same prefix gives the same hash.
+    const prefix = await JournalFollower.start({
+      decider: accountsDecider,
+      codec: accountsCodec,
+      store: memoryStore(),
+    });
+    const entries: JournalEntry<AccountCommand, AccountEvent>[] = [];
+    for await (const batch of store.readJournal(0n)) entries.push(...batch);
+    const prefixStore = memoryStore();
+    await prefixStore.commitBatch(entries.slice(0, memoryJournalReadBatchEntriesMax), []);
+    prefix.useStore(prefixStore);
+    await prefix.catchUp();
+    assert.equal(follower.stateHash(), prefix.stateHash());
+
+    flaky.failing = false;
+    assert.equal(await follower.catchUp(), end);
+    assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
+  });
+});
