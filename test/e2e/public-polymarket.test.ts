@@ -200,6 +200,27 @@ describe("Polymarket-compatible reads through @polymarket/clob-client", () => {
     assert.deepEqual(await clob.getMarket(book.market), listed);
   });
 
+  it("a book read after a new order shows it (the served book follows every commit)", async () => {
+    const before = await clob.getOrderBook(yesAsset);
+    await reader.createOrder({
+      ...address(),
+      optionId: market.yes,
+      side: "BUY",
+      orderType: "LIMIT",
+      limitPrice: 0.41,
+      shares: 3,
+    });
+    const after = await clob.getOrderBook(yesAsset);
+    assert.notEqual(after.hash, before.hash);
+    assert.deepEqual(levels(after.bids), [
+      { price: "0.4", size: "10" },
+      { price: "0.41", size: "3" },
+      { price: "0.42", size: "7" },
+    ]);
+    const signed = await reader.getBook(address());
+    assert.equal(after.hash, signed.hash);
+  });
+
   it("answers a token it does not know the way Polymarket does, as a value clob-client returns", async () => {
     assert.deepEqual(await clob.getOrderBook("12345"), {
       error: "No orderbook exists for the requested token id",

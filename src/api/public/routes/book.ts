@@ -5,7 +5,7 @@
 import { Type } from "typebox";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { parseBookParams } from "../polymarket/batch.js";
-import { type OrderBookSummary, orderBookSummary } from "../polymarket/book-summary.js";
+import { BookCache, sendSerializedJson } from "../polymarket/book-cache.js";
 import {
   handlePolymarketError,
   invalidTokenId,
@@ -20,10 +20,10 @@ import {
   tag,
   tokenReadErrors,
 } from "../polymarket/schemas.js";
-import { lastTradePriceText, tokenBook } from "../polymarket/token-quotes.js";
 
 export default defineRoutes((app, deps) => {
   app.setErrorHandler(handlePolymarketError);
+  const books = new BookCache();
 
   app.get(
     "/book",
@@ -40,14 +40,12 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const assetId = request.query.token_id.trim();
       if (assetId === "") return sendPolymarketError(reply, invalidTokenId);
-      const summary = await deps.engine.read((state) => {
-        const read = tokenBook(state, assetId);
-        if (!read.ok) return read.failure;
-        const { token, book } = read.value;
-        return orderBookSummary(token, book, lastTradePriceText(token), deps.nowMs());
-      });
-      if (summary instanceof PolymarketFailure) return sendPolymarketError(reply, summary);
-      return summary;
+      const timeMs = deps.nowMs();
+      const answer = await deps.engine.read((state, position) =>
+        books.serialized(state, position.sequence, assetId, timeMs),
+      );
+      if (answer instanceof PolymarketFailure) return sendPolymarketError(reply, answer);
+      return sendSerializedJson(reply, answer);
     },
   );
 
@@ -66,19 +64,16 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const parsed = parseBookParams(request.body);
       if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
-      const params = parsed.value;
-      const nowMs = deps.nowMs();
-      return deps.engine.read((state) => {
-        const books: OrderBookSummary[] = [];
-        for (const { token_id } of params) {
-          const read = tokenBook(state, token_id);
-          if (!read.ok) continue;
-          books.push(
-            orderBookSummary(read.value.token, read.value.book, lastTradePriceText(read.value.token), nowMs),
-          );
+      const timeMs = deps.nowMs();
+      const serialized = await deps.engine.read((state, position) => {
+        const found: string[] = [];
+        for (const { token_id } of parsed.value) {
+          const book = books.serialized(state, position.sequence, token_id, timeMs);
+          if (typeof book === "string") found.push(book);
         }
-        return books;
+        return found;
       });
+      return sendSerializedJson(reply, `[${serialized.join(",")}]`);
     },
   );
 });
