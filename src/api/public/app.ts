@@ -28,7 +28,8 @@ export async function buildPublicApp(
   app.setNotFoundHandler(handlePartnerNotFound);
   await registerDocs(app, {
     title: "predex public market data",
-    description: "No credentials: price history and the public market WebSocket.",
+    description:
+      "No credentials: price history, the public market WebSocket, and Polymarket-compatible CLOB reads (/book, /price, /midpoint, /markets, …).",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;

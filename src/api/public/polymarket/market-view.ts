@@ -1,0 +1,140 @@
+// Polymarket's market object (GET /markets, /markets/{condition_id}) for one predex outcome: a
+// binary condition with two tokens, Yes and No. Live figures come from one read of the committed
+// state (listedOutcomes), the catalogue's text and images from the read models (marketObject).
+
+import { defaultMarketLogoUrl } from "../../../catalog/market-detail.js";
+import { catalogDetailsOf } from "../../../catalog/market-details.js";
+import { type ExchangeState, poolMarketView } from "../../../core/exchange.js";
+import type { Outcome } from "../../../core/market.js";
+import { formatAtoms } from "../../../core/money.js";
+import { lotsToShares, priceUnitsToAtoms } from "../../../core/units.js";
+import { optionPriceAtoms, yesPriceAtoms } from "../../../realtime/option-price.js";
+import type { CatalogMarket } from "../../../store/exchange-read-models.js";
+import { isoSeconds } from "../../shared/wire-format.js";
+import { conditionIdOf, questionIdOf } from "./condition-ids.js";
+import { baseFeeBpsOf } from "./market-parameters.js";
+import type { Market } from "./schemas.js";
+
+/** What the state says about one listed outcome, copied out of the read. */
+export interface ListedOutcome {
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly conditionId: string;
+  readonly question: string;
+  readonly modelType: "orderbook" | "AMM" | "parimutuel";
+  readonly status: string;
+  readonly tickSize: number;
+  readonly minOrderSize: number;
+  readonly makerFeeBps: number;
+  readonly takerFeeBps: number;
+  readonly startTimeMs: number | null;
+  readonly endTimeMs: number | null;
+  readonly tokens: readonly { token_id: string; outcome: string; price: number; winner: boolean }[];
+}
+
+const atomsPerUnit = 100_000_000;
+
+/** Every published outcome (its market no longer a draft), in market id then outcome order. */
+export function publishedOutcomes(state: Readonly<ExchangeState>): Outcome[] {
+  const outcomes: Outcome[] = [];
+  for (const market of state.markets.values()) {
+    if (market.status === "draft") continue;
+    for (const outcomeId of market.outcomeIds) outcomes.push(state.outcomes.get(outcomeId)!);
+  }
+  return outcomes;
+}
+
+/**
+ * An outcome's live figures. Token prices follow the market detail's rule: a book's midpoint, else
+ * its last trade, else 0.5; a pool's marginal price (AMM) or chance (parimutuel).
+ */
+export function listedOutcome(state: Readonly<ExchangeState>, outcome: Outcome): ListedOutcome {
+  const market = state.markets.get(outcome.marketId)!;
+  // An AMM's marginal prices or a parimutuel pool's chances (the market detail's prices too).
+  const pool = poolMarketView(state as ExchangeState, market.marketId)?.pricesByOptionId ?? null;
+  const yesAtoms = yesPriceAtoms(outcome);
+  const winners = state.resolutions.get(market.marketId)?.finalWinners ?? null;
+  const settled = market.status === "settled" && winners !== null;
+  const tokens = outcome.optionIds.map((optionId, index) => {
+    const option = state.options.get(optionId)!;
+    const poolPrice = pool?.get(optionId)?.price;
+    const priceAtoms =
+      poolPrice === undefined ? optionPriceAtoms(yesAtoms, index as 0 | 1) : Number(poolPrice);
+    return {
+      token_id: option.assetId,
+      outcome: option.title,
+      price: priceAtoms / atomsPerUnit,
+      winner: settled && winners.some((winner) => winner.optionId === optionId),
+    };
+  });
+  const takerFeeBps = baseFeeBpsOf(
+    { market, outcome, option: state.options.get(outcome.optionIds[0])! },
+    state,
+  );
+  return {
+    marketId: market.marketId,
+    outcomeId: outcome.outcomeId,
+    conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
+    // The same question /ws/market's new_market event gives.
+    question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
+    modelType: market.modelType,
+    status: market.status,
+    tickSize: Number(formatAtoms(priceUnitsToAtoms(market.tickUnits))),
+    minOrderSize: Number(formatAtoms(lotsToShares(market.minOrderLots))),
+    makerFeeBps: market.modelType === "orderbook" ? market.makerFeeBps : 0,
+    takerFeeBps,
+    startTimeMs: market.startTimeMs,
+    endTimeMs: market.endTimeMs,
+    tokens,
+  };
+}
+
+function slugOf(question: string, outcomeId: number): string {
+  const words = question
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80);
+  return words === "" ? `outcome-${outcomeId}` : `${words}-${outcomeId}`;
+}
+
+export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undefined): Market {
+  const details = catalogDetailsOf(catalog?.details ?? null);
+  const image = details.marketLogo ?? defaultMarketLogoUrl;
+  const open = live.status === "open";
+  return {
+    enable_order_book: live.modelType === "orderbook",
+    active: live.status !== "void",
+    closed: !open,
+    archived: false,
+    accepting_orders: open,
+    accepting_order_timestamp: catalog?.openedAtMs == null ? null : isoSeconds(catalog.openedAtMs),
+    minimum_order_size: live.minOrderSize,
+    minimum_tick_size: live.tickSize,
+    condition_id: live.conditionId,
+    question_id: questionIdOf(live.marketId, live.outcomeId),
+    question: live.question,
+    description: catalog?.description ?? details.description,
+    market_slug: slugOf(live.question, live.outcomeId),
+    end_date_iso: live.endTimeMs === null ? null : isoSeconds(live.endTimeMs),
+    game_start_time: null,
+    seconds_delay: 0,
+    fpmm: "",
+    maker_base_fee: live.makerFeeBps,
+    taker_base_fee: live.takerFeeBps,
+    notifications_enabled: false,
+    neg_risk: false,
+    neg_risk_market_id: "",
+    neg_risk_request_id: "",
+    icon: image,
+    image,
+    rewards: { rates: null, min_size: 0, max_spread: 0 },
+    is_50_50_outcome: false,
+    tokens: live.tokens.map((token) => ({ ...token })),
+    tags: (catalog?.tags ?? "")
+      .split(",")
+      .map((tag) => tag.trim())
+      .filter((tag) => tag !== ""),
+  };
+}
