@@ -88,7 +88,6 @@ export function MarketList() {
       <h1>Markets</h1>
       <form
         class="row"
-        aria-label="Search markets"
         onSubmit={(event) => {
           event.preventDefault();
           setKeyword(keywordInput.trim());
