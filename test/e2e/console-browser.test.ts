@@ -46,7 +46,10 @@ async function assertFitsWidth(page: Page): Promise<void> {
     content: document.documentElement.scrollWidth,
     viewport: window.innerWidth,
   }));
-  assert.ok(widths.content <= widths.viewport + 1, `page is ${widths.content}px wide in ${widths.viewport}px`);
+  assert.ok(
+    widths.content <= widths.viewport + 1,
+    `page is ${widths.content}px wide in ${widths.viewport}px`,
+  );
 }
 
 async function signIn(page: Page): Promise<void> {
@@ -139,9 +142,11 @@ describe("the web console in Chromium", { skip }, () => {
 
     // The bot replaces its quotes every tick: the book the page paints keeps changing.
     const firstUpdates = Number(await book.getAttribute("data-updates"));
-    const firstLevels = await book.locator("tbody").innerText();
+    const firstLevels = (await book.locator("tbody").textContent()) ?? "";
     await page.waitForFunction(
-      (seen) => Number(document.querySelector('[data-testid="order-book"]')?.getAttribute("data-updates")) >= seen + 3,
+      (seen) =>
+        Number(document.querySelector('[data-testid="order-book"]')?.getAttribute("data-updates")) >=
+        seen + 3,
       firstUpdates,
       { timeout: waitMs },
     );
@@ -151,7 +156,7 @@ describe("the web console in Chromium", { skip }, () => {
       { timeout: waitMs },
     );
     await page.getByTestId("trades").locator("tbody tr").first().waitFor({ timeout: waitMs });
-    assert.equal(await page.locator(".chart canvas").count() > 0, true, "the chart draws on a canvas");
+    assert.equal((await page.locator(".chart canvas").count()) > 0, true, "the chart draws on a canvas");
     assert.equal(await page.getByText("Price history unavailable").count(), 0);
     await page.screenshot({ path: new URL("console-market.png", docsDirectory).pathname, fullPage: true });
 
@@ -159,17 +164,22 @@ describe("the web console in Chromium", { skip }, () => {
     await phone.goto(`${platform.platform.addresses.public}/#/market/${example.marketId}`);
     await phone.locator('[data-testid="order-book"][data-state="live"]').waitFor({ timeout: waitMs });
     await assertFitsWidth(phone);
-    await phone.screenshot({ path: new URL("console-market-phone.png", docsDirectory).pathname, fullPage: true });
+    await phone.screenshot({
+      path: new URL("console-market-phone.png", docsDirectory).pathname,
+      fullPage: true,
+    });
     await phone.close();
 
     // Once the bot stops, the book the page kept from `book` + `price_change` is the REST book.
     await stopBot();
     const person = platform.demo.seed.people[0]!;
-    const expected = await person.client.getBook({ marketId: example.marketId, outcomeId: example.outcomeId });
+    const expected = await person.client.getBook({
+      marketId: example.marketId,
+      outcomeId: example.outcomeId,
+    });
     const cents = (price: string) => `${Number((Number(price) * 100).toFixed(2))}¢`;
     const rows = (levels: { price: string }[]) => levels.slice(0, 12).map((level) => cents(level.price));
-    const shown = async (side: "bid" | "ask") =>
-      book.locator(`tr.${side} td.price`).allInnerTexts();
+    const shown = async (side: "bid" | "ask") => book.locator(`tr.${side} td.price`).allInnerTexts();
     await page.waitForFunction(
       (count) => document.querySelectorAll('[data-testid="order-book"] tr.bid').length === count,
       Math.min(expected.bids.length, 12),
@@ -192,19 +202,27 @@ describe("the web console in Chromium", { skip }, () => {
 
     // The overview shows /metrics figures, or says there are none on this platform.
     browser.expectFailedRequest("/metrics");
-    await page.locator('[data-testid="metrics"], [data-testid="metrics-state"]').first().waitFor({ timeout: waitMs });
+    await page
+      .locator('[data-testid="metrics"], [data-testid="metrics-state"]')
+      .first()
+      .waitFor({ timeout: waitMs });
 
     await page.getByRole("button", { name: "Markets", exact: true }).click();
     const title = "Will the console test see its order?";
     await page.getByLabel("Title", { exact: true }).fill(title);
     await page.getByRole("button", { name: "Create draft" }).click();
-    const created = await page.getByTestId("outcome").getByText(/Draft market [0-9]+ created/).innerText();
-    const marketId = /Draft market ([0-9]+)/.exec(created)![1]!;
+    const created = await page
+      .getByTestId("outcome")
+      .getByText(/Draft market [0-9]+ created/)
+      .textContent();
+    const marketId = /Draft market ([0-9]+)/.exec(created ?? "")![1]!;
     const status = page.getByTestId("market-status");
-    assert.equal(await status.innerText(), "draft");
+    assert.equal(await status.textContent(), "draft");
 
     await page.getByRole("button", { name: "Open for trading" }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="market-status"]')?.textContent === "open");
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "open",
+    );
 
     const alice = platform.demo.seed.people[0]!;
     const detail = await alice.client.getMarketDetail(marketId);
@@ -220,12 +238,15 @@ describe("the web console in Chromium", { skip }, () => {
     });
     const row = page.getByTestId("market-orders").locator("tr", { hasText: order.orderId });
     await row.waitFor({ timeout: waitMs });
-    assert.match(await row.innerText(), /BUY/);
-    assert.match(await row.innerText(), /42¢/);
+    const rowText = (await row.textContent()) ?? "";
+    assert.match(rowText, /BUY/);
+    assert.match(rowText, /42¢/);
     await page.screenshot({ path: new URL("console-desk.png", docsDirectory).pathname, fullPage: true });
 
     await page.getByRole("button", { name: "Close trading" }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="market-status"]')?.textContent === "closed");
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "closed",
+    );
     await page.getByLabel(`Winner of ${outcome.name}`).selectOption({ label: "Yes" });
     await page.getByLabel("Challenge window (seconds)").fill("60");
     await page.getByRole("button", { name: "Resolve" }).click();
@@ -233,7 +254,9 @@ describe("the web console in Chromium", { skip }, () => {
       () => document.querySelector('[data-testid="market-status"]')?.textContent === "resolving",
     );
     await page.getByRole("button", { name: "Finalize now" }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="market-status"]')?.textContent === "settled");
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "settled",
+    );
     assert.equal(await marketStatus(marketId), "settled");
     await page.close();
     assertNoConsoleErrors();
@@ -255,7 +278,10 @@ describe("the web console in Chromium", { skip }, () => {
       .getByText(`Withdrawal ${withdrawal.withdrawId} of user ${bob.userId} is now APPROVED.`)
       .waitFor();
     const history = await bob.client.getWithdrawHistory();
-    assert.equal(history.records.find((each) => each.withdrawId === withdrawal.withdrawId)?.status, "APPROVED");
+    assert.equal(
+      history.records.find((each) => each.withdrawId === withdrawal.withdrawId)?.status,
+      "APPROVED",
+    );
     await page.close();
     assertNoConsoleErrors();
   });
@@ -264,7 +290,10 @@ describe("the web console in Chromium", { skip }, () => {
     const body = { userId: "999999", amount: "1", txHash: "0xconsole-refused" };
     const direct = await fetch(`${platform.platform.addresses.admin}/admin/deposits`, {
       method: "POST",
-      headers: { authorization: `Bearer ${platform.platform.adminToken}`, "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${platform.platform.adminToken}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify(body),
     });
     const refusal = (await direct.json()) as { code: number; message: string };
@@ -280,7 +309,7 @@ describe("the web console in Chromium", { skip }, () => {
     await page.getByRole("button", { name: "Credit" }).click();
     const alert = page.getByRole("alert");
     await alert.waitFor();
-    assert.equal(await alert.innerText(), `Refused: ${refusal.message} (code ${refusal.code})`);
+    assert.equal(await alert.textContent(), `Refused: ${refusal.message} (code ${refusal.code})`);
     await page.close();
     assertNoConsoleErrors();
   });
@@ -295,7 +324,10 @@ describe("the web console in Chromium", { skip }, () => {
     }
     await page.getByRole("button", { name: "Withdrawals", exact: true }).click();
     await page.getByRole("heading", { name: "Withdrawals" }).waitFor();
-    await page.screenshot({ path: new URL("console-desk-phone.png", docsDirectory).pathname, fullPage: true });
+    await page.screenshot({
+      path: new URL("console-desk-phone.png", docsDirectory).pathname,
+      fullPage: true,
+    });
     await page.setViewportSize(desktopViewport);
     await assertFitsWidth(page);
     await page.close();

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BrowserContext, chromium, type ConsoleMessage, type Page } from "playwright-core";
+import { type BrowserContext, type ConsoleMessage, chromium, type Page } from "playwright-core";
 import { consoleBuildDirectory } from "../../src/api/shared/console-pages.js";
 import { ensureDemoPartner } from "../../src/cli/demo-partner.js";
 import { type RunningDemo, runDemo } from "../../src/demo/run-demo.js";
@@ -41,10 +41,16 @@ export function browserSkipReason(): string | undefined {
 
 /** Builds web/dist with Vite when `npm install` did not (installed with --ignore-scripts, say). */
 export async function ensureConsoleBuilt(): Promise<void> {
-  if (existsSync(new URL("market.html", consoleBuildDirectory)) && existsSync(new URL("desk.html", consoleBuildDirectory)))
+  if (
+    existsSync(new URL("market.html", consoleBuildDirectory)) &&
+    existsSync(new URL("desk.html", consoleBuildDirectory))
+  )
     return;
   const { build } = await import("vite");
-  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
+  await build({
+    configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)),
+    logLevel: "warn",
+  });
 }
 
 export interface ConsoleBrowser {

@@ -37,9 +37,13 @@ function securityHeaders(page: ConsolePage): Record<string, string> {
   };
 }
 
-export async function registerConsolePage(app: FastifyInstance, page: ConsolePage): Promise<void> {
-  const htmlFile = new URL(`${page}.html`, consoleBuildDirectory);
-  const assetsDirectory = new URL("assets/", consoleBuildDirectory);
+export async function registerConsolePage(
+  app: FastifyInstance,
+  page: ConsolePage,
+  buildDirectory: URL = consoleBuildDirectory,
+): Promise<void> {
+  const htmlFile = new URL(`${page}.html`, buildDirectory);
+  const assetsDirectory = new URL("assets/", buildDirectory);
   const built = existsSync(htmlFile) && existsSync(assetsDirectory);
   const html = built ? readFileSync(htmlFile, "utf8") : missingBuildPage;
   if (built) {

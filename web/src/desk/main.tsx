@@ -105,7 +105,7 @@ function Desk({ onSignOut }: { onSignOut: () => void }) {
     <>
       <header class="top">
         <span class="brand">
-          predex <span>operator's desk</span>
+          predex <span class="brand-accent">operator's desk</span>
         </span>
         <span class="spacer" />
         <a href="/docs">Admin API docs</a>

@@ -38,7 +38,7 @@ function App() {
       </button>
       <header class="top">
         <a class="brand" href="#/">
-          predex <span>markets</span>
+          predex <span class="brand-accent">markets</span>
         </a>
         <span class="spacer" />
         <a href="/docs">API docs</a>
