@@ -1,7 +1,7 @@
 // One market: its outcomes and chances, the live book of the chosen option (from /ws/market), the
 // latest trades, and the price chart. Read only, no credentials.
 
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { errorText, query, requestEnvelope } from "../shared/api.js";
 import { formatAmount, formatClock, formatPercent, formatPriceCents, formatTime } from "../shared/format.js";
 import { type FeedSnapshot, type LiveTrade, MarketFeed } from "./market-feed.js";
@@ -98,9 +98,17 @@ export function MarketPage({ marketId }: { marketId: string }) {
   const asset = data?.assets.find((each) => each.optionId === option?.optionId);
   const hasBook = market?.modelType === "orderbook";
 
+  // A layout effect, so the socket is opening before the chart (a child's effect) is built.
+  useLayoutEffect(() => {
+    if (asset === undefined || !hasBook) return;
+    setFeed(emptyFeed);
+    const live = new MarketFeed({ assetId: asset.assetId, onChange: setFeed });
+    live.start();
+    return () => live.stop();
+  }, [asset?.assetId, hasBook]);
+
   useEffect(() => {
     if (asset === undefined) return;
-    setFeed(emptyFeed);
     setHistory([]);
     requestEnvelope<Trade[]>(
       `/console-api/markets/${encodeURIComponent(marketId)}/trades${query({ optionId: asset.optionId, limit: tradesShown })}`,
@@ -117,11 +125,7 @@ export function MarketPage({ marketId }: { marketId: string }) {
         ),
       )
       .catch(() => setHistory([]));
-    if (!hasBook) return;
-    const live = new MarketFeed({ assetId: asset.assetId, onChange: setFeed });
-    live.start();
-    return () => live.stop();
-  }, [asset?.assetId, hasBook, marketId]);
+  }, [asset?.optionId, marketId]);
 
   const trades = useMemo(() => {
     const seen = new Set(feed.trades.map((trade) => trade.id));

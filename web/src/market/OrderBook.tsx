@@ -1,6 +1,7 @@
 // The live order book of one option: asks above (lowest nearest the spread), bids below, each level
 // with a depth bar. Rendered from the feed's snapshot, at most once per animation frame.
 
+import { useEffect } from "preact/hooks";
 import { formatAmount, formatPriceCents } from "../shared/format.js";
 import type { FeedSnapshot, Level } from "./market-feed.js";
 
@@ -22,6 +23,11 @@ function Row({ level, side, widest }: { level: Level; side: "bid" | "ask"; wides
 }
 
 export function OrderBook({ feed, optionTitle }: { feed: FeedSnapshot; optionTitle: string }) {
+  useEffect(() => {
+    // The first live book on screen: what "first render" means for a market page.
+    if (feed.seeded && performance.getEntriesByName("predex:book-painted").length === 0)
+      performance.mark("predex:book-painted");
+  }, [feed.seeded]);
   const asks = feed.asks.slice(0, levelsShownMax);
   const bids = feed.bids.slice(0, levelsShownMax);
   const widest = Math.max(

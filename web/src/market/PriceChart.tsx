@@ -38,33 +38,41 @@ export function PriceChart(props: {
   const [fidelity, setFidelity] = useState<number>(5);
   const [status, setStatus] = useState("Loading price history…");
 
+  const [ready, setReady] = useState(false);
   useEffect(() => {
     const element = container.current;
     if (element === null) return;
-    const created = createChart(element, {
-      autoSize: true,
-      layout: { background: { color: "#ffffff" }, textColor: "#4b5563", attributionLogo: false },
-      grid: { vertLines: { color: "#f0f2f5" }, horzLines: { color: "#f0f2f5" } },
-      rightPriceScale: { borderColor: "#dde1e7" },
-      timeScale: { borderColor: "#dde1e7", timeVisible: true, secondsVisible: false },
-      localization: { priceFormatter: (price: number) => `${(price * 100).toFixed(1)}¢` },
-    });
-    chart.current = created;
-    series.current = created.addSeries(AreaSeries, {
-      lineColor: "#1f5fd1",
-      topColor: "rgba(31, 95, 209, 0.28)",
-      bottomColor: "rgba(31, 95, 209, 0.02)",
-      lineWidth: 2,
-      priceFormat: { type: "price", precision: 3, minMove: 0.001 },
+    let created: IChartApi | null = null;
+    // Built after the first paint: the book and the trades come first on a slow machine.
+    const frame = requestAnimationFrame(() => {
+      created = createChart(element, {
+        autoSize: true,
+        layout: { background: { color: "#ffffff" }, textColor: "#4b5563", attributionLogo: false },
+        grid: { vertLines: { color: "#f0f2f5" }, horzLines: { color: "#f0f2f5" } },
+        rightPriceScale: { borderColor: "#dde1e7" },
+        timeScale: { borderColor: "#dde1e7", timeVisible: true, secondsVisible: false },
+        localization: { priceFormatter: (price: number) => `${(price * 100).toFixed(1)}¢` },
+      });
+      chart.current = created;
+      series.current = created.addSeries(AreaSeries, {
+        lineColor: "#1f5fd1",
+        topColor: "rgba(31, 95, 209, 0.28)",
+        bottomColor: "rgba(31, 95, 209, 0.02)",
+        lineWidth: 2,
+        priceFormat: { type: "price", precision: 3, minMove: 0.001 },
+      });
+      setReady(true);
     });
     return () => {
-      created.remove();
+      cancelAnimationFrame(frame);
+      created?.remove();
       chart.current = null;
       series.current = null;
     };
   }, []);
 
   useEffect(() => {
+    if (!ready) return;
     let cancelled = false;
     setStatus("Loading price history…");
     fetch(`/prices-history${query({ market: props.assetId, interval, fidelity })}`)
@@ -95,7 +103,7 @@ export function PriceChart(props: {
     return () => {
       cancelled = true;
     };
-  }, [props.assetId, interval, fidelity]);
+  }, [props.assetId, interval, fidelity, ready]);
 
   useEffect(() => {
     const trade = props.lastTrade;

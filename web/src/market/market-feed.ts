@@ -46,6 +46,9 @@ export const backoffMsMax = 10_000;
 /** Messages held for the next frame at most; past it the socket is dropped and re-seeded. */
 export const queuedMessagesMax = 10_000;
 export const liveTradesMax = 50;
+/** Performance entries: one measure per painted batch (first message's arrival → after the render). */
+export const bookFrameMeasure = "predex:book-frame";
+export const bookFrameMeasuresMax = 500;
 
 class AssetBook {
   readonly bids = new Map<string, string>();
@@ -99,6 +102,9 @@ export class MarketFeed {
   #socket: WebSocket | undefined;
   #queue: Message[] = [];
   #frame = 0;
+  /** When the oldest queued message arrived (performance.now()). */
+  #queuedSinceMs = 0;
+  #measures = 0;
   #attempt = 0;
   #retryTimer: number | undefined;
   #pingTimer: number | undefined;
@@ -184,7 +190,10 @@ export class MarketFeed {
       this.#socket?.close();
       return;
     }
-    if (this.#frame === 0) this.#frame = requestAnimationFrame(() => this.#flush());
+    if (this.#frame === 0) {
+      this.#queuedSinceMs = performance.now();
+      this.#frame = requestAnimationFrame(() => this.#flush());
+    }
   }
 
   #flush(): void {
@@ -193,7 +202,15 @@ export class MarketFeed {
     this.#queue = [];
     let changed = false;
     for (const message of messages) changed = this.#apply(message) || changed;
-    if (changed) this.#onChange(this.snapshot());
+    if (!changed) return;
+    this.#onChange(this.snapshot());
+    // The page renders in a microtask queued by onChange, before this frame is painted; this one
+    // runs after it, so the measure spans arrival → rendered, and the paint follows in this frame.
+    const startMs = this.#queuedSinceMs;
+    queueMicrotask(() => {
+      if (this.#measures++ % bookFrameMeasuresMax === 0) performance.clearMeasures(bookFrameMeasure);
+      performance.measure(bookFrameMeasure, { start: startMs, end: performance.now() });
+    });
   }
 
   /** True when what the page shows changed. */
