@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { errorText, query, requestEnvelope } from "../shared/api.js";
 import { formatAmount, formatClock, formatPercent, formatPriceCents, formatTime } from "../shared/format.js";
-import { type FeedSnapshot, type LiveTrade, MarketFeed } from "./market-feed.js";
+import { dropPrewarmedSocket, type FeedSnapshot, type LiveTrade, MarketFeed } from "./market-feed.js";
 import { OrderBook } from "./OrderBook.js";
 import { PriceChart } from "./PriceChart.js";
 import type { ConsoleMarket, Trade } from "./types.js";
@@ -97,15 +97,17 @@ export function MarketPage({ marketId }: { marketId: string }) {
   const option = outcome?.options.find((each) => each.optionIndex === optionIndex) ?? outcome?.options[0];
   const asset = data?.assets.find((each) => each.optionId === option?.optionId);
   const hasBook = market?.modelType === "orderbook";
+  const loaded = market !== undefined;
 
   // A layout effect, so the socket is opening before the chart (a child's effect) is built.
   useLayoutEffect(() => {
+    if (loaded && !hasBook) dropPrewarmedSocket();
     if (asset === undefined || !hasBook) return;
     setFeed(emptyFeed);
     const live = new MarketFeed({ assetId: asset.assetId, onChange: setFeed });
     live.start();
     return () => live.stop();
-  }, [asset?.assetId, hasBook]);
+  }, [asset?.assetId, hasBook, loaded]);
 
   useEffect(() => {
     if (asset === undefined) return;

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import "../shared/style.css";
 import { MarketList } from "./MarketList.js";
 import { MarketPage } from "./MarketPage.js";
+import { prewarmMarketSocket } from "./market-feed.js";
 
 function currentRoute(): { page: "list" } | { page: "market"; marketId: string } {
   const match = /^#\/market\/([0-9]{1,15})$/.exec(location.hash);
@@ -54,4 +55,5 @@ function App() {
   );
 }
 
+if (currentRoute().page === "market") prewarmMarketSocket();
 render(<App />, document.getElementById("app")!);

@@ -87,6 +87,40 @@ class AssetBook {
   }
 }
 
+/** A socket opened while the page still loads the market (see prewarmMarketSocket). */
+let prewarmed: WebSocket | undefined;
+
+export function marketSocketUrl(): string {
+  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws/market`;
+}
+
+/**
+ * Opens the /ws/market connection at once, in parallel with the page's first requests; the first
+ * MarketFeed takes it over (its handshake is the slowest step before the first book).
+ */
+export function prewarmMarketSocket(): void {
+  if (prewarmed === undefined) prewarmed = new WebSocket(marketSocketUrl());
+}
+
+/** Closes a prewarmed socket nobody took (a market priced without a book). */
+export function dropPrewarmedSocket(): void {
+  prewarmed?.close();
+  prewarmed = undefined;
+}
+
+function takePrewarmed(url: string): WebSocket | undefined {
+  const socket = prewarmed;
+  prewarmed = undefined;
+  if (socket === undefined) return undefined;
+  if (
+    socket.url === url &&
+    (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN)
+  )
+    return socket;
+  socket.close();
+  return undefined;
+}
+
 interface Message {
   readonly event_type?: string;
   readonly [field: string]: unknown;
@@ -114,8 +148,7 @@ export class MarketFeed {
   #reseeds = 0;
 
   constructor(options: { assetId: string; onChange: (snapshot: FeedSnapshot) => void; url?: string }) {
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    this.#url = options.url ?? `${scheme}//${location.host}/ws/market`;
+    this.#url = options.url ?? marketSocketUrl();
     this.#assetId = options.assetId;
     this.#onChange = options.onChange;
   }
@@ -150,9 +183,9 @@ export class MarketFeed {
   #connect(): void {
     if (this.#stopped) return;
     this.#setState(this.#book.seeded ? "resyncing" : "connecting");
-    const socket = new WebSocket(this.#url);
+    const socket = takePrewarmed(this.#url) ?? new WebSocket(this.#url);
     this.#socket = socket;
-    socket.onopen = () => {
+    const onOpen = () => {
       this.#attempt = 0;
       socket.send(JSON.stringify({ type: "market", assets_ids: [this.#assetId] }));
       this.#pingTimer = window.setInterval(() => {
@@ -160,6 +193,8 @@ export class MarketFeed {
       }, pingIntervalMs);
       this.#armSilence(socket);
     };
+    if (socket.readyState === WebSocket.OPEN) onOpen();
+    else socket.onopen = onOpen;
     socket.onmessage = (event: MessageEvent) => {
       this.#armSilence(socket);
       if (typeof event.data !== "string" || event.data === "PONG") return;
