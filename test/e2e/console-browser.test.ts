@@ -342,6 +342,9 @@ describe("the web console in Chromium", { skip }, () => {
 
     await page.getByRole("button", { name: "Withdrawals", exact: true }).click();
     await page.getByRole("heading", { name: "Withdrawals" }).waitFor();
+    await page.getByLabel("Status").selectOption("");
+    await page.getByTestId("withdrawals").locator("tbody tr").first().waitFor();
+    await assertFitsWidth(page);
     await page.screenshot({
       path: new URL("console-desk-phone.png", docsDirectory).pathname,
       fullPage: true,
