@@ -176,7 +176,36 @@ describe("the web console in Chromium", { skip }, () => {
     });
     await phone.close();
 
-    // Once the bot stops, the book the page kept from `book` + `price_change` is the REST book.
+    // A lost message: a page whose socket never gets one `price_change` finds the gap by the book
+    // hash and re-subscribes; the fresh `book` re-seeds it.
+    const gapped = await browser.page();
+    let dropped = false;
+    await gapped.routeWebSocket(/\/ws\/market$/, (route) => {
+      const server = route.connectToServer();
+      route.onMessage((message) => server.send(message));
+      server.onMessage((message) => {
+        if (!dropped && String(message).includes('"event_type":"price_change"')) {
+          dropped = true;
+          return;
+        }
+        route.send(message);
+      });
+    });
+    await gapped.goto(`${platform.platform.addresses.public}/#/market/${example.marketId}`);
+    await gapped.waitForFunction(
+      () => {
+        const section = document.querySelector('[data-testid="order-book"]');
+        return (
+          Number(section?.getAttribute("data-reseeds")) >= 1 && section?.getAttribute("data-state") === "live"
+        );
+      },
+      undefined,
+      { timeout: waitMs },
+    );
+    assert.ok(dropped);
+    assert.equal(await book.getAttribute("data-reseeds"), "0", "the page that lost nothing never re-seeded");
+
+    // Once the bot stops, the book each page kept from `book` + `price_change` is the REST book.
     await stopBot();
     const person = platform.demo.seed.people[0]!;
     const expected = await person.client.getBook({
@@ -192,6 +221,17 @@ describe("the web console in Chromium", { skip }, () => {
     );
     assert.deepEqual(await shown("bid"), rows(expected.bids));
     assert.deepEqual(await shown("ask"), rows(expected.asks).reverse());
+    const gappedBook = gapped.getByTestId("order-book");
+    await gapped.waitForFunction(
+      (count) => document.querySelectorAll('[data-testid="order-book"] tr.bid').length === count,
+      Math.min(expected.bids.length, 12),
+    );
+    assert.deepEqual(await gappedBook.locator("tr.bid td.price").allInnerTexts(), rows(expected.bids));
+    assert.deepEqual(
+      await gappedBook.locator("tr.ask td.price").allInnerTexts(),
+      rows(expected.asks).reverse(),
+    );
+    await gapped.close();
     await page.close();
     assertNoConsoleErrors();
   });

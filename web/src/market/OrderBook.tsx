@@ -47,6 +47,7 @@ export function OrderBook({ feed, optionTitle }: { feed: FeedSnapshot; optionTit
       aria-labelledby="book-title"
       data-testid="order-book"
       data-updates={feed.updates}
+      data-reseeds={feed.reseeds}
       data-state={feed.state}
     >
       <div class="row" style={{ justifyContent: "space-between" }}>
