@@ -3,6 +3,7 @@
 // partners, users, markets in every status (drafts too) and deposits. All of the console's SQL is
 // here; routes call these functions and shape the rows. Read only: no table or index of its own.
 
+import type { Statement } from "better-sqlite3";
 import type { Page, PageRequest } from "../exchange-read-models.js";
 import type { SqliteDatabase } from "./database.js";
 
@@ -99,6 +100,16 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
      FROM identity_partners p ORDER BY p.partner_id DESC LIMIT ? OFFSET ?`,
   );
   const depositWhere = (userId: number | undefined) => (userId === undefined ? "1" : "user_id = ?");
+  // The filters give a handful of WHERE clauses; each is prepared once.
+  const prepared = new Map<string, Statement>();
+  const statement = (sql: string, safeIntegers = false) => {
+    let found = prepared.get(sql);
+    if (found === undefined) {
+      found = db.prepare(sql).safeIntegers(safeIntegers);
+      prepared.set(sql, found);
+    }
+    return found;
+  };
 
   return {
     recentTrades(optionId, limit) {
@@ -164,20 +175,17 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         params.push(prefix, prefix, prefix, /^[0-9]{1,15}$/.test(keyword) ? Number(keyword) : -1);
       }
       const where = conditions.length === 0 ? "1" : conditions.join(" AND ");
-      const total = db
-        .prepare(`SELECT count(*) FROM identity_users u WHERE ${where}`)
+      const total = statement(`SELECT count(*) FROM identity_users u WHERE ${where}`)
         .pluck()
         .get(...params);
-      const rows = db
-        .prepare(
-          `SELECT u.user_id, u.partner_id, p.name AS partner_name, u.marchant_user_id, u.email, u.user_name,
+      const rows = statement(
+        `SELECT u.user_id, u.partner_id, p.name AS partner_name, u.marchant_user_id, u.email, u.user_name,
                   u.created_at_ms,
                   (SELECT count(*) FROM identity_sessions s
                    WHERE s.user_id = u.user_id AND s.revoked_at_ms IS NULL AND s.expires_at_ms > ?) AS active_sessions
            FROM identity_users u JOIN identity_partners p ON p.partner_id = u.partner_id
            WHERE ${where} ORDER BY u.user_id DESC LIMIT ? OFFSET ?`,
-        )
-        .all(nowMs, ...params, page.pageSize, (page.page - 1) * page.pageSize) as {
+      ).all(nowMs, ...params, page.pageSize, (page.page - 1) * page.pageSize) as {
         user_id: number;
         partner_id: number;
         partner_name: string;
@@ -215,17 +223,14 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         params.push(`%${likeEscape(keyword)}%`, /^[0-9]{1,15}$/.test(keyword) ? Number(keyword) : -1);
       }
       const where = conditions.length === 0 ? "1" : conditions.join(" AND ");
-      const total = db
-        .prepare(`SELECT count(*) FROM markets WHERE ${where}`)
+      const total = statement(`SELECT count(*) FROM markets WHERE ${where}`)
         .pluck()
         .get(...params);
-      const rows = db
-        .prepare(
-          `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume
+      const rows = statement(
+        `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume
            FROM markets WHERE ${where} ORDER BY market_id DESC LIMIT ? OFFSET ?`,
-        )
-        .safeIntegers(true)
-        .all(...params, page.pageSize, (page.page - 1) * page.pageSize) as {
+        true,
+      ).all(...params, page.pageSize, (page.page - 1) * page.pageSize) as {
         market_id: bigint;
         title: string;
         model_type: string;
@@ -256,17 +261,14 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
     deposits(filter, page) {
       const params = filter.userId === undefined ? [] : [filter.userId];
       const where = depositWhere(filter.userId);
-      const total = db
-        .prepare(`SELECT count(*) FROM exchange_deposits WHERE ${where}`)
+      const total = statement(`SELECT count(*) FROM exchange_deposits WHERE ${where}`)
         .pluck()
         .get(...params);
-      const rows = db
-        .prepare(
-          `SELECT tx_hash, user_id, amount, credited_at_ms FROM exchange_deposits WHERE ${where}
+      const rows = statement(
+        `SELECT tx_hash, user_id, amount, credited_at_ms FROM exchange_deposits WHERE ${where}
            ORDER BY credited_at_ms DESC, tx_hash LIMIT ? OFFSET ?`,
-        )
-        .safeIntegers(true)
-        .all(...params, page.pageSize, (page.page - 1) * page.pageSize) as {
+        true,
+      ).all(...params, page.pageSize, (page.page - 1) * page.pageSize) as {
         tx_hash: string;
         user_id: bigint;
         amount: bigint;
