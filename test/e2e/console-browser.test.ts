@@ -4,10 +4,14 @@
 // takes a market from draft to settled while an order placed through the SDK shows up, approves a
 // withdrawal, and shows the API's own message when an action is refused. Both pages are used at
 // 1280 px and at a phone's width, by keyboard where a reader would, and no page may log an error.
-// Screenshots of both pages are written to docs/ for the README.
+// Screenshots of both pages are taken (CONSOLE_SCREENSHOTS=docs refreshes the README's, in docs/).
 
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { demoMarkets } from "../../src/demo/content.js";
 import {
@@ -24,7 +28,18 @@ import {
 const skip = browserSkipReason();
 const botTickMs = 100;
 const waitMs = 15_000;
-const docsDirectory = new URL("../../docs/", import.meta.url);
+/**
+ * Screenshots go to a temporary folder, so a test run leaves the work tree as it was;
+ * CONSOLE_SCREENSHOTS=docs writes them over the README's pictures in docs/.
+ */
+const screenshotsTemporary =
+  process.env.CONSOLE_SCREENSHOTS === "docs" || skip !== undefined
+    ? undefined
+    : mkdtempSync(join(tmpdir(), "predex-console-shots-"));
+const docsDirectory =
+  screenshotsTemporary === undefined
+    ? new URL("../../docs/", import.meta.url)
+    : pathToFileURL(`${screenshotsTemporary}/`);
 
 let platform: DemoConsolePlatform;
 let browser: ConsoleBrowser;
@@ -76,6 +91,7 @@ describe("the web console in Chromium", { skip }, () => {
   after(async () => {
     await browser?.close();
     await platform?.stop();
+    if (screenshotsTemporary !== undefined) rmSync(screenshotsTemporary, { recursive: true, force: true });
   });
 
   it("lists the demo's markets, by category and by search, and is usable by keyboard", async () => {
