@@ -24,9 +24,15 @@ export function whatToTry({ demo, credentialsPath, addresses }: WhatToTryInput):
     "What to try:",
     `  credentials      ${credentialsPath} (merchantId, appKey, appSecret, apiKey)`,
   ];
+  if (addresses.public !== undefined)
+    lines.push(`  market pages     ${addresses.public}/ (the web console, no sign-in)`);
+  if (addresses.admin !== undefined)
+    lines.push(`  operator's desk  ${addresses.admin}/ (sign in with the admin token)`);
   const example = demo.example;
   if (example !== undefined) {
     lines.push(`  a market         ${example.market.marketId}: ${example.market.title}`);
+    if (addresses.public !== undefined)
+      lines.push(`  its page         ${addresses.public}/#/market/${example.market.marketId}`);
     if (addresses.public !== undefined && example.yesAssetId !== undefined) {
       lines.push(
         `  price history    ${addresses.public}/prices-history?market=${example.yesAssetId}&interval=1h`,

@@ -5,6 +5,7 @@ import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/typ
 import Fastify from "fastify";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
+import { registerConsolePage } from "../shared/console-pages.js";
 import { registerDocs } from "../shared/docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
@@ -27,5 +28,6 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
     description: "Bearer `PREDEX_ADMIN_TOKEN`. Bound to 127.0.0.1 by default.",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
+  await registerConsolePage(app, "desk");
   return app;
 }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { constantTimeEqual } from "../../gateway/signature.js";
 import { sha256Hex } from "../../identity/credentials.js";
 import { badRequest, sendServiceError, unauthorized, unsupportedMediaType } from "../partner/errors.js";
+import { isConsoleRequest } from "../shared/console-pages.js";
 import { isDocsRequest } from "../shared/docs.js";
 import { decodeJsonBody } from "../shared/raw-body.js";
 
@@ -11,7 +12,7 @@ export function createAdminGuard(adminToken: string) {
   // Comparing digests keeps the comparison constant-time whatever length the caller sends.
   const expectedDigest = sha256Hex(adminToken);
   return async function requireAdminToken(request: FastifyRequest, reply: FastifyReply) {
-    if (isDocsRequest(request.url)) return undefined;
+    if (isDocsRequest(request.url) || isConsoleRequest(request.url)) return undefined;
     const header = request.headers.authorization;
     if (header === undefined) return sendServiceError(reply, unauthorized("Missing Authorization header"));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

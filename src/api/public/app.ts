@@ -5,6 +5,7 @@ import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/typ
 import Fastify, { type FastifyServerOptions } from "fastify";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
+import { registerConsolePage } from "../shared/console-pages.js";
 import { registerDocs } from "../shared/docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
@@ -32,5 +33,6 @@ export async function buildPublicApp(
       "No credentials: price history, the public market WebSocket, and Polymarket-compatible CLOB reads (/book, /price, /midpoint, /markets, …).",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
+  await registerConsolePage(app, "market");
   return app;
 }
