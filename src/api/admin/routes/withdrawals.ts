@@ -3,6 +3,9 @@
 // `data` like the user's history) is how the operator finds what waits for review (status=PENDING). approve: PENDING → APPROVED (still frozen); reject: PENDING or APPROVED →
 // REJECTED (amount + fee back to available); complete: APPROVED → COMPLETED (the amount leaves,
 // the fee is platform income). Each answers the withdrawal as it now is, with its owner.
+// With a chain configured, `chain` shows the on-chain payment (src/chain/withdrawal-sender.ts): the
+// hot wallet pays approved withdrawals itself; reject and complete by hand are refused while its
+// transaction is in flight; complete takes `txHash` when the operator paid from elsewhere.
 
 import { type Static, Type } from "typebox";
 import type { ExchangeCommand } from "../../../core/commands.js";
@@ -21,7 +24,33 @@ import { withdrawalView } from "../../partner/views/wallet-view.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { parseId } from "../../shared/wire-format.js";
 
-const AdminWithdrawal = Type.Object({ ...Withdrawal.properties, userId: Type.String() });
+const ChainSend = Type.Object(
+  {
+    status: Type.String({
+      description:
+        "WAITING (the hot wallet is short of tokens or gas), SIGNED, SENT, COMPLETED, FAILED, DROPPED, or HELD (taken over by the operator)",
+    }),
+    txHash: Type.Union([Type.String(), Type.Null()]),
+    nonce: Type.Union([Type.Integer(), Type.Null()]),
+    broadcasts: Type.Integer({ description: "Times the signed transaction was handed to the node" }),
+    error: Type.Union([Type.String(), Type.Null()], { description: "Why it failed, was dropped or waits" }),
+  },
+  { description: "The on-chain payment, when a chain is configured and it has one" },
+);
+const AdminWithdrawal = Type.Object({
+  ...Withdrawal.properties,
+  userId: Type.String(),
+  chain: Type.Union([ChainSend, Type.Null()]),
+});
+const CompleteRequest = Type.Object({
+  txHash: Type.Optional(
+    Type.String({
+      pattern: "^0x[0-9a-fA-F]{64}$",
+      description: "complete: the transaction that paid it, when sent from a wallet outside predex",
+    }),
+  ),
+});
+type CompleteRequest = Static<typeof CompleteRequest>;
 const WithdrawalParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
 type WithdrawalParams = Static<typeof WithdrawalParams>;
 const WithdrawalListQuery = Type.Object({
@@ -82,7 +111,10 @@ export default defineRoutes((app, deps) => {
         { userId, status: status as WithdrawalRecordStatus | undefined },
         page.value,
       );
-      return ok({ count: found.total, records: found.records.map(adminWithdrawalView) });
+      return ok({
+        count: found.total,
+        records: found.records.map((withdrawal) => adminWithdrawalView(deps, withdrawal)),
+      });
     },
   );
 
@@ -94,6 +126,7 @@ export default defineRoutes((app, deps) => {
           summary,
           tags: ["Wallet"],
           params: WithdrawalParams,
+          ...(action === "complete" ? { body: Type.Optional(CompleteRequest) } : {}),
           response: partnerResponses(AdminWithdrawal),
         },
       },
@@ -101,8 +134,36 @@ export default defineRoutes((app, deps) => {
         const params: WithdrawalParams = request.params;
         const withdrawalId = parseId(params.id);
         if (withdrawalId === undefined) return sendRejection(reply, reject("WITHDRAWAL_NOT_FOUND"));
+        const body: CompleteRequest = (request.body as CompleteRequest | undefined) ?? {};
+        const chain = deps.chainWallet?.store;
+        const existing = await deps.exchangeReadModels.withdrawalById(withdrawalId);
+        // Rejecting or completing by hand takes the withdrawal from the hot wallet first, atomically:
+        // refused while a payment is in flight, so the user is never both refunded and paid.
+        const handOperated = chain !== undefined && existing !== undefined && action !== "approve";
+        if (handOperated) {
+          const inFlight = chain.hold(withdrawalId, existing.address.toLowerCase(), deps.nowMs());
+          if (inFlight !== undefined) {
+            return sendRejection(
+              reply,
+              reject(
+                "INVALID_INPUT",
+                `the hot wallet's transaction ${inFlight.txHash ?? ""} is ${inFlight.status}; wait for it to complete, fail or be dropped`,
+              ),
+            );
+          }
+        }
         const result = await deps.engine.submit({ type: command, withdrawalId } satisfies ExchangeCommand);
-        if (!result.ok) return sendRejection(reply, result.rejection);
+        if (!result.ok) {
+          if (handOperated) chain.release(withdrawalId);
+          return sendRejection(reply, result.rejection);
+        }
+        if (handOperated && action === "complete") {
+          chain.setWithdrawal(withdrawalId, {
+            status: "COMPLETED",
+            nowMs: deps.nowMs(),
+            ...(body.txHash === undefined ? {} : { txHash: body.txHash.toLowerCase() }),
+          });
+        }
         return ok(await adminView(deps, withdrawalId));
       },
     );
@@ -113,9 +174,29 @@ async function adminView(deps: PlatformDeps, withdrawalId: number) {
   // Projected in the same commit as the command, so the read model already shows the new status.
   const withdrawal = await deps.exchangeReadModels.withdrawalById(withdrawalId);
   if (withdrawal === undefined) throw new Error(`withdrawal ${withdrawalId} is missing from the read model`);
-  return adminWithdrawalView(withdrawal);
+  return adminWithdrawalView(deps, withdrawal);
 }
 
-function adminWithdrawalView(withdrawal: WithdrawalRecord) {
-  return { ...withdrawalView(withdrawal), userId: String(withdrawal.userId) };
+export function adminWithdrawalView(deps: PlatformDeps, withdrawal: WithdrawalRecord) {
+  const chain = deps.chainWallet;
+  const sent = chain?.store.withdrawal(withdrawal.withdrawalId);
+  const waiting = chain?.sender?.waiting().get(withdrawal.withdrawalId);
+  const chainView =
+    sent !== undefined
+      ? {
+          status: sent.status,
+          txHash: sent.txHash,
+          nonce: sent.nonce,
+          broadcasts: sent.broadcasts,
+          error: sent.lastError,
+        }
+      : waiting !== undefined && withdrawal.status === "APPROVED"
+        ? { status: "WAITING", txHash: null, nonce: null, broadcasts: 0, error: waiting }
+        : null;
+  return {
+    ...withdrawalView(withdrawal),
+    txHash: sent?.status === "SENT" || sent?.status === "COMPLETED" ? sent.txHash : null,
+    userId: String(withdrawal.userId),
+    chain: chainView,
+  };
 }
