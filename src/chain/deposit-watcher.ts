@@ -4,9 +4,9 @@
 //
 // Each round:
 //  1. Scan from the cursor (the last block scanned, kept in SQLite across restarts) to the head, in
-//     ranges of at most getLogsBlocksMax blocks, but never starting later than the oldest block
-//     that is not yet confirmed: the unconfirmed window is read again every round, so a transfer a
-//     reorganisation moved to another block is found there, and one it removed is not.
+//     ranges of at most getLogsBlocksMax blocks, starting `confirmations` blocks below the cursor:
+//     that window is read again every round, so a transfer a reorganisation moved to another block
+//     is found there, and one it removed is not.
 //  2. Record what was seen (keyed by transaction hash + log index, with its block's hash). A pending
 //     deposit in the rescanned window that the scan no longer finds is DROPPED (it may come back).
 //  3. For each pending deposit whose block now has the confirmations: compare the hash of the
@@ -110,8 +110,10 @@ export class DepositWatcher {
       cursor = (this.#deps.startBlock ?? head) - 1n;
       store.setCursor(depositCursorName, cursor, this.#deps.nowMs());
     }
-    const oldestUnconfirmed = head - BigInt(confirmations) + 1n;
-    let from = cursor + 1n < oldestUnconfirmed ? cursor + 1n : oldestUnconfirmed;
+    // The last `confirmations` blocks below the cursor (or below the head, when a reorganisation
+    // made the chain shorter) are read again: whatever a reorganisation replaced lies there, even
+    // when the new chain has meanwhile grown past the cursor by more than that.
+    let from = (cursor < head ? cursor : head) - BigInt(confirmations) + 1n;
     if (from < 0n) from = 0n;
     if (from <= head) await this.#scan(from, head, cursor);
     await this.#confirm(head);

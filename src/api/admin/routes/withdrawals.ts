@@ -42,15 +42,8 @@ const AdminWithdrawal = Type.Object({
   userId: Type.String(),
   chain: Type.Union([ChainSend, Type.Null()]),
 });
-const CompleteRequest = Type.Object({
-  txHash: Type.Optional(
-    Type.String({
-      pattern: "^0x[0-9a-fA-F]{64}$",
-      description: "complete: the transaction that paid it, when sent from a wallet outside predex",
-    }),
-  ),
-});
-type CompleteRequest = Static<typeof CompleteRequest>;
+/** complete's optional body `{txHash}`: the transaction that paid it, when sent from outside predex. */
+const txHashPattern = /^0x[0-9a-fA-F]{64}$/;
 const WithdrawalParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
 type WithdrawalParams = Static<typeof WithdrawalParams>;
 const WithdrawalListQuery = Type.Object({
@@ -126,7 +119,12 @@ export default defineRoutes((app, deps) => {
           summary,
           tags: ["Wallet"],
           params: WithdrawalParams,
-          ...(action === "complete" ? { body: Type.Optional(CompleteRequest) } : {}),
+          ...(action === "complete"
+            ? {
+                description:
+                  "Body (optional): `{txHash}`, the 0x transaction hash that paid it when the operator sent it from a wallet outside predex.",
+              }
+            : {}),
           response: partnerResponses(AdminWithdrawal),
         },
       },
@@ -134,7 +132,10 @@ export default defineRoutes((app, deps) => {
         const params: WithdrawalParams = request.params;
         const withdrawalId = parseId(params.id);
         if (withdrawalId === undefined) return sendRejection(reply, reject("WITHDRAWAL_NOT_FOUND"));
-        const body: CompleteRequest = (request.body as CompleteRequest | undefined) ?? {};
+        const txHash = (request.body as { txHash?: unknown } | undefined | null)?.txHash;
+        if (txHash !== undefined && (typeof txHash !== "string" || !txHashPattern.test(txHash))) {
+          return sendServiceError(reply, badRequest("txHash must be 0x followed by 64 hex digits"));
+        }
         const chain = deps.chainWallet?.store;
         const existing = await deps.exchangeReadModels.withdrawalById(withdrawalId);
         // Rejecting or completing by hand takes the withdrawal from the hot wallet first, atomically:
@@ -161,7 +162,7 @@ export default defineRoutes((app, deps) => {
           chain.setWithdrawal(withdrawalId, {
             status: "COMPLETED",
             nowMs: deps.nowMs(),
-            ...(body.txHash === undefined ? {} : { txHash: body.txHash.toLowerCase() }),
+            ...(typeof txHash === "string" ? { txHash: txHash.toLowerCase() } : {}),
           });
         }
         return ok(await adminView(deps, withdrawalId));
