@@ -157,7 +157,11 @@ export interface ChainState {
   readonly cursor: string | null;
   readonly watchedAddresses: number;
   readonly withdrawals: "hot-wallet" | "export" | "off";
-  readonly hotWallet: { readonly address: string; readonly tokenBalance: string; readonly gasBalanceWei: string } | null;
+  readonly hotWallet: {
+    readonly address: string;
+    readonly tokenBalance: string;
+    readonly gasBalanceWei: string;
+  } | null;
 }
 
 export interface ChainDepositRecord {
