@@ -4,7 +4,7 @@
 //   PREDEX_CHAIN_RPC_URL       an EVM node's JSON-RPC URL (http/https); with the contract, turns the
 //   PREDEX_USDT_CONTRACT       deposit watcher on (the token's address, 0x + 40 hex)
 //   PREDEX_CONFIRMATIONS       blocks a transfer needs (its own included) before it counts; default 12
-//   PREDEX_CHAIN_POLL_MS       how often the node is asked for a new block; default 500
+//   PREDEX_CHAIN_POLL_MS       how often the node is asked for a new block; default 250
 //   PREDEX_CHAIN_START_BLOCK   where a first start begins watching; default the head at that start
 //   PREDEX_WITHDRAWAL_KEY_FILE a file holding the hot wallet's 0x-hex private key; with it, approved
 //                              withdrawals are sent on chain. Unset: exported unsigned for the operator.
@@ -29,7 +29,8 @@ export interface ChainConfig {
 }
 
 export const defaultConfirmations = 12;
-export const defaultChainPollMs = 500;
+/** Half of it is the mean wait before a confirmed deposit is credited (bench:chain). */
+export const defaultChainPollMs = 250;
 /** Past this a reorganisation is not a fork but a broken node; refuse such a setting. */
 export const confirmationsMax = 1_000;
 

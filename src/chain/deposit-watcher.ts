@@ -181,6 +181,7 @@ export class DepositWatcher {
   async #confirm(head: bigint): Promise<void> {
     const { client, store, confirmations, engine } = this.#deps;
     const canonical = new Map<bigint, Hex>();
+    const due: ChainDeposit[] = [];
     for (const pending of store.pendingDeposits()) {
       if (head - pending.blockNumber + 1n < BigInt(confirmations)) break; // oldest first: the rest are younger
       let hash = canonical.get(pending.blockNumber);
@@ -197,21 +198,30 @@ export class DepositWatcher {
         store.setDepositStatus(pending.txHash, pending.logIndex, "BELOW_MINIMUM", nowMs);
         continue;
       }
-      const result = await engine.submit({
-        type: "Deposit",
-        userId: pending.userId,
-        amount: pending.amountAtoms,
-        txHash: depositKey(pending.txHash, pending.logIndex),
-      });
+      due.push(pending);
+    }
+    // Submitted together, so the engine commits them in one group (one fsync for a catch-up's many).
+    const results = await Promise.all(
+      due.map((pending) =>
+        engine.submit({
+          type: "Deposit",
+          userId: pending.userId,
+          amount: pending.amountAtoms,
+          txHash: depositKey(pending.txHash, pending.logIndex),
+        }),
+      ),
+    );
+    results.forEach((result, index) => {
+      const pending = due[index]!;
       if (!result.ok && result.rejection.code !== "DEPOSIT_DUPLICATE") {
         this.#deps.logger.error(
           { txHash: pending.txHash, logIndex: pending.logIndex, rejection: result.rejection },
           "deposit watcher: the engine refused a confirmed deposit; it stays pending",
         );
-        continue;
+        return;
       }
       store.setDepositStatus(pending.txHash, pending.logIndex, "CREDITED", this.#deps.nowMs());
       this.#deps.onCredited?.({ ...pending, status: "CREDITED" }, head);
-    }
+    });
   }
 }
