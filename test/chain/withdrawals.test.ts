@@ -198,10 +198,22 @@ describe("withdrawals signed elsewhere", () => {
       const signed = await offline.signTransaction(parseTransaction(unsigned.unsignedTransaction as Hex));
       const txHash = await devnet.publicClient.sendRawTransaction({ serializedTransaction: signed });
       await devnet.publicClient.waitForTransactionReceipt({ hash: txHash });
+      // The hash is checked on chain: buried by the confirmations, and paying this withdrawal.
+      await assert.rejects(
+        exportOnly.operator.completeWithdrawal(requested.withdrawId, txHash),
+        /has 1 of 3 confirmations/,
+      );
+      await devnet.mine(testConfirmations - 1);
+      const unrelated = await sendUsdt(devnet, devnet.fundedKey, destination, 1n);
+      await devnet.mine(testConfirmations);
+      await assert.rejects(
+        exportOnly.operator.completeWithdrawal(requested.withdrawId, unrelated),
+        /does not transfer 33500000 token units/,
+      );
       const completed = await exportOnly.operator.completeWithdrawal(requested.withdrawId, txHash);
       assert.equal(completed.status, "COMPLETED");
       assert.equal(completed.txHash, txHash);
-      assert.equal(await usdtUnitsOf(devnet, destination), 33_500_000n);
+      assert.equal(await usdtUnitsOf(devnet, destination), 33_500_001n);
       assert.deepEqual(await usdtOf(client), { available: "45.5", frozen: "0" });
       assert.equal((await exportOnly.operator.exportWithdrawals()).records.length, 0);
       // With a hot wallet, there is nothing to export.

@@ -8,6 +8,7 @@
 // transaction is in flight; complete takes `txHash` when the operator paid from elsewhere.
 
 import { type Static, Type } from "typebox";
+import { paymentProblem } from "../../../chain/payment-check.js";
 import type { ExchangeCommand } from "../../../core/commands.js";
 import { reject } from "../../../core/errors.js";
 import {
@@ -140,6 +141,10 @@ export default defineRoutes((app, deps) => {
         const existing = await deps.exchangeReadModels.withdrawalById(withdrawalId);
         // Rejecting or completing by hand takes the withdrawal from the hot wallet first, atomically:
         // refused while a payment is in flight, so the user is never both refunded and paid.
+        if (typeof txHash === "string" && deps.chainWallet !== undefined && existing?.status === "APPROVED") {
+          const problem = await paymentProblem(deps.chainWallet, txHash, existing.address, existing.amount);
+          if (problem !== undefined) return sendServiceError(reply, badRequest(problem));
+        }
         const handOperated = chain !== undefined && existing !== undefined && action !== "approve";
         if (handOperated) {
           const inFlight = chain.hold(withdrawalId, existing.address.toLowerCase(), deps.nowMs());
