@@ -14,7 +14,7 @@ import { buildPublicApp } from "./api/public/app.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
-import { type ChainWallet, startChainWallet } from "./chain/chain-wallet.js";
+import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
@@ -51,7 +51,7 @@ export interface PlatformOptions {
    */
   readonly userHistoryIndexLag?: number;
   /** The chain watcher's hook on every credit (bench:chain measures latency with it). */
-  readonly onChainDepositCredited?: Parameters<typeof startChainWallet>[0]["onCredited"];
+  readonly onChainDepositCredited?: ChainWalletOptions["onCredited"];
 }
 
 export interface Platform {
@@ -151,6 +151,8 @@ export async function startPlatform(
   let chainWallet: ChainWallet | undefined;
   if (config.chain.network !== undefined) {
     try {
+      // Loaded only with a chain configured: viem and the wallet stay out of a plain start.
+      const { startChainWallet } = await import("./chain/chain-wallet.js");
       chainWallet = await startChainWallet({
         network: config.chain.network,
         withdrawalKeyFile: config.chain.withdrawalKeyFile,

@@ -105,6 +105,9 @@ export interface ChainWithdrawal {
   readonly updatedAtMs: number;
 }
 
+/** The deposit watcher's cursor in chain_cursors. */
+export const depositCursorName = "deposits";
+
 /** How many pending deposits the watcher tracks at once, and how many a user's history shows. */
 export const pendingDepositsMax = 10_000;
 export const userPendingDepositsShownMax = 100;

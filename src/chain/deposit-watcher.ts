@@ -19,7 +19,7 @@ import type { Logger } from "pino";
 import type { Address, Chain, Hex, PublicClient, Transport } from "viem";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
-import type { ChainDeposit, ChainStore } from "./chain-store.js";
+import { type ChainDeposit, type ChainStore, depositCursorName } from "./chain-store.js";
 import {
   depositAmountAtomsMin,
   depositKey,
@@ -28,8 +28,6 @@ import {
 } from "./deposit-policy.js";
 import { transferEvent } from "./erc20.js";
 import { unitsToAtoms } from "./token-units.js";
-
-export const depositCursorName = "deposits";
 
 export interface DepositWatcherDeps {
   readonly client: PublicClient<Transport, Chain>;

@@ -12,7 +12,7 @@
 
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { HDKey } from "@scure/bip32";
-import { getAddress, toHex } from "viem";
+// viem/accounts, not viem's index: the platform's start stays light when no chain is configured.
 import { publicKeyToAddress } from "viem/accounts";
 
 export const depositNetwork = "ERC20";
@@ -54,7 +54,7 @@ export class DepositAddresses {
     this.#accountKey = HDKey.fromExtendedKey(accountKey.publicExtendedKey);
     this.#externalChain = this.#accountKey.deriveChild(0);
     this.#store = store;
-    this.keyId = toHex(this.#accountKey.identifier!).slice(2);
+    this.keyId = Buffer.from(this.#accountKey.identifier!).toString("hex");
   }
 
   /** The account-level extended public key the addresses derive from. */
@@ -64,9 +64,8 @@ export class DepositAddresses {
 
   /** The user's address (EIP-55 checksummed), remembered on first issue. */
   addressOf(userId: number, nowMs: number): string {
-    const known = this.#store.addressOf(userId, this.keyId);
-    if (known !== undefined) return getAddress(known);
     const address = this.derive(userId);
+    if (this.#store.addressOf(userId, this.keyId) !== undefined) return address;
     const lower = address.toLowerCase();
     this.#store.remember(userId, lower, this.keyId, nowMs);
     this.#watched?.push({ address: lower, userId });
@@ -81,7 +80,8 @@ export class DepositAddresses {
     }
     const child = this.#externalChain.deriveChild(userId);
     const uncompressed = secp256k1.Point.fromBytes(child.publicKey!).toBytes(false);
-    return publicKeyToAddress(toHex(uncompressed));
+    // Checksummed (EIP-55) by viem.
+    return publicKeyToAddress(`0x${Buffer.from(uncompressed).toString("hex")}`);
   }
 
   /** The owner of an address this platform has issued; undefined for any other address. */

@@ -4,11 +4,8 @@
 // withdrawal whose transaction failed or was dropped (POST /admin/withdrawals/{id}/retry).
 
 import { type Static, Type } from "typebox";
-import type { ChainDeposit, ChainDepositStatus } from "../../../chain/chain-store.js";
-import { depositCursorName } from "../../../chain/deposit-watcher.js";
-import { erc20Abi } from "../../../chain/erc20.js";
+import { type ChainDeposit, type ChainDepositStatus, depositCursorName } from "../../../chain/chain-store.js";
 import { unitsToAtoms } from "../../../chain/token-units.js";
-import { unsignedWithdrawals } from "../../../chain/unsigned-withdrawals.js";
 import { reject } from "../../../core/errors.js";
 import { formatAtoms } from "../../../core/money.js";
 import { evmAddressPattern } from "../../../wallet/deposit-addresses.js";
@@ -154,6 +151,8 @@ export default defineRoutes((app, deps) => {
       let hotWallet = null;
       if (chain.sender !== undefined) {
         const address = chain.sender.address;
+        // viem's pieces load with the chain wallet, not at start (src/server.ts).
+        const { erc20Abi } = await import("../../../chain/erc20.js");
         const [tokenUnits, gasBalanceWei] = await Promise.all([
           chain.client.readContract({
             address: chain.token,
@@ -246,6 +245,7 @@ export default defineRoutes((app, deps) => {
         const sent = chain.store.withdrawal(withdrawal.withdrawalId);
         return sent === undefined || sent.status === "FAILED" || sent.status === "DROPPED";
       });
+      const { unsignedWithdrawals } = await import("../../../chain/unsigned-withdrawals.js");
       const records = await unsignedWithdrawals(chain, open, query.from as `0x${string}` | undefined);
       return ok({ records });
     },

@@ -8,7 +8,6 @@
 // transaction is in flight; complete takes `txHash` when the operator paid from elsewhere.
 
 import { type Static, Type } from "typebox";
-import { paymentProblem } from "../../../chain/payment-check.js";
 import type { ExchangeCommand } from "../../../core/commands.js";
 import { reject } from "../../../core/errors.js";
 import {
@@ -142,6 +141,7 @@ export default defineRoutes((app, deps) => {
         // Rejecting or completing by hand takes the withdrawal from the hot wallet first, atomically:
         // refused while a payment is in flight, so the user is never both refunded and paid.
         if (typeof txHash === "string" && deps.chainWallet !== undefined && existing?.status === "APPROVED") {
+          const { paymentProblem } = await import("../../../chain/payment-check.js");
           const problem = await paymentProblem(deps.chainWallet, txHash, existing.address, existing.amount);
           if (problem !== undefined) return sendServiceError(reply, badRequest(problem));
         }
