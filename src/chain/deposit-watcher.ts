@@ -111,6 +111,7 @@ export class DepositWatcher {
     // The last `confirmations` blocks below the cursor (or below the head, when a reorganisation
     // made the chain shorter) are read again: whatever a reorganisation replaced lies there, even
     // when the new chain has meanwhile grown past the cursor by more than that.
+    // biome-ignore lint/complexity/useMathMinMax: bigint operands, which Math.min does not take.
     let from = (cursor < head ? cursor : head) - BigInt(confirmations) + 1n;
     if (from < 0n) from = 0n;
     if (from <= head) await this.#scan(from, head, cursor);
