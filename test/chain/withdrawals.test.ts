@@ -176,6 +176,39 @@ describe("withdrawals on chain", () => {
     await settle();
     assert.equal(await usdtUnitsOf(devnet, destination), 0n);
   });
+
+  it("are sent again as a new transaction when the operator retries a failed one", async () => {
+    const { client } = await fundedUser(chain, "retried", "30");
+    const destination = privateKeyToAccount(generatePrivateKey()).address;
+    const owner = createWalletClient({
+      account: privateKeyToAccount(devnet.fundedKey),
+      chain: devnet.chain,
+      transport: http(devnet.rpcUrl),
+    });
+    const setBlocked = async (blocked: boolean) => {
+      const hash = await owner.writeContract({
+        address: devnet.usdtContract,
+        abi: testUsdtAbi,
+        functionName: "setBlocked",
+        args: [destination, blocked],
+      });
+      await devnet.publicClient.waitForTransactionReceipt({ hash });
+    };
+    await setBlocked(true);
+    const requested = await client.applyWithdrawal({ amount: 11, address: destination });
+    await chain.operator.approveWithdrawal(requested.withdrawId);
+    await eventually(chainStatusOf(chain, requested.withdrawId, "FAILED"), "the failure");
+    // Retry is only for FAILED or DROPPED; the address unblocked, the retry pays it once.
+    await setBlocked(false);
+    const retried = await chain.operator.retryWithdrawal(requested.withdrawId);
+    assert.equal(retried.status, "APPROVED");
+    await eventually(chainStatusOf(chain, requested.withdrawId, "SENT"), "the new transaction");
+    await devnet.mine(testConfirmations);
+    await eventually(chainStatusOf(chain, requested.withdrawId, "COMPLETED"), "completion");
+    await assert.rejects(chain.operator.retryWithdrawal(requested.withdrawId), /not approved/i);
+    assert.equal(await usdtUnitsOf(devnet, destination), 11_000_000n);
+    assert.deepEqual(await usdtOf(client), { available: "18", frozen: "0" });
+  });
 });
 
 describe("withdrawals signed elsewhere", () => {
