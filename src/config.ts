@@ -2,6 +2,7 @@
 // Nothing else in the codebase reads process.env.
 
 import { resolve } from "node:path";
+import { type ChainConfig, loadChainConfig } from "./chain/chain-config.js";
 
 export interface ListenerConfig {
   readonly host: string;
@@ -35,6 +36,8 @@ export interface PlatformConfig {
   readonly smtpUrl: string | undefined;
   /** The From address of the platform's email. */
   readonly mailFrom: string;
+  /** The chain wallet's settings (src/chain/chain-config.ts); the watcher and sender are off without them. */
+  readonly chain: ChainConfig;
 }
 
 export const defaultSessionTtlSeconds = 86_400;
@@ -75,6 +78,7 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     smtpUrl: smtpUrl(env),
     mailFrom: text(env, "PREDEX_MAIL_FROM") ?? defaultMailFrom,
+    chain: loadChainConfig(env, (message) => new ConfigError(message)),
   };
 }
 

@@ -14,6 +14,7 @@ import { buildPublicApp } from "./api/public/app.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
+import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
@@ -29,6 +30,7 @@ import { openDatabase } from "./store/sqlite/database.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
+import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { createSqliteDepositAddressStore } from "./wallet/sqlite-deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -48,6 +50,8 @@ export interface PlatformOptions {
    * src/store/sqlite/user-history-index.ts); tests lower it so a few orders reach the bulk step.
    */
   readonly userHistoryIndexLag?: number;
+  /** The chain watcher's hook on every credit (bench:chain measures latency with it). */
+  readonly onChainDepositCredited?: ChainWalletOptions["onCredited"];
 }
 
 export interface Platform {
@@ -60,6 +64,10 @@ export interface Platform {
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
   /** The WebSocket channels and the price sampler (src/realtime). */
   readonly realtime: Realtime;
+  /** Where deposit addresses come from: the operator's xpub, or the demo mnemonic (printed at start). */
+  readonly depositKey: DepositKeySource;
+  /** The chain wallet, when PREDEX_CHAIN_RPC_URL and PREDEX_USDT_CONTRACT are set. */
+  readonly chainWallet: ChainWallet | undefined;
   close(): Promise<void>;
 }
 
@@ -138,6 +146,33 @@ export async function startPlatform(
     onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
+  const depositKey = depositKeySource(config.chain.depositXpub, config.dataDir);
+  const depositAddresses = new DepositAddresses(depositKey.accountKey, createSqliteDepositAddressStore(db));
+  let chainWallet: ChainWallet | undefined;
+  if (config.chain.network !== undefined) {
+    try {
+      // Loaded only with a chain configured: viem and the wallet stay out of a plain start.
+      const { startChainWallet } = await import("./chain/chain-wallet.js");
+      chainWallet = await startChainWallet({
+        network: config.chain.network,
+        withdrawalKeyFile: config.chain.withdrawalKeyFile,
+        db,
+        engine: exchange.engine,
+        readModels: exchange.readModels,
+        addresses: depositAddresses,
+        nowMs,
+        logger,
+        ...(options.onChainDepositCredited === undefined
+          ? {}
+          : { onCredited: options.onChainDepositCredited }),
+      });
+    } catch (error) {
+      await exchange.close();
+      await catalogue.close();
+      db.close();
+      throw error;
+    }
+  }
   const deps: PlatformDeps = {
     config,
     nowMs,
@@ -154,8 +189,15 @@ export async function startPlatform(
     exchangeReadModels: exchange.readModels,
     categories,
     catalogue,
-    depositAddresses: new DepositAddresses(masterKey, createSqliteDepositAddressStore(db)),
-    withdrawalRequests: new WithdrawalRequests({ engine: exchange.engine, mfa, nowMs }),
+    depositAddresses,
+    chainWallet,
+    withdrawalRequests: new WithdrawalRequests({
+      engine: exchange.engine,
+      mfa,
+      nowMs,
+      // A withdrawal must be payable exactly in the token's units (USDT: 6 decimals).
+      ...(chainWallet === undefined ? {} : { amountDecimalsMax: Math.min(chainWallet.decimals, 8) }),
+    }),
   };
 
   const https =
@@ -179,6 +221,8 @@ export async function startPlatform(
     // Sockets first: an upgraded connection would otherwise hold its listener's close open.
     realtime.close();
     await Promise.allSettled(Object.values(apps).map((app) => app.close()));
+    // Before the engine: a round in flight may still submit a credit or a completion.
+    await chainWallet?.close();
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
     await catalogue.close();
@@ -199,6 +243,8 @@ export async function startPlatform(
       deps,
       apps,
       realtime,
+      depositKey,
+      chainWallet,
       close,
     };
   } catch (error) {

@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import type { Catalogue } from "../catalog/catalogue.js";
 import type { CategoryService } from "../catalog/categories.js";
+import type { ChainWallet } from "../chain/chain-wallet.js";
 import type { PlatformConfig } from "../config.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
@@ -40,6 +41,8 @@ export interface PlatformDeps {
   readonly catalogue: Catalogue;
   /** Per-user deposit addresses, and the address → user map of the chain watcher (src/wallet). */
   readonly depositAddresses: DepositAddresses;
+  /** The deposit watcher and withdrawal sender (src/chain); undefined without a chain configured. */
+  readonly chainWallet: ChainWallet | undefined;
   /** POST /withdraw/apply's checks, MFA ticket and RequestWithdrawal, in that order (src/wallet). */
   readonly withdrawalRequests: WithdrawalRequests;
 }

@@ -21,9 +21,15 @@ export const adminExchangeUsage = `  admin market create       create a draft or
                             --address 0x… instead of --user-id names the user by deposit address
   admin withdrawal list [--status PENDING] [--user-id ID] [--page N] [--page-size N]
                             withdrawals of every user, newest first
-  admin withdrawal approve|reject|complete ID
-                            move a withdrawal on: approve keeps it frozen, reject returns
-                            amount + fee to the user, complete sends them out`;
+  admin withdrawal approve|reject|complete ID [--tx-hash 0x…]
+                            move a withdrawal on: approve keeps it frozen (with a hot wallet,
+                            predex then pays it on chain), reject returns amount + fee to the
+                            user, complete sends them out (--tx-hash: paid from elsewhere)
+  admin withdrawal retry ID send a withdrawal whose chain transaction FAILED or was DROPPED again
+  admin withdrawal export [--from 0x…]
+                            approved withdrawals as unsigned ERC20 transfers (JSON), for signing
+                            outside predex; --from fills in nonce, gas, fees, serialized bytes
+  admin chain               the chain wallet: deposit xpub, watcher head and cursor, hot wallet`;
 
 export type AdminConnection = { url: string; token: string };
 
@@ -158,8 +164,13 @@ export async function runAdminWithdrawal(
       page: { type: "string" },
       "page-size": { type: "string" },
       "admin-url": { type: "string" },
+      "tx-hash": { type: "string" },
+      from: { type: "string" },
     },
   });
+  if (action === "export") {
+    return print(clientFor(connection(values["admin-url"])).exportWithdrawals(values.from));
+  }
   if (action === "list") {
     return print(
       clientFor(connection(values["admin-url"])).listWithdrawals({
@@ -171,7 +182,7 @@ export async function runAdminWithdrawal(
     );
   }
   const [withdrawId] = positionals;
-  if (action !== "approve" && action !== "reject" && action !== "complete") {
+  if (action !== "approve" && action !== "reject" && action !== "complete" && action !== "retry") {
     return usageError(`predex admin withdrawal: unknown action "${action ?? ""}"`);
   }
   if (withdrawId === undefined) return usageError(`predex admin withdrawal ${action} needs a withdrawal id`);
@@ -179,7 +190,8 @@ export async function runAdminWithdrawal(
   const actions = {
     approve: () => client.approveWithdrawal(withdrawId),
     reject: () => client.rejectWithdrawal(withdrawId),
-    complete: () => client.completeWithdrawal(withdrawId),
+    complete: () => client.completeWithdrawal(withdrawId, values["tx-hash"]),
+    retry: () => client.retryWithdrawal(withdrawId),
   };
   return print(actions[action]());
 }
@@ -212,4 +224,13 @@ async function print(answer: Promise<unknown>): Promise<number> {
 function usageError(message: string): number {
   console.error(`${message}\n\n${adminExchangeUsage}`);
   return 2;
+}
+
+/** `predex admin chain`: the chain wallet's state. */
+export async function runAdminChain(
+  args: readonly string[],
+  connection: (adminUrl: string | undefined) => AdminConnection,
+): Promise<number> {
+  const { values } = parseArgs({ args: [...args], options: { "admin-url": { type: "string" } } });
+  return print(clientFor(connection(values["admin-url"])).chainState());
 }

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { adminTokenFileName } from "../server.js";
 import { runAdminCategory } from "./admin-category.js";
-import { runAdminDeposit, runAdminMarket, runAdminWithdrawal } from "./admin-exchange.js";
+import { runAdminChain, runAdminDeposit, runAdminMarket, runAdminWithdrawal } from "./admin-exchange.js";
 
 export async function runAdmin(args: readonly string[]): Promise<number> {
   const [resource, action, ...rest] = args;
@@ -15,6 +15,8 @@ export async function runAdmin(args: readonly string[]): Promise<number> {
   if (resource === "market") return runAdminMarket(action, rest, adminConnection);
   if (resource === "category") return runAdminCategory(action, rest, adminConnection);
   if (resource === "withdrawal") return runAdminWithdrawal(action, rest, adminConnection);
+  if (resource === "chain")
+    return runAdminChain(action === undefined ? rest : [action, ...rest], adminConnection);
   if (resource === "deposit")
     return runAdminDeposit(action === undefined ? rest : [action, ...rest], adminConnection);
   console.error(`predex admin: unknown command "${[resource, action].filter(Boolean).join(" ")}"`);

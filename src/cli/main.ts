@@ -27,7 +27,18 @@ ${adminExchangeUsage}
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
-PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT`;
+PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT
+
+Chain wallet (docs/chain.md; without the first two, no chain: deposits by the operator only):
+  PREDEX_CHAIN_RPC_URL        an EVM node's JSON-RPC URL; with PREDEX_USDT_CONTRACT (the token's
+  PREDEX_USDT_CONTRACT        0x address) the deposit watcher runs
+  PREDEX_CONFIRMATIONS        blocks a transfer needs, its own included, before it counts (12)
+  PREDEX_CHAIN_POLL_MS        how often the node is asked for new blocks (250)
+  PREDEX_CHAIN_START_BLOCK    where a first start begins watching (default: the head then)
+  PREDEX_DEPOSIT_XPUB         account-level xpub of m/44'/60'/0'; user N's address is its child 0/N
+                              (unset: a demo mnemonic in the data dir, printed at start; not for real funds)
+  PREDEX_WITHDRAWAL_KEY_FILE  a file (chmod 600) with the hot wallet's 0x-hex private key: approved
+                              withdrawals are paid on chain (unset: admin withdrawal export)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
-import { adminTokenFileName, startPlatform } from "../server.js";
+import { adminTokenFileName, type Platform, startPlatform } from "../server.js";
 import { startServeDemo } from "./demo-serve.js";
 
 /** Returns -1: the process keeps running until a signal closes the platform. */
@@ -28,6 +28,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
     console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
     console.log(`  ${platform.adminToken}`);
   }
+  printWallet(platform);
   const demo = values.demo ? await startServeDemo(platform, config.dataDir) : undefined;
 
   let stopping = false;
@@ -54,4 +55,27 @@ export async function runServe(args: readonly string[]): Promise<number> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   return -1;
+}
+
+/** Where deposit addresses come from, and the chain wallet's mode (docs/chain.md). */
+function printWallet(platform: Platform): void {
+  const demoKey = platform.depositKey.demo;
+  if (demoKey !== undefined) {
+    console.log(`\nDeposit addresses: DEMO mnemonic — demo, not for real funds (saved in ${demoKey.path}):`);
+    console.log(`  ${demoKey.mnemonic}`);
+    console.log("  Its keys control every deposit address shown; set PREDEX_DEPOSIT_XPUB for real funds.");
+  } else {
+    console.log("\nDeposit addresses: children 0/N of PREDEX_DEPOSIT_XPUB (the operator holds the keys)");
+  }
+  const chain = platform.chainWallet;
+  if (chain === undefined) {
+    console.log("Chain: none (PREDEX_CHAIN_RPC_URL unset); deposits are credited by the operator");
+    return;
+  }
+  console.log(
+    `Chain ${chain.chainId}: watching ${chain.token} (${chain.decimals} decimals), ${chain.confirmations} confirmations; ` +
+      (chain.sender === undefined
+        ? "withdrawals exported unsigned (predex admin withdrawal export)"
+        : `withdrawals paid from hot wallet ${chain.sender.address}`),
+  );
 }

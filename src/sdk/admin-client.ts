@@ -115,6 +115,68 @@ export type DepositRequest = (
 /** A withdrawal as the operator sees it: the user's view plus its owner. */
 export interface AdminWithdrawal extends Withdrawal {
   readonly userId: string;
+  /** The on-chain payment, when a chain is configured and it has one (src/chain). */
+  readonly chain: {
+    /** WAITING, SIGNED, SENT, COMPLETED, FAILED, DROPPED or HELD. */
+    readonly status: string;
+    readonly txHash: string | null;
+    readonly nonce: number | null;
+    readonly broadcasts: number;
+    readonly error: string | null;
+  } | null;
+}
+
+export interface UnsignedWithdrawal {
+  readonly withdrawId: string;
+  readonly userId: string;
+  readonly recipient: string;
+  readonly amount: string;
+  readonly tokenUnits: string;
+  readonly chainId: number;
+  readonly to: string;
+  readonly value: string;
+  readonly data: string;
+  readonly from: string | null;
+  readonly nonce: number | null;
+  readonly gas: string | null;
+  readonly maxFeePerGas: string | null;
+  readonly maxPriorityFeePerGas: string | null;
+  readonly unsignedTransaction: string | null;
+  readonly problem: string | null;
+}
+
+export interface ChainState {
+  readonly enabled: boolean;
+  readonly depositXpub: string;
+  readonly demoDepositKey: boolean;
+  readonly chainId: number | null;
+  readonly token: string | null;
+  readonly decimals: number | null;
+  readonly confirmations: number | null;
+  readonly head: string | null;
+  readonly cursor: string | null;
+  readonly watchedAddresses: number;
+  readonly withdrawals: "hot-wallet" | "export" | "off";
+  readonly hotWallet: {
+    readonly address: string;
+    readonly tokenBalance: string;
+    readonly gasBalanceWei: string;
+  } | null;
+}
+
+export interface ChainDepositRecord {
+  readonly txHash: string;
+  readonly logIndex: number;
+  readonly userId: string;
+  readonly address: string;
+  readonly amount: string;
+  readonly tokenUnits: string;
+  readonly blockNumber: string;
+  readonly blockHash: string;
+  /** PENDING, CREDITED, DROPPED or BELOW_MINIMUM. */
+  readonly status: string;
+  readonly seenAt: string;
+  readonly updatedAt: string;
 }
 
 export interface AdminWithdrawalsQuery {
@@ -215,9 +277,47 @@ export class PredexAdminClient {
     return this.#withdrawalAction(withdrawId, "reject");
   }
 
-  /** APPROVED → COMPLETED: the transfer went out; amount and fee leave the user's balance. */
-  completeWithdrawal(withdrawId: string | number): Promise<AdminWithdrawal> {
-    return this.#withdrawalAction(withdrawId, "complete");
+  /**
+   * APPROVED → COMPLETED: the transfer went out; amount and fee leave the user's balance. `txHash`:
+   * the transaction that paid it, when the operator sent it from a wallet outside predex.
+   */
+  completeWithdrawal(withdrawId: string | number, txHash?: string): Promise<AdminWithdrawal> {
+    if (txHash === undefined) return this.#withdrawalAction(withdrawId, "complete");
+    return this.request<AdminWithdrawal>(
+      "POST",
+      `/admin/withdrawals/${encodeURIComponent(String(withdrawId))}/complete`,
+      { txHash },
+    );
+  }
+
+  /** A withdrawal whose chain transaction FAILED or was DROPPED is sent again, as a new transaction. */
+  retryWithdrawal(withdrawId: string | number): Promise<AdminWithdrawal> {
+    return this.request<AdminWithdrawal>(
+      "POST",
+      `/admin/withdrawals/${encodeURIComponent(String(withdrawId))}/retry`,
+    );
+  }
+
+  /** Approved withdrawals as unsigned ERC20 transfers (no hot wallet); `from` fills in nonce, gas and fees. */
+  exportWithdrawals(from?: string): Promise<{ records: UnsignedWithdrawal[] }> {
+    const search = from === undefined ? "" : `?${new URLSearchParams({ from })}`;
+    return this.request("GET", `/admin/withdrawals/export${search}`);
+  }
+
+  /** The chain wallet: deposit key, watcher's head and cursor, hot wallet balances. */
+  chainState(): Promise<ChainState> {
+    return this.request("GET", "/admin/chain");
+  }
+
+  /** Transfers the deposit watcher has seen, newest first. */
+  chainDeposits(query: { status?: string; page?: number; pageSize?: number } = {}): Promise<{
+    records: ChainDepositRecord[];
+  }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) params.set(name, String(value));
+    const search = params.size === 0 ? "" : `?${params}`;
+    return this.request("GET", `/admin/chain/deposits${search}`);
   }
 
   /** Withdrawals of every user (or one), newest first; `status: "PENDING"` is what waits for review. */

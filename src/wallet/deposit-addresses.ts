@@ -1,43 +1,87 @@
 // Per-user deposit addresses (DESIGN §4, §8): network ERC20, `0x` and 40 hex digits, the same one
-// every time. The address is derived, not drawn: HMAC-SHA256 under a key derived from the master key
-// (HKDF, its own label), over the user id, cut to 20 bytes like an Ethereum address. So it is stable
-// across restarts and replicas without coordination, and unguessable without the master key. A real
-// deployment would derive it from the custody wallet's extended public key (BIP-32) instead, so that
-// the funds can be swept; the chain watcher then only needs the address → user map kept here.
+// every time. User N's address is the child 0/N (BIP-32, BIP-44's external chain) of the operator's
+// account-level extended public key of m/44'/60'/0' (PREDEX_DEPOSIT_XPUB), so the operator's own
+// wallet holds the key of every address and can find and sweep them all; the platform holds public
+// keys only. Without an xpub the demo derives from a demo mnemonic in the data dir (demo-key.ts),
+// printed at start as such. Issued addresses are remembered, so the chain watcher knows which
+// transfers are deposits, and an address always maps back to its user.
+//
+// Addresses issued before this (HMAC outputs that no key controls) stay in their old table as a
+// record, are never shown again, and still name their user for the operator's manual credit
+// (docs/decisions.md, "Deposit addresses from the operator's xpub").
 
-import { createHmac, hkdfSync } from "node:crypto";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { HDKey } from "@scure/bip32";
+// viem/accounts, not viem's index: the platform's start stays light when no chain is configured.
+import { publicKeyToAddress } from "viem/accounts";
 
 export const depositNetwork = "ERC20";
 /** `0x` and 40 hex digits, either case (a checksummed address is mixed case). */
 export const evmAddressPattern = /^0x[0-9a-fA-F]{40}$/;
+/** BIP-32 non-hardened children stop at 2^31 − 1: the largest user id that has an address. */
+export const depositUserIdMax = 0x7fff_ffff;
 
-const addressKeyInfo = "predex/wallet/deposit-address/v1";
-const addressKeyBytes = 32;
-const addressBytes = 20;
+/** An issued address and its owner. */
+export interface IssuedDepositAddress {
+  /** Lower case. */
+  readonly address: string;
+  readonly userId: number;
+}
 
 /** Where issued addresses are remembered, so the chain watcher can credit by address. */
 export interface DepositAddressStore {
-  /** Records the pair; the same pair again is a no-op. */
-  remember(userId: number, address: string, nowMs: number): void;
-  /** The user an issued address belongs to; `address` is lower case. */
+  /** Records the pair under the key it was derived from; the same pair again is a no-op. */
+  remember(userId: number, address: string, keyId: string, nowMs: number): void;
+  /** The address issued to the user under this key, lower case. */
+  addressOf(userId: number, keyId: string): string | undefined;
+  /** The user an issued address belongs to (under any key, old ones included); `address` is lower case. */
   userIdOf(address: string): number | undefined;
+  /** Every address issued under this key. */
+  issuedUnder(keyId: string): IssuedDepositAddress[];
 }
 
 export class DepositAddresses {
-  readonly #key: Buffer;
+  readonly #accountKey: HDKey;
+  readonly #externalChain: HDKey;
   readonly #store: DepositAddressStore;
+  /** Identifies the account key: the hash160 of its public key, hex. */
+  readonly keyId: string;
+  #watched: IssuedDepositAddress[] | undefined;
+  readonly #issuedListeners = new Set<(issued: IssuedDepositAddress) => void>();
 
-  constructor(masterKey: Buffer, store: DepositAddressStore) {
-    this.#key = Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), addressKeyInfo, addressKeyBytes));
+  /** `accountKey`: the account-level key of m/44'/60'/0'; only its public part is kept. */
+  constructor(accountKey: HDKey, store: DepositAddressStore) {
+    this.#accountKey = HDKey.fromExtendedKey(accountKey.publicExtendedKey);
+    this.#externalChain = this.#accountKey.deriveChild(0);
     this.#store = store;
+    this.keyId = Buffer.from(this.#accountKey.identifier!).toString("hex");
   }
 
-  /** The user's address (lower-case hex), remembered on first issue. */
+  /** The account-level extended public key the addresses derive from. */
+  get accountXpub(): string {
+    return this.#accountKey.publicExtendedKey;
+  }
+
+  /** The user's address (EIP-55 checksummed), remembered on first issue. */
   addressOf(userId: number, nowMs: number): string {
-    const address = deriveDepositAddress(this.#key, userId);
-    // A read first: a write (and its fsync) only the first time, not on every GET.
-    if (this.#store.userIdOf(address) !== userId) this.#store.remember(userId, address, nowMs);
+    const address = this.derive(userId);
+    if (this.#store.addressOf(userId, this.keyId) !== undefined) return address;
+    const lower = address.toLowerCase();
+    this.#store.remember(userId, lower, this.keyId, nowMs);
+    this.#watched?.push({ address: lower, userId });
+    for (const listener of this.#issuedListeners) listener({ address: lower, userId });
     return address;
+  }
+
+  /** The address of child 0/userId, checksummed; derived, not remembered. */
+  derive(userId: number): string {
+    if (!Number.isInteger(userId) || userId < 0 || userId > depositUserIdMax) {
+      throw new Error(`user id ${userId} has no deposit address (BIP-32 child index out of range)`);
+    }
+    const child = this.#externalChain.deriveChild(userId);
+    const uncompressed = secp256k1.Point.fromBytes(child.publicKey!).toBytes(false);
+    // Checksummed (EIP-55) by viem.
+    return publicKeyToAddress(`0x${Buffer.from(uncompressed).toString("hex")}`);
   }
 
   /** The owner of an address this platform has issued; undefined for any other address. */
@@ -45,9 +89,16 @@ export class DepositAddresses {
     if (!evmAddressPattern.test(address)) return undefined;
     return this.#store.userIdOf(address.toLowerCase());
   }
-}
 
-export function deriveDepositAddress(key: Buffer, userId: number): string {
-  const digest = createHmac("sha256", key).update(`deposit-address:${userId}`, "utf8").digest();
-  return `0x${digest.subarray(0, addressBytes).toString("hex")}`;
+  /** The addresses the chain watcher watches: every one issued under the current key. */
+  watched(): readonly IssuedDepositAddress[] {
+    this.#watched ??= this.#store.issuedUnder(this.keyId);
+    return this.#watched;
+  }
+
+  /** Calls `listener` for each address issued from now on; returns the unsubscribe. */
+  onIssued(listener: (issued: IssuedDepositAddress) => void): () => void {
+    this.#issuedListeners.add(listener);
+    return () => this.#issuedListeners.delete(listener);
+  }
 }

@@ -44,6 +44,8 @@ export interface WithdrawalRequestsDeps {
   readonly engine: ExchangeEngine;
   readonly mfa: Pick<MfaService, "isMfaEnabled" | "consumeMfaTicket">;
   readonly nowMs: () => number;
+  /** Decimals a withdrawal's amount may have: the token's when it is paid on chain (USDT: 6); default 8. */
+  readonly amountDecimalsMax?: number;
 }
 
 export class WithdrawalRequests {
@@ -66,6 +68,10 @@ export class WithdrawalRequests {
           ? reject("PRECISION_EXCEEDED", "amount has more than 8 decimal places")
           : reject("INVALID_INPUT", "amount must be a decimal number"),
       );
+    }
+    const decimalsMax = this.#deps.amountDecimalsMax ?? 8;
+    if (amount.atoms % 10n ** BigInt(8 - decimalsMax) !== 0n) {
+      return refused(reject("PRECISION_EXCEEDED", `amount has more than ${decimalsMax} decimal places`));
     }
     if (amount.atoms < withdrawalAmountAtomsMin || amount.atoms > withdrawalAmountAtomsMax) {
       return refused(

@@ -176,6 +176,7 @@ describe("history pagination", () => {
       "fee",
       "network",
       "status",
+      "txHash",
       "updatedAt",
       "withdrawId",
     ]);

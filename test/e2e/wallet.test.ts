@@ -34,7 +34,8 @@ describe("deposits", () => {
     assert.deepEqual(Object.keys(first).sort(), ["address", "coinId", "network"]);
     assert.equal(first.coinId, "2");
     assert.equal(first.network, "ERC20");
-    assert.match(first.address, /^0x[0-9a-f]{40}$/);
+    // EIP-55 checksummed: mixed case, the form wallets show and check.
+    assert.match(first.address, /^0x[0-9a-fA-F]{40}$/);
     assert.deepEqual(await alice.client.getDepositAddress(), first);
     assert.notEqual((await bob.client.getDepositAddress()).address, first.address);
   });
@@ -51,10 +52,13 @@ describe("deposits", () => {
     assert.deepEqual(history.records, [
       {
         txHash: deposit.txHash,
+        logIndex: null,
         coinId: "2",
         network: "ERC20",
         amount: "25.5",
         status: "CREDITED",
+        confirmations: null,
+        confirmationsRequired: null,
         createdAt: answers[0]!.creditedAt,
       },
     ]);

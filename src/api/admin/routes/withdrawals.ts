@@ -3,6 +3,9 @@
 // `data` like the user's history) is how the operator finds what waits for review (status=PENDING). approve: PENDING → APPROVED (still frozen); reject: PENDING or APPROVED →
 // REJECTED (amount + fee back to available); complete: APPROVED → COMPLETED (the amount leaves,
 // the fee is platform income). Each answers the withdrawal as it now is, with its owner.
+// With a chain configured, `chain` shows the on-chain payment (src/chain/withdrawal-sender.ts): the
+// hot wallet pays approved withdrawals itself; reject and complete by hand are refused while its
+// transaction is in flight; complete takes `txHash` when the operator paid from elsewhere.
 
 import { type Static, Type } from "typebox";
 import type { ExchangeCommand } from "../../../core/commands.js";
@@ -21,7 +24,26 @@ import { withdrawalView } from "../../partner/views/wallet-view.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { parseId } from "../../shared/wire-format.js";
 
-const AdminWithdrawal = Type.Object({ ...Withdrawal.properties, userId: Type.String() });
+const ChainSend = Type.Object(
+  {
+    status: Type.String({
+      description:
+        "WAITING (the hot wallet is short of tokens or gas), SIGNED, SENT, COMPLETED, FAILED, DROPPED, or HELD (taken over by the operator)",
+    }),
+    txHash: Type.Union([Type.String(), Type.Null()]),
+    nonce: Type.Union([Type.Integer(), Type.Null()]),
+    broadcasts: Type.Integer({ description: "Times the signed transaction was handed to the node" }),
+    error: Type.Union([Type.String(), Type.Null()], { description: "Why it failed, was dropped or waits" }),
+  },
+  { description: "The on-chain payment, when a chain is configured and it has one" },
+);
+const AdminWithdrawal = Type.Object({
+  ...Withdrawal.properties,
+  userId: Type.String(),
+  chain: Type.Union([ChainSend, Type.Null()]),
+});
+/** complete's optional body `{txHash}`: the transaction that paid it, when sent from outside predex. */
+const txHashPattern = /^0x[0-9a-fA-F]{64}$/;
 const WithdrawalParams = Type.Object({ id: Type.String({ maxLength: 32 }) });
 type WithdrawalParams = Static<typeof WithdrawalParams>;
 const WithdrawalListQuery = Type.Object({
@@ -82,7 +104,10 @@ export default defineRoutes((app, deps) => {
         { userId, status: status as WithdrawalRecordStatus | undefined },
         page.value,
       );
-      return ok({ count: found.total, records: found.records.map(adminWithdrawalView) });
+      return ok({
+        count: found.total,
+        records: found.records.map((withdrawal) => adminWithdrawalView(deps, withdrawal)),
+      });
     },
   );
 
@@ -94,6 +119,12 @@ export default defineRoutes((app, deps) => {
           summary,
           tags: ["Wallet"],
           params: WithdrawalParams,
+          ...(action === "complete"
+            ? {
+                description:
+                  "Body (optional): `{txHash}`, the 0x transaction hash that paid it when the operator sent it from a wallet outside predex.",
+              }
+            : {}),
           response: partnerResponses(AdminWithdrawal),
         },
       },
@@ -101,8 +132,44 @@ export default defineRoutes((app, deps) => {
         const params: WithdrawalParams = request.params;
         const withdrawalId = parseId(params.id);
         if (withdrawalId === undefined) return sendRejection(reply, reject("WITHDRAWAL_NOT_FOUND"));
+        const txHash = (request.body as { txHash?: unknown } | undefined | null)?.txHash;
+        if (txHash !== undefined && (typeof txHash !== "string" || !txHashPattern.test(txHash))) {
+          return sendServiceError(reply, badRequest("txHash must be 0x followed by 64 hex digits"));
+        }
+        const chain = deps.chainWallet?.store;
+        const existing = await deps.exchangeReadModels.withdrawalById(withdrawalId);
+        // Rejecting or completing by hand takes the withdrawal from the hot wallet first, atomically:
+        // refused while a payment is in flight, so the user is never both refunded and paid.
+        if (typeof txHash === "string" && deps.chainWallet !== undefined && existing?.status === "APPROVED") {
+          const { paymentProblem } = await import("../../../chain/payment-check.js");
+          const problem = await paymentProblem(deps.chainWallet, txHash, existing.address, existing.amount);
+          if (problem !== undefined) return sendServiceError(reply, badRequest(problem));
+        }
+        const handOperated = chain !== undefined && existing !== undefined && action !== "approve";
+        if (handOperated) {
+          const inFlight = chain.hold(withdrawalId, existing.address.toLowerCase(), deps.nowMs());
+          if (inFlight !== undefined) {
+            return sendRejection(
+              reply,
+              reject(
+                "INVALID_INPUT",
+                `the hot wallet's transaction ${inFlight.txHash ?? ""} is ${inFlight.status}; wait for it to complete, fail or be dropped`,
+              ),
+            );
+          }
+        }
         const result = await deps.engine.submit({ type: command, withdrawalId } satisfies ExchangeCommand);
-        if (!result.ok) return sendRejection(reply, result.rejection);
+        if (!result.ok) {
+          if (handOperated) chain.release(withdrawalId);
+          return sendRejection(reply, result.rejection);
+        }
+        if (handOperated && action === "complete") {
+          chain.setWithdrawal(withdrawalId, {
+            status: "COMPLETED",
+            nowMs: deps.nowMs(),
+            ...(typeof txHash === "string" ? { txHash: txHash.toLowerCase() } : {}),
+          });
+        }
         return ok(await adminView(deps, withdrawalId));
       },
     );
@@ -113,9 +180,29 @@ async function adminView(deps: PlatformDeps, withdrawalId: number) {
   // Projected in the same commit as the command, so the read model already shows the new status.
   const withdrawal = await deps.exchangeReadModels.withdrawalById(withdrawalId);
   if (withdrawal === undefined) throw new Error(`withdrawal ${withdrawalId} is missing from the read model`);
-  return adminWithdrawalView(withdrawal);
+  return adminWithdrawalView(deps, withdrawal);
 }
 
-function adminWithdrawalView(withdrawal: WithdrawalRecord) {
-  return { ...withdrawalView(withdrawal), userId: String(withdrawal.userId) };
+export function adminWithdrawalView(deps: PlatformDeps, withdrawal: WithdrawalRecord) {
+  const chain = deps.chainWallet;
+  const sent = chain?.store.withdrawal(withdrawal.withdrawalId);
+  const waiting = chain?.sender?.waiting().get(withdrawal.withdrawalId);
+  const chainView =
+    sent !== undefined
+      ? {
+          status: sent.status,
+          txHash: sent.txHash,
+          nonce: sent.nonce,
+          broadcasts: sent.broadcasts,
+          error: sent.lastError,
+        }
+      : waiting !== undefined && withdrawal.status === "APPROVED"
+        ? { status: "WAITING", txHash: null, nonce: null, broadcasts: 0, error: waiting }
+        : null;
+  return {
+    ...withdrawalView(withdrawal),
+    txHash: sent?.status === "SENT" || sent?.status === "COMPLETED" ? sent.txHash : null,
+    userId: String(withdrawal.userId),
+    chain: chainView,
+  };
 }

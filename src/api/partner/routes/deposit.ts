@@ -1,6 +1,8 @@
 // GET /deposit/address and GET /deposit/history (DESIGN §4, §8). Deposits are credited by the
-// operator's chain watcher through POST /admin/deposits; the user sees its address and what arrived.
+// chain watcher (src/chain/deposit-watcher.ts) or by the operator through POST /admin/deposits; the
+// user sees its address (child 0/N of the operator's xpub), what is pending and what arrived.
 
+import { userPendingDepositsShownMax } from "../../../chain/chain-store.js";
 import { depositNetwork } from "../../../wallet/deposit-addresses.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { ok, partnerResponses } from "../envelope.js";
@@ -8,7 +10,7 @@ import { sendServiceError } from "../errors.js";
 import { resolvePage } from "../pagination.js";
 import { DepositAddress, DepositHistory, HistoryQuery } from "../schemas/wallet.js";
 import { requireSession } from "../session.js";
-import { depositView, walletCoinId } from "../views/wallet-view.js";
+import { depositView, uncreditedDepositView, walletCoinId } from "../views/wallet-view.js";
 
 const tags = ["Wallet"];
 
@@ -35,8 +37,9 @@ export default defineRoutes((app, deps) => {
     "/deposit/history",
     {
       schema: {
-        summary: "The session user's credited deposits, newest first",
-        description: "`count` and `records` inside `data`.",
+        summary: "The session user's deposits: seen on chain and pending first, then credited, newest first",
+        description:
+          "`count` and `records` inside `data`. A transfer to the deposit address shows as PENDING as soon as it is seen, with its confirmations, and is credited once it has them.",
         tags,
         querystring: HistoryQuery,
         response: partnerResponses(DepositHistory),
@@ -46,8 +49,39 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const page = resolvePage(request.query.page, request.query.pageSize);
       if (!page.ok) return sendServiceError(reply, page.error);
-      const found = await deps.exchangeReadModels.deposits(request.user.userId, page.value);
-      return ok({ count: found.total, records: found.records.map(depositView) });
+      const userId = request.user.userId;
+      const chain = deps.chainWallet;
+      // Deposits seen on chain and not credited come first (they are the newest), then the credited.
+      const uncredited =
+        chain === undefined
+          ? { total: 0, records: [] }
+          : chain.store.uncreditedOf(userId, userPendingDepositsShownMax);
+      const shown = Math.min(uncredited.total, uncredited.records.length);
+      const { page: pageNumber, pageSize } = page.value;
+      const offset = (pageNumber - 1) * pageSize;
+      const fromUncredited = uncredited.records
+        .slice(offset, offset + pageSize)
+        .map((deposit) => uncreditedDepositView(deposit, chain!.watcher.head, chain!.confirmations));
+      const creditedOffset = Math.max(0, offset - shown);
+      const creditedWanted = pageSize - fromUncredited.length;
+      const credited = await deps.exchangeReadModels.deposits(userId, {
+        page: Math.floor(creditedOffset / pageSize) + 1,
+        pageSize,
+      });
+      // The credited page is read on pageSize boundaries; cut the part this page needs.
+      const skip = creditedOffset % pageSize;
+      let creditedRecords = credited.records.slice(skip);
+      if (creditedRecords.length < creditedWanted && skip > 0) {
+        const next = await deps.exchangeReadModels.deposits(userId, {
+          page: Math.floor(creditedOffset / pageSize) + 2,
+          pageSize,
+        });
+        creditedRecords = creditedRecords.concat(next.records);
+      }
+      return ok({
+        count: shown + credited.total,
+        records: [...fromUncredited, ...creditedRecords.slice(0, creditedWanted).map(depositView)],
+      });
     },
   );
 });

@@ -2,6 +2,7 @@
 // freezes amount + fee until the operator completes or rejects it, or the user cancels it while it
 // is pending. The checks and the MFA ticket's order are in src/wallet/withdrawal-requests.ts.
 
+import type { ChainWithdrawal } from "../../../chain/chain-store.js";
 import { reject } from "../../../core/errors.js";
 import type { WithdrawalRecord } from "../../../store/exchange-read-models.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
@@ -103,7 +104,13 @@ export default defineRoutes((app, deps) => {
       const page = resolvePage(request.query.page, request.query.pageSize);
       if (!page.ok) return sendServiceError(reply, page.error);
       const found = await deps.exchangeReadModels.withdrawals({ userId: request.user.userId }, page.value);
-      return ok({ count: found.total, records: found.records.map(withdrawalView) });
+      return ok({
+        count: found.total,
+        records: found.records.map((withdrawal) => ({
+          ...withdrawalView(withdrawal),
+          txHash: paidTxHash(deps.chainWallet?.store.withdrawal(withdrawal.withdrawalId)),
+        })),
+      });
     },
   );
 
@@ -116,3 +123,8 @@ export default defineRoutes((app, deps) => {
     return withdrawal?.userId === userId ? withdrawal : undefined;
   }
 });
+
+/** The transaction that pays a withdrawal, once it is on its way (a signed one not yet sent is not shown). */
+function paidTxHash(chain: ChainWithdrawal | undefined): string | null {
+  return chain?.status === "SENT" || chain?.status === "COMPLETED" ? chain.txHash : null;
+}

@@ -22,11 +22,24 @@ export const DepositAddress = Type.Object({
 export type DepositAddress = Static<typeof DepositAddress>;
 
 export const DepositRecord = Type.Object({
-  txHash: Type.String({ description: "The chain transaction; identifies the deposit" }),
+  txHash: Type.String({ description: "The chain transaction; with logIndex, identifies the deposit" }),
+  logIndex: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "The transfer's log in the transaction (one transaction may carry several); null for a deposit credited by hand",
+  }),
   coinId: CoinId,
   network: Network,
-  amount: Decimal("USDT credited"),
-  status: Type.String({ description: "CREDITED (a deposit appears once it is credited)" }),
+  amount: Decimal("USDT credited, or to be credited when confirmed"),
+  status: Type.String({
+    description:
+      "PENDING (seen on chain, waiting for confirmations), CREDITED, or BELOW_MINIMUM (confirmed, under the 1 USDT minimum deposit: not credited)",
+  }),
+  confirmations: Type.Union([Type.Integer(), Type.Null()], {
+    description: "PENDING: blocks so far (its own included); null otherwise",
+  }),
+  confirmationsRequired: Type.Union([Type.Integer(), Type.Null()], {
+    description: "PENDING: blocks needed before it is credited; null otherwise",
+  }),
   createdAt: Time,
 });
 export type DepositRecord = Static<typeof DepositRecord>;
@@ -66,6 +79,11 @@ export const Withdrawal = Type.Object({
   fee: Decimal("USDT fee, frozen with the amount and charged on completion"),
   address: Type.String(),
   status: Type.String({ description: "PENDING, APPROVED, COMPLETED, CANCELLED or REJECTED" }),
+  txHash: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: "The chain transaction that pays it, once sent; null before",
+    }),
+  ),
   createdAt: Time,
   updatedAt: Type.String({ description: "When the status last changed (ISO 8601 UTC)" }),
 });

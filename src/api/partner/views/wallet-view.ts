@@ -1,5 +1,7 @@
 // How deposits, withdrawals and ledger entries look on the current interface (and the admin API).
 
+import type { ChainDeposit } from "../../../chain/chain-store.js";
+import { parseDepositKey } from "../../../chain/deposit-policy.js";
 import { formatAtoms } from "../../../core/money.js";
 import type {
   DepositRecord,
@@ -14,13 +16,40 @@ import type { DepositRecord as DepositView, LedgerEntry, Withdrawal } from "../s
 export const walletCoinId = "2";
 
 export function depositView(deposit: DepositRecord): DepositView {
+  // The chain watcher credits under `txHash:logIndex`; a deposit entered by hand has its txHash alone.
+  const onChain = parseDepositKey(deposit.txHash);
   return {
-    txHash: deposit.txHash,
+    txHash: onChain?.txHash ?? deposit.txHash,
+    logIndex: onChain?.logIndex ?? null,
     coinId: walletCoinId,
     network: depositNetwork,
     amount: formatAtoms(deposit.amount),
     status: "CREDITED",
+    confirmations: null,
+    confirmationsRequired: null,
     createdAt: isoSeconds(deposit.creditedAtMs),
+  };
+}
+
+/** A deposit the chain watcher has seen and not credited: pending, or below the minimum. */
+export function uncreditedDepositView(
+  deposit: ChainDeposit,
+  head: bigint | undefined,
+  confirmationsRequired: number,
+): DepositView {
+  const pending = deposit.status === "PENDING";
+  const confirmations =
+    head === undefined || head < deposit.blockNumber ? 0 : Number(head - deposit.blockNumber + 1n);
+  return {
+    txHash: deposit.txHash,
+    logIndex: deposit.logIndex,
+    coinId: walletCoinId,
+    network: depositNetwork,
+    amount: formatAtoms(deposit.amountAtoms),
+    status: deposit.status,
+    confirmations: pending ? Math.min(confirmations, confirmationsRequired) : null,
+    confirmationsRequired: pending ? confirmationsRequired : null,
+    createdAt: isoSeconds(deposit.seenAtMs),
   };
 }
 

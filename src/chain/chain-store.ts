@@ -1,0 +1,453 @@
+// What the chain wallet keeps between restarts (DESIGN §4), in the embedded SQLite file, module
+// "chain" (its own migrations): the watcher's block cursor, every deposit transfer it has seen
+// (pending until its confirmations, then credited; a reorganised one dropped), and every on-chain
+// withdrawal with its signed transaction, saved before it is broadcast so that a restart sends the
+// same transaction again and never a second one. All of the chain wallet's SQL is in this file.
+
+import { applyMigrations, type SqliteDatabase } from "../store/sqlite/database.js";
+
+export const chainMigrations: readonly string[] = [
+  `CREATE TABLE chain_cursors (
+     name TEXT PRIMARY KEY,
+     block_number INTEGER NOT NULL,
+     updated_at_ms INTEGER NOT NULL
+   ) STRICT;
+   CREATE TABLE chain_deposits (
+     tx_hash TEXT NOT NULL,
+     log_index INTEGER NOT NULL,
+     user_id INTEGER NOT NULL,
+     address TEXT NOT NULL,
+     units TEXT NOT NULL,
+     amount_atoms INTEGER NOT NULL,
+     dust_units TEXT NOT NULL,
+     block_number INTEGER NOT NULL,
+     block_hash TEXT NOT NULL,
+     status TEXT NOT NULL,
+     seen_at_ms INTEGER NOT NULL,
+     updated_at_ms INTEGER NOT NULL,
+     PRIMARY KEY (tx_hash, log_index)
+   ) STRICT;
+   CREATE INDEX chain_deposits_by_status ON chain_deposits (status, block_number);
+   CREATE INDEX chain_deposits_by_user ON chain_deposits (user_id, status, seen_at_ms);
+   CREATE TABLE chain_withdrawals (
+     withdrawal_id INTEGER PRIMARY KEY,
+     status TEXT NOT NULL,
+     nonce INTEGER,
+     from_address TEXT,
+     to_address TEXT NOT NULL,
+     units TEXT NOT NULL,
+     raw_tx TEXT,
+     tx_hash TEXT,
+     block_number INTEGER,
+     broadcasts INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     created_at_ms INTEGER NOT NULL,
+     updated_at_ms INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX chain_withdrawals_by_status ON chain_withdrawals (status);`,
+];
+
+/**
+ * PENDING: seen, not yet confirmed. CREDITED: credited through the engine. DROPPED: its block left
+ * the chain before the confirmations (a reorganisation). BELOW_MINIMUM: confirmed, too small to
+ * credit automatically (the operator may credit it by hand).
+ */
+export type ChainDepositStatus = "PENDING" | "CREDITED" | "DROPPED" | "BELOW_MINIMUM";
+
+export interface ChainDeposit {
+  readonly txHash: string;
+  readonly logIndex: number;
+  readonly userId: number;
+  /** Lower case. */
+  readonly address: string;
+  /** In the token's own units. */
+  readonly units: bigint;
+  readonly amountAtoms: bigint;
+  readonly dustUnits: bigint;
+  readonly blockNumber: bigint;
+  readonly blockHash: string;
+  readonly status: ChainDepositStatus;
+  readonly seenAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/**
+ * HELD: the operator is acting on it by hand (reject, complete). SIGNED: the transaction is signed
+ * and saved, perhaps broadcast. SENT: the node has accepted it. COMPLETED: confirmed and completed
+ * in the ledger (or completed by the operator with the hash of a transaction sent elsewhere).
+ * FAILED: reverted on chain, or would revert; DROPPED: its nonce was taken by another transaction.
+ * FAILED and DROPPED wait for the operator (retry or reject); the funds stay frozen meanwhile.
+ */
+export type ChainWithdrawalStatus = "HELD" | "SIGNED" | "SENT" | "COMPLETED" | "FAILED" | "DROPPED";
+export const chainWithdrawalStatuses: readonly ChainWithdrawalStatus[] = [
+  "HELD",
+  "SIGNED",
+  "SENT",
+  "COMPLETED",
+  "FAILED",
+  "DROPPED",
+];
+
+export interface ChainWithdrawal {
+  readonly withdrawalId: number;
+  readonly status: ChainWithdrawalStatus;
+  readonly nonce: number | null;
+  readonly fromAddress: string | null;
+  readonly toAddress: string;
+  readonly units: bigint;
+  /** The signed transaction (0x-hex): signed bytes only, no key. */
+  readonly rawTx: string | null;
+  readonly txHash: string | null;
+  readonly blockNumber: bigint | null;
+  readonly broadcasts: number;
+  readonly lastError: string | null;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** The deposit watcher's cursor in chain_cursors. */
+export const depositCursorName = "deposits";
+
+/** How many pending deposits the watcher tracks at once, and how many a user's history shows. */
+export const pendingDepositsMax = 10_000;
+export const userPendingDepositsShownMax = 100;
+
+interface DepositRow {
+  tx_hash: string;
+  log_index: number;
+  user_id: number;
+  address: string;
+  units: string;
+  amount_atoms: bigint;
+  dust_units: string;
+  block_number: bigint;
+  block_hash: string;
+  status: ChainDepositStatus;
+  seen_at_ms: number;
+  updated_at_ms: number;
+}
+
+interface WithdrawalRow {
+  withdrawal_id: number;
+  status: ChainWithdrawalStatus;
+  nonce: number | null;
+  from_address: string | null;
+  to_address: string;
+  units: string;
+  raw_tx: string | null;
+  tx_hash: string | null;
+  block_number: bigint | null;
+  broadcasts: number;
+  last_error: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+export type ChainStore = ReturnType<typeof createSqliteChainStore>;
+
+export function createSqliteChainStore(db: SqliteDatabase) {
+  applyMigrations(db, "chain", chainMigrations);
+  const getCursor = db
+    .prepare<[string], bigint>("SELECT block_number FROM chain_cursors WHERE name = ?")
+    .pluck()
+    .safeIntegers(true);
+  const putCursor = db.prepare(
+    `INSERT INTO chain_cursors (name, block_number, updated_at_ms) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET block_number = excluded.block_number, updated_at_ms = excluded.updated_at_ms`,
+  );
+  const getDeposit = db
+    .prepare<[string, number], DepositRow>("SELECT * FROM chain_deposits WHERE tx_hash = ? AND log_index = ?")
+    .safeIntegers(true);
+  const insertDeposit = db.prepare(
+    `INSERT INTO chain_deposits (tx_hash, log_index, user_id, address, units, amount_atoms, dust_units,
+       block_number, block_hash, status, seen_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?)`,
+  );
+  const moveDeposit = db.prepare(
+    `UPDATE chain_deposits SET block_number = ?, block_hash = ?, status = 'PENDING', updated_at_ms = ?
+     WHERE tx_hash = ? AND log_index = ? AND status IN ('PENDING', 'DROPPED')`,
+  );
+  const setDepositStatus = db.prepare(
+    "UPDATE chain_deposits SET status = ?, updated_at_ms = ? WHERE tx_hash = ? AND log_index = ?",
+  );
+  const pendingDeposits = db
+    .prepare<[number], DepositRow>(
+      "SELECT * FROM chain_deposits WHERE status = 'PENDING' ORDER BY block_number, log_index LIMIT ?",
+    )
+    .safeIntegers(true);
+  const userUncredited = db
+    .prepare<[number, number], DepositRow>(
+      `SELECT * FROM chain_deposits WHERE user_id = ? AND status IN ('PENDING', 'BELOW_MINIMUM')
+       ORDER BY seen_at_ms DESC, tx_hash, log_index LIMIT ?`,
+    )
+    .safeIntegers(true);
+  const countUserUncredited = db
+    .prepare<[number], bigint>(
+      "SELECT count(*) FROM chain_deposits WHERE user_id = ? AND status IN ('PENDING', 'BELOW_MINIMUM')",
+    )
+    .pluck()
+    .safeIntegers(true);
+  const depositsByStatus = db
+    .prepare<[string, number, number], DepositRow>(
+      "SELECT * FROM chain_deposits WHERE status = ? ORDER BY seen_at_ms DESC, tx_hash, log_index LIMIT ? OFFSET ?",
+    )
+    .safeIntegers(true);
+  const allDeposits = db
+    .prepare<[number, number], DepositRow>(
+      "SELECT * FROM chain_deposits ORDER BY seen_at_ms DESC, tx_hash, log_index LIMIT ? OFFSET ?",
+    )
+    .safeIntegers(true);
+
+  const getWithdrawal = db
+    .prepare<[number], WithdrawalRow>("SELECT * FROM chain_withdrawals WHERE withdrawal_id = ?")
+    .safeIntegers(true);
+  const insertWithdrawal = db.prepare(
+    `INSERT INTO chain_withdrawals (withdrawal_id, status, nonce, from_address, to_address, units, raw_tx, tx_hash,
+       last_error, created_at_ms, updated_at_ms)
+     VALUES (@withdrawalId, @status, @nonce, @fromAddress, @toAddress, @units, @rawTx, @txHash, @lastError, @nowMs, @nowMs)
+     ON CONFLICT (withdrawal_id) DO NOTHING`,
+  );
+  const updateWithdrawal = db.prepare(
+    `UPDATE chain_withdrawals SET status = @status, tx_hash = coalesce(@txHash, tx_hash),
+       block_number = coalesce(@blockNumber, block_number), last_error = @lastError,
+       broadcasts = broadcasts + @broadcasted, updated_at_ms = @nowMs
+     WHERE withdrawal_id = @withdrawalId`,
+  );
+  const deleteWithdrawal = db.prepare("DELETE FROM chain_withdrawals WHERE withdrawal_id = ?");
+  const activeWithdrawals = db
+    .prepare<[], WithdrawalRow>(
+      "SELECT * FROM chain_withdrawals WHERE status IN ('SIGNED', 'SENT') ORDER BY nonce, withdrawal_id",
+    )
+    .safeIntegers(true);
+  const highestNonce = db
+    .prepare<[string], number | null>("SELECT max(nonce) FROM chain_withdrawals WHERE from_address = ?")
+    .pluck();
+  const withdrawalsByStatus = db
+    .prepare<[string, number, number], WithdrawalRow>(
+      "SELECT * FROM chain_withdrawals WHERE status = ? ORDER BY withdrawal_id DESC LIMIT ? OFFSET ?",
+    )
+    .safeIntegers(true);
+  const allWithdrawals = db
+    .prepare<[number, number], WithdrawalRow>(
+      "SELECT * FROM chain_withdrawals ORDER BY withdrawal_id DESC LIMIT ? OFFSET ?",
+    )
+    .safeIntegers(true);
+
+  const hold = db.transaction(
+    (withdrawalId: number, toAddress: string, nowMs: number): ChainWithdrawal | undefined => {
+      const row = getWithdrawal.get(withdrawalId);
+      if (row === undefined) {
+        insertWithdrawal.run({
+          withdrawalId,
+          status: "HELD",
+          nonce: null,
+          fromAddress: null,
+          toAddress,
+          units: "0",
+          rawTx: null,
+          txHash: null,
+          lastError: null,
+          nowMs,
+        });
+        return undefined;
+      }
+      const existing = withdrawalOf(row);
+      if (existing.status === "FAILED" || existing.status === "DROPPED" || existing.status === "HELD") {
+        setWithdrawal(withdrawalId, { status: "HELD", nowMs, lastError: existing.lastError });
+        return undefined;
+      }
+      return existing;
+    },
+  );
+
+  function setWithdrawal(
+    withdrawalId: number,
+    change: {
+      status: ChainWithdrawalStatus;
+      nowMs: number;
+      txHash?: string;
+      blockNumber?: bigint;
+      lastError?: string | null;
+      broadcasted?: boolean;
+    },
+  ): void {
+    updateWithdrawal.run({
+      withdrawalId,
+      status: change.status,
+      txHash: change.txHash ?? null,
+      blockNumber: change.blockNumber ?? null,
+      lastError: change.lastError ?? null,
+      broadcasted: change.broadcasted === true ? 1 : 0,
+      nowMs: change.nowMs,
+    });
+  }
+
+  return {
+    cursor(name: string): bigint | undefined {
+      return getCursor.get(name);
+    },
+    setCursor(name: string, blockNumber: bigint, nowMs: number): void {
+      putCursor.run(name, blockNumber, nowMs);
+    },
+
+    /**
+     * Records a transfer seen in a block. A new one is PENDING; one seen before in another block
+     * (a reorganisation moved it) takes the new block and is PENDING again; a credited one is kept.
+     * Returns the deposit as it now is.
+     */
+    recordSeen(seen: Omit<ChainDeposit, "status" | "updatedAtMs">): ChainDeposit {
+      const row = getDeposit.get(seen.txHash, seen.logIndex);
+      if (row === undefined) {
+        insertDeposit.run(
+          seen.txHash,
+          seen.logIndex,
+          seen.userId,
+          seen.address,
+          seen.units.toString(),
+          seen.amountAtoms,
+          seen.dustUnits.toString(),
+          seen.blockNumber,
+          seen.blockHash,
+          seen.seenAtMs,
+          seen.seenAtMs,
+        );
+      } else if (row.block_hash !== seen.blockHash || row.status === "DROPPED") {
+        moveDeposit.run(seen.blockNumber, seen.blockHash, seen.seenAtMs, seen.txHash, seen.logIndex);
+      }
+      return depositOf(getDeposit.get(seen.txHash, seen.logIndex)!);
+    },
+    setDepositStatus(txHash: string, logIndex: number, status: ChainDepositStatus, nowMs: number): void {
+      setDepositStatus.run(status, nowMs, txHash, logIndex);
+    },
+    deposit(txHash: string, logIndex: number): ChainDeposit | undefined {
+      const row = getDeposit.get(txHash, logIndex);
+      return row === undefined ? undefined : depositOf(row);
+    },
+    /** Oldest block first. */
+    pendingDeposits(): ChainDeposit[] {
+      return pendingDeposits.all(pendingDepositsMax).map(depositOf);
+    },
+    /** The user's deposits seen but not credited (pending or below the minimum), newest first. */
+    uncreditedOf(userId: number, limit: number): { total: number; records: ChainDeposit[] } {
+      return {
+        total: Number(countUserUncredited.get(userId) ?? 0n),
+        records: userUncredited.all(userId, limit).map(depositOf),
+      };
+    },
+    deposits(status: ChainDepositStatus | undefined, limit: number, offset: number): ChainDeposit[] {
+      const rows =
+        status === undefined ? allDeposits.all(limit, offset) : depositsByStatus.all(status, limit, offset);
+      return rows.map(depositOf);
+    },
+
+    withdrawal(withdrawalId: number): ChainWithdrawal | undefined {
+      const row = getWithdrawal.get(withdrawalId);
+      return row === undefined ? undefined : withdrawalOf(row);
+    },
+    /**
+     * Saves a signed transaction before it is broadcast; false when the withdrawal already has a
+     * row (sent before, or held by the operator), so it is never signed twice.
+     */
+    saveSigned(signed: {
+      withdrawalId: number;
+      nonce: number;
+      fromAddress: string;
+      toAddress: string;
+      units: bigint;
+      rawTx: string;
+      txHash: string;
+      nowMs: number;
+    }): boolean {
+      const result = insertWithdrawal.run({
+        ...signed,
+        status: "SIGNED",
+        units: signed.units.toString(),
+        lastError: null,
+      });
+      return result.changes === 1;
+    },
+    /** A withdrawal that cannot be sent (it would revert, or its amount cannot be carried): to the operator. */
+    saveUnsendable(
+      withdrawalId: number,
+      toAddress: string,
+      units: bigint,
+      error: string,
+      nowMs: number,
+    ): boolean {
+      return (
+        insertWithdrawal.run({
+          withdrawalId,
+          status: "FAILED",
+          nonce: null,
+          fromAddress: null,
+          toAddress,
+          units: units.toString(),
+          rawTx: null,
+          txHash: null,
+          lastError: error,
+          nowMs,
+        }).changes === 1
+      );
+    },
+    setWithdrawal,
+    /**
+     * The operator takes a withdrawal over (to reject or complete it by hand): allowed when nothing
+     * was sent, or what was sent failed or was dropped. Returns the row that forbids it, if any.
+     */
+    hold(withdrawalId: number, toAddress: string, nowMs: number): ChainWithdrawal | undefined {
+      return hold(withdrawalId, toAddress, nowMs);
+    },
+    /** Forgets a held, failed or dropped withdrawal, so it is sent afresh (or held again) later. */
+    release(withdrawalId: number): void {
+      deleteWithdrawal.run(withdrawalId);
+    },
+    activeWithdrawals(): ChainWithdrawal[] {
+      return activeWithdrawals.all().map(withdrawalOf);
+    },
+    highestNonce(fromAddress: string): number | undefined {
+      return highestNonce.get(fromAddress) ?? undefined;
+    },
+    withdrawals(status: ChainWithdrawalStatus | undefined, limit: number, offset: number): ChainWithdrawal[] {
+      const rows =
+        status === undefined
+          ? allWithdrawals.all(limit, offset)
+          : withdrawalsByStatus.all(status, limit, offset);
+      return rows.map(withdrawalOf);
+    },
+  };
+}
+
+function depositOf(row: DepositRow): ChainDeposit {
+  return {
+    txHash: row.tx_hash,
+    logIndex: Number(row.log_index),
+    userId: Number(row.user_id),
+    address: row.address,
+    units: BigInt(row.units),
+    amountAtoms: BigInt(row.amount_atoms),
+    dustUnits: BigInt(row.dust_units),
+    blockNumber: BigInt(row.block_number),
+    blockHash: row.block_hash,
+    status: row.status,
+    seenAtMs: Number(row.seen_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+function withdrawalOf(row: WithdrawalRow): ChainWithdrawal {
+  return {
+    withdrawalId: Number(row.withdrawal_id),
+    status: row.status,
+    nonce: row.nonce === null ? null : Number(row.nonce),
+    fromAddress: row.from_address,
+    toAddress: row.to_address,
+    units: BigInt(row.units),
+    rawTx: row.raw_tx,
+    txHash: row.tx_hash,
+    blockNumber: row.block_number === null ? null : BigInt(row.block_number),
+    broadcasts: Number(row.broadcasts),
+    lastError: row.last_error,
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+}

@@ -1,0 +1,295 @@
+// Pays approved withdrawals on chain (DESIGN §4): each one an ERC20 transfer of exactly its amount
+// from the hot wallet, EIP-1559 fees, tracked to its confirmations, then completed in the ledger
+// (CompleteWithdrawal: the amount leaves, the fee is platform income) with its transaction hash.
+//
+// Never paid twice, never lost:
+//  - A transaction is signed, then saved with its nonce (chain-store.ts) BEFORE it is broadcast.
+//    Saving is insert-if-absent per withdrawal, so a withdrawal is signed once; after a crash the
+//    saved bytes are broadcast again, never a new transaction.
+//  - The operator can reject or complete by hand only a withdrawal with nothing in flight
+//    (chain-store.ts `hold`): a rejection can never race a payment.
+//  - Not mined and gone from the node's pool: the same bytes are broadcast again. Its nonce taken
+//    by another transaction of the hot wallet while it was never mined: DROPPED. Mined but reverted
+//    (after the confirmations, so a reorganisation cannot revive it): FAILED. Would revert before
+//    sending (estimateGas), or its amount has more decimals than the token: FAILED, unsigned.
+//    FAILED and DROPPED go back to the operator, funds still frozen: retry (a new transaction;
+//    the old one can no longer be mined) or reject (funds back to the user).
+//  - A hot wallet short of tokens or gas holds the withdrawal (shown as WAITING) until topped up.
+
+import type { Logger } from "pino";
+import {
+  type Address,
+  type Chain,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  type LocalAccount,
+  type PublicClient,
+  type Transport,
+} from "viem";
+import { formatAtoms } from "../core/money.js";
+import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeReadModels, WithdrawalRecord } from "../store/exchange-read-models.js";
+import type { ChainStore, ChainWithdrawal } from "./chain-store.js";
+import { erc20Abi } from "./erc20.js";
+import { atomsToUnits } from "./token-units.js";
+
+/** Approved withdrawals taken per round (the rest wait for the next round). */
+export const withdrawalsPerRoundMax = 50;
+/** Gas limit over the estimate: a transfer's cost can move a little between estimate and mining. */
+const gasMarginPercent = 120n;
+
+export interface WithdrawalSenderDeps {
+  readonly client: PublicClient<Transport, Chain>;
+  readonly account: LocalAccount;
+  readonly store: ChainStore;
+  readonly engine: ExchangeEngine;
+  readonly readModels: ExchangeReadModels;
+  readonly token: Address;
+  readonly decimals: number;
+  readonly chainId: number;
+  readonly confirmations: number;
+  readonly pollMs: number;
+  readonly nowMs: () => number;
+  readonly logger: Logger;
+}
+
+export class WithdrawalSender {
+  readonly #deps: WithdrawalSenderDeps;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+  /** Approved withdrawals the hot wallet cannot pay yet, and why (shown to the operator as WAITING). */
+  readonly #waiting = new Map<number, string>();
+
+  constructor(deps: WithdrawalSenderDeps) {
+    this.#deps = deps;
+  }
+
+  get address(): Address {
+    return this.#deps.account.address;
+  }
+
+  /** Approved withdrawals waiting for the hot wallet to be topped up, and why. */
+  waiting(): ReadonlyMap<number, string> {
+    return this.#waiting;
+  }
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async poll(): Promise<void> {
+    while (this.#running !== undefined) await this.#running;
+    this.#running = this.#round().finally(() => {
+      this.#running = undefined;
+    });
+    await this.#running;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(async () => {
+      try {
+        await this.poll();
+      } catch (error) {
+        this.#deps.logger.warn({ err: error }, "withdrawal sender: round failed; retrying");
+      }
+      this.#schedule(this.#deps.pollMs);
+    }, delayMs);
+  }
+
+  async #round(): Promise<void> {
+    const head = await this.#deps.client.getBlockNumber({ cacheTime: 0 });
+    for (const active of this.#deps.store.activeWithdrawals()) await this.#track(active, head);
+    const approved = await this.#deps.readModels.withdrawals(
+      { status: "APPROVED" },
+      { page: 1, pageSize: withdrawalsPerRoundMax },
+    );
+    // Oldest first: the list is newest first.
+    for (const withdrawal of [...approved.records].reverse()) {
+      if (this.#deps.store.withdrawal(withdrawal.withdrawalId) === undefined) await this.#send(withdrawal);
+    }
+  }
+
+  async #send(withdrawal: WithdrawalRecord): Promise<void> {
+    const { client, account, store, token, decimals } = this.#deps;
+    const units = atomsToUnits(withdrawal.amount, decimals);
+    const to = withdrawal.address.toLowerCase() as Address;
+    if (units === undefined) {
+      store.saveUnsendable(
+        withdrawal.withdrawalId,
+        to,
+        0n,
+        `amount ${formatAtoms(withdrawal.amount)} has more than the token's ${decimals} decimals`,
+        this.#deps.nowMs(),
+      );
+      return;
+    }
+    const balance = await client.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [account.address],
+    });
+    if (balance < units) {
+      this.#wait(withdrawal.withdrawalId, "the hot wallet holds too few tokens");
+      return;
+    }
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, units] });
+    let gas: bigint;
+    try {
+      gas = await client.estimateGas({ account: account.address, to: token, data });
+    } catch (error) {
+      const message = shortMessage(error);
+      if (/insufficient funds/i.test(message)) {
+        this.#wait(withdrawal.withdrawalId, "the hot wallet holds too little for gas");
+        return;
+      }
+      store.saveUnsendable(
+        withdrawal.withdrawalId,
+        to,
+        units,
+        `would revert: ${message}`,
+        this.#deps.nowMs(),
+      );
+      this.#waiting.delete(withdrawal.withdrawalId);
+      return;
+    }
+    const fees = await client.estimateFeesPerGas();
+    const pendingNonce = await client.getTransactionCount({ address: account.address, blockTag: "pending" });
+    const savedNonce = store.highestNonce(account.address.toLowerCase());
+    const nonce = savedNonce === undefined || savedNonce < pendingNonce ? pendingNonce : savedNonce + 1;
+    const rawTx = await account.signTransaction({
+      type: "eip1559",
+      chainId: this.#deps.chainId,
+      nonce,
+      to: token,
+      data,
+      value: 0n,
+      gas: (gas * gasMarginPercent) / 100n,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const txHash = keccak256(rawTx);
+    const saved = store.saveSigned({
+      withdrawalId: withdrawal.withdrawalId,
+      nonce,
+      fromAddress: account.address.toLowerCase(),
+      toAddress: to,
+      units,
+      rawTx,
+      txHash,
+      nowMs: this.#deps.nowMs(),
+    });
+    this.#waiting.delete(withdrawal.withdrawalId);
+    // Not saved: the operator took it over meanwhile; these bytes are thrown away, never broadcast.
+    if (!saved) return;
+    this.#deps.logger.info(
+      { withdrawalId: withdrawal.withdrawalId, txHash, nonce },
+      "withdrawal sender: transaction signed and saved",
+    );
+    await this.#broadcast(store.withdrawal(withdrawal.withdrawalId)!);
+  }
+
+  async #broadcast(withdrawal: ChainWithdrawal): Promise<void> {
+    try {
+      await this.#deps.client.sendRawTransaction({ serializedTransaction: withdrawal.rawTx as Hex });
+      this.#deps.store.setWithdrawal(withdrawal.withdrawalId, {
+        status: "SENT",
+        nowMs: this.#deps.nowMs(),
+        broadcasted: true,
+      });
+    } catch (error) {
+      const message = shortMessage(error);
+      // The node has it already: that is a success for us.
+      const known = /already known|known transaction|already imported/i.test(message);
+      this.#deps.store.setWithdrawal(withdrawal.withdrawalId, {
+        status: known ? "SENT" : withdrawal.status,
+        nowMs: this.#deps.nowMs(),
+        lastError: known ? null : `broadcast: ${message}`,
+      });
+    }
+  }
+
+  async #track(withdrawal: ChainWithdrawal, head: bigint): Promise<void> {
+    const { client, store, confirmations } = this.#deps;
+    const hash = withdrawal.txHash as Hex;
+    const receipt = await client.getTransactionReceipt({ hash }).catch(() => undefined);
+    const nowMs = this.#deps.nowMs();
+    if (receipt !== undefined) {
+      if (withdrawal.status === "SIGNED")
+        store.setWithdrawal(withdrawal.withdrawalId, { status: "SENT", nowMs });
+      if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return;
+      if (receipt.status === "reverted") {
+        store.setWithdrawal(withdrawal.withdrawalId, {
+          status: "FAILED",
+          nowMs,
+          blockNumber: receipt.blockNumber,
+          lastError: `reverted on chain in block ${receipt.blockNumber}`,
+        });
+        this.#deps.logger.error(
+          { withdrawalId: withdrawal.withdrawalId, txHash: hash },
+          "withdrawal reverted",
+        );
+        return;
+      }
+      const result = await this.#deps.engine.submit({
+        type: "CompleteWithdrawal",
+        withdrawalId: withdrawal.withdrawalId,
+      });
+      if (!result.ok && result.rejection.code !== "WITHDRAWAL_NOT_APPROVED") {
+        this.#deps.logger.error(
+          { withdrawalId: withdrawal.withdrawalId, rejection: result.rejection },
+          "withdrawal sender: the engine refused to complete a paid withdrawal",
+        );
+        return;
+      }
+      store.setWithdrawal(withdrawal.withdrawalId, {
+        status: "COMPLETED",
+        nowMs: this.#deps.nowMs(),
+        blockNumber: receipt.blockNumber,
+      });
+      this.#deps.logger.info({ withdrawalId: withdrawal.withdrawalId, txHash: hash }, "withdrawal completed");
+      return;
+    }
+    // Not mined. Its nonce used by another transaction means it never will be.
+    const minedNonce = await client.getTransactionCount({
+      address: this.#deps.account.address,
+      blockTag: "latest",
+    });
+    if (withdrawal.nonce !== null && minedNonce > withdrawal.nonce) {
+      // The receipt may have landed between the two reads: look once more before giving it up.
+      const late = await client.getTransactionReceipt({ hash }).catch(() => undefined);
+      if (late !== undefined) return;
+      store.setWithdrawal(withdrawal.withdrawalId, {
+        status: "DROPPED",
+        nowMs,
+        lastError: `nonce ${withdrawal.nonce} was used by another transaction; this one was never mined`,
+      });
+      return;
+    }
+    const inPool = await client.getTransaction({ hash }).catch(() => undefined);
+    if (inPool === undefined) await this.#broadcast(withdrawal);
+  }
+
+  #wait(withdrawalId: number, reason: string): void {
+    if (this.#waiting.get(withdrawalId) !== reason) {
+      this.#deps.logger.warn({ withdrawalId, reason }, "withdrawal sender: waiting");
+    }
+    this.#waiting.set(withdrawalId, reason);
+  }
+}
+
+function shortMessage(error: unknown): string {
+  if (error !== null && typeof error === "object" && "shortMessage" in error) {
+    return String((error as { shortMessage: unknown }).shortMessage);
+  }
+  return error instanceof Error ? error.message.split("\n")[0]! : String(error);
+}

@@ -1,0 +1,75 @@
+// Token units ↔ platform atoms: exact both ways for USDT's 6 decimals (× 100), round-down with
+// the dust kept for tokens finer than the atom, and no amount finer than the token is ever sent.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { loadChainConfig } from "../../src/chain/chain-config.js";
+import { atomsToUnits, unitsToAtoms } from "../../src/chain/token-units.js";
+
+describe("token units", () => {
+  it("convert USDT's 6 decimals to 8 exactly, and back", () => {
+    assert.deepEqual(unitsToAtoms(25_123_456n, 6), { atoms: 2_512_345_600n, dustUnits: 0n });
+    assert.equal(atomsToUnits(2_512_345_600n, 6), 25_123_456n);
+    assert.equal(atomsToUnits(2_512_345_601n, 6), undefined);
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 128n }), (units) => {
+        const { atoms, dustUnits } = unitsToAtoms(units, 6);
+        assert.equal(dustUnits, 0n);
+        assert.equal(atoms, units * 100n);
+        assert.equal(atomsToUnits(atoms, 6), units);
+      }),
+    );
+  });
+
+  it("round an 18-decimal token down to the atom, keeping the rest as dust", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 200n }), (units) => {
+        const { atoms, dustUnits } = unitsToAtoms(units, 18);
+        assert.equal(atoms * 10n ** 10n + dustUnits, units);
+        assert.ok(dustUnits < 10n ** 10n);
+        assert.equal(atomsToUnits(atoms, 18), units - dustUnits);
+      }),
+    );
+  });
+});
+
+describe("chain settings", () => {
+  const error = (message: string) => new Error(message);
+  const rpc = { PREDEX_CHAIN_RPC_URL: "http://127.0.0.1:8545", PREDEX_USDT_CONTRACT: `0x${"Ab".repeat(20)}` };
+
+  it("leave the chain off without the RPC URL and contract, as npm start does", () => {
+    assert.deepEqual(loadChainConfig({}, error), {
+      depositXpub: undefined,
+      network: undefined,
+      withdrawalKeyFile: undefined,
+    });
+  });
+
+  it("take defaults and refuse what cannot work, naming the variable", () => {
+    const config = loadChainConfig(rpc, error);
+    assert.equal(config.network?.confirmations, 12);
+    assert.equal(config.network?.pollMs, 250);
+    assert.equal(config.network?.usdtContract, `0x${"ab".repeat(20)}`);
+    assert.throws(
+      () => loadChainConfig({ PREDEX_CHAIN_RPC_URL: rpc.PREDEX_CHAIN_RPC_URL }, error),
+      /set together/,
+    );
+    assert.throws(
+      () => loadChainConfig({ ...rpc, PREDEX_USDT_CONTRACT: "0x12" }, error),
+      /PREDEX_USDT_CONTRACT/,
+    );
+    assert.throws(
+      () => loadChainConfig({ ...rpc, PREDEX_CHAIN_RPC_URL: "ws://x" }, error),
+      /PREDEX_CHAIN_RPC_URL/,
+    );
+    assert.throws(
+      () => loadChainConfig({ ...rpc, PREDEX_CONFIRMATIONS: "0" }, error),
+      /PREDEX_CONFIRMATIONS/,
+    );
+    assert.throws(
+      () => loadChainConfig({ PREDEX_WITHDRAWAL_KEY_FILE: "/k" }, error),
+      /needs PREDEX_CHAIN_RPC_URL/,
+    );
+  });
+});
