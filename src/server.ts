@@ -20,6 +20,7 @@ import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
+import { PlatformMetrics } from "./metrics/platform-metrics.js";
 import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
@@ -29,6 +30,7 @@ import { openDatabase } from "./store/sqlite/database.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
+import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { createSqliteDepositAddressStore } from "./wallet/sqlite-deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -48,6 +50,11 @@ export interface PlatformOptions {
    * src/store/sqlite/user-history-index.ts); tests lower it so a few orders reach the bulk step.
    */
   readonly userHistoryIndexLag?: number;
+  /**
+   * false builds the platform without metrics (no GET /metrics, no instrumentation at all); only the
+   * benches use it, to measure what the instrumentation costs.
+   */
+  readonly metrics?: boolean;
 }
 
 export interface Platform {
@@ -82,6 +89,7 @@ export async function startPlatform(
   const logger = options.logger ?? pino({ level: config.logLevel });
   const nowMs = options.nowMs ?? Date.now;
   const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
+  const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const masterKey =
     config.masterKey ??
@@ -120,6 +128,7 @@ export async function startPlatform(
     projectors: [marketCatalog.projector],
     userHistoryIndexLag: options.userHistoryIndexLag,
     clock: nowMs,
+    observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {
       // Memory may be ahead of disk: the only safe move is to stop and recover from the journal.
@@ -156,6 +165,8 @@ export async function startPlatform(
     catalogue,
     depositAddresses: new DepositAddresses(masterKey, createSqliteDepositAddressStore(db)),
     withdrawalRequests: new WithdrawalRequests({ engine: exchange.engine, mfa, nowMs }),
+    metrics,
+    operations: createSqliteOperationsQueries(db),
   };
 
   const https =
@@ -175,6 +186,14 @@ export async function startPlatform(
   // Every WebSocket upgrade of the signed host passes the gateway before any channel sees it.
   installUpgradeGate(apps.gateway.server, deps);
   const realtime = await startRealtime(deps, { public: apps.public.server }, options.realtime);
+  metrics?.attach({
+    engine: exchange.engine,
+    sockets: realtime.hub.socketStats,
+    legacy: {
+      webhookStats: apps.legacy.legacyServices.notifier.stats,
+      requestsPending: () => deps.operations.legacyRequestsPending(),
+    },
+  });
   const close = async () => {
     // Sockets first: an upgraded connection would otherwise hold its listener's close open.
     realtime.close();

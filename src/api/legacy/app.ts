@@ -66,6 +66,7 @@ export async function buildLegacyApp(
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
+  deps.metrics?.instrumentHttp(app, "legacy");
   const services = createLegacyServices(deps, {
     describeRejection: (rejection) => {
       const error = fromRejection(rejection);

@@ -35,6 +35,7 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   // a string where a number is required is a 400 naming the field (DESIGN §8).
   app.setValidatorCompiler(exactIntegerQueryCompiler);
   app.decorate("platform", deps);
+  deps.metrics?.instrumentHttp(app, "gateway");
   installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);
