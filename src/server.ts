@@ -31,6 +31,7 @@ import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
 import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
+import { createSqlitePartnerRateLimits } from "./store/sqlite/partner-rate-limits.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { createSqliteDepositAddressStore } from "./wallet/sqlite-deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -167,6 +168,7 @@ export async function startPlatform(
     withdrawalRequests: new WithdrawalRequests({ engine: exchange.engine, mfa, nowMs }),
     metrics,
     operations: createSqliteOperationsQueries(db),
+    partnerRateLimits: createSqlitePartnerRateLimits(db),
   };
 
   const https =

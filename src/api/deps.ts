@@ -13,6 +13,7 @@ import type { MfaService } from "../mfa/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 import type { OperationsQueries } from "../store/sqlite/operations-queries.js";
+import type { PartnerRateLimits } from "../store/sqlite/partner-rate-limits.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
 import type { WithdrawalRequests } from "../wallet/withdrawal-requests.js";
 import type { SocketChannelHandler } from "./partner/upgrades.js";
@@ -48,6 +49,8 @@ export interface PlatformDeps {
   readonly metrics: PlatformMetrics | undefined;
   /** The readiness probe's database ping and the metrics' queue depth (src/store/sqlite/operations-queries.ts). */
   readonly operations: OperationsQueries;
+  /** Partners' own requests-per-second limits on the signed host (src/api/partner/rate-limit.ts). */
+  readonly partnerRateLimits: PartnerRateLimits;
 }
 
 declare module "fastify" {

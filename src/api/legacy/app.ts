@@ -79,7 +79,7 @@ export async function buildLegacyApp(
   app.addHook("onClose", async () => services.stop());
   installRawBodyParsers(app, { jsonDecoding: "eager" });
   installHandlingTimeout(app, requestTimeoutMs);
-  installLegacyCallerHooks(app, deps, services);
+  await installLegacyCallerHooks(app, deps, services);
   app.setErrorHandler(handleLegacyError);
   app.setNotFoundHandler(handleLegacyNotFound);
   await registerDocs(app, {
