@@ -16,6 +16,7 @@ import { Agent } from "node:http";
 import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { measurePhase, type PhaseResult, sendForStatus } from "./lib/load.js";
+import { metricsHookNsPerResponse } from "./lib/metrics-hook-cost.js";
 import { createBenchPartner, registerBenchUser } from "./lib/platform-fixtures.js";
 import {
   type BenchServer,
@@ -135,10 +136,18 @@ async function measureMetricsCost(): Promise<void> {
         await measureServer(withoutMetrics, warmupMs);
         await measureServer(withMetrics, warmupMs);
         const results: Record<"with" | "without", PhaseResult[]> = { with: [], without: [] };
-        for (let pair = 0; pair < phasesPerMode; pair += 1) {
-          results.without.push(await measureServer(withoutMetrics, phaseMs));
-          results.with.push(await measureServer(withMetrics, phaseMs));
+        const pairs = Number(process.env.BENCH_PHASE_PAIRS ?? phasesPerMode);
+        const pairRatios: number[] = [];
+        for (let pair = 0; pair < pairs; pair += 1) {
+          const without = await measureServer(withoutMetrics, phaseMs);
+          const measuredWith = await measureServer(withMetrics, phaseMs);
+          results.without.push(without);
+          results.with.push(measuredWith);
+          pairRatios.push(
+            measuredWith.requests / measuredWith.elapsedMs / (without.requests / without.elapsedMs),
+          );
         }
+        const hookNs = metricsHookNsPerResponse();
         agent.destroy();
         const measured = summarizePhases(results.with);
         const baseline = summarizePhases(results.without);
@@ -163,6 +172,11 @@ async function measureMetricsCost(): Promise<void> {
             server_cpu_us_per_request: round(measured.cpuUsPerRequest, 1),
             baseline_server_cpu_us_per_request: round(baseline.cpuUsPerRequest, 1),
             cpu_ratio: round(baseline.cpuUsPerRequest / measured.cpuUsPerRequest, 3),
+            ratio_median_of_pairs: round(
+              pairRatios.sort((a, b) => a - b)[Math.floor(pairRatios.length / 2)]!,
+              3,
+            ),
+            hook_ns_per_response: Math.round(hookNs),
             connections,
           }),
         );

@@ -6,14 +6,15 @@
 // process figures are prom-client's default metrics under their standard names (`process_*`,
 // `nodejs_*`), so stock dashboards read them.
 //
-// What runs on the request path is kept small: an HTTP response costs three Map lookups and one
-// histogram observation on a pre-bound child; the engine reports once per batch; sockets and the
+// What runs on the request path is kept small: an HTTP response costs three Map lookups and a
+// bucket increment on a pre-bound child; the engine reports once per batch; sockets and the
 // legacy notifier bump plain numbers that are read only when Prometheus scrapes.
 
 import type { FastifyInstance } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { EngineObserver } from "../engine/engine.js";
 import type { SocketStats } from "../realtime/fanout.js";
+import { PreboundHistogram, type PreboundHistogramChild } from "./prebound-histogram.js";
 
 export type MetricsSurface = "gateway" | "public" | "legacy" | "admin";
 
@@ -44,11 +45,9 @@ export interface MetricSources {
   };
 }
 
-type DurationChild = ReturnType<Histogram<string>["labels"]>;
-
 export class PlatformMetrics {
   readonly registry = new Registry();
-  readonly #httpDuration: Histogram<"surface" | "route" | "method" | "status">;
+  readonly #httpDuration: PreboundHistogram;
   readonly #batchEntries: Histogram<string>;
   readonly #commitDuration: Histogram<string>;
   readonly #snapshotDuration: Histogram<string>;
@@ -57,13 +56,12 @@ export class PlatformMetrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.#httpDuration = new Histogram({
-      name: "predex_http_request_duration_seconds",
-      help: "Time from receiving a request to sending its response, by listener, route template, method and status; _count is the number of requests.",
-      labelNames: ["surface", "route", "method", "status"],
-      buckets: httpDurationBucketsSeconds,
-      registers,
-    });
+    this.#httpDuration = new PreboundHistogram(
+      "predex_http_request_duration_seconds",
+      "Time from receiving a request to sending its response, by listener, route template, method and status; _count is the number of requests.",
+      httpDurationBucketsSeconds,
+      this.registry,
+    );
     this.#batchEntries = new Histogram({
       name: "predex_engine_batch_entries",
       help: "Journal entries written per group commit.",
@@ -104,9 +102,9 @@ export class PlatformMetrics {
    * instance's hooks into each route when the route is added.
    */
   instrumentHttp(app: FastifyInstance, surface: MetricsSurface): void {
-    // route → method → status → child: no string is built per request, and each label set is
-    // bound once (prom-client would otherwise hash the label values on every observation).
-    const children = new Map<string, Map<string, Map<number, DurationChild>>>();
+    // route → method → status → child: no string or object is built per request, and each label
+    // set is bound once (src/metrics/prebound-histogram.ts).
+    const children = new Map<string, Map<string, Map<number, PreboundHistogramChild>>>();
     const histogram = this.#httpDuration;
     app.addHook("onResponse", (request, reply, done) => {
       const route = request.routeOptions.url ?? unmatchedRouteLabel;
@@ -122,7 +120,12 @@ export class PlatformMetrics {
       }
       let child = byStatus.get(reply.statusCode);
       if (child === undefined) {
-        child = histogram.labels(surface, route, request.method, String(reply.statusCode));
+        child = histogram.child({
+          surface,
+          route,
+          method: request.method,
+          status: String(reply.statusCode),
+        });
         byStatus.set(reply.statusCode, child);
       }
       child.observe(reply.elapsedTime / 1000);
