@@ -43,6 +43,8 @@ const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 4_000);
 const requestsPerPhaseMax = 500_000;
 const depositPerUserUsdt = "10000000";
 const usersMax = 2 * Math.max(...concurrencies);
+/** Phases of each server in BENCH_METRICS=compare, alternating without, with, without, … */
+const metricsPhasesPerServer = 3;
 
 interface Targets {
   readonly baseUrl: string;
@@ -159,9 +161,6 @@ async function measure(): Promise<void> {
     );
   });
 }
-
-/** Phases of each server in BENCH_METRICS=compare, alternating without, with, without, … */
-const metricsPhasesPerServer = 3;
 
 /** Parent process, BENCH_METRICS=compare: orders at 64 clients with and without metrics on the server. */
 async function measureMetricsCost(): Promise<void> {

@@ -27,6 +27,11 @@ ${adminExchangeUsage}
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
 ${backupUsage}
 
+Operations (admin listener): GET /healthz and /readyz (no token; /readyz is 503 until the engine
+runs and the database answers); GET /metrics (Prometheus text, admin token). Rate limits: 50
+requests/s per merchant on the legacy listener; a partner's own limit on the signed host with
+POST /admin/partners/{merchantId}/rate-limit {"rateLimitPerSecond": N | null} (502/2002 beyond).
+
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
 PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT`;
