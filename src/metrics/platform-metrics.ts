@@ -6,11 +6,11 @@
 // process figures are prom-client's default metrics under their standard names (`process_*`,
 // `nodejs_*`), so stock dashboards read them.
 //
-// What runs on the request path is kept small: an HTTP response costs three Map lookups and a
+// What runs on the request path is kept small: an HTTP response costs two Map lookups and a
 // bucket increment on a pre-bound child; the engine reports once per batch; sockets and the
 // legacy notifier bump plain numbers that are read only when Prometheus scrapes.
 
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onResponseHookHandler } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { EngineObserver } from "../engine/engine.js";
 import type { SocketStats } from "../realtime/fanout.js";
@@ -98,38 +98,47 @@ export class PlatformMetrics {
   };
 
   /**
-   * Times every response of `app`. Call before the app's routes are registered: Fastify copies an
-   * instance's hooks into each route when the route is added.
+   * Times every response of `app`. Call before the app's routes are registered: each route gets
+   * its own onResponse hook that already knows the route template, so a response costs one Map
+   * lookup by method and one by status, and nothing is allocated (Fastify's
+   * `request.routeOptions` builds a new object on every read). Responses no route matched (the
+   * not-found handler) are counted under route "unmatched".
    */
   instrumentHttp(app: FastifyInstance, surface: MetricsSurface): void {
-    // route → method → status → child: no string or object is built per request, and each label
-    // set is bound once (src/metrics/prebound-histogram.ts).
-    const children = new Map<string, Map<string, Map<number, PreboundHistogramChild>>>();
     const histogram = this.#httpDuration;
+    const timerFor = (route: string): onResponseHookHandler => {
+      // method → status → child, each label set bound once (src/metrics/prebound-histogram.ts).
+      const byMethod = new Map<string, Map<number, PreboundHistogramChild>>();
+      return (request, reply, done) => {
+        let byStatus = byMethod.get(request.method);
+        if (byStatus === undefined) {
+          byStatus = new Map();
+          byMethod.set(request.method, byStatus);
+        }
+        let child = byStatus.get(reply.statusCode);
+        if (child === undefined) {
+          child = histogram.child({
+            surface,
+            route,
+            method: request.method,
+            status: String(reply.statusCode),
+          });
+          byStatus.set(reply.statusCode, child);
+        }
+        child.observe(reply.elapsedTime / 1000);
+        done();
+      };
+    };
+    app.addHook("onRoute", (routeOptions) => {
+      const hook = timerFor(routeOptions.url);
+      const existing = routeOptions.onResponse;
+      routeOptions.onResponse =
+        existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook];
+    });
+    const unmatched = timerFor(unmatchedRouteLabel);
     app.addHook("onResponse", (request, reply, done) => {
-      const route = request.routeOptions.url ?? unmatchedRouteLabel;
-      let byMethod = children.get(route);
-      if (byMethod === undefined) {
-        byMethod = new Map();
-        children.set(route, byMethod);
-      }
-      let byStatus = byMethod.get(request.method);
-      if (byStatus === undefined) {
-        byStatus = new Map();
-        byMethod.set(request.method, byStatus);
-      }
-      let child = byStatus.get(reply.statusCode);
-      if (child === undefined) {
-        child = histogram.child({
-          surface,
-          route,
-          method: request.method,
-          status: String(reply.statusCode),
-        });
-        byStatus.set(reply.statusCode, child);
-      }
-      child.observe(reply.elapsedTime / 1000);
-      done();
+      if (request.is404) unmatched.call(app, request, reply, done);
+      else done();
     });
   }
 
