@@ -67,10 +67,8 @@ export class Subscriber {
     this.socket = socket;
     this.#bufferedBytesMax = bufferedBytesMax;
     this.stats = stats;
+    // `closed` is counted where the socket's close is already awaited (RealtimeHub.track).
     stats.opened += 1;
-    socket.once("close", () => {
-      stats.closed += 1;
-    });
   }
 
   get open(): boolean {

@@ -151,6 +151,7 @@ export class RealtimeHub {
     this.#alive.add(subscriber);
     subscriber.socket.on("pong", () => this.#alive.add(subscriber));
     subscriber.socket.once("close", () => {
+      subscriber.stats.closed += 1;
       this.#sockets.delete(subscriber);
       onGone();
     });
