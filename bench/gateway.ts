@@ -7,13 +7,20 @@
 // machine affects both alike. BENCH_SYMMETRIC=1 turns verification off on both servers: the
 // two figures should then agree, which checks the method itself. Everything is loopback-only and bounded by phase durations and a
 // request cap; BENCH_PHASE_MS shortens the phases for a quick check. The last line of stdout is the JSON result.
+//
+// BENCH_METRICS=compare measures what the metrics cost instead: the signed GET against two server
+// processes, one built with metrics (as production runs) and one without, in alternating phases;
+// the JSON line's baseline is then the server without metrics.
 
 import { Agent } from "node:http";
 import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { measurePhase, type PhaseResult, sendForStatus } from "./lib/load.js";
+import { metricsHookNsPerResponse } from "./lib/metrics-hook-cost.js";
 import { createBenchPartner, registerBenchUser } from "./lib/platform-fixtures.js";
 import {
+  type BenchServer,
+  comparesMetrics,
   cpuProfileFlags,
   isServerProcess,
   serveTargets,
@@ -40,6 +47,7 @@ interface Targets {
 }
 
 if (isServerProcess()) await serve();
+else if (comparesMetrics()) await measureMetricsCost();
 else await measure();
 
 /** Child process: two platforms on loopback, one verifying signatures and one not. */
@@ -60,9 +68,12 @@ async function serve(): Promise<void> {
     return { target, close: bench.close };
   };
   const signed = await start(process.env.BENCH_SYMMETRIC !== "1");
-  const unsigned = await start(false);
+  // Comparing metrics needs the signed platform only.
+  const unsigned = comparesMetrics() ? signed : await start(false);
   const targets: Targets = { signed: signed.target, unsigned: unsigned.target };
-  serveTargets(targets, () => Promise.allSettled([signed.close(), unsigned.close()]));
+  serveTargets(targets, () =>
+    Promise.allSettled([...new Set([signed, unsigned])].map((server) => server.close())),
+  );
 }
 
 /** Parent process: the load generator. */
@@ -110,6 +121,69 @@ async function measure(): Promise<void> {
       }),
     );
   });
+}
+
+/** Parent process, BENCH_METRICS=compare: the signed GET with and without metrics on the server. */
+async function measureMetricsCost(): Promise<void> {
+  await withBenchServer<Targets>(import.meta.url, cpuProfileFlags(), (withMetrics) =>
+    withBenchServer<Targets>(
+      import.meta.url,
+      [],
+      async (withoutMetrics) => {
+        const agent = new Agent({ keepAlive: true, maxSockets: connections });
+        const measureServer = (server: BenchServer<Targets>, durationMs: number) =>
+          measurePhase(server, signedGetLoad(server.targets.signed, agent, durationMs));
+        await measureServer(withoutMetrics, warmupMs);
+        await measureServer(withMetrics, warmupMs);
+        const results: Record<"with" | "without", PhaseResult[]> = { with: [], without: [] };
+        const pairs = Number(process.env.BENCH_PHASE_PAIRS ?? phasesPerMode);
+        const pairRatios: number[] = [];
+        for (let pair = 0; pair < pairs; pair += 1) {
+          const without = await measureServer(withoutMetrics, phaseMs);
+          const measuredWith = await measureServer(withMetrics, phaseMs);
+          results.without.push(without);
+          results.with.push(measuredWith);
+          pairRatios.push(
+            measuredWith.requests / measuredWith.elapsedMs / (without.requests / without.elapsedMs),
+          );
+        }
+        const hookNs = metricsHookNsPerResponse();
+        agent.destroy();
+        const measured = summarizePhases(results.with);
+        const baseline = summarizePhases(results.without);
+        if (measured.failures + baseline.failures > 0) {
+          throw new Error(`${measured.failures + baseline.failures} requests did not answer 200`);
+        }
+        process.stderr.write(
+          `without metrics: ${baseline.perSecond.toFixed(0)} req/s (p50 ${baseline.p50Ms.toFixed(2)} ms, p99 ${baseline.p99Ms.toFixed(2)} ms, ${baseline.cpuUsPerRequest.toFixed(1)} us CPU/req)\n` +
+            `with metrics:    ${measured.perSecond.toFixed(0)} req/s (p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${measured.cpuUsPerRequest.toFixed(1)} us CPU/req)\n`,
+        );
+        console.log(
+          JSON.stringify({
+            bench: "gateway",
+            mode: "metrics",
+            unit: "requests/s",
+            value: Math.round(measured.perSecond),
+            baseline: { name: "signed GET, server without metrics", value: Math.round(baseline.perSecond) },
+            ratio: round(measured.perSecond / baseline.perSecond, 3),
+            p50_ms: round(measured.p50Ms, 3),
+            p99_ms: round(measured.p99Ms, 3),
+            baseline_p99_ms: round(baseline.p99Ms, 3),
+            server_cpu_us_per_request: round(measured.cpuUsPerRequest, 1),
+            baseline_server_cpu_us_per_request: round(baseline.cpuUsPerRequest, 1),
+            cpu_ratio: round(baseline.cpuUsPerRequest / measured.cpuUsPerRequest, 3),
+            ratio_median_of_pairs: round(
+              pairRatios.sort((a, b) => a - b)[Math.floor(pairRatios.length / 2)]!,
+              3,
+            ),
+            hook_ns_per_response: Math.round(hookNs),
+            connections,
+          }),
+        );
+      },
+      { metrics: false },
+    ),
+  );
 }
 
 /** `connections` clients sending the same signed GET, each answered 200 or counted as a failure. */

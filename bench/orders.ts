@@ -9,12 +9,25 @@
 // about half the orders rest and half mint against them: the book stays shallow, every other order
 // trades, and no balance runs out. Loopback only, bounded by phase durations and a request cap.
 // The last line of stdout is the JSON result; a table per concurrency comes before it.
+//
+// BENCH_METRICS=compare measures what the metrics cost instead: orders at 64 clients against two
+// server processes, one built with metrics (as production runs) and one without, in alternating
+// phases; the JSON line's baseline is then the server without metrics.
 
 import { Agent } from "node:http";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
-import { type ClientLoad, measurePhase, type OutgoingRequest, sendExpectingCodeZero } from "./lib/load.js";
+import {
+  type ClientLoad,
+  measurePhase,
+  type OutgoingRequest,
+  type PhaseResult,
+  sendExpectingCodeZero,
+} from "./lib/load.js";
+import { metricsHookNsPerResponse } from "./lib/metrics-hook-cost.js";
 import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";
 import {
+  type BenchServer,
+  comparesMetrics,
   cpuProfileFlags,
   isServerProcess,
   serveTargets,
@@ -30,6 +43,8 @@ const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 4_000);
 const requestsPerPhaseMax = 500_000;
 const depositPerUserUsdt = "10000000";
 const usersMax = 2 * Math.max(...concurrencies);
+/** Phases of each server in BENCH_METRICS=compare, alternating without, with, without, … */
+const metricsPhasesPerServer = 3;
 
 interface Targets {
   readonly baseUrl: string;
@@ -43,6 +58,7 @@ interface Targets {
 }
 
 if (isServerProcess()) await serve();
+else if (comparesMetrics()) await measureMetricsCost();
 else await measure();
 
 /** Child process: one platform, a partner, an open market and funded users with sessions. */
@@ -144,6 +160,71 @@ async function measure(): Promise<void> {
       }),
     );
   });
+}
+
+/** Parent process, BENCH_METRICS=compare: orders at 64 clients with and without metrics on the server. */
+async function measureMetricsCost(): Promise<void> {
+  const clients = baselineConcurrency;
+  await withBenchServer<Targets>(import.meta.url, cpuProfileFlags(), (withMetrics) =>
+    withBenchServer<Targets>(
+      import.meta.url,
+      [],
+      async (withoutMetrics) => {
+        const agent = new Agent({ keepAlive: true, maxSockets: clients });
+        const measureServer = (server: BenchServer<Targets>, durationMs: number) =>
+          measurePhase(server, modeLoad(server.targets, agent, "orders", clients, durationMs));
+        await measureServer(withoutMetrics, warmupMs);
+        await measureServer(withMetrics, warmupMs);
+        const results: Record<"with" | "without", PhaseResult[]> = { with: [], without: [] };
+        const pairs = Number(process.env.BENCH_PHASE_PAIRS ?? metricsPhasesPerServer);
+        const pairRatios: number[] = [];
+        for (let pair = 0; pair < pairs; pair += 1) {
+          const without = await measureServer(withoutMetrics, phaseMs);
+          const measuredWith = await measureServer(withMetrics, phaseMs);
+          results.without.push(without);
+          results.with.push(measuredWith);
+          pairRatios.push(
+            measuredWith.requests / measuredWith.elapsedMs / (without.requests / without.elapsedMs),
+          );
+        }
+        const hookNs = metricsHookNsPerResponse();
+        agent.destroy();
+        const measured = summarizePhases(results.with);
+        const baseline = summarizePhases(results.without);
+        if (measured.failures + baseline.failures > 0)
+          throw new Error("some requests did not answer 200 / code 0");
+        process.stderr.write(
+          `without metrics: ${baseline.perSecond.toFixed(0)} orders/s (p50 ${baseline.p50Ms.toFixed(2)} ms, p99 ${baseline.p99Ms.toFixed(2)} ms, ${baseline.cpuUsPerRequest.toFixed(1)} us CPU/order)\n` +
+            `with metrics:    ${measured.perSecond.toFixed(0)} orders/s (p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${measured.cpuUsPerRequest.toFixed(1)} us CPU/order)\n`,
+        );
+        console.log(
+          JSON.stringify({
+            bench: "orders",
+            mode: "metrics",
+            unit: "orders/s",
+            value: Math.round(measured.perSecond),
+            baseline: {
+              name: "POST /ordering/create-order, 64 clients, server without metrics, same run",
+              value: Math.round(baseline.perSecond),
+            },
+            ratio: round(measured.perSecond / baseline.perSecond, 3),
+            p50_ms: round(measured.p50Ms, 3),
+            p99_ms: round(measured.p99Ms, 3),
+            baseline_p99_ms: round(baseline.p99Ms, 3),
+            server_cpu_us_per_order: round(measured.cpuUsPerRequest, 1),
+            baseline_server_cpu_us_per_order: round(baseline.cpuUsPerRequest, 1),
+            cpu_ratio: round(baseline.cpuUsPerRequest / measured.cpuUsPerRequest, 3),
+            ratio_median_of_pairs: round(
+              pairRatios.sort((a, b) => a - b)[Math.floor(pairRatios.length / 2)]!,
+              3,
+            ),
+            hook_ns_per_response: Math.round(hookNs),
+          }),
+        );
+      },
+      { metrics: false },
+    ),
+  );
 }
 
 /**

@@ -21,6 +21,7 @@ import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
+import { PlatformMetrics } from "./metrics/platform-metrics.js";
 import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
@@ -31,6 +32,8 @@ import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
 import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
+import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
+import { createSqlitePartnerRateLimits } from "./store/sqlite/partner-rate-limits.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { createSqliteDepositAddressStore } from "./wallet/sqlite-deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -52,6 +55,11 @@ export interface PlatformOptions {
   readonly userHistoryIndexLag?: number;
   /** The chain watcher's hook on every credit (bench:chain measures latency with it). */
   readonly onChainDepositCredited?: ChainWalletOptions["onCredited"];
+  /**
+   * false builds the platform without metrics (no GET /metrics, no instrumentation at all); only the
+   * benches use it, to measure what the instrumentation costs.
+   */
+  readonly metrics?: boolean;
 }
 
 export interface Platform {
@@ -90,6 +98,7 @@ export async function startPlatform(
   const logger = options.logger ?? pino({ level: config.logLevel });
   const nowMs = options.nowMs ?? Date.now;
   const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
+  const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const masterKey =
     config.masterKey ??
@@ -128,6 +137,7 @@ export async function startPlatform(
     projectors: [marketCatalog.projector],
     userHistoryIndexLag: options.userHistoryIndexLag,
     clock: nowMs,
+    observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {
       // Memory may be ahead of disk: the only safe move is to stop and recover from the journal.
@@ -198,6 +208,9 @@ export async function startPlatform(
       // A withdrawal must be payable exactly in the token's units (USDT: 6 decimals).
       ...(chainWallet === undefined ? {} : { amountDecimalsMax: Math.min(chainWallet.decimals, 8) }),
     }),
+    metrics,
+    operations: createSqliteOperationsQueries(db),
+    partnerRateLimits: createSqlitePartnerRateLimits(db),
   };
 
   const https =
@@ -217,6 +230,14 @@ export async function startPlatform(
   // Every WebSocket upgrade of the signed host passes the gateway before any channel sees it.
   installUpgradeGate(apps.gateway.server, deps);
   const realtime = await startRealtime(deps, { public: apps.public.server }, options.realtime);
+  metrics?.attach({
+    engine: exchange.engine,
+    sockets: realtime.hub.socketStats,
+    legacy: {
+      webhookStats: apps.legacy.legacyServices.notifier.stats,
+      requestsPending: () => deps.operations.legacyRequestsPending(),
+    },
+  });
   const close = async () => {
     // Sockets first: an upgraded connection would otherwise hold its listener's close open.
     realtime.close();

@@ -25,11 +25,23 @@ export interface BenchPlatform {
   close(): Promise<void>;
 }
 
+/**
+ * BENCH_METRICS=compare: the bench measures what the metrics cost, against a second server process
+ * built without them (PlatformOptions.metrics), in alternating phases of one run.
+ */
+export function comparesMetrics(): boolean {
+  return process.env.BENCH_METRICS === "compare";
+}
+
+/** Set by the parent on a server child that must run without metrics (see comparesMetrics). */
+const serverWithoutMetricsVariable = "BENCH_SERVER_WITHOUT_METRICS";
+
 /** A platform on a fresh data directory, every listener on a free loopback port, logging off. */
 export async function startBenchPlatform(
   dataDirPrefix: string,
   options: PlatformOptions = {},
 ): Promise<BenchPlatform> {
+  if (process.env[serverWithoutMetricsVariable] === "1") options = { ...options, metrics: false };
   const dataDir = mkdtempSync(join(tmpdir(), dataDirPrefix));
   const config = loadConfig({
     PREDEX_DATA_DIR: dataDir,
@@ -93,11 +105,18 @@ export async function withBenchServer<Targets>(
   scriptUrl: string,
   nodeOptions: readonly string[],
   generateLoad: (server: BenchServer<Targets>) => Promise<void>,
+  serverOptions: { readonly metrics?: boolean } = {},
 ): Promise<void> {
   const child = spawn(
     process.execPath,
     [...nodeOptions, "--import", "tsx", new URL(scriptUrl).pathname, "--serve"],
-    { stdio: ["pipe", "pipe", "inherit"] },
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+      env:
+        serverOptions.metrics === false
+          ? { ...process.env, [serverWithoutMetricsVariable]: "1" }
+          : { ...process.env, [serverWithoutMetricsVariable]: "0" },
+    },
   );
   try {
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();

@@ -9,9 +9,12 @@ import type { PlatformConfig } from "../config.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
+import type { PlatformMetrics } from "../metrics/platform-metrics.js";
 import type { MfaService } from "../mfa/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
+import type { OperationsQueries } from "../store/sqlite/operations-queries.js";
+import type { PartnerRateLimits } from "../store/sqlite/partner-rate-limits.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
 import type { WithdrawalRequests } from "../wallet/withdrawal-requests.js";
 import type { SocketChannelHandler } from "./partner/upgrades.js";
@@ -45,6 +48,12 @@ export interface PlatformDeps {
   readonly chainWallet: ChainWallet | undefined;
   /** POST /withdraw/apply's checks, MFA ticket and RequestWithdrawal, in that order (src/wallet). */
   readonly withdrawalRequests: WithdrawalRequests;
+  /** The Prometheus registry and HTTP instrumentation (src/metrics); undefined when built without metrics. */
+  readonly metrics: PlatformMetrics | undefined;
+  /** The readiness probe's database ping and the metrics' queue depth (src/store/sqlite/operations-queries.ts). */
+  readonly operations: OperationsQueries;
+  /** Partners' own requests-per-second limits on the signed host (src/api/partner/rate-limit.ts). */
+  readonly partnerRateLimits: PartnerRateLimits;
 }
 
 declare module "fastify" {

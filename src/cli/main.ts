@@ -3,6 +3,7 @@
 import { runAdmin } from "./admin.js";
 import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
+import { backupUsage, runBackup, runRestore } from "./backup.js";
 import { demoUsage, runDemoCommand } from "./demo.js";
 import { runDoctor } from "./doctor.js";
 import { runOpenapi } from "./openapi.js";
@@ -24,6 +25,12 @@ ${adminExchangeUsage}
                             check a partner's signing against a running server
                             (default: data/credentials.json, http://127.0.0.1:$PREDEX_PORT)
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
+${backupUsage}
+
+Operations (admin listener): GET /healthz and /readyz (no token; /readyz is 503 until the engine
+runs and the database answers); GET /metrics (Prometheus text, admin token). Rate limits: 50
+requests/s per merchant on the legacy listener; a partner's own limit on the signed host with
+POST /admin/partners/{merchantId}/rate-limit {"rateLimitPerSecond": N | null} (502/2002 beyond).
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
@@ -53,6 +60,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return runDoctor(rest);
     case "openapi":
       return runOpenapi(rest);
+    case "backup":
+      return runBackup(rest);
+    case "restore":
+      return runRestore(rest);
     case undefined:
     case "help":
     case "--help":

@@ -80,6 +80,16 @@ export interface EngineOptions<State, Command, Event, Transaction> {
    * instead of recovering again; it must be at the journal's end.
    */
   readonly startFrom?: RecoveredState<State>;
+  /** Timings for the operator's metrics (src/metrics); absent, the engine reads no timer at all. */
+  readonly observer?: EngineObserver;
+}
+
+/** What the engine reports about its own work, after the fact. */
+export interface EngineObserver {
+  /** A batch committed: commands taken from the queue, entries journaled, the store's commit time. */
+  batchCommitted(commands: number, entries: number, commitSeconds: number): void;
+  /** A snapshot was encoded and written, taking this long. */
+  snapshotSaved(seconds: number): void;
 }
 
 interface PendingCommand<Command, Event> {
@@ -102,6 +112,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   readonly #limits: EngineLimits;
   readonly #onFatal: (error: EngineFatalError) => void;
   readonly #onError: (error: unknown, context: "snapshot" | "listener") => void;
+  readonly #observer: EngineObserver | undefined;
 
   readonly #queue: BoundedQueue<PendingCommand<Command, Event>>;
   readonly #listeners = new Set<CommittedListener<Command, Event>>();
@@ -151,6 +162,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#limits = { ...defaultEngineLimits, ...options.limits };
     this.#onFatal = options.onFatal;
     this.#onError = options.onError ?? ((error, context) => console.error(`engine ${context} error`, error));
+    this.#observer = options.observer;
     for (const [name, value] of Object.entries(this.#limits)) {
       assert(Number.isSafeInteger(value) && value > 0, `engine limit ${name} is a positive integer`);
     }
@@ -320,7 +332,11 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       entries.push({ sequence, nowMs, command: pending.command, events: decision.events });
       results.push({ ok: true, sequence, nowMs, events: decision.events });
     }
-    if (entries.length > 0) await this.#store.commitBatch(entries, this.#projectors);
+    if (entries.length > 0) {
+      const startedMs = this.#observer === undefined ? 0 : performance.now();
+      await this.#store.commitBatch(entries, this.#projectors);
+      this.#observer?.batchCommitted(batch.length, entries.length, (performance.now() - startedMs) / 1000);
+    }
 
     this.#committedSequence = sequence;
     if (entries.length > 0) this.#committedNowMs = nowMs;
@@ -373,7 +389,9 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #saveSnapshot(): Promise<void> {
     const position = { state: this.#state, sequence: this.#committedSequence, nowMs: this.#committedNowMs };
     this.#snapshotAttemptSequence = position.sequence;
+    const startedMs = this.#observer === undefined ? 0 : performance.now();
     await this.#store.saveSnapshot(makeSnapshot(this.#codec, position));
+    this.#observer?.snapshotSaved((performance.now() - startedMs) / 1000);
     this.#snapshotSequence = position.sequence;
   }
 

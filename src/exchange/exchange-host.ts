@@ -12,7 +12,7 @@ import {
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
-import { Engine, type EngineLimits } from "../engine/engine.js";
+import { Engine, type EngineLimits, type EngineObserver } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
@@ -46,6 +46,8 @@ export interface ExchangeHostOptions {
   readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
   /** See PlatformOptions.userHistoryIndexLag. */
   readonly userHistoryIndexLag?: number | undefined;
+  /** Batch and snapshot timings for the metrics (src/metrics); undefined when metrics are off. */
+  readonly observer?: EngineObserver | undefined;
 }
 
 export interface ExchangeHost {
@@ -76,6 +78,7 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,
     onFatal: options.onFatal,
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
     onError: (error, context) => logger.error({ err: error, context }, "exchange engine problem"),
   });
   const scheduler: Scheduler = startScheduler({

@@ -51,6 +51,8 @@ export function retryDelayMs(policy: NotifierPolicy, failures: number): number {
 }
 
 export class LegacyNotifier {
+  /** Webhook attempts made and those that failed (no 2xx in time), for the metrics. */
+  readonly stats = { attempts: 0, failures: 0 };
   readonly #options: NotifierOptions;
   readonly #policy: NotifierPolicy;
   readonly #fetch: typeof fetch;
@@ -120,6 +122,8 @@ export class LegacyNotifier {
       return;
     }
     const delivered = await this.#attempt(record, target);
+    this.stats.attempts += 1;
+    if (!delivered) this.stats.failures += 1;
     if (delivered) {
       await store.recordNotifyAttempt(
         {

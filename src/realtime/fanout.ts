@@ -39,14 +39,36 @@ interface WsInternals {
   readonly _sender?: { readonly _state?: number };
 }
 
+/**
+ * Plain counters for the operator's metrics (src/metrics reads them when scraped): a number
+ * incremented here costs nothing on the publishing path, where a metric library call would.
+ */
+export interface SocketStats {
+  opened: number;
+  closed: number;
+  messagesSent: number;
+  /** Messages not sent because the subscriber had gone or was being cut off. */
+  messagesDropped: number;
+  /** Subscribers cut off for reading slower than we publish (wsBufferedBytesMax). */
+  slowConsumerCloses: number;
+}
+
+export function newSocketStats(): SocketStats {
+  return { opened: 0, closed: 0, messagesSent: 0, messagesDropped: 0, slowConsumerCloses: 0 };
+}
+
 export class Subscriber {
   readonly socket: WebSocket;
+  readonly stats: SocketStats;
   readonly #bufferedBytesMax: number;
   #dropped = false;
 
-  constructor(socket: WebSocket, bufferedBytesMax: number) {
+  constructor(socket: WebSocket, bufferedBytesMax: number, stats: SocketStats = newSocketStats()) {
     this.socket = socket;
     this.#bufferedBytesMax = bufferedBytesMax;
+    this.stats = stats;
+    // `closed` is counted where the socket's close is already awaited (RealtimeHub.track).
+    stats.opened += 1;
   }
 
   get open(): boolean {
@@ -55,14 +77,17 @@ export class Subscriber {
 
   /** Queues one text frame; returns false if the subscriber is gone or was just cut off. */
   send(payload: Buffer): boolean {
-    if (!this.open) return false;
+    if (!this.open) {
+      this.stats.messagesDropped += 1;
+      return false;
+    }
     if (this.socket.bufferedAmount + payload.length > this.#bufferedBytesMax) {
       // A close frame would wait behind the backlog it is meant to end; terminate frees it now.
-      this.#dropped = true;
-      this.socket.terminate();
+      this.#cutOff(1);
       return false;
     }
     this.socket.send(payload, { binary: false });
+    this.stats.messagesSent += 1;
     return true;
   }
 
@@ -72,16 +97,26 @@ export class Subscriber {
    * would write them; otherwise ws frames each payload.
    */
   sendFrames(frames: Buffer, payloads: readonly Buffer[]): boolean {
-    if (!this.open) return false;
+    if (!this.open) {
+      this.stats.messagesDropped += payloads.length;
+      return false;
+    }
     if (this.socket.bufferedAmount + frames.length > this.#bufferedBytesMax) {
-      this.#dropped = true;
-      this.socket.terminate();
+      this.#cutOff(payloads.length);
       return false;
     }
     const internals = this.socket as unknown as WsInternals;
     if (internals._socket !== undefined && internals._sender?._state === 0) internals._socket.write(frames);
     else for (const payload of payloads) this.socket.send(payload, { binary: false });
+    this.stats.messagesSent += payloads.length;
     return true;
+  }
+
+  #cutOff(messagesDropped: number): void {
+    this.#dropped = true;
+    this.stats.messagesDropped += messagesDropped;
+    this.stats.slowConsumerCloses += 1;
+    this.socket.terminate();
   }
 
   close(code: number, reason: string): void {

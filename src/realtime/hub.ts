@@ -19,7 +19,14 @@ import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { summarizeBatch } from "./batch-summary.js";
 import { bookHash } from "./book-hash.js";
 import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
-import { broadcast, closeCodes, type Subscriber, Topics, upstreamUnavailableReason } from "./fanout.js";
+import {
+  broadcast,
+  closeCodes,
+  newSocketStats,
+  type Subscriber,
+  Topics,
+  upstreamUnavailableReason,
+} from "./fanout.js";
 import type { RealtimeLimits } from "./limits.js";
 import {
   bestBidAskEvent,
@@ -69,6 +76,8 @@ export interface RealtimeHubOptions {
 
 export class RealtimeHub {
   readonly limits: RealtimeLimits;
+  /** Counters of the signed host's channels and of the public /ws/market, for the metrics. */
+  readonly socketStats = { gateway: newSocketStats(), public: newSocketStats() } as const;
   readonly #engine: ExchangeEngine;
   readonly #logger: Logger;
   readonly #tracker = new BookTracker();
@@ -142,6 +151,7 @@ export class RealtimeHub {
     this.#alive.add(subscriber);
     subscriber.socket.on("pong", () => this.#alive.add(subscriber));
     subscriber.socket.once("close", () => {
+      subscriber.stats.closed += 1;
       this.#sockets.delete(subscriber);
       onGone();
     });

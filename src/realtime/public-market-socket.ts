@@ -86,7 +86,7 @@ export function installPublicMarketSocket(
     }
     socketsByAddress.set(address, open + 1);
     sockets.handleUpgrade(request, socket, head, (ws) => {
-      const subscriber = new Subscriber(ws, hub.limits.wsBufferedBytesMax);
+      const subscriber = new Subscriber(ws, hub.limits.wsBufferedBytesMax, hub.socketStats.public);
       const assets = new Set<string>();
       const removePublic = hub.addPublicSocket(subscriber);
       hub.track(subscriber, () => {

@@ -52,7 +52,7 @@ export function registerSignedChannels(deps: PlatformDeps, hub: RealtimeHub): We
     }
     socketsByPartner.set(partner.partnerId, open + 1);
     server.handleUpgrade(request, socket, head, (ws) => {
-      const subscriber = new Subscriber(ws, hub.limits.wsBufferedBytesMax);
+      const subscriber = new Subscriber(ws, hub.limits.wsBufferedBytesMax, hub.socketStats.gateway);
       let detach: (() => void) | undefined;
       let gone = false;
       hub.track(subscriber, () => {

@@ -18,8 +18,11 @@ import { isoAt, usdtOf } from "./trading-fixtures.js";
 const hourMs = 3_600_000;
 const settleWaitMsMax = 10_000;
 
+/** Added to the real clock: the test moves the platform's time past challenge windows instead of sleeping. */
+let clockOffsetMs = 0;
+
 async function start(dataDir: string): Promise<Platform> {
-  return startPlatform(testPlatformConfig(dataDir));
+  return startPlatform(testPlatformConfig(dataDir), { nowMs: () => Date.now() + clockOffsetMs });
 }
 
 const operatorOf = (platform: Platform) =>
@@ -120,7 +123,8 @@ describe("the market lifecycle across a restart", () => {
 
     await platform.close();
     platform = undefined;
-    await sleep(1_200);
+    // The window ends while the platform is down: its clock is 1.2 s further on when it starts again.
+    clockOffsetMs += 1_200;
     platform = await start(dataDir);
     operator = operatorOf(platform);
     for (const [index, user] of users.entries()) {
@@ -150,6 +154,7 @@ describe("the market lifecycle across a restart", () => {
       outcomes: [{ outcomeId: late.outcomeId, winningOptionId: late.yes }],
       challengeWindowSeconds: 1,
     });
+    clockOffsetMs += 1_200;
     await settledByScheduler(alice.client, late.marketId);
 
     // Claims: Alice wins the first and third (4 each), Bob the second (4).

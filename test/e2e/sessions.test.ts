@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { PredexApiError } from "../../src/sdk/errors.js";
 import { signRequest } from "../../src/sdk/signer.js";
 import { startTestPlatform, type TestPlatform } from "./harness.js";
@@ -117,9 +116,14 @@ describe("sessions on a platform with the default lifetime", () => {
 });
 
 describe("sessions on a platform with a one-second lifetime", () => {
+  /** Added to the real clock: the test moves the platform's time instead of sleeping. */
+  let clockOffsetMs = 0;
   let platform: TestPlatform;
   before(async () => {
-    platform = await startTestPlatform({ env: { PREDEX_SESSION_TTL_SECONDS: "1" } });
+    platform = await startTestPlatform({
+      env: { PREDEX_SESSION_TTL_SECONDS: "1" },
+      platform: { nowMs: () => Date.now() + clockOffsetMs },
+    });
   });
   after(() => platform.close());
 
@@ -135,7 +139,8 @@ describe("sessions on a platform with a one-second lifetime", () => {
     const user = await client.register(registration);
     assert.equal((await client.getProfile()).userId, user.userId);
 
-    await sleep(1_100);
+    // The platform's clock moves on past the one-second TTL; nothing sleeps.
+    clockOffsetMs += 1_100;
     const stale = platform.client(partner);
     stale.sessionCookie = client.sessionCookie;
     assert.equal((await sessionError(stale.getProfile())).message, invalidSession);

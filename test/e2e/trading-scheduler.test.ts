@@ -1,18 +1,35 @@
 // Time-driven work through the real server: a GTD order expires at expiresAt and its funds come
 // back; a market closes at its endTime (resting orders cancelled) without any operator call.
+// The platform's clock is moved past the deadline instead of sleeping until it; the test then
+// polls for the scheduler's next tick (a real timer, every schedulerIntervalMs) to have acted.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { schedulerIntervalMs } from "../../src/exchange/exchange-host.js";
 import { isoAt, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 
-const waitMs = 2_000 + 3 * schedulerIntervalMs;
+/** The deadlines are 2 s ahead; the clock jumps past them. */
+const clockJumpMs = 2_500;
+/** Scheduler ticks to wait at most for the work to show, polled every few milliseconds. */
+const ticksMax = 20;
+
+let clockOffsetMs = 0;
+
+/** Polls `check` until it holds, for at most `ticksMax` scheduler ticks of real time. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + ticksMax * schedulerIntervalMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`${what} did not happen`);
+    await sleep(10);
+  }
+  await nextTurn();
+}
 
 describe("the scheduler", () => {
   let platform: TradingPlatform;
   before(async () => {
-    platform = await startTradingPlatform();
+    platform = await startTradingPlatform({ platform: { nowMs: () => Date.now() + clockOffsetMs } });
   });
   after(() => platform.close());
 
@@ -28,11 +45,12 @@ describe("the scheduler", () => {
       limitPrice: 0.2,
       shares: 10,
       timeInForce: "GTD",
-      expiresAt: isoAt(Date.now() + 2_000),
+      expiresAt: isoAt(Date.now() + clockOffsetMs + 2_000),
     });
     assert.deepEqual([order.status, order.timeInForce], ["OPEN", "GTD"]);
     assert.deepEqual(await usdtOf(client), { available: "8", frozen: "2", total: "10" });
-    await sleep(waitMs);
+    clockOffsetMs += clockJumpMs;
+    await eventually(async () => (await usdtOf(client)).frozen === "0", "the GTD expiry");
     assert.deepEqual(await usdtOf(client), { available: "10", frozen: "0", total: "10" });
     assert.equal((await client.getOpenOrders()).total, 0);
     const again = await client.cancelOrder(order.orderId).catch((error: Error) => error.message);
@@ -40,7 +58,7 @@ describe("the scheduler", () => {
   });
 
   it("closes a market at its endTime and cancels its resting orders", async () => {
-    const market = await platform.openMarket({ endTime: isoAt(Date.now() + 2_000) });
+    const market = await platform.openMarket({ endTime: isoAt(Date.now() + clockOffsetMs + 2_000) });
     const { client } = await platform.fundedUser("10");
     await client.createOrder({
       marketId: market.marketId,
@@ -52,7 +70,11 @@ describe("the scheduler", () => {
       shares: 10,
     });
     assert.deepEqual(await usdtOf(client), { available: "7", frozen: "3", total: "10" });
-    await sleep(waitMs);
+    clockOffsetMs += clockJumpMs;
+    await eventually(
+      async () => (await client.getMarketDetail(market.marketId)).status === "closed",
+      "the close at endTime",
+    );
     assert.equal((await client.getMarketDetail(market.marketId)).status, "closed");
     assert.deepEqual(await usdtOf(client), { available: "10", frozen: "0", total: "10" });
   });

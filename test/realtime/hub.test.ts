@@ -1,9 +1,10 @@
 // The hub closes every socket with 1011 `upstream unavailable` when the exchange engine behind it
-// has stopped, found by its periodic check (spec 000 "Events" rule 2).
+// has stopped, found by its periodic check (spec 000 "Events" rule 2). The check's timer is mocked:
+// the test moves time instead of sleeping.
 
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import { describe, it } from "node:test";
+import { describe, it, mock } from "node:test";
 import { pino } from "pino";
 import { createInitialState } from "../../src/core/state.js";
 import type { ExchangeEngine } from "../../src/exchange/exchange-host.js";
@@ -36,6 +37,7 @@ describe("RealtimeHub", () => {
       read: async <T>(reader: (s: typeof state, p: { sequence: bigint; nowMs: number }) => T) =>
         reader(state, { sequence: 0n, nowMs: 0 }),
     };
+    mock.timers.enable({ apis: ["setInterval"] });
     const hub = await RealtimeHub.start({
       engine: engine as unknown as ExchangeEngine,
       identity: {} as never,
@@ -47,12 +49,17 @@ describe("RealtimeHub", () => {
     const subscriber = new Subscriber(socket as never, 1024);
     hub.track(subscriber, () => undefined);
     hub.addMarketPriceSubscriber(subscriber, 1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    assert.equal(socket.closedWith, undefined);
-    engine.phase = "failed";
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    assert.deepEqual(socket.closedWith, [1011, "upstream unavailable"]);
-    assert.equal(hub.upstreamHealthy, false);
-    hub.close();
+    try {
+      mock.timers.tick(60);
+      assert.equal(socket.closedWith, undefined);
+      engine.phase = "failed";
+      assert.equal(socket.closedWith, undefined, "nothing happens before the next check");
+      mock.timers.tick(20);
+      assert.deepEqual(socket.closedWith, [1011, "upstream unavailable"]);
+      assert.equal(hub.upstreamHealthy, false);
+    } finally {
+      hub.close();
+      mock.timers.reset();
+    }
   });
 });

@@ -112,6 +112,7 @@ describe("Subscriber", () => {
     const subscriber = new Subscriber(fake.socket as never, 1_000);
     assert.equal(subscriber.send(Buffer.from("x".repeat(100))), true);
     assert.equal(fake.sent.length, 1);
+    assert.equal(subscriber.stats.messagesSent, 1);
   });
 
   it("cuts off a slow consumer instead of queueing beyond wsBufferedBytesMax", () => {
@@ -121,6 +122,14 @@ describe("Subscriber", () => {
     assert.equal(fake.terminated(), true);
     assert.equal(fake.sent.length, 0);
     assert.equal(subscriber.send(Buffer.from("y")), false);
+    // The metrics' counters (src/metrics): one slow-consumer close, both messages dropped.
+    assert.deepEqual(subscriber.stats, {
+      opened: 1,
+      closed: 0,
+      messagesSent: 0,
+      messagesDropped: 2,
+      slowConsumerCloses: 1,
+    });
   });
 });
 

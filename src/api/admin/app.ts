@@ -19,6 +19,7 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
+  deps.metrics?.instrumentHttp(app, "admin");
   installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);

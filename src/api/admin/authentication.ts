@@ -7,12 +7,16 @@ import { badRequest, sendServiceError, unauthorized, unsupportedMediaType } from
 import { isConsoleRequest } from "../shared/console-pages.js";
 import { isDocsRequest } from "../shared/docs.js";
 import { decodeJsonBody } from "../shared/raw-body.js";
+import { probePaths } from "./routes/health.js";
 
 export function createAdminGuard(adminToken: string) {
   // Comparing digests keeps the comparison constant-time whatever length the caller sends.
   const expectedDigest = sha256Hex(adminToken);
   return async function requireAdminToken(request: FastifyRequest, reply: FastifyReply) {
-    if (isDocsRequest(request.url) || isConsoleRequest(request.url)) return undefined;
+    // Liveness and readiness probes carry no credentials (Kubernetes, load balancers); the console's
+    // page and assets load before the operator signs in.
+    if (isDocsRequest(request.url) || isConsoleRequest(request.url) || probePaths.has(request.routeOptions.url ?? ""))
+      return undefined;
     const header = request.headers.authorization;
     if (header === undefined) return sendServiceError(reply, unauthorized("Missing Authorization header"));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -66,6 +66,7 @@ export async function buildLegacyApp(
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
+  deps.metrics?.instrumentHttp(app, "legacy");
   const services = createLegacyServices(deps, {
     describeRejection: (rejection) => {
       const error = fromRejection(rejection);
@@ -78,7 +79,7 @@ export async function buildLegacyApp(
   app.addHook("onClose", async () => services.stop());
   installRawBodyParsers(app, { jsonDecoding: "eager" });
   installHandlingTimeout(app, requestTimeoutMs);
-  installLegacyCallerHooks(app, deps, services);
+  await installLegacyCallerHooks(app, deps, services);
   app.setErrorHandler(handleLegacyError);
   app.setNotFoundHandler(handleLegacyNotFound);
   await registerDocs(app, {

@@ -14,8 +14,8 @@ import type { PartnerRecord } from "../../store/identity.js";
 import type { PlatformDeps } from "../deps.js";
 import { isDocsRequest } from "../shared/docs.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
-import { legacyErrors, parameterError, rateLimited, sendLegacyError, withDetails } from "./errors.js";
-import { FixedWindowRateLimiter, legacyRateWindowName } from "./rate-limit.js";
+import { legacyErrors, parameterError, sendLegacyError, withDetails } from "./errors.js";
+import { createLegacyRateLimit } from "./rate-limit.js";
 
 /** X-Timestamp may be this far from the server's clock, either way (spec 001: ±5 minutes). */
 export const authorizeTimestampSkewMsMax = 5 * 60_000;
@@ -39,26 +39,20 @@ declare module "fastify" {
   }
 }
 
-export function installLegacyCallerHooks(
+export async function installLegacyCallerHooks(
   app: TypeBoxApp,
   deps: PlatformDeps,
   services: LegacyServices,
-): void {
-  const limiter = new FixedWindowRateLimiter();
+): Promise<void> {
   app.decorateRequest("legacyPartner", undefined);
   app.decorateRequest("legacyToken", undefined);
+  // Naming the caller also reads its credentials (request.legacyToken, request.legacyPartner).
+  const limit = await createLegacyRateLimit(app, deps, (request) =>
+    identifyCaller(request, deps, services, deps.nowMs()),
+  );
   app.addHook("onRequest", async (request, reply) => {
     if (isDocsRequest(request.url)) return;
-    const nowMs = deps.nowMs();
-    const key = await identifyCaller(request, deps, services, nowMs);
-    const decision = limiter.take(key, nowMs);
-    if (!decision.ok) {
-      reply.header("retry-after", String(decision.retryAfterSeconds));
-      return sendLegacyError(
-        reply,
-        rateLimited(decision.retryAfterSeconds, limiter.limit, legacyRateWindowName),
-      );
-    }
+    return limit(request, reply);
   });
 }
 

@@ -12,6 +12,7 @@ import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
 import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./errors.js";
+import { installPartnerRateLimit } from "./rate-limit.js";
 
 export interface PartnerAppOptions {
   /** Only the gateway benchmark turns this off. */
@@ -35,11 +36,13 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   // a string where a number is required is a 400 naming the field (DESIGN §8).
   app.setValidatorCompiler(exactIntegerQueryCompiler);
   app.decorate("platform", deps);
+  deps.metrics?.instrumentHttp(app, "gateway");
   installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);
   await app.register(cookie);
   installPartnerAuthentication(app, deps, { verifySignatures: options.verifySignatures });
+  await installPartnerRateLimit(app, deps);
   await registerDocs(app, {
     title: "predex partner API (signed gateway)",
     description:

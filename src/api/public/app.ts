@@ -23,6 +23,7 @@ export async function buildPublicApp(
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);
+  deps.metrics?.instrumentHttp(app, "public");
   installRawBodyParsers(app, { jsonDecoding: "eager" });
   // Same conventions as the signed host: current envelope, 404/1404, text/plain query errors.
   app.setErrorHandler(handlePartnerError);

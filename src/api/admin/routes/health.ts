@@ -1,0 +1,62 @@
+// Probes for the operator's orchestrator (DESIGN §5), answered without the admin token as
+// liveness and readiness probes expect:
+//   GET /healthz — the process answers (liveness: restart it if this stops answering);
+//   GET /readyz  — the engine has recovered and takes commands, and the database answers
+//                  (readiness: send traffic only while this is 200; 503 otherwise).
+// The engine recovers before any listener opens (src/server.ts), so a running engine means
+// recovery is done; one that failed, is closing or has closed is not ready.
+
+import { Type } from "typebox";
+import { Envelope, ok } from "../../partner/envelope.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+
+/** Paths the admin guard lets through without the bearer token (src/api/admin/authentication.ts). */
+export const probePaths: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
+const Readiness = Type.Object({
+  ready: Type.Boolean(),
+  engine: Type.String({ description: "running | closing | closed | failed" }),
+  database: Type.Union([Type.Literal("ok"), Type.Literal("unreachable")]),
+});
+
+export default defineRoutes((app, deps) => {
+  app.get(
+    "/healthz",
+    {
+      schema: {
+        summary: "Liveness: the process answers (no token)",
+        tags: ["Operations"],
+        response: { 200: Envelope(Type.Object({ status: Type.Literal("alive") })) },
+      },
+    },
+    async () => ok({ status: "alive" as const }),
+  );
+
+  app.get(
+    "/readyz",
+    {
+      schema: {
+        summary: "Readiness: engine recovered and running, database reachable; else 503 (no token)",
+        tags: ["Operations"],
+        response: { 200: Envelope(Readiness), 503: Envelope(Readiness) },
+      },
+    },
+    async (_request, reply) => {
+      const engine = deps.engine.phase;
+      let database: "ok" | "unreachable" = "ok";
+      try {
+        deps.operations.ping();
+      } catch {
+        database = "unreachable";
+      }
+      const ready = engine === "running" && database === "ok";
+      if (ready) return ok({ ready, engine, database });
+      // 2002 is the current interface's "upstream could not be reached": here, the engine or the
+      // database behind the listeners.
+      const reason = engine === "running" ? "database unreachable" : `engine ${engine}`;
+      return reply
+        .code(503)
+        .send({ code: 2002, message: `not ready: ${reason}`, data: { ready, engine, database } });
+    },
+  );
+});

@@ -1,0 +1,43 @@
+// An optional per-partner request limit on the signed host: the operator may give a partner a
+// number of requests per second (POST /admin/partners/{merchantId}/rate-limit); partners without
+// one are not limited here. Counted by @fastify/rate-limit per partner over fixed one-second
+// windows, after the gateway has identified the partner (a forged request never uses a budget).
+//
+// Spec 000 has no rate-limit status or code ("Rate limits: not shown"). Going over is answered in
+// the vocabulary a partner of that interface already handles: HTTP 502, code 2002 (its recovery
+// table retries 502 with backoff), as overload is (DESIGN §6), with Retry-After in seconds and a
+// message that says why: nothing was done, try again later.
+
+import rateLimit from "@fastify/rate-limit";
+import type { PlatformDeps } from "../deps.js";
+import { clockedRateLimitStore } from "../shared/rate-limit-store.js";
+import type { TypeBoxApp } from "../shared/typebox-app.js";
+
+export const partnerRateWindowMs = 1_000;
+
+export async function installPartnerRateLimit(app: TypeBoxApp, deps: PlatformDeps): Promise<void> {
+  await app.register(rateLimit, { global: false, store: clockedRateLimitStore(deps.nowMs) });
+  const take = app.createRateLimit({
+    timeWindow: partnerRateWindowMs,
+    keyGenerator: (request) => request.partner.partnerId,
+    max: (request) => deps.partnerRateLimits.of(request.partner.partnerId) ?? 0,
+  });
+  // A preValidation hook added after the gateway's: request.partner is known when it runs.
+  app.addHook("preValidation", async (request, reply) => {
+    // Unauthenticated requests (docs) and partners without a limit of their own pass at once.
+    if (request.partner === undefined || deps.partnerRateLimits.of(request.partner.partnerId) === undefined)
+      return undefined;
+    const decision = await take(request);
+    if (decision.isAllowed || !decision.isExceeded) return undefined;
+    const retryAfterSeconds = Math.max(1, decision.ttlInSeconds);
+    return reply
+      .code(502)
+      .header("retry-after", String(retryAfterSeconds))
+      .type("application/json; charset=utf-8")
+      .send({
+        code: 2002,
+        message: `upstream unavailable: rate limit of ${decision.max} requests per second exceeded, retry after ${retryAfterSeconds}s`,
+        data: null,
+      });
+  });
+}

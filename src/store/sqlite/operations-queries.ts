@@ -1,0 +1,32 @@
+// The SQL the operator's probes and metrics run against the SQLite file: readiness (is the database
+// answering) and the legacy request queue's depth. Read-only; the statements are prepared once.
+
+import type { SqliteDatabase } from "./database.js";
+
+export interface OperationsQueries {
+  /** Throws when the database cannot answer (closed, unreadable). */
+  ping(): void;
+  /** Legacy order requests still PENDING (the partial index legacy_requests_pending serves it). */
+  legacyRequestsPending(): number;
+}
+
+export function createSqliteOperationsQueries(db: SqliteDatabase): OperationsQueries {
+  const ping = db.prepare("SELECT 1");
+  let pending: ReturnType<typeof preparePendingCount> | undefined;
+  return {
+    ping() {
+      ping.get();
+    },
+    legacyRequestsPending() {
+      // Prepared on first use: the legacy tables exist once the legacy listener has been built.
+      pending ??= preparePendingCount(db);
+      return pending.get()?.count ?? 0;
+    },
+  };
+}
+
+function preparePendingCount(db: SqliteDatabase) {
+  return db.prepare<[], { count: number }>(
+    "SELECT count(*) AS count FROM legacy_requests WHERE status = 'PENDING'",
+  );
+}
