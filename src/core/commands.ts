@@ -2,9 +2,9 @@
 // booleans, null, bigint): the engine journals them as JSON with tagged bigints. Amounts, shares
 // and prices are bigint atoms (1e-8) as parsed by money.ts at the edge; optional inputs are null.
 
+import type { OrderSide, OrderType, TimeInForce } from "./book/orders.js";
 import type { ModelType } from "./market.js";
-import type { OrderSide, OrderType, TimeInForce } from "./orders.js";
-import type { PoolTermsInput } from "./pool-models.js";
+import type { PoolTermsInput } from "./pools/models.js";
 
 export interface CreateMarketCommand {
   readonly type: "CreateMarket";

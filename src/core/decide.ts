@@ -1,7 +1,7 @@
 // decide: what a command does, as events, or why it is refused. Never mutates the state; the
 // same state, command and context always give the same decision.
 
-import { decideClaimMarket, decideClaimPosition } from "./claims.js";
+import { decidePlaceOrder, isId, releaseEvent } from "./book/place-order.js";
 import type {
   CancelOrderCommand,
   CloseMarketCommand,
@@ -13,13 +13,14 @@ import type {
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
 import type { ExchangeEvent, MarketCreatedEvent } from "./events.js";
+import { decideClaimMarket, decideClaimPosition } from "./lifecycle/claims.js";
 import {
   decideChallengeResolution,
   decideFinalizeMarket,
   decideResolveMarket,
   decideSettleMarket,
   decideVoidMarket,
-} from "./lifecycle.js";
+} from "./lifecycle/lifecycle.js";
 import {
   expireOrdersPerCommandMax,
   feeBpsMax,
@@ -37,9 +38,8 @@ import {
   defaultTickUnits,
   modelTypes,
 } from "./market.js";
-import { decidePlaceOrder, isId, releaseEvent } from "./place-order.js";
-import { poolFundingEvents } from "./pool-evolve.js";
-import { resolvePoolTerms } from "./pool-models.js";
+import { poolFundingEvents } from "./pools/evolve.js";
+import { resolvePoolTerms } from "./pools/models.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, atomsPerPriceUnit, lotsToShares, priceUnitsToAtoms } from "./units.js";
 import {
@@ -48,7 +48,7 @@ import {
   decideCompleteWithdrawal,
   decideRejectWithdrawal,
   decideRequestWithdrawal,
-} from "./withdrawals.js";
+} from "./wallet/withdrawals.js";
 
 export function decide(
   state: ExchangeState,

@@ -3,7 +3,7 @@
 // present, no balance or holding below zero. A failed assertion is a bug, so it throws.
 
 import { createBook } from "./book/create-book.js";
-import { evolveClaim } from "./claims.js";
+import { bookSideOf, type Order, yesPriceOf } from "./book/orders.js";
 import type {
   DepositCreditedEvent,
   ExchangeEvent,
@@ -13,19 +13,10 @@ import type {
   OrderPlacedEvent,
   TradeExecutedEvent,
 } from "./events.js";
-import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen } from "./ledger.js";
-import { evolveLifecycle } from "./lifecycle.js";
+import { evolveClaim } from "./lifecycle/claims.js";
+import { evolveLifecycle } from "./lifecycle/lifecycle.js";
 import type { Market, Outcome } from "./market.js";
-import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
-import { applyPoolTerms, evolvePool } from "./pool-evolve.js";
-import {
-  freezeShares,
-  newPosition,
-  type Position,
-  recordBuy,
-  recordSell,
-  unfreezeShares,
-} from "./positions.js";
+import { applyPoolTerms, evolvePool } from "./pools/evolve.js";
 import type { ExchangeState } from "./state.js";
 import {
   atomsPerLot,
@@ -34,7 +25,16 @@ import {
   priceToUnits,
   priceUnitsPerUnit,
 } from "./units.js";
-import type { Withdrawal } from "./withdrawals.js";
+import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen } from "./wallet/ledger.js";
+import {
+  freezeShares,
+  newPosition,
+  type Position,
+  recordBuy,
+  recordSell,
+  unfreezeShares,
+} from "./wallet/positions.js";
+import type { Withdrawal } from "./wallet/withdrawals.js";
 
 export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
   // The trading events come first: they are nearly all of the journal.

@@ -2,9 +2,9 @@
 // checkInvariants lists every violation; assertInvariants throws on the first list that is not
 // empty. Tests call it after every step; the engine may call it after replay.
 
-import { buyReserveAtoms } from "./fees.js";
-import { checkPoolOutcome, platformPoolFundingNet } from "./pool-invariants.js";
-import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./settlement.js";
+import { buyReserveAtoms } from "./book/fees.js";
+import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./lifecycle/settlement.js";
+import { checkPoolOutcome, platformPoolFundingNet } from "./pools/invariants.js";
 import type { ExchangeState } from "./state.js";
 import { lotsToShares } from "./units.js";
 

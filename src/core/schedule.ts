@@ -5,7 +5,7 @@
 // still ahead simply refuses orders until then (place-order.ts).
 
 import type { ExchangeCommand } from "./commands.js";
-import { isSettlementDue } from "./lifecycle.js";
+import { isSettlementDue } from "./lifecycle/lifecycle.js";
 import type { ExchangeState } from "./state.js";
 
 export function dueScheduledCommands(

@@ -2,13 +2,13 @@
 // the counters here, in the order commands are decided, so a replay allocates the same ids.
 
 import type { BookKind } from "./book/order-book.js";
-import type { Account, LedgerTotals } from "./ledger.js";
-import type { MarketResolution } from "./lifecycle.js";
+import { OrderIndex } from "./book/order-index.js";
+import type { Order } from "./book/orders.js";
+import type { MarketResolution } from "./lifecycle/lifecycle.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
-import { OrderIndex } from "./order-index.js";
-import type { Order } from "./orders.js";
-import { createPoolModels, type PoolModels } from "./pool-models.js";
-import type { Withdrawal } from "./withdrawals.js";
+import { createPoolModels, type PoolModels } from "./pools/models.js";
+import type { Account, LedgerTotals } from "./wallet/ledger.js";
+import type { Withdrawal } from "./wallet/withdrawals.js";
 
 export interface IdCounters {
   nextMarketId: number;

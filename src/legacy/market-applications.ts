@@ -7,7 +7,7 @@
 import { marketDetailsOf } from "../catalog/market-details.js";
 import { type CreateMarketCommand, createMarketCommand } from "../core/commands.js";
 import { atomsToNumber, parseAtoms } from "../core/money.js";
-import { ammLiquidityAtomsMin, weightsSumAtoms } from "../core/pool-models.js";
+import { ammLiquidityAtomsMin, weightsSumAtoms } from "../core/pools/models.js";
 
 /** Spec 001 "Limits": a market title has at most 200 characters. */
 export const applicationTitleLengthMax = 200;

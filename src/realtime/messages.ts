@@ -4,9 +4,9 @@
 // channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string.
 
 import { isoSeconds } from "../api/shared/wire-format.js";
+import type { OrderSide } from "../core/book/orders.js";
+import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";
-import type { OrderSide } from "../core/orders.js";
-import { bidSide } from "../core/orders.js";
 import type { BalanceView, PositionView } from "../core/queries.js";
 import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
 import type { OrderRecord } from "../store/exchange-read-models.js";

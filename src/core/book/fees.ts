@@ -2,7 +2,7 @@
 // price), rounded down to the atom, charged in USDT: a buyer pays it on top of the notional, a
 // seller has it taken from the proceeds. Makers pay makerFee, takers takerFee (DESIGN §3).
 
-import { basisPointsPerUnit } from "./limits.js";
+import { basisPointsPerUnit } from "../limits.js";
 
 /**
  * floor(notional × bps / 10000), exact in JS numbers: the notional of one order is below 2^47

@@ -3,9 +3,9 @@
 // Every price here is in price units and every quantity in lots (units.ts), so the arithmetic is
 // exact integer arithmetic on JS numbers; bigint appears only where events carry money out.
 
-import type { PlaceOrderCommand } from "./commands.js";
-import type { CommandContext, Decision } from "./decider.js";
-import { reject } from "./errors.js";
+import type { PlaceOrderCommand } from "../commands.js";
+import type { CommandContext, Decision } from "../decider.js";
+import { reject } from "../errors.js";
 import type {
   CrossType,
   ExchangeEvent,
@@ -13,8 +13,7 @@ import type {
   OrderExpiredEvent,
   OrderPlacedEvent,
   TradeExecutedEvent,
-} from "./events.js";
-import { affordableLots, buyReserveAtoms, feeAtoms } from "./fees.js";
+} from "../events.js";
 import {
   clientOrderIdLengthMax,
   makersPerTakerMax,
@@ -22,10 +21,9 @@ import {
   orderAmountAtomsMax,
   orderSharesMax,
   ordersPerBookMax,
-} from "./limits.js";
-import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
-import { decidePoolOrder } from "./pool-orders.js";
-import type { ExchangeState } from "./state.js";
+} from "../limits.js";
+import { decidePoolOrder } from "../pools/orders.js";
+import type { ExchangeState } from "../state.js";
 import {
   atomsOf,
   lotsToShares,
@@ -33,7 +31,9 @@ import {
   priceToUnits,
   priceUnitsPerUnit,
   priceUnitsToAtoms,
-} from "./units.js";
+} from "../units.js";
+import { affordableLots, buyReserveAtoms, feeAtoms } from "./fees.js";
+import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
 
 /** Stands in slot 0 of a PlaceOrder's events until OrderPlaced replaces it; never emitted. */
 const placeholderEvent: ExchangeEvent = { type: "Placeholder" } as unknown as ExchangeEvent;

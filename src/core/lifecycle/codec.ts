@@ -2,8 +2,8 @@
 // claims by position id, as arrays in a fixed field order, bigints as decimal strings. Snapshots
 // written before the lifecycle existed have neither key and decode to none.
 
+import type { ExchangeState } from "../state.js";
 import type { MarketResolution, WinningOption } from "./lifecycle.js";
-import type { ExchangeState } from "./state.js";
 
 type Row = unknown[];
 

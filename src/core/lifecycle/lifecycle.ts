@@ -13,6 +13,7 @@
 // share of every option is then claimable at half a USDT from the outcome's collateral. A Yes+No
 // pair was minted for exactly 1 USDT of collateral, so 0.5 per share pays out the collateral exactly.
 
+import { isId, releaseEvent } from "../book/place-order.js";
 import type {
   ChallengeResolutionCommand,
   FinalizeMarketCommand,
@@ -20,15 +21,14 @@ import type {
   SettleMarketCommand,
   VoidMarketCommand,
   WinnerChoice,
-} from "./commands.js";
-import type { CommandContext, Decision } from "./decider.js";
-import { type RejectionCode, reject } from "./errors.js";
-import type { ExchangeEvent, LifecycleEvent } from "./events.js";
-import { freezeFunds, newAccount, releaseFrozen } from "./ledger.js";
-import type { Market } from "./market.js";
-import { isId, releaseEvent } from "./place-order.js";
-import { poolSettlementEvents } from "./pool-settlement.js";
-import type { ExchangeState } from "./state.js";
+} from "../commands.js";
+import type { CommandContext, Decision } from "../decider.js";
+import { type RejectionCode, reject } from "../errors.js";
+import type { ExchangeEvent, LifecycleEvent } from "../events.js";
+import type { Market } from "../market.js";
+import { poolSettlementEvents } from "../pools/settlement.js";
+import type { ExchangeState } from "../state.js";
+import { freezeFunds, newAccount, releaseFrozen } from "../wallet/ledger.js";
 
 /** How long a proposed resolution may be challenged unless ResolveMarket says otherwise: 24 hours. */
 export const defaultChallengeWindowMs = 24 * 60 * 60 * 1_000;

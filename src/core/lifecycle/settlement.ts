@@ -3,11 +3,11 @@
 // pays exactly 1 USDT, a losing one 0. Void: every share pays 0.5 USDT. Payouts come out of the
 // outcome's collateral, so the collateral left always equals what is still to be claimed.
 
+import type { Market } from "../market.js";
+import { parimutuelPayoutAtoms } from "../pools/parimutuel/parimutuel-payout.js";
+import type { ExchangeState } from "../state.js";
+import type { Position } from "../wallet/positions.js";
 import { winnerOf } from "./lifecycle.js";
-import type { Market } from "./market.js";
-import { parimutuelPayoutAtoms } from "./parimutuel/parimutuel-payout.js";
-import type { Position } from "./positions.js";
-import type { ExchangeState } from "./state.js";
 
 export type PositionStatus = "open" | "settled" | "claimed";
 

@@ -2,8 +2,8 @@
 // parimutuel pools by outcome id, arrays in a fixed field order, bigints as decimal strings.
 // Snapshots written before the pool models existed have none of these keys and decode to none.
 
-import type { AmmPool, ParimutuelPool, PoolTerms } from "./pool-models.js";
-import type { ExchangeState } from "./state.js";
+import type { ExchangeState } from "../state.js";
+import type { AmmPool, ParimutuelPool, PoolTerms } from "./models.js";
 
 type Row = unknown[];
 

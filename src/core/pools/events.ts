@@ -2,7 +2,7 @@
 // stake in a parimutuel pool, and what a pool gives up when its market settles or is voided.
 // Each carries every balance change it makes, so evolve and the read models need nothing else.
 
-import type { OrderSide } from "./orders.js";
+import type { OrderSide } from "../book/orders.js";
 
 export type PoolModelType = "AMM" | "parimutuel";
 

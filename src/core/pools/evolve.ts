@@ -1,20 +1,15 @@
 // evolve for the pool models: applies the pool events (pool-events.ts) and the pool terms of
 // MarketCreated, in place, asserting what decide promised. A failed assertion is a bug: it throws.
 
+import type { MarketCreatedEvent } from "../events.js";
+import { accountFor, marketOf, outcomeOf, positionFor } from "../evolve.js";
+import type { ExchangeState } from "../state.js";
+import { priceUnitsPerUnit } from "../units.js";
+import { applyBalanceDelta } from "../wallet/ledger.js";
+import { recordBuy, recordSell } from "../wallet/positions.js";
 import { initialFunding } from "./amm/fpmm.js";
-import type { MarketCreatedEvent } from "./events.js";
-import { accountFor, marketOf, outcomeOf, positionFor } from "./evolve.js";
-import { applyBalanceDelta } from "./ledger.js";
-import type {
-  AmmPoolFundedEvent,
-  PoolEvent,
-  PoolSettledEvent,
-  PoolTradeExecutedEvent,
-} from "./pool-events.js";
-import type { AmmTerms, PoolTerms } from "./pool-models.js";
-import { recordBuy, recordSell } from "./positions.js";
-import type { ExchangeState } from "./state.js";
-import { priceUnitsPerUnit } from "./units.js";
+import type { AmmPoolFundedEvent, PoolEvent, PoolSettledEvent, PoolTradeExecutedEvent } from "./events.js";
+import type { AmmTerms, PoolTerms } from "./models.js";
 
 /** The AmmPoolFunded events that follow an AMM market's MarketCreated: one per outcome. */
 export function poolFundingEvents(

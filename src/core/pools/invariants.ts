@@ -5,9 +5,9 @@
 // the pool or the funder, and there are exactly as many of each option as complete sets in the
 // collateral; every parimutuel stake is in the pool, and the pool is the collateral.
 
+import type { Outcome } from "../market.js";
+import type { ExchangeState } from "../state.js";
 import { initialFunding } from "./amm/fpmm.js";
-import type { Outcome } from "./market.js";
-import type { ExchangeState } from "./state.js";
 
 /** Atoms the platform has put into AMM pools, less what it took back at settlement and void. */
 export function platformPoolFundingNet(state: ExchangeState): bigint {

@@ -3,9 +3,9 @@
 // src/core/parimutuel). Order-book markets have none of this. Outcomes stay binary in every
 // model, as the rest of the core keeps them (Outcome.optionIds is a pair).
 
+import { feeBpsMax, orderAmountAtomsMax, orderSharesMax } from "../limits.js";
+import type { ModelType } from "../market.js";
 import type { PoolBalances } from "./amm/fpmm.js";
-import { feeBpsMax, orderAmountAtomsMax, orderSharesMax } from "./limits.js";
-import type { ModelType } from "./market.js";
 
 /** The smallest AMM funding per outcome: 100 USDT (legacy 4035 "Liquidity cannot be less than 100"). */
 export const ammLiquidityAtomsMin = 10_000_000_000n;

@@ -3,16 +3,16 @@
 // spends `amount`, an AMM SELL sells `shares`, a parimutuel BUY stakes `amount`. A refusal
 // changes nothing. The accepted order is one OrderPlaced (status FILLED) and one PoolTradeExecuted.
 
+import { isWithinTradingWindow } from "../book/place-order.js";
+import type { PlaceOrderCommand } from "../commands.js";
+import type { CommandContext, Decision } from "../decider.js";
+import { type RejectionCode, reject } from "../errors.js";
+import type { ExchangeEvent, OrderPlacedEvent } from "../events.js";
+import type { Market, OptionRecord } from "../market.js";
+import type { ExchangeState } from "../state.js";
 import { decideAmmOrder } from "./amm/amm-order.js";
-import type { PlaceOrderCommand } from "./commands.js";
-import type { CommandContext, Decision } from "./decider.js";
-import { type RejectionCode, reject } from "./errors.js";
-import type { ExchangeEvent, OrderPlacedEvent } from "./events.js";
-import type { Market, OptionRecord } from "./market.js";
+import type { PoolTradeExecutedEvent } from "./events.js";
 import { decideParimutuelStake } from "./parimutuel/parimutuel-stake.js";
-import { isWithinTradingWindow } from "./place-order.js";
-import type { PoolTradeExecutedEvent } from "./pool-events.js";
-import type { ExchangeState } from "./state.js";
 
 export type PoolDecision = Decision<ExchangeEvent>;
 

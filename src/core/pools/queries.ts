@@ -1,10 +1,10 @@
 // Read-only views of the pool models for the catalogue (market list and detail): an AMM's terms
 // and marginal prices, a parimutuel market's stakes and chances. Atoms throughout.
 
+import type { ExchangeState } from "../state.js";
 import { marginalBuyPrice, marginalPrice, marginalSellPrice } from "./amm/fpmm.js";
+import type { PoolTerms } from "./models.js";
 import { chanceOf } from "./parimutuel/parimutuel-payout.js";
-import type { PoolTerms } from "./pool-models.js";
-import type { ExchangeState } from "./state.js";
 
 export interface PoolOptionPrices {
   /** AMM: marginal price; parimutuel: the option's share of its pool. Also its `chance`. */

@@ -8,12 +8,12 @@
 //   (parimutuel-payout.ts). Void: nothing leaves, every stake is returned; the event still comes,
 //   with no fee and no winning stake, so read models learn the claimable amounts from it.
 
-import type { WinningOption } from "./lifecycle.js";
-import { winnerOf } from "./lifecycle.js";
-import type { Market } from "./market.js";
+import type { WinningOption } from "../lifecycle/lifecycle.js";
+import { winnerOf } from "../lifecycle/lifecycle.js";
+import type { Market } from "../market.js";
+import type { ExchangeState } from "../state.js";
+import type { PoolSettledEvent } from "./events.js";
 import { settlementFigures, stakePayout } from "./parimutuel/parimutuel-payout.js";
-import type { PoolSettledEvent } from "./pool-events.js";
-import type { ExchangeState } from "./state.js";
 
 /** Shares (or stakes) held per option id in one outcome, over every user. */
 function heldByPosition(state: ExchangeState, outcomeId: number): { optionId: number; held: bigint }[] {

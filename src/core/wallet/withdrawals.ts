@@ -4,18 +4,18 @@
 // the balance a withdrawal needs can never be traded away meanwhile. Addresses, MFA and the chain
 // transfer are the wallet's business; the core only moves the money.
 
+import { isId } from "../book/place-order.js";
 import type {
   ApproveWithdrawalCommand,
   CancelWithdrawalCommand,
   CompleteWithdrawalCommand,
   RejectWithdrawalCommand,
   RequestWithdrawalCommand,
-} from "./commands.js";
-import type { CommandContext, Decision } from "./decider.js";
-import { reject } from "./errors.js";
-import type { ExchangeEvent } from "./events.js";
-import { isId } from "./place-order.js";
-import type { ExchangeState } from "./state.js";
+} from "../commands.js";
+import type { CommandContext, Decision } from "../decider.js";
+import { reject } from "../errors.js";
+import type { ExchangeEvent } from "../events.js";
+import type { ExchangeState } from "../state.js";
 
 export type WithdrawalStatus = "PENDING" | "APPROVED";
 

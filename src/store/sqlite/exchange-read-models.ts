@@ -22,7 +22,7 @@ import type {
   PositionStatus,
   TimeInForce,
 } from "../../core/exchange.js";
-import { newPosition, type Position, recordBuy, recordSell } from "../../core/positions.js";
+import { newPosition, type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
 import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import type {

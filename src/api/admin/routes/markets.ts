@@ -9,7 +9,7 @@ import { type CreateMarketCommand, createMarketCommand } from "../../../core/com
 import { type Rejection, reject } from "../../../core/errors.js";
 import { feeBpsMax, outcomesPerMarketMax, titleLengthMax } from "../../../core/limits.js";
 import { parseAtoms } from "../../../core/money.js";
-import type { PoolTermsInput } from "../../../core/pool-models.js";
+import type { PoolTermsInput } from "../../../core/pools/models.js";
 import type { PlatformDeps } from "../../deps.js";
 import { NonEmptyString, ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";

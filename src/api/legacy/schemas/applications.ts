@@ -2,7 +2,7 @@
 // bodies beyond `outcomeOptionsVoList`, `modelType` and `marketType` are ours: docs/decisions.md).
 
 import { type Static, Type } from "typebox";
-import { challengeReasonLengthMax } from "../../../core/lifecycle.js";
+import { challengeReasonLengthMax } from "../../../core/lifecycle/lifecycle.js";
 import {
   applicationOptionsMax,
   applicationOptionTitleLengthMax,

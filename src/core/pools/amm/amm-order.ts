@@ -10,13 +10,13 @@
 // protection above (BUY) or below (SELL) the marginal price when it arrives; fees are not part of
 // the comparison, they are a fixed rate and not slippage.
 
-import type { PlaceOrderCommand } from "../commands.js";
-import type { CommandContext } from "../decider.js";
-import type { Market, OptionRecord } from "../market.js";
-import type { AmmTerms } from "../pool-models.js";
-import { filledPoolOrder, type PoolDecision, poolRefuse } from "../pool-orders.js";
-import type { ExchangeState } from "../state.js";
-import { priceUnitsToAtoms } from "../units.js";
+import type { PlaceOrderCommand } from "../../commands.js";
+import type { CommandContext } from "../../decider.js";
+import type { Market, OptionRecord } from "../../market.js";
+import type { ExchangeState } from "../../state.js";
+import { priceUnitsToAtoms } from "../../units.js";
+import type { AmmTerms } from "../models.js";
+import { filledPoolOrder, type PoolDecision, poolRefuse } from "../orders.js";
 import { feeOf, marginalPrice, priceMovedBeyond, quoteBuy, quoteSell } from "./fpmm.js";
 
 export function decideAmmOrder(

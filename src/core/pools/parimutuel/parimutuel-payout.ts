@@ -5,13 +5,13 @@
 // Nobody staked on the winner: no fee is taken and every stake is returned as it was.
 // Void: every stake is returned as it was.
 
+import { winnerOf } from "../../lifecycle/lifecycle.js";
+import type { Market } from "../../market.js";
+import type { ExchangeState } from "../../state.js";
+import type { Position } from "../../wallet/positions.js";
 import type { PoolBalances } from "../amm/fpmm.js";
 import { atomsPerOne } from "../amm/fpmm.js";
-import { winnerOf } from "../lifecycle.js";
-import type { Market } from "../market.js";
-import type { ParimutuelSettlement } from "../pool-models.js";
-import type { Position } from "../positions.js";
-import type { ExchangeState } from "../state.js";
+import type { ParimutuelSettlement } from "../models.js";
 
 const basisPointsPerOne = 10_000n;
 

@@ -3,12 +3,12 @@
 // out of the pool at settlement. The position counts the stake as shares, one per atom staked,
 // so its average price is 1 and its payout at settlement is its share of the pool.
 
-import type { PlaceOrderCommand } from "../commands.js";
-import type { CommandContext } from "../decider.js";
-import type { OptionRecord } from "../market.js";
-import type { ParimutuelTerms } from "../pool-models.js";
-import { filledPoolOrder, type PoolDecision, poolRefuse } from "../pool-orders.js";
-import type { ExchangeState } from "../state.js";
+import type { PlaceOrderCommand } from "../../commands.js";
+import type { CommandContext } from "../../decider.js";
+import type { OptionRecord } from "../../market.js";
+import type { ExchangeState } from "../../state.js";
+import type { ParimutuelTerms } from "../models.js";
+import { filledPoolOrder, type PoolDecision, poolRefuse } from "../orders.js";
 import { chanceOf } from "./parimutuel-payout.js";
 
 export function decideParimutuelStake(
