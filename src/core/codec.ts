@@ -15,7 +15,7 @@ import { createInitialState, type ExchangeState } from "./state.js";
 import { priceUnitsPerUnit } from "./units.js";
 import { newAccount } from "./wallet/ledger.js";
 import type { Position } from "./wallet/positions.js";
-import type { WithdrawalStatus } from "./wallet/withdrawals.js";
+import type { WithdrawalStatus } from "./wallet/withdrawal.js";
 
 const encodingVersion = 1;
 

@@ -300,7 +300,7 @@ export interface PositionClaimedEvent {
   readonly atMs: number;
 }
 
-/** The market lifecycle events lifecycle.ts applies. */
+/** The market lifecycle events lifecycle/lifecycle.ts applies. */
 export type LifecycleEvent =
   | MarketResolvedEvent
   | ResolutionChallengedEvent

@@ -13,6 +13,7 @@ import type {
   OrderPlacedEvent,
   TradeExecutedEvent,
 } from "./events.js";
+import { accountFor, marketOf, outcomeOf, positionFor } from "./evolve-lookups.js";
 import { evolveClaim } from "./lifecycle/claims.js";
 import { evolveLifecycle } from "./lifecycle/lifecycle.js";
 import type { Market, Outcome } from "./market.js";
@@ -25,16 +26,9 @@ import {
   priceToUnits,
   priceUnitsPerUnit,
 } from "./units.js";
-import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen } from "./wallet/ledger.js";
-import {
-  freezeShares,
-  newPosition,
-  type Position,
-  recordBuy,
-  recordSell,
-  unfreezeShares,
-} from "./wallet/positions.js";
-import type { Withdrawal } from "./wallet/withdrawals.js";
+import { type Account, applyBalanceDelta, freezeFunds, releaseFrozen } from "./wallet/ledger.js";
+import { freezeShares, recordBuy, recordSell, unfreezeShares } from "./wallet/positions.js";
+import type { Withdrawal } from "./wallet/withdrawal.js";
 
 export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
   // The trading events come first: they are nearly all of the journal.
@@ -331,46 +325,4 @@ function heldWithdrawal(state: ExchangeState, withdrawalId: number): Withdrawal 
   const withdrawal = state.withdrawals.get(withdrawalId);
   if (withdrawal === undefined) throw new Error(`evolve: withdrawal ${withdrawalId} is not held`);
   return withdrawal;
-}
-
-export function marketOf(state: ExchangeState, marketId: number): Market {
-  const market = state.markets.get(marketId);
-  if (market === undefined) throw new Error(`evolve: unknown market ${marketId}`);
-  return market;
-}
-
-export function outcomeOf(state: ExchangeState, outcomeId: number): Outcome {
-  const outcome = state.outcomes.get(outcomeId);
-  if (outcome === undefined) throw new Error(`evolve: unknown outcome ${outcomeId}`);
-  return outcome;
-}
-
-export function accountFor(state: ExchangeState, userId: number): Account {
-  let account = state.accounts.get(userId);
-  if (account === undefined) {
-    account = newAccount(userId);
-    state.accounts.set(userId, account);
-  }
-  return account;
-}
-
-/** The user's position in an option, created with the event's id when it is the first. */
-export function positionFor(
-  state: ExchangeState,
-  account: Account,
-  positionId: number,
-  optionId: number,
-): Position {
-  let position = account.positions.get(optionId);
-  if (position === undefined) {
-    const { counters } = state;
-    if (positionId !== counters.nextPositionId) throw new Error("evolve: position id out of sequence");
-    counters.nextPositionId = positionId + 1;
-    const option = state.options.get(optionId)!;
-    position = newPosition(positionId, account.userId, option.marketId, option.outcomeId, optionId);
-    account.positions.set(optionId, position);
-  } else if (position.positionId !== positionId) {
-    throw new Error("evolve: position id differs");
-  }
-  return position;
 }

@@ -28,7 +28,7 @@ export function checkInvariants(state: ExchangeState): string[] {
   for (const market of state.markets.values()) marketFees += market.feeIncome;
   if (marketFees !== totals.feeIncome) problems.push("fee income of markets differs from the total");
   const fees = totals.feeIncome + totals.withdrawalFeeIncome;
-  // The platform's AMM funding is money that came in besides deposits (pool-invariants.ts).
+  // The platform's AMM funding is money that came in besides deposits (pools/invariants.ts).
   const cameIn = totals.deposited - totals.withdrawn + platformPoolFundingNet(state);
   if (cameIn !== balances + collateral + fees) {
     problems.push(

@@ -11,7 +11,8 @@ import {
   statusOfRestingOrder,
 } from "./book/orders.js";
 import { type Rejection, reject } from "./errors.js";
-import { defaultChallengeBondAtoms, type WinningOption } from "./lifecycle/lifecycle.js";
+import { defaultChallengeBondAtoms } from "./lifecycle/lifecycle.js";
+import type { WinningOption } from "./lifecycle/resolution.js";
 import { claimableAtoms, type PositionStatus, positionStatus } from "./lifecycle/settlement.js";
 import type { Market, MarketStatus, ModelType, OptionRecord, Outcome } from "./market.js";
 import type { ExchangeState } from "./state.js";

@@ -10,10 +10,10 @@
 // FAILED with `errorMsg` (docs/decisions.md, "Legacy interface").
 
 import { feeAtoms } from "../core/book/fees.js";
-import { isWithinTradingWindow } from "../core/book/place-order.js";
 import type { PlaceOrderCommand } from "../core/commands.js";
 import { orderAmountAtomsMax, orderSharesMax } from "../core/limits.js";
 import type { ModelType } from "../core/market.js";
+import { isWithinTradingWindow } from "../core/market.js";
 import { ATOMS_PER_UNIT, type Atoms, formatAtoms, parseAtoms } from "../core/money.js";
 import type { ExchangeState } from "../core/state.js";
 import { atomsPerLot, atomsPerPriceUnit } from "../core/units.js";

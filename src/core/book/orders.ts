@@ -2,7 +2,7 @@
 // (their history lives in the read models built from events), so memory stays bounded by the
 // open-order limits.
 
-import type { OptionIndex } from "../market.js";
+import type { OptionIndex } from "../option-index.js";
 
 export type OrderSide = "BUY" | "SELL";
 export type OrderType = "LIMIT" | "MARKET";

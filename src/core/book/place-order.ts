@@ -15,14 +15,14 @@ import type {
   TradeExecutedEvent,
 } from "../events.js";
 import {
-  clientOrderIdLengthMax,
   makersPerTakerMax,
   openOrdersPerUserMax,
   orderAmountAtomsMax,
   orderSharesMax,
   ordersPerBookMax,
 } from "../limits.js";
-import { decidePoolOrder } from "../pools/orders.js";
+import type { Market, OptionRecord, Outcome } from "../market.js";
+import { isWithinTradingWindow } from "../market.js";
 import type { ExchangeState } from "../state.js";
 import {
   atomsOf,
@@ -32,6 +32,7 @@ import {
   priceUnitsPerUnit,
   priceUnitsToAtoms,
 } from "../units.js";
+import type { Account } from "../wallet/ledger.js";
 import { affordableLots, buyReserveAtoms, feeAtoms } from "./fees.js";
 import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
 
@@ -43,21 +44,6 @@ export const marketBuyAmountAtomsMin = 1_000_000n;
 
 const atomsPerOne = 100_000_000n;
 
-/** True when nowMs lies in [startTimeMs, endTimeMs); a missing bound does not limit. */
-export function isWithinTradingWindow(
-  market: { readonly startTimeMs: number | null; readonly endTimeMs: number | null },
-  nowMs: number,
-): boolean {
-  return (
-    (market.startTimeMs === null || nowMs >= market.startTimeMs) &&
-    (market.endTimeMs === null || nowMs < market.endTimeMs)
-  );
-}
-
-export function isId(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
-}
-
 function invalid(message: string): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject("INVALID_INPUT", message) };
 }
@@ -66,43 +52,20 @@ function refuse(code: Parameters<typeof reject>[0]): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject(code) };
 }
 
-export function decidePlaceOrder(
+/**
+ * decide for PlaceOrder on an order-book market, once place-order.ts has found the market, outcome
+ * and option and seen that the clientOrderId is new.
+ */
+export function decideBookOrder(
   state: ExchangeState,
   command: PlaceOrderCommand,
   context: CommandContext,
+  account: Account | undefined,
+  market: Market,
+  outcome: Outcome,
+  option: OptionRecord,
 ): Decision<ExchangeEvent> {
   const { userId, clientOrderId } = command;
-  if (!isId(userId)) return invalid("userId must be a positive integer");
-  const account = state.accounts.get(userId);
-
-  // A clientOrderId seen before names the first order; nothing new happens (DESIGN §8).
-  if (clientOrderId !== null) {
-    if (
-      typeof clientOrderId !== "string" ||
-      clientOrderId.length === 0 ||
-      clientOrderId.length > clientOrderIdLengthMax
-    ) {
-      return invalid(`clientOrderId must be 1 to ${clientOrderIdLengthMax} characters`);
-    }
-    const firstOrderId = account?.clientOrderIds.get(clientOrderId);
-    if (firstOrderId !== undefined) {
-      return {
-        ok: true,
-        events: [
-          { type: "OrderRepeated", orderId: firstOrderId, userId, clientOrderId, atMs: context.nowMs },
-        ],
-      };
-    }
-  }
-
-  // Where: market, outcome, option, and a market that trades on a book right now.
-  const market = state.markets.get(command.marketId);
-  if (market === undefined) return refuse("MARKET_NOT_FOUND");
-  const outcome = state.outcomes.get(command.outcomeId);
-  if (outcome === undefined || outcome.marketId !== market.marketId) return refuse("OUTCOME_NOT_FOUND");
-  const option = state.options.get(command.optionId);
-  if (option === undefined || option.outcomeId !== outcome.outcomeId) return refuse("OPTION_NOT_FOUND");
-  if (market.modelType !== "orderbook") return decidePoolOrder(state, command, context, market, option);
   if (market.status !== "open") return refuse("MARKET_NOT_OPEN");
   // Trading runs from startTime to endTime even between the scheduler's ticks: an operator may open
   // (publish) a market before its start, and the scheduler's CloseMarket may come a tick late.

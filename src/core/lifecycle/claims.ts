@@ -4,11 +4,11 @@
 // holds in one market (the legacy interface's claim by marketId). Each command's claims share one
 // transactionId, the command's journal sequence: unique, and the same on every replay.
 
-import { isId } from "../book/place-order.js";
 import type { ClaimMarketCommand, ClaimPositionCommand } from "../commands.js";
 import type { CommandContext, Decision } from "../decider.js";
 import { type RejectionCode, reject } from "../errors.js";
 import type { ExchangeEvent, PositionClaimedEvent } from "../events.js";
+import { isId } from "../ids.js";
 import type { ExchangeState } from "../state.js";
 import type { Position } from "../wallet/positions.js";
 import { isFinished, payoutAtoms } from "./settlement.js";

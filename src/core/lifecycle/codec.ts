@@ -3,7 +3,7 @@
 // written before the lifecycle existed have neither key and decode to none.
 
 import type { ExchangeState } from "../state.js";
-import type { MarketResolution, WinningOption } from "./lifecycle.js";
+import type { MarketResolution, WinningOption } from "./resolution.js";
 
 type Row = unknown[];
 

@@ -13,7 +13,7 @@
 // share of every option is then claimable at half a USDT from the outcome's collateral. A Yes+No
 // pair was minted for exactly 1 USDT of collateral, so 0.5 per share pays out the collateral exactly.
 
-import { isId, releaseEvent } from "../book/place-order.js";
+import { releaseEvent } from "../book/place-order.js";
 import type {
   ChallengeResolutionCommand,
   FinalizeMarketCommand,
@@ -25,10 +25,12 @@ import type {
 import type { CommandContext, Decision } from "../decider.js";
 import { type RejectionCode, reject } from "../errors.js";
 import type { ExchangeEvent, LifecycleEvent } from "../events.js";
+import { isId } from "../ids.js";
 import type { Market } from "../market.js";
 import { poolSettlementEvents } from "../pools/settlement.js";
 import type { ExchangeState } from "../state.js";
 import { freezeFunds, newAccount, releaseFrozen } from "../wallet/ledger.js";
+import type { MarketResolution, WinningOption } from "./resolution.js";
 
 /** How long a proposed resolution may be challenged unless ResolveMarket says otherwise: 24 hours. */
 export const defaultChallengeWindowMs = 24 * 60 * 60 * 1_000;
@@ -43,36 +45,6 @@ export const challengeBondAtomsMax = 100_000_000_000_000n;
 /** A challenge's reason, as the legacy interface limits it. */
 export const challengeReasonLengthMax = 1_000;
 
-export interface WinningOption {
-  readonly outcomeId: number;
-  readonly optionId: number;
-}
-
-export interface Challenge {
-  readonly userId: number;
-  readonly bond: bigint;
-  readonly reason: string;
-  readonly atMs: number;
-  /** True while the bond is frozen; false once it was returned or forfeited. */
-  bondHeld: boolean;
-}
-
-/** A market's proposed, and then final, resolution. Kept for the life of the market. */
-export interface MarketResolution {
-  readonly marketId: number;
-  /** The market's creator, or null when the operator proposed it. */
-  readonly proposerId: number | null;
-  /** One per outcome, in the market's outcome order. */
-  readonly proposedWinners: readonly WinningOption[];
-  readonly proposedAtMs: number;
-  readonly windowEndsAtMs: number;
-  readonly challengeBond: bigint;
-  challenge: Challenge | null;
-  /** Set when the market settles. */
-  finalWinners: readonly WinningOption[] | null;
-  settledAtMs: number | null;
-}
-
 type Lifecycle = Decision<ExchangeEvent>;
 
 function refuse(code: RejectionCode): Lifecycle {
@@ -81,12 +53,6 @@ function refuse(code: RejectionCode): Lifecycle {
 
 function invalid(message: string): Lifecycle {
   return { ok: false, rejection: reject("INVALID_INPUT", message) };
-}
-
-/** The winning option of `outcomeId` in a list of winners, or undefined. */
-export function winnerOf(winners: readonly WinningOption[], outcomeId: number): number | undefined {
-  for (const winner of winners) if (winner.outcomeId === outcomeId) return winner.optionId;
-  return undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Market } from "../market.js";
 import { parimutuelPayoutAtoms } from "../pools/parimutuel/parimutuel-payout.js";
 import type { ExchangeState } from "../state.js";
 import type { Position } from "../wallet/positions.js";
-import { winnerOf } from "./lifecycle.js";
+import { winnerOf } from "./resolution.js";
 
 export type PositionStatus = "open" | "settled" | "claimed";
 
@@ -24,7 +24,7 @@ export function isFinished(market: Market): boolean {
 export function payoutAtoms(state: ExchangeState, position: Position): bigint {
   const market = state.markets.get(position.marketId);
   if (market === undefined) return 0n;
-  // A parimutuel position is a stake, paid its share of the pool (parimutuel-payout.ts).
+  // A parimutuel position is a stake, paid its share of the pool (pools/parimutuel/parimutuel-payout.ts).
   if (market.modelType === "parimutuel") return parimutuelPayoutAtoms(state, market, position);
   const held = position.shares + position.frozenShares;
   if (market.status === "void") return held / 2n;

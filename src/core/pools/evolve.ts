@@ -1,8 +1,8 @@
-// evolve for the pool models: applies the pool events (pool-events.ts) and the pool terms of
+// evolve for the pool models: applies the pool events (pools/events.ts) and the pool terms of
 // MarketCreated, in place, asserting what decide promised. A failed assertion is a bug: it throws.
 
 import type { MarketCreatedEvent } from "../events.js";
-import { accountFor, marketOf, outcomeOf, positionFor } from "../evolve.js";
+import { accountFor, marketOf, outcomeOf, positionFor } from "../evolve-lookups.js";
 import type { ExchangeState } from "../state.js";
 import { priceUnitsPerUnit } from "../units.js";
 import { applyBalanceDelta } from "../wallet/ledger.js";

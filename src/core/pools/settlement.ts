@@ -1,15 +1,14 @@
-// The pools' part of settlement and void (lifecycle.ts appends these events after MarketSettled
+// The pools' part of settlement and void (lifecycle/lifecycle.ts appends these events after MarketSettled
 // or MarketVoided). Afterwards each outcome's collateral is exactly what its positions can claim:
 //
-// - AMM: positions are paid as order-book ones (settlement.ts: a winning share 1, a losing one 0;
+// - AMM: positions are paid as order-book ones (lifecycle/settlement.ts: a winning share 1, a losing one 0;
 //   void, half a share, rounded down). Whatever else the collateral holds is the pool's and the
 //   funder's shares plus the rounding dust of those payouts: it goes back to the platform.
 // - Parimutuel, settled: the fee and the dust leave the pool for the market's fee income
-//   (parimutuel-payout.ts). Void: nothing leaves, every stake is returned; the event still comes,
+//   (parimutuel/parimutuel-payout.ts). Void: nothing leaves, every stake is returned; the event still comes,
 //   with no fee and no winning stake, so read models learn the claimable amounts from it.
 
-import type { WinningOption } from "../lifecycle/lifecycle.js";
-import { winnerOf } from "../lifecycle/lifecycle.js";
+import { type WinningOption, winnerOf } from "../lifecycle/resolution.js";
 import type { Market } from "../market.js";
 import type { ExchangeState } from "../state.js";
 import type { PoolSettledEvent } from "./events.js";

@@ -4,7 +4,6 @@
 // the balance a withdrawal needs can never be traded away meanwhile. Addresses, MFA and the chain
 // transfer are the wallet's business; the core only moves the money.
 
-import { isId } from "../book/place-order.js";
 import type {
   ApproveWithdrawalCommand,
   CancelWithdrawalCommand,
@@ -15,22 +14,9 @@ import type {
 import type { CommandContext, Decision } from "../decider.js";
 import { reject } from "../errors.js";
 import type { ExchangeEvent } from "../events.js";
+import { isId } from "../ids.js";
 import type { ExchangeState } from "../state.js";
-
-export type WithdrawalStatus = "PENDING" | "APPROVED";
-
-/** A withdrawal that still holds frozen funds. Completed, cancelled and rejected ones leave the core. */
-export interface Withdrawal {
-  readonly withdrawalId: number;
-  readonly userId: number;
-  readonly amount: bigint;
-  readonly fee: bigint;
-  readonly address: string;
-  status: WithdrawalStatus;
-  readonly requestedAtMs: number;
-}
-
-export const withdrawalAddressLengthMax = 128;
+import { type Withdrawal, withdrawalAddressLengthMax } from "./withdrawal.js";
 
 function refuse(code: Parameters<typeof reject>[0]): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject(code) };

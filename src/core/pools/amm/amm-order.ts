@@ -15,8 +15,8 @@ import type { CommandContext } from "../../decider.js";
 import type { Market, OptionRecord } from "../../market.js";
 import type { ExchangeState } from "../../state.js";
 import { priceUnitsToAtoms } from "../../units.js";
+import { filledPoolOrder, type PoolDecision, poolRefuse } from "../fill.js";
 import type { AmmTerms } from "../models.js";
-import { filledPoolOrder, type PoolDecision, poolRefuse } from "../orders.js";
 import { feeOf, marginalPrice, priceMovedBeyond, quoteBuy, quoteSell } from "./fpmm.js";
 
 export function decideAmmOrder(

@@ -5,7 +5,7 @@
 // Nobody staked on the winner: no fee is taken and every stake is returned as it was.
 // Void: every stake is returned as it was.
 
-import { winnerOf } from "../../lifecycle/lifecycle.js";
+import { winnerOf } from "../../lifecycle/resolution.js";
 import type { Market } from "../../market.js";
 import type { ExchangeState } from "../../state.js";
 import type { Position } from "../../wallet/positions.js";

@@ -7,8 +7,8 @@ import type { PlaceOrderCommand } from "../../commands.js";
 import type { CommandContext } from "../../decider.js";
 import type { OptionRecord } from "../../market.js";
 import type { ExchangeState } from "../../state.js";
+import { filledPoolOrder, type PoolDecision, poolRefuse } from "../fill.js";
 import type { ParimutuelTerms } from "../models.js";
-import { filledPoolOrder, type PoolDecision, poolRefuse } from "../orders.js";
 import { chanceOf } from "./parimutuel-payout.js";
 
 export function decideParimutuelStake(
