@@ -9,7 +9,7 @@
 // request cap; BENCH_PHASE_MS shortens the phases for a quick check. The last line of stdout is the JSON result.
 
 import { Agent } from "node:http";
-import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
+import { formatGatewayDate } from "../src/contract/signing/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { measurePhase, type PhaseResult, sendForStatus } from "./lib/load.js";
 import { createBenchPartner, registerBenchUser } from "./lib/platform-fixtures.js";

@@ -2,7 +2,7 @@
 // the operator described) and the engine's live state (status, fees, prices). Pure: the caller
 // gathers the inputs (see load-market-detail.ts), so the list and detail routes share one shape.
 
-import { isoSeconds } from "../api/shared/wire-format.js";
+import { isoSeconds } from "../contract/wire-format.js";
 import { marketBuyAmountAtomsMin } from "../core/book/place-order.js";
 import { orderAmountAtomsMax, orderSharesMax } from "../core/limits.js";
 import { formatAtoms } from "../core/money.js";

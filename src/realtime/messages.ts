@@ -3,7 +3,7 @@
 // times ISO 8601 UTC at second precision. The public /ws/market follows Polymarket's market
 // channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string.
 
-import { isoSeconds } from "../api/shared/wire-format.js";
+import { isoSeconds } from "../contract/wire-format.js";
 import type { OrderSide } from "../core/book/orders.js";
 import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";

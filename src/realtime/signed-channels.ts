@@ -8,7 +8,7 @@ import { WebSocketServer } from "ws";
 import type { PlatformDeps } from "../api/deps.js";
 import { authErrors, fromRejection, notFound, type ServiceError } from "../api/partner/errors.js";
 import { sessionCookieName } from "../api/partner/session.js";
-import { parseId } from "../api/shared/wire-format.js";
+import { parseId } from "../contract/wire-format.js";
 import { type Rejection, reject } from "../core/errors.js";
 import { bookSnapshot } from "../core/exchange.js";
 import type { AuthenticatedPartner } from "../identity/service.js";

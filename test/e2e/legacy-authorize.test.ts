@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SignJWT } from "jose";
-import { authorizeSignedContent } from "../../src/legacy/authorize-signature.js";
+import { authorizeSignedContent } from "../../src/contract/signing/authorize-signature.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import { legacyPaths } from "../../src/sdk/legacy/paths.js";
 import { newNonce, signAuthorizeRequest } from "../../src/sdk/legacy/signer.js";

@@ -1,7 +1,7 @@
 // The operator surface is guarded by one bearer token (DESIGN §5).
 
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { constantTimeEqual } from "../../gateway/signature.js";
+import { constantTimeEqual } from "../../contract/signing/gateway-signature.js";
 import { sha256Hex } from "../../identity/credentials.js";
 import { badRequest, sendServiceError, unauthorized, unsupportedMediaType } from "../partner/errors.js";
 import { isDocsRequest } from "../shared/docs.js";

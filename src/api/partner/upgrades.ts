@@ -4,7 +4,7 @@
 
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { splitRequestTarget } from "../../gateway/string-to-sign.js";
+import { splitRequestTarget } from "../../contract/signing/string-to-sign.js";
 import { writeGatewayRejectionToSocket, writeResponseToSocket } from "../../gateway/verifier.js";
 import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
 import type { PlatformDeps } from "../deps.js";

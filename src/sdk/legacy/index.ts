@@ -1,7 +1,7 @@
 // The predex SDK for the earlier interface (spec 001): RSA-signed authorize, JWT, asynchronous
 // orders, and verification of the merchant webhooks.
 
-export { verifyWebhook } from "../../legacy/webhook-signature.js";
+export { verifyWebhook } from "../../contract/signing/webhook-signature.js";
 export {
   defaultLegacyRetryPolicy,
   LegacyClient,

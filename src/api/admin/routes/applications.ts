@@ -4,6 +4,8 @@
 // its id on the application; the operator opens it like any draft (POST /admin/markets/{id}/open).
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import {
   type ApplicationRecord,
@@ -12,10 +14,8 @@ import {
 } from "../../../legacy/market-applications.js";
 import { readModelPageSizeMax } from "../../../store/exchange-read-models.js";
 import { createSqliteLegacyApplicationStore } from "../../../store/sqlite/legacy-applications.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, notFound, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 const rejectReasonLengthMax = 1_000;
 

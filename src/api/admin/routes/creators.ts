@@ -3,12 +3,12 @@
 // A creator is a user with this flag; nothing else makes one.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { createSqliteLegacyApplicationStore } from "../../../store/sqlite/legacy-applications.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 const UserIdParams = Type.Object({ userId: Type.String({ maxLength: 32 }) });
 const CreatorFlag = Type.Object({ userId: Type.String(), creator: Type.Boolean() });

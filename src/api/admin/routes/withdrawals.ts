@@ -5,6 +5,9 @@
 // the fee is platform income). Each answers the withdrawal as it now is, with its owner.
 
 import { type Static, Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { Withdrawal } from "../../../contract/partner/wallet.js";
+import { parseId } from "../../../contract/wire-format.js";
 import type { ExchangeCommand } from "../../../core/commands.js";
 import { reject } from "../../../core/errors.js";
 import {
@@ -13,13 +16,10 @@ import {
   withdrawalRecordStatuses,
 } from "../../../store/exchange-read-models.js";
 import type { PlatformDeps } from "../../deps.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, resolvePage } from "../../partner/pagination.js";
-import { Withdrawal } from "../../partner/schemas/wallet.js";
 import { withdrawalView } from "../../partner/views/wallet-view.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 const AdminWithdrawal = Type.Object({ ...Withdrawal.properties, userId: Type.String() });
 const WithdrawalParams = Type.Object({ id: Type.String({ maxLength: 32 }) });

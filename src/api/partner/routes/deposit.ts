@@ -1,12 +1,12 @@
 // GET /deposit/address and GET /deposit/history (DESIGN §4, §8). Deposits are credited by the
 // operator's chain watcher through POST /admin/deposits; the user sees its address and what arrived.
 
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { DepositAddress, DepositHistory, HistoryQuery } from "../../../contract/partner/wallet.js";
 import { depositNetwork } from "../../../wallet/deposit-addresses.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendServiceError } from "../errors.js";
 import { resolvePage } from "../pagination.js";
-import { DepositAddress, DepositHistory, HistoryQuery } from "../schemas/wallet.js";
 import { requireSession } from "../session.js";
 import { depositView, walletCoinId } from "../views/wallet-view.js";
 

@@ -3,9 +3,9 @@
 // keep anything else from leaking), and the queries of list, category tree and search.
 
 import { type Static, type TSchema, Type } from "typebox";
-import { categoryLevelsMax } from "../../../catalog/categories.js";
-import { ErrorEnvelope } from "../envelope.js";
-import { PageFields, PageFieldsSchema } from "../pagination.js";
+import { PageFields, PageFieldsSchema } from "../../api/partner/pagination.js";
+import { categoryLevelsMax } from "../../catalog/categories.js";
+import { ErrorEnvelope } from "./envelope.js";
 
 const Url = Type.String({ description: "URL" });
 const Time = Type.String({ description: "ISO 8601 UTC" });

@@ -2,12 +2,12 @@
 // bodies beyond `outcomeOptionsVoList`, `modelType` and `marketType` are ours: docs/decisions.md).
 
 import { type Static, Type } from "typebox";
-import { challengeReasonLengthMax } from "../../../core/lifecycle/lifecycle.js";
+import { challengeReasonLengthMax } from "../../core/lifecycle/lifecycle.js";
 import {
   applicationOptionsMax,
   applicationOptionTitleLengthMax,
   applicationTitleLengthMax,
-} from "../../../legacy/market-applications.js";
+} from "../../legacy/market-applications.js";
 
 const Decimal = (description: string) =>
   Type.Union([Type.Number(), Type.String({ maxLength: 64 })], { description });

@@ -1,7 +1,7 @@
 // Schemas of the user operations (spec 000 "Registration request"; DESIGN §8 for the profiles).
 
 import { type Static, Type } from "typebox";
-import { IdString, NonEmptyString } from "../envelope.js";
+import { IdString, NonEmptyString } from "./envelope.js";
 
 export const RegisterRequest = Type.Object({
   userEmail: NonEmptyString({ maxLength: 254, description: "The user's e-mail address" }),

@@ -3,8 +3,8 @@
 // code is right, expired or malformed is the MFA service's answer (6001/6002), not a 400/1001.
 
 import { type Static, type TSchema, Type } from "typebox";
-import type { TicketPurpose, VerifyMethod as VerifyMethodName } from "../../../mfa/policy.js";
-import { ErrorEnvelope, NonEmptyString, partnerResponses } from "../envelope.js";
+import type { TicketPurpose, VerifyMethod as VerifyMethodName } from "../../mfa/policy.js";
+import { ErrorEnvelope, NonEmptyString, partnerResponses } from "./envelope.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 UTC" });
 const NullableIsoTime = Type.Union([IsoTime, Type.Null()]);
