@@ -2,13 +2,13 @@
 // category name. Categories are few and change rarely, so every node is kept in memory and the
 // trees are cached per language until the next change.
 
+import { categoryLevelsMax } from "../contract/partner/catalogue.js";
 import { type Rejection, reject } from "../core/errors.js";
 import type { CategoryRecord, CategoryStore } from "../store/categories.js";
 import { buildCategoryTree, type CategoryNode } from "./category-tree.js";
 import { defaultLanguage, displayName, isLanguage, type Language, supportedLanguages } from "./languages.js";
 
-/** Depth of the tree: the category node has level1Id and level2Id, so a node sits at most on level 3. */
-export const categoryLevelsMax = 3;
+export { categoryLevelsMax };
 export const categoryNameLengthMax = 64;
 export const categoryLogoUrlLengthMax = 2_048;
 

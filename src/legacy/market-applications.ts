@@ -5,16 +5,18 @@
 // approval submits. docs/decisions.md ("Legacy: creators and market applications") explains each.
 
 import { marketDetailsOf } from "../catalog/market-details.js";
+import {
+  applicationOptionsMax,
+  applicationOptionTitleLengthMax,
+  applicationTitleLengthMax,
+} from "../contract/legacy/applications.js";
 import { type CreateMarketCommand, createMarketCommand } from "../core/commands.js";
 import { atomsToNumber, parseAtoms } from "../core/money.js";
 import { ammLiquidityAtomsMin, weightsSumAtoms } from "../core/pools/models.js";
 
-/** Spec 001 "Limits": a market title has at most 200 characters. */
-export const applicationTitleLengthMax = 200;
 export const applicationDescriptionLengthMax = 20_000;
 export const applicationOptionsMin = 2;
-export const applicationOptionsMax = 16;
-export const applicationOptionTitleLengthMax = 200;
+export { applicationOptionsMax, applicationOptionTitleLengthMax, applicationTitleLengthMax };
 /** Spec 001: liquidity on market creation is at least 100 (4035). */
 export const applicationLiquidityAtomsMin = ammLiquidityAtomsMin;
 /** Two titles whose word sets overlap at least this much (Jaccard) are "similar" (4013). */

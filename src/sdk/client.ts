@@ -3,8 +3,8 @@
 // requests on 500/502/504 and network failures with capped exponential backoff (spec 000 "Recovery").
 
 import { randomUUID } from "node:crypto";
-import type { CategoryNode } from "../catalog/category-tree.js";
 import type {
+  CategoryNode,
   LiveVolume,
   MarketHolders,
   MarketListPage,

@@ -1,5 +1,20 @@
 // The predex partner SDK: sign, call, recover.
 
+export type {
+  BestBidAskEvent,
+  BookEvent,
+  ClobPriceUpdate,
+  LastTradePriceEvent,
+  MarketChannelEvent,
+  MarketPriceMessage,
+  MarketResolvedEvent,
+  NewMarketEvent,
+  PriceChangeEvent,
+  TickSizeChangeEvent,
+  UserInfoMessage,
+  UserOrderMessage,
+  UserPositionMessage,
+} from "../contract/channels.js";
 export {
   type AdminCategory,
   type AdminClientOptions,

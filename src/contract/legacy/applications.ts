@@ -2,12 +2,13 @@
 // bodies beyond `outcomeOptionsVoList`, `modelType` and `marketType` are ours: docs/decisions.md).
 
 import { type Static, Type } from "typebox";
-import { challengeReasonLengthMax } from "../../core/lifecycle/lifecycle.js";
-import {
-  applicationOptionsMax,
-  applicationOptionTitleLengthMax,
-  applicationTitleLengthMax,
-} from "../../legacy/market-applications.js";
+
+/** Spec 001 "Limits": a market title has at most 200 characters. */
+export const applicationTitleLengthMax = 200;
+export const applicationOptionsMax = 16;
+export const applicationOptionTitleLengthMax = 200;
+/** A challenge's reason: the core's challengeReasonLengthMax (a test keeps the two equal). */
+export const challengeReasonLengthMax = 1_000;
 
 const Decimal = (description: string) =>
   Type.Union([Type.Number(), Type.String({ maxLength: 64 })], { description });

@@ -3,9 +3,11 @@
 // keep anything else from leaking), and the queries of list, category tree and search.
 
 import { type Static, type TSchema, Type } from "typebox";
-import { PageFields, PageFieldsSchema } from "../../api/partner/pagination.js";
-import { categoryLevelsMax } from "../../catalog/categories.js";
 import { ErrorEnvelope } from "./envelope.js";
+import { PageFields, PageFieldsSchema } from "./pagination.js";
+
+/** Depth of the tree: the category node has level1Id and level2Id, so a node sits at most on level 3. */
+export const categoryLevelsMax = 3;
 
 const Url = Type.String({ description: "URL" });
 const Time = Type.String({ description: "ISO 8601 UTC" });
@@ -85,6 +87,19 @@ function categoryNodeAt(level: number): TSchema {
         ? Type.Array(Type.Unknown(), { maxItems: 0 })
         : Type.Array(categoryNodeAt(level + 1)),
   });
+}
+/** A node of the category tree, as the schema below describes it (its recursion is typed here). */
+export interface CategoryNode {
+  readonly id: string;
+  readonly level: number;
+  /** The node's level-1 ancestor; null on level 1 itself. */
+  readonly level1Id: string | null;
+  /** The node's level-2 ancestor; null on levels 1 and 2. */
+  readonly level2Id: string | null;
+  readonly name: string;
+  readonly nameDisplay: string;
+  readonly logoUrl: string;
+  readonly children: CategoryNode[];
 }
 export const CategoryNode = categoryNodeAt(1);
 export const CategoryTree = Type.Array(CategoryNode);

@@ -2,7 +2,7 @@
 // GET /account/positions. Amounts and shares are decimal strings, ids numeric strings.
 
 import { type Static, Type } from "typebox";
-import { PageFields, PageFieldsSchema } from "../../api/partner/pagination.js";
+import { PageFields, PageFieldsSchema } from "./pagination.js";
 
 const Decimal = (description: string) => Type.String({ description: `${description} (decimal string)` });
 const Id = Type.String({ description: "Numeric id as a string" });

@@ -3,7 +3,6 @@
 // code is right, expired or malformed is the MFA service's answer (6001/6002), not a 400/1001.
 
 import { type Static, type TSchema, Type } from "typebox";
-import type { TicketPurpose, VerifyMethod as VerifyMethodName } from "../../mfa/policy.js";
 import { ErrorEnvelope, NonEmptyString, partnerResponses } from "./envelope.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 UTC" });
@@ -108,7 +107,6 @@ export const RecoveryCodes = Type.Object({
 });
 export type RecoveryCodes = Static<typeof RecoveryCodes>;
 
-// The wire enums and the service's lists must stay the same set; this fails to compile otherwise.
-type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-true satisfies SameSet<Static<typeof VerifyMethod>, VerifyMethodName>;
-true satisfies SameSet<Static<typeof Purpose>, TicketPurpose>;
+/** The wire enums; mfa/policy.ts checks at compile time that its lists are the same sets. */
+export type WireVerifyMethod = Static<typeof VerifyMethod>;
+export type WireTicketPurpose = Static<typeof Purpose>;

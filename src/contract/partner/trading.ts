@@ -2,8 +2,8 @@
 // decimal strings, prices and sizes decimal strings, times ISO 8601 UTC at second precision.
 
 import { type Static, type TSchema, Type } from "typebox";
-import { PageFields, PageFieldsSchema } from "../../api/partner/pagination.js";
 import { ErrorEnvelope, partnerResponses } from "./envelope.js";
+import { PageFields, PageFieldsSchema } from "./pagination.js";
 
 const Decimal = (description: string) => Type.String({ description: `${description} (decimal string)` });
 const NullableDecimal = (description: string) => Type.Union([Decimal(description), Type.Null()]);

@@ -4,7 +4,7 @@
 // fields (`current`, `size`, `total`, `pages`) inside `data` next to `records` (spec 000).
 
 import { type Static, Type } from "typebox";
-import { PageFields, PageFieldsSchema } from "../../api/partner/pagination.js";
+import { PageFields, PageFieldsSchema } from "./pagination.js";
 
 const Decimal = (description: string) => Type.String({ description: `${description} (decimal string)` });
 const Time = Type.String({ description: "ISO 8601 UTC, e.g. 2026-11-22T10:00:00Z" });
