@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openDatabase } from "../../src/store/sqlite/database.js";
+import { createSqliteDepositAddressStore } from "../../src/store/sqlite/deposit-addresses.js";
 import { DepositAddresses, evmAddressPattern } from "../../src/wallet/deposit-addresses.js";
-import { createSqliteDepositAddressStore } from "../../src/wallet/sqlite-deposit-addresses.js";
 
 const masterKey = Buffer.alloc(32, 7);
 const nowMs = 1_800_000_000_000;

@@ -3,12 +3,12 @@
 // /ws/market on the public listener, and the per-minute price sampler.
 
 import type { Server } from "node:http";
-import type { PlatformDeps } from "../api/deps.js";
-import { RealtimeHub } from "./hub.js";
-import { type RealtimeLimits, realtimeLimits } from "./limits.js";
-import { openPriceSampleStore, startPriceSampler } from "./price-samples.js";
-import { installPublicMarketSocket } from "./public-market-socket.js";
-import { registerSignedChannels } from "./signed-channels.js";
+import { RealtimeHub } from "../realtime/hub.js";
+import { type RealtimeLimits, realtimeLimits } from "../realtime/limits.js";
+import { openPriceSampleStore, startPriceSampler } from "../realtime/price-samples.js";
+import { installPublicMarketSocket } from "../realtime/public-market-socket.js";
+import type { PlatformDeps } from "./deps.js";
+import { registerSignedChannels } from "./partner/socket-channels.js";
 
 export interface Realtime {
   readonly hub: RealtimeHub;
@@ -50,5 +50,5 @@ export async function startRealtime(
   };
 }
 
-export type { RealtimeLimits } from "./limits.js";
-export { defaultRealtimeLimits } from "./limits.js";
+export type { RealtimeLimits } from "../realtime/limits.js";
+export { defaultRealtimeLimits } from "../realtime/limits.js";

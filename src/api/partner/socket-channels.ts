@@ -5,17 +5,17 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import type { PlatformDeps } from "../api/deps.js";
-import { authErrors, fromRejection, notFound, type ServiceError } from "../api/partner/errors.js";
-import { sessionCookieName } from "../api/partner/session.js";
-import { parseId } from "../contract/wire-format.js";
-import { type Rejection, reject } from "../core/errors.js";
-import { bookSnapshot } from "../core/exchange.js";
-import type { AuthenticatedPartner } from "../identity/service.js";
-import { socketPaths } from "../sdk/paths.js";
-import { Subscriber } from "./fanout.js";
-import { type HandshakeRefusal, handshakeErrors, writeRefusal } from "./handshake.js";
-import type { RealtimeHub, UserChannel } from "./hub.js";
+import { parseId } from "../../contract/wire-format.js";
+import { type Rejection, reject } from "../../core/errors.js";
+import { bookSnapshot } from "../../core/exchange.js";
+import type { AuthenticatedPartner } from "../../identity/service.js";
+import { Subscriber } from "../../realtime/fanout.js";
+import type { RealtimeHub, UserChannel } from "../../realtime/hub.js";
+import { socketPaths } from "../../sdk/paths.js";
+import type { PlatformDeps } from "../deps.js";
+import { authErrors, fromRejection, notFound, type ServiceError } from "./errors.js";
+import { sessionCookieName } from "./session.js";
+import { type HandshakeRefusal, handshakeErrors, writeRefusal } from "./socket-handshake.js";
 
 type Query = URLSearchParams;
 type Accepted<T> = { ok: true; value: T } | { ok: false; refusal: HandshakeRefusal };

@@ -2,9 +2,9 @@
 // spec's HTTP errors (JSON envelope, or text/plain for query-string problems).
 
 import type { Duplex } from "node:stream";
-import { type ServiceError, unauthorized } from "../api/partner/errors.js";
-import { writeServiceErrorToSocket } from "../api/partner/upgrades.js";
-import { writeResponseToSocket } from "../gateway/verifier.js";
+import { writeResponseToSocket } from "../../gateway/verifier.js";
+import { type ServiceError, unauthorized } from "./errors.js";
+import { writeServiceErrorToSocket } from "./upgrades.js";
 
 export type HandshakeRefusal =
   | { readonly kind: "service"; readonly error: ServiceError }
