@@ -40,8 +40,8 @@ import type {
   Withdrawal,
   WithdrawHistory,
 } from "../contract/partner/wallet.js";
+import { restPaths } from "../contract/paths.js";
 import { GatewayError, NetworkError, PredexApiError } from "./errors.js";
-import { restPaths } from "./paths.js";
 import { type GatewayCredentials, type QueryParams, signRequest } from "./signer.js";
 
 export interface RetryPolicy {

@@ -15,6 +15,7 @@ export type {
   UserOrderMessage,
   UserPositionMessage,
 } from "../contract/channels.js";
+export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
   type AdminClientOptions,
@@ -45,7 +46,6 @@ export {
   type WalletHistoryRequest,
 } from "./client.js";
 export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
-export { restPaths, socketPaths, userSocketPaths } from "./paths.js";
 export { type GatewayCredentials, type QueryParams, signRequest, signWebSocketUpgrade } from "./signer.js";
 export {
   BookSubscription,

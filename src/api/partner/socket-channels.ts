@@ -5,13 +5,13 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
+import { socketPaths } from "../../contract/paths.js";
 import { parseId } from "../../contract/wire-format.js";
 import { type Rejection, reject } from "../../core/errors.js";
 import { bookSnapshot } from "../../core/exchange.js";
 import type { AuthenticatedPartner } from "../../identity/service.js";
 import { Subscriber } from "../../realtime/fanout.js";
 import type { RealtimeHub, UserChannel } from "../../realtime/hub.js";
-import { socketPaths } from "../../sdk/paths.js";
 import type { PlatformDeps } from "../deps.js";
 import { authErrors, fromRejection, notFound, type ServiceError } from "./errors.js";
 import { sessionCookieName } from "./session.js";

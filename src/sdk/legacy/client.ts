@@ -17,9 +17,9 @@ import type {
 } from "../../contract/legacy/catalogue.js";
 import type { Notification } from "../../contract/legacy/notifications.js";
 import type { OrderSubmitRequest, TransactionResult } from "../../contract/legacy/orders.js";
+import { legacyPaths } from "../../contract/legacy/paths.js";
 import type { ActivityRecord, PositionRecord } from "../../contract/legacy/portfolio.js";
 import { LegacyApiError, LegacyNetworkError, SubmitOutcomeUnknownError } from "./errors.js";
-import { legacyPaths } from "./paths.js";
 import { signAuthorizeRequest } from "./signer.js";
 
 export interface LegacyRetryPolicy {

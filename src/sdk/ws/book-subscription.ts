@@ -10,7 +10,7 @@
 // the seed already contains are recognised by their seq and skipped.
 
 import type { Book } from "../../contract/partner/trading.js";
-import { socketPaths } from "../paths.js";
+import { socketPaths } from "../../contract/paths.js";
 import type { GatewayCredentials } from "../signer.js";
 import type { BackoffPolicy, SdkLogger } from "./backoff.js";
 import { silentLogger } from "./backoff.js";
