@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { PlatformDeps } from "../api/deps.js";
 import type { Rejection } from "../core/errors.js";
 import type { LegacyNonceStore, LegacyRequestStore } from "../store/legacy.js";
+import type { NotificationReadModel } from "../store/legacy-notifications.js";
 import {
   createSqliteLegacyApplicationStore,
   type LegacyApplicationStore,
@@ -20,7 +21,6 @@ import {
   createSqliteMerchantCommissions,
   type MerchantCommissionReadModel,
 } from "../store/sqlite/merchant-commissions.js";
-import type { NotificationReadModel } from "./notifications.js";
 import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
 import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
 import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";

@@ -5,7 +5,7 @@
 import { legacyResponses } from "../../../contract/legacy/envelope.js";
 import { Notification, NotificationQuery } from "../../../contract/legacy/notifications.js";
 import { PagedEnvelope } from "../../../contract/legacy/portfolio.js";
-import type { NotificationRecord } from "../../../legacy/notifications.js";
+import type { NotificationRecord } from "../../../store/legacy-notifications.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { legacyErrors, parameterError, sendLegacyError } from "../errors.js";

@@ -8,7 +8,7 @@
 //   voided. Written by a projector in the commit that settles it (legacy_notifications), so the
 //   notification exists exactly when the settlement does, also across a crash.
 
-import type { Page, PageRequest } from "../store/exchange-read-models.js";
+import type { Page, PageRequest } from "./exchange-read-models.js";
 
 export const notificationTypes = ["ORDER_RESULT", "MARKET_SETTLED", "MARKET_VOIDED"] as const;
 export type NotificationType = (typeof notificationTypes)[number];
