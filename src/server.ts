@@ -25,11 +25,13 @@ import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
 import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
-import { openDatabase } from "./store/sqlite/database.js";
+import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
 import { createSqliteDepositAddressStore } from "./store/sqlite/deposit-addresses.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
+import { createSqliteLegacyStores } from "./store/sqlite/legacy-stores.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
+import { openPriceSampleStore } from "./store/sqlite/price-samples.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 
@@ -57,6 +59,8 @@ export interface Platform {
   /** True when this start created the admin token (it is then printed once). */
   readonly adminTokenCreated: boolean;
   readonly deps: PlatformDeps;
+  /** The SQLite database the adapters share; composition and tests only (no service holds it). */
+  readonly db: SqliteDatabase;
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
   /** The WebSocket channels and the price sampler (src/realtime). */
   readonly realtime: Realtime;
@@ -142,7 +146,6 @@ export async function startPlatform(
     config,
     nowMs,
     logger,
-    db,
     identity,
     gatewayVerifier: createGatewayVerifier({
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
@@ -156,6 +159,8 @@ export async function startPlatform(
     catalogue,
     depositAddresses: new DepositAddresses(masterKey, createSqliteDepositAddressStore(db)),
     withdrawalRequests: new WithdrawalRequests({ engine: exchange.engine, mfa, nowMs }),
+    legacyStores: createSqliteLegacyStores(db),
+    priceSamples: openPriceSampleStore(db),
   };
 
   const https =
@@ -197,6 +202,7 @@ export async function startPlatform(
       adminToken,
       adminTokenCreated: adminTokenFile?.created ?? false,
       deps,
+      db,
       apps,
       realtime,
       close,

@@ -5,22 +5,22 @@ import type { Logger } from "pino";
 import type { Catalogue } from "../catalog/catalogue.js";
 import type { CategoryService } from "../catalog/categories.js";
 import type { PlatformConfig } from "../config.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
 import type { MfaService } from "../mfa/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
-import type { SqliteDatabase } from "../store/sqlite/database.js";
+import type { LegacyStores } from "../store/legacy-stores.js";
+import type { PriceSampleStore } from "../store/price-samples.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
 import type { WithdrawalRequests } from "../wallet/withdrawal-requests.js";
-import type { SocketChannelHandler } from "./partner/upgrades.js";
+import type { SocketChannelHandler } from "./socket-channel.js";
 
 export interface PlatformDeps {
   readonly config: PlatformConfig;
   /** Milliseconds since the epoch; the one clock of the API layer, replaceable in tests. */
   readonly nowMs: () => number;
   readonly logger: Logger;
-  readonly db: SqliteDatabase;
   readonly identity: IdentityService;
   readonly gatewayVerifier: GatewayVerifier<AuthenticatedPartner>;
   /**
@@ -42,6 +42,10 @@ export interface PlatformDeps {
   readonly depositAddresses: DepositAddresses;
   /** POST /withdraw/apply's checks, MFA ticket and RequestWithdrawal, in that order (src/wallet). */
   readonly withdrawalRequests: WithdrawalRequests;
+  /** The earlier interface's stores: nonces, request queue, notifications, applications, bills (src/store). */
+  readonly legacyStores: LegacyStores;
+  /** Per-minute price samples: the sampler writes them, GET /prices-history reads them (src/store). */
+  readonly priceSamples: PriceSampleStore;
 }
 
 declare module "fastify" {

@@ -5,7 +5,7 @@
 import type { Server } from "node:http";
 import { RealtimeHub } from "../realtime/hub.js";
 import { type RealtimeLimits, realtimeLimits } from "../realtime/limits.js";
-import { openPriceSampleStore, startPriceSampler } from "../realtime/price-samples.js";
+import { startPriceSampler } from "../realtime/price-samples.js";
 import { installPublicMarketSocket } from "../realtime/public-market-socket.js";
 import type { PlatformDeps } from "./deps.js";
 import { registerSignedChannels } from "./partner/socket-channels.js";
@@ -34,7 +34,7 @@ export async function startRealtime(
   const publicSockets = installPublicMarketSocket(servers.public, hub, logger);
   const sampler = startPriceSampler({
     engine: deps.engine,
-    store: openPriceSampleStore(deps.db),
+    store: deps.priceSamples,
     intervalMs: limits.priceSampleIntervalMs,
     nowMs: deps.nowMs,
     logger,

@@ -4,7 +4,7 @@
 // list page is cached for at most listPageCacheTtlMs, so hotScore never looks older than that.
 // Detail views are counted in memory and written in one transaction every clickFlushIntervalMs.
 
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { ExchangeReadModels, Page, PageRequest } from "../store/exchange-read-models.js";
 import type {
   MarketCatalogStore,

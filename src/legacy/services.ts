@@ -8,19 +8,10 @@ import { join } from "node:path";
 import type { PlatformDeps } from "../api/deps.js";
 import type { Rejection } from "../core/errors.js";
 import type { LegacyNonceStore, LegacyRequestStore } from "../store/legacy.js";
+import type { LegacyApplicationStore } from "../store/legacy-applications.js";
+import type { LegacyBillQueries } from "../store/legacy-bills.js";
 import type { NotificationReadModel } from "../store/legacy-notifications.js";
-import {
-  createSqliteLegacyApplicationStore,
-  type LegacyApplicationStore,
-} from "../store/sqlite/legacy-applications.js";
-import { createSqliteLegacyBillQueries, type LegacyBillQueries } from "../store/sqlite/legacy-bills.js";
-import { createSqliteLegacyNonceStore } from "../store/sqlite/legacy-nonces.js";
-import { createSqliteLegacyNotifications } from "../store/sqlite/legacy-notifications.js";
-import { createSqliteLegacyRequestStore } from "../store/sqlite/legacy-requests.js";
-import {
-  createSqliteMerchantCommissions,
-  type MerchantCommissionReadModel,
-} from "../store/sqlite/merchant-commissions.js";
+import type { MerchantCommissionReadModel } from "../store/merchant-commissions.js";
 import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
 import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
 import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";
@@ -52,7 +43,7 @@ export interface LegacyServiceOptions {
 
 export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceOptions): LegacyServices {
   const logger = deps.logger.child({ component: "legacy" });
-  const requests = createSqliteLegacyRequestStore(deps.db);
+  const { requests } = deps.legacyStores;
   const notifier = new LegacyNotifier({
     store: requests,
     nowMs: deps.nowMs,
@@ -77,15 +68,14 @@ export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceO
   });
   return {
     tokens: createLegacyTokens(deriveLegacyTokenKey(masterKeyOf(deps))),
-    nonces: createSqliteLegacyNonceStore(deps.db),
+    nonces: deps.legacyStores.nonces,
     requests,
     executor,
     notifier,
-    // After the request store: the list reads its table.
-    notifications: createSqliteLegacyNotifications(deps.db),
-    applications: createSqliteLegacyApplicationStore(deps.db),
-    commissions: createSqliteMerchantCommissions(deps.db),
-    bills: createSqliteLegacyBillQueries(deps.db),
+    notifications: deps.legacyStores.notifications,
+    applications: deps.legacyStores.applications,
+    commissions: deps.legacyStores.commissions,
+    bills: deps.legacyStores.bills,
     start() {
       executor.start();
       notifier.start();

@@ -13,7 +13,6 @@ import {
   approvalCommand,
 } from "../../../legacy/market-applications.js";
 import { readModelPageSizeMax } from "../../../store/exchange-read-models.js";
-import { createSqliteLegacyApplicationStore } from "../../../store/sqlite/legacy-applications.js";
 import { badRequest, notFound, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
@@ -63,7 +62,7 @@ function adminView(application: ApplicationRecord) {
 }
 
 export default defineRoutes((app, deps) => {
-  const applications = createSqliteLegacyApplicationStore(deps.db);
+  const applications = deps.legacyStores.applications;
 
   app.get(
     "/admin/applications",

@@ -6,7 +6,6 @@ import { Type } from "typebox";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
-import { createSqliteLegacyApplicationStore } from "../../../store/sqlite/legacy-applications.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
@@ -14,7 +13,7 @@ const UserIdParams = Type.Object({ userId: Type.String({ maxLength: 32 }) });
 const CreatorFlag = Type.Object({ userId: Type.String(), creator: Type.Boolean() });
 
 export default defineRoutes((app, deps) => {
-  const applications = createSqliteLegacyApplicationStore(deps.db);
+  const applications = deps.legacyStores.applications;
   for (const [method, creator] of [
     ["POST", true],
     ["DELETE", false],

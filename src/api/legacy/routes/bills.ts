@@ -12,7 +12,7 @@ import {
 import { legacyResponses } from "../../../contract/legacy/envelope.js";
 import { PagedEnvelope } from "../../../contract/legacy/portfolio.js";
 import { billDetailLine, monthlyStatement, parseBillPeriod } from "../../../legacy/merchant-bills.js";
-import { periodOf } from "../../../store/sqlite/merchant-commissions.js";
+import { periodOf } from "../../../store/merchant-commissions.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { legacyErrors, parameterError, sendLegacyError, withDetails } from "../errors.js";
