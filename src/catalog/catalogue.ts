@@ -6,6 +6,7 @@
 
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { ExchangeReadModels, Page, PageRequest } from "../store/exchange-read-models.js";
+import { addHeat, hotScoreAt, hotScoreUsdtPerClick } from "../store/hot-score.js";
 import type {
   MarketCatalogStore,
   MarketListFilter,
@@ -13,7 +14,6 @@ import type {
   MarketStats,
 } from "../store/market-catalog.js";
 import type { CategoryService } from "./categories.js";
-import { addHeat, hotScoreAt, hotScoreUsdtPerClick } from "./hot-score.js";
 import { loadMarketDetail } from "./load-market-detail.js";
 import { defaultCreatorImageUrl, type MarketDetail } from "./market-detail.js";
 import { buildMarketHolders, type HolderProfile, type MarketHolders } from "./market-holders.js";

@@ -9,7 +9,7 @@ import { formatAtoms } from "../core/money.js";
 import type { PoolMarketView } from "../core/pools/queries.js";
 import type { MarketView } from "../core/queries.js";
 import type { CatalogMarket } from "../store/exchange-read-models.js";
-import { type CatalogDetails, catalogDetailsOf } from "./market-details.js";
+import { type CatalogDetails, catalogDetailsOf } from "../store/market-details.js";
 
 export const usdtCoinId = "2";
 /** Pictures shown until the operator gives the market its own. */

@@ -4,7 +4,6 @@
 // similarity rule (4041 exact, 4010 duplicate, 4013 similar), and the CreateMarket command an
 // approval submits. docs/decisions.md ("Legacy: creators and market applications") explains each.
 
-import { marketDetailsOf } from "../catalog/market-details.js";
 import {
   applicationOptionsMax,
   applicationOptionTitleLengthMax,
@@ -27,6 +26,7 @@ import {
   type ConflictCandidates,
   similarityCandidatesMax,
 } from "../store/legacy-applications.js";
+import { marketDetailsOf } from "../store/market-details.js";
 
 export const applicationDescriptionLengthMax = 20_000;
 export const applicationOptionsMin = 2;

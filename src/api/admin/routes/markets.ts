@@ -4,7 +4,6 @@
 
 import { type Static, Type } from "typebox";
 import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
-import { type CatalogDetailsInput, marketDetailsOf } from "../../../catalog/market-details.js";
 import { FlexibleId } from "../../../contract/admin.js";
 import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { MarketDetail } from "../../../contract/partner/market-detail.js";
@@ -14,6 +13,7 @@ import { type Rejection, reject } from "../../../core/errors.js";
 import { feeBpsMax, outcomesPerMarketMax, titleLengthMax } from "../../../core/limits.js";
 import { parseAtoms } from "../../../core/money.js";
 import type { PoolTermsInput } from "../../../core/pools/models.js";
+import { type CatalogDetailsInput, marketDetailsOf } from "../../../store/market-details.js";
 import type { PlatformDeps } from "../../deps.js";
 import { sendRejection } from "../../partner/errors.js";
 import { parseIsoTime } from "../../partner/order-command.js";
