@@ -83,3 +83,12 @@ export function catalogDetailsOf(details: MarketDetails | null): CatalogDetails 
     }),
   };
 }
+
+/** A market with no creatorId is the platform's own (DESIGN §5). */
+export const platformCreator = { creatorId: "0", name: "predex" } as const;
+
+/** The creator's name as the detail shows it and `searchBy=Creator` matches it. */
+export function creatorNameOf(creatorId: number | null, details: CatalogDetails): string {
+  if (creatorId === null) return platformCreator.name;
+  return details.creatorName ?? `user${creatorId}`;
+}

@@ -6,6 +6,7 @@
 // the funds can be swept; the chain watcher then only needs the address → user map kept here.
 
 import { createHmac, hkdfSync } from "node:crypto";
+import type { DepositAddressStore } from "../store/deposit-addresses.js";
 
 export const depositNetwork = "ERC20";
 /** `0x` and 40 hex digits, either case (a checksummed address is mixed case). */
@@ -15,13 +16,7 @@ const addressKeyInfo = "predex/wallet/deposit-address/v1";
 const addressKeyBytes = 32;
 const addressBytes = 20;
 
-/** Where issued addresses are remembered, so the chain watcher can credit by address. */
-export interface DepositAddressStore {
-  /** Records the pair; the same pair again is a no-op. */
-  remember(userId: number, address: string, nowMs: number): void;
-  /** The user an issued address belongs to; `address` is lower case. */
-  userIdOf(address: string): number | undefined;
-}
+export type { DepositAddressStore };
 
 export class DepositAddresses {
   readonly #key: Buffer;

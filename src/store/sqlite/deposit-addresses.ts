@@ -1,6 +1,6 @@
 // The issued deposit addresses in the embedded SQLite file (module "wallet", its own migrations).
 
-import type { DepositAddressStore } from "../../wallet/deposit-addresses.js";
+import type { DepositAddressStore } from "../deposit-addresses.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 
 export const walletMigrations: readonly string[] = [
