@@ -85,11 +85,7 @@ module.exports = {
       "Surfaces get their adapters through PlatformDeps, built by composition.",
     ),
     onlyImports("settings", [], "Settings are parsed from the environment and import nothing."),
-    onlyImports(
-      "tools",
-      ["sdk", "contract"],
-      "Tools that ship the SDK see only what they ship.",
-    ),
+    onlyImports("tools", ["sdk", "contract"], "Tools that ship the SDK see only what they ship."),
   ],
   options: {
     tsPreCompilationDeps: true,
