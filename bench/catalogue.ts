@@ -13,7 +13,7 @@
 // Loopback only, bounded by phase durations and a request cap. The last line of stdout is the JSON.
 
 import { Agent } from "node:http";
-import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
+import { formatGatewayDate } from "../src/contract/signing/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { type ClientLoad, measurePhase, type PhaseResult, sendExpectingCodeZero } from "./lib/load.js";
 import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";

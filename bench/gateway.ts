@@ -13,7 +13,7 @@
 // the JSON line's baseline is then the server without metrics.
 
 import { Agent } from "node:http";
-import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
+import { formatGatewayDate } from "../src/contract/signing/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { measurePhase, type PhaseResult, sendForStatus } from "./lib/load.js";
 import { metricsHookNsPerResponse } from "./lib/metrics-hook-cost.js";

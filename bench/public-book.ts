@@ -10,8 +10,8 @@
 // BENCH_PHASE_MS shortens the phases. The last line of stdout is the JSON result.
 
 import { Agent, request } from "node:http";
+import { formatGatewayDate } from "../src/contract/signing/string-to-sign.js";
 import { limitOrderCommand } from "../src/core/commands.js";
-import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
 import { measurePhase, type PhaseResult, sendExpectingCodeZero, sendForStatus } from "./lib/load.js";
 import { createBenchPartner, registerBenchUser } from "./lib/platform-fixtures.js";

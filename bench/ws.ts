@@ -18,6 +18,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { WebSocket } from "ws";
 import { limitOrderCommand } from "../src/core/commands.js";
 import { createMarketCommand } from "../src/core/exchange.js";
+import { setPreFramedWrites } from "../src/realtime/fanout.js";
 import { startBenchPlatform } from "./lib/server-process.js";
 
 const subscribersCount = Number(process.env.BENCH_WS_SUBSCRIBERS ?? 5_000);
@@ -55,6 +56,8 @@ async function serve(): Promise<void> {
   const send = (message: ServerMessage) => process.send?.(message);
   // The parent is the only reason to exist: when it goes, so does the server.
   process.on("disconnect", () => process.exit(0));
+  // BENCH_WS_PUBLIC_SEND=1: every message through ws's public send (what the pre-framed path saves).
+  if (process.env.BENCH_WS_PUBLIC_SEND === "1") setPreFramedWrites(false);
   const bench = await startBenchPlatform("predex-bench-ws-");
   const { platform } = bench;
   const engine = platform.deps.engine;

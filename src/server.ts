@@ -11,6 +11,7 @@ import { buildLegacyApp } from "./api/legacy/app.js";
 import { buildPartnerApp } from "./api/partner/app.js";
 import { installUpgradeGate } from "./api/partner/upgrades.js";
 import { buildPublicApp } from "./api/public/app.js";
+import { type Realtime, type RealtimeLimits, startRealtime } from "./api/realtime.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
@@ -25,17 +26,19 @@ import { PlatformMetrics } from "./metrics/platform-metrics.js";
 import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
-import { type Realtime, type RealtimeLimits, startRealtime } from "./realtime/index.js";
 import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
-import { openDatabase } from "./store/sqlite/database.js";
+import { createConsoleQueries } from "./store/sqlite/console-queries.js";
+import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
+import { createSqliteDepositAddressStore } from "./store/sqlite/deposit-addresses.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
+import { createSqliteLegacyStores } from "./store/sqlite/legacy-stores.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
-import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
 import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
 import { createSqlitePartnerRateLimits } from "./store/sqlite/partner-rate-limits.js";
+import { openPriceSampleStore } from "./store/sqlite/price-samples.js";
+import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
-import { createSqliteDepositAddressStore } from "./wallet/sqlite-deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
@@ -69,6 +72,8 @@ export interface Platform {
   /** True when this start created the admin token (it is then printed once). */
   readonly adminTokenCreated: boolean;
   readonly deps: PlatformDeps;
+  /** The SQLite database the adapters share; composition and tests only (no service holds it). */
+  readonly db: SqliteDatabase;
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
   /** The WebSocket channels and the price sampler (src/realtime). */
   readonly realtime: Realtime;
@@ -187,7 +192,6 @@ export async function startPlatform(
     config,
     nowMs,
     logger,
-    db,
     identity,
     gatewayVerifier: createGatewayVerifier({
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
@@ -211,6 +215,9 @@ export async function startPlatform(
     metrics,
     operations: createSqliteOperationsQueries(db),
     partnerRateLimits: createSqlitePartnerRateLimits(db),
+    consoleQueries: createConsoleQueries(db),
+    legacyStores: createSqliteLegacyStores(db),
+    priceSamples: openPriceSampleStore(db),
   };
 
   const https =
@@ -262,6 +269,7 @@ export async function startPlatform(
       adminToken,
       adminTokenCreated: adminTokenFile?.created ?? false,
       deps,
+      db,
       apps,
       realtime,
       depositKey,

@@ -6,25 +6,26 @@ import type { Catalogue } from "../catalog/catalogue.js";
 import type { CategoryService } from "../catalog/categories.js";
 import type { ChainWallet } from "../chain/chain-wallet.js";
 import type { PlatformConfig } from "../config.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
 import type { PlatformMetrics } from "../metrics/platform-metrics.js";
 import type { MfaService } from "../mfa/service.js";
+import type { ConsoleQueries } from "../store/console-queries.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
-import type { SqliteDatabase } from "../store/sqlite/database.js";
-import type { OperationsQueries } from "../store/sqlite/operations-queries.js";
-import type { PartnerRateLimits } from "../store/sqlite/partner-rate-limits.js";
+import type { LegacyStores } from "../store/legacy-stores.js";
+import type { OperationsQueries } from "../store/operations-queries.js";
+import type { PartnerRateLimits } from "../store/partner-rate-limits.js";
+import type { PriceSampleStore } from "../store/price-samples.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
 import type { WithdrawalRequests } from "../wallet/withdrawal-requests.js";
-import type { SocketChannelHandler } from "./partner/upgrades.js";
+import type { SocketChannelHandler } from "./socket-channel.js";
 
 export interface PlatformDeps {
   readonly config: PlatformConfig;
   /** Milliseconds since the epoch; the one clock of the API layer, replaceable in tests. */
   readonly nowMs: () => number;
   readonly logger: Logger;
-  readonly db: SqliteDatabase;
   readonly identity: IdentityService;
   readonly gatewayVerifier: GatewayVerifier<AuthenticatedPartner>;
   /**
@@ -54,6 +55,12 @@ export interface PlatformDeps {
   readonly operations: OperationsQueries;
   /** Partners' own requests-per-second limits on the signed host (src/api/partner/rate-limit.ts). */
   readonly partnerRateLimits: PartnerRateLimits;
+  /** The web console's lists: public recent trades, the operator's partners, users, markets, deposits. */
+  readonly consoleQueries: ConsoleQueries;
+  /** The earlier interface's stores: nonces, request queue, notifications, applications, bills (src/store). */
+  readonly legacyStores: LegacyStores;
+  /** Per-minute price samples: the sampler writes them, GET /prices-history reads them (src/store). */
+  readonly priceSamples: PriceSampleStore;
 }
 
 declare module "fastify" {

@@ -4,8 +4,9 @@
 // list page is cached for at most listPageCacheTtlMs, so hotScore never looks older than that.
 // Detail views are counted in memory and written in one transaction every clickFlushIntervalMs.
 
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { ExchangeReadModels, Page, PageRequest } from "../store/exchange-read-models.js";
+import { addHeat, hotScoreAt, hotScoreUsdtPerClick } from "../store/hot-score.js";
 import type {
   MarketCatalogStore,
   MarketListFilter,
@@ -13,7 +14,6 @@ import type {
   MarketStats,
 } from "../store/market-catalog.js";
 import type { CategoryService } from "./categories.js";
-import { addHeat, hotScoreAt, hotScoreUsdtPerClick } from "./hot-score.js";
 import { loadMarketDetail } from "./load-market-detail.js";
 import { defaultCreatorImageUrl, type MarketDetail } from "./market-detail.js";
 import { buildMarketHolders, type HolderProfile, type MarketHolders } from "./market-holders.js";

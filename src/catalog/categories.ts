@@ -2,13 +2,13 @@
 // category name. Categories are few and change rarely, so every node is kept in memory and the
 // trees are cached per language until the next change.
 
+import { categoryLevelsMax } from "../contract/partner/catalogue.js";
 import { type Rejection, reject } from "../core/errors.js";
 import type { CategoryRecord, CategoryStore } from "../store/categories.js";
 import { buildCategoryTree, type CategoryNode } from "./category-tree.js";
 import { defaultLanguage, displayName, isLanguage, type Language, supportedLanguages } from "./languages.js";
 
-/** Depth of the tree: the category node has level1Id and level2Id, so a node sits at most on level 3. */
-export const categoryLevelsMax = 3;
+export { categoryLevelsMax };
 export const categoryNameLengthMax = 64;
 export const categoryLogoUrlLengthMax = 2_048;
 
@@ -101,6 +101,11 @@ export class CategoryService {
   }
 
   /** True when a market may be filed under this id: the node exists and is not deleted. */
+  /** Every node the operator made, offline and deleted ones too (the operator's desk lists them). */
+  async all(): Promise<CategoryRecord[]> {
+    return this.#store.all();
+  }
+
   async isUsable(id: number): Promise<boolean> {
     const node = (await this.#nodes()).get(id);
     return node !== undefined && !node.deleted;

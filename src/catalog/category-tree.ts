@@ -1,21 +1,11 @@
 // The category tree of spec 000 (`GET /markets/category-tree`, "Category node"), built from the
 // stored nodes. Pure: the service caches the result per language.
 
+import type { CategoryNode } from "../contract/partner/catalogue.js";
 import type { CategoryRecord } from "../store/categories.js";
 import { displayName, type Language } from "./languages.js";
 
-export interface CategoryNode {
-  readonly id: string;
-  readonly level: number;
-  /** The node's level-1 ancestor; null on level 1 itself. */
-  readonly level1Id: string | null;
-  /** The node's level-2 ancestor; null on levels 1 and 2. */
-  readonly level2Id: string | null;
-  readonly name: string;
-  readonly nameDisplay: string;
-  readonly logoUrl: string;
-  readonly children: CategoryNode[];
-}
+export type { CategoryNode };
 
 /**
  * Rule 1: online, non-deleted nodes only, as a forest of level-1 roots (by id). A node under an

@@ -2,7 +2,7 @@
 // the engine's committed state, the market's live figures and every option's prices.
 
 import { bestPrices, marketById, poolMarketView } from "../core/exchange.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { buildMarketDetail, type MarketDetail, type OptionPrices, optionPricesOf } from "./market-detail.js";
 

@@ -2,24 +2,29 @@
 // the operator described) and the engine's live state (status, fees, prices). Pure: the caller
 // gathers the inputs (see load-market-detail.ts), so the list and detail routes share one shape.
 
-import { isoSeconds } from "../api/shared/wire-format.js";
+import { isoSeconds } from "../contract/wire-format.js";
+import { marketBuyAmountAtomsMin } from "../core/book/place-order.js";
 import { orderAmountAtomsMax, orderSharesMax } from "../core/limits.js";
 import { formatAtoms } from "../core/money.js";
-import { marketBuyAmountAtomsMin } from "../core/place-order.js";
-import type { PoolMarketView } from "../core/pool-queries.js";
+import type { PoolMarketView } from "../core/pools/queries.js";
 import type { MarketView } from "../core/queries.js";
 import type { CatalogMarket } from "../store/exchange-read-models.js";
-import { type CatalogDetails, catalogDetailsOf } from "./market-details.js";
+import {
+  type CatalogDetails,
+  catalogDetailsOf,
+  creatorNameOf,
+  platformCreator,
+} from "../store/market-details.js";
+
+export { creatorNameOf, platformCreator };
 
 export const usdtCoinId = "2";
 /** Pictures shown until the operator gives the market its own. */
 export const defaultMarketLogoUrl = "https://static.predex.local/markets/default-logo.png";
 export const defaultMarketBannerUrl = "https://static.predex.local/markets/default-banner.png";
 export const defaultOutcomeLogoUrl = "https://static.predex.local/markets/default-outcome.png";
-export const defaultCreatorImageUrl = "https://static.predex.local/avatars/default.png";
-/** A market with no creatorId is the platform's own (DESIGN §5). */
-export const platformCreator = { creatorId: "0", name: "predex" } as const;
-/** The price shown for an option before its book has any price of its own. */
+export const defaultCreatorImageUrl =
+  "https://static.predex.local/avatars/default.png"; /** The price shown for an option before its book has any price of its own. */
 const initialPriceAtoms = 50_000_000n;
 
 /** Live prices of one option, in its own terms (atoms). */
@@ -50,12 +55,6 @@ export interface MarketDetailInput {
 /** Turns atoms into the JSON number the spec asks for where it says "number". */
 function numberOf(atoms: bigint): number {
   return Number(formatAtoms(atoms));
-}
-
-/** The creator's name as the detail shows it and `searchBy=Creator` matches it. */
-export function creatorNameOf(creatorId: number | null, details: CatalogDetails): string {
-  if (creatorId === null) return platformCreator.name;
-  return details.creatorName ?? `user${creatorId}`;
 }
 
 export function optionPricesOf(

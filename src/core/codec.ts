@@ -5,17 +5,17 @@
 
 import { createBook } from "./book/create-book.js";
 import type { BookKind } from "./book/order-book.js";
+import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./book/orders.js";
 import type { StateCodec } from "./decider.js";
 import { evolveRestOrder } from "./evolve.js";
-import { newAccount } from "./ledger.js";
-import { decodeLifecycle, encodeLifecycle } from "./lifecycle-codec.js";
+import { decodeLifecycle, encodeLifecycle } from "./lifecycle/codec.js";
 import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
-import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./orders.js";
-import { decodePools, encodePools } from "./pool-codec.js";
-import type { Position } from "./positions.js";
+import { decodePools, encodePools } from "./pools/codec.js";
 import { createInitialState, type ExchangeState } from "./state.js";
 import { priceUnitsPerUnit } from "./units.js";
-import type { WithdrawalStatus } from "./withdrawals.js";
+import { newAccount } from "./wallet/ledger.js";
+import type { Position } from "./wallet/positions.js";
+import type { WithdrawalStatus } from "./wallet/withdrawal.js";
 
 const encodingVersion = 1;
 

@@ -2,9 +2,9 @@
 // booleans, null, bigint): the engine journals them as JSON with tagged bigints. Amounts, shares
 // and prices are bigint atoms (1e-8) as parsed by money.ts at the edge; optional inputs are null.
 
+import type { OrderSide, OrderType, TimeInForce } from "./book/orders.js";
 import type { ModelType } from "./market.js";
-import type { OrderSide, OrderType, TimeInForce } from "./orders.js";
-import type { PoolTermsInput } from "./pool-models.js";
+import type { PoolTermsInput } from "./pools/models.js";
 
 export interface CreateMarketCommand {
   readonly type: "CreateMarket";
@@ -31,7 +31,7 @@ export interface CreateMarketCommand {
    * journaled atomically with the market and read models can project it. null when there is none.
    */
   readonly details: MarketDetails | null;
-  /** AMM: liquidity, weights, buy/sell fees and bounds; parimutuel: settlement fee, stake bounds (pool-models.ts). */
+  /** AMM: liquidity, weights, buy/sell fees and bounds; parimutuel: settlement fee, stake bounds (pools/models.ts). */
   readonly pool?: PoolTermsInput | null;
 }
 
@@ -132,7 +132,7 @@ export interface WinnerChoice {
 }
 
 /**
- * Proposes the result of a closed market (lifecycle.ts): the market becomes `resolving` and a
+ * Proposes the result of a closed market (lifecycle/lifecycle.ts): the market becomes `resolving` and a
  * challenge window starts. proposerId is the market's creator, or null for the operator.
  */
 export interface ResolveMarketCommand {
@@ -168,7 +168,7 @@ export interface SettleMarketCommand {
   readonly marketId: number;
 }
 
-/** The operator voids a market that is not settled: everything is returned (lifecycle.ts). */
+/** The operator voids a market that is not settled: everything is returned (lifecycle/lifecycle.ts). */
 export interface VoidMarketCommand {
   readonly type: "VoidMarket";
   readonly marketId: number;

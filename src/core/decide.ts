@@ -1,7 +1,7 @@
 // decide: what a command does, as events, or why it is refused. Never mutates the state; the
 // same state, command and context always give the same decision.
 
-import { decideClaimMarket, decideClaimPosition } from "./claims.js";
+import { releaseEvent } from "./book/place-order.js";
 import type {
   CancelOrderCommand,
   CloseMarketCommand,
@@ -13,13 +13,15 @@ import type {
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
 import type { ExchangeEvent, MarketCreatedEvent } from "./events.js";
+import { isId } from "./ids.js";
+import { decideClaimMarket, decideClaimPosition } from "./lifecycle/claims.js";
 import {
   decideChallengeResolution,
   decideFinalizeMarket,
   decideResolveMarket,
   decideSettleMarket,
   decideVoidMarket,
-} from "./lifecycle.js";
+} from "./lifecycle/lifecycle.js";
 import {
   expireOrdersPerCommandMax,
   feeBpsMax,
@@ -37,9 +39,9 @@ import {
   defaultTickUnits,
   modelTypes,
 } from "./market.js";
-import { decidePlaceOrder, isId, releaseEvent } from "./place-order.js";
-import { poolFundingEvents } from "./pool-evolve.js";
-import { resolvePoolTerms } from "./pool-models.js";
+import { decidePlaceOrder } from "./place-order.js";
+import { poolFundingEvents } from "./pools/evolve.js";
+import { resolvePoolTerms } from "./pools/models.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, atomsPerPriceUnit, lotsToShares, priceUnitsToAtoms } from "./units.js";
 import {
@@ -48,7 +50,7 @@ import {
   decideCompleteWithdrawal,
   decideRejectWithdrawal,
   decideRequestWithdrawal,
-} from "./withdrawals.js";
+} from "./wallet/withdrawals.js";
 
 export function decide(
   state: ExchangeState,
@@ -126,7 +128,7 @@ function decideCreateMarket(
     return invalid(`title must be 1 to ${titleLengthMax} characters`);
   if (!modelTypes.includes(command.modelType))
     return invalid("modelType must be orderbook, AMM or parimutuel");
-  // AMM and parimutuel markets carry pool terms (pool-models.ts); order-book markets none.
+  // AMM and parimutuel markets carry pool terms (pools/models.ts); order-book markets none.
   const pool = resolvePoolTerms(command.modelType, command.pool);
   if (!pool.ok) return invalid(pool.message);
   if (!Array.isArray(command.outcomes) || command.outcomes.length === 0)

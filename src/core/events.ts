@@ -2,11 +2,11 @@
 // model needs (orders, trades, positions, balances, price points), so the journal alone explains
 // the state. Plain data only; amounts, shares and prices are bigint atoms (1e-8), times are ms.
 
+import type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./book/orders.js";
 import type { MarketDetails } from "./commands.js";
 import type { ModelType } from "./market.js";
-import type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
-import type { PoolEvent } from "./pool-events.js";
-import type { PoolTerms } from "./pool-models.js";
+import type { PoolEvent } from "./pools/events.js";
+import type { PoolTerms } from "./pools/models.js";
 
 export interface MarketCreatedEvent {
   readonly type: "MarketCreated";
@@ -300,7 +300,7 @@ export interface PositionClaimedEvent {
   readonly atMs: number;
 }
 
-/** The market lifecycle events lifecycle.ts applies. */
+/** The market lifecycle events lifecycle/lifecycle.ts applies. */
 export type LifecycleEvent =
   | MarketResolvedEvent
   | ResolutionChallengedEvent

@@ -3,7 +3,7 @@
 // present, no balance or holding below zero. A failed assertion is a bug, so it throws.
 
 import { createBook } from "./book/create-book.js";
-import { evolveClaim } from "./claims.js";
+import { bookSideOf, type Order, yesPriceOf } from "./book/orders.js";
 import type {
   DepositCreditedEvent,
   ExchangeEvent,
@@ -13,19 +13,11 @@ import type {
   OrderPlacedEvent,
   TradeExecutedEvent,
 } from "./events.js";
-import { type Account, applyBalanceDelta, freezeFunds, newAccount, releaseFrozen } from "./ledger.js";
-import { evolveLifecycle } from "./lifecycle.js";
+import { accountFor, marketOf, outcomeOf, positionFor } from "./evolve-lookups.js";
+import { evolveClaim } from "./lifecycle/claims.js";
+import { evolveLifecycle } from "./lifecycle/lifecycle.js";
 import type { Market, Outcome } from "./market.js";
-import { bookSideOf, type Order, yesPriceOf } from "./orders.js";
-import { applyPoolTerms, evolvePool } from "./pool-evolve.js";
-import {
-  freezeShares,
-  newPosition,
-  type Position,
-  recordBuy,
-  recordSell,
-  unfreezeShares,
-} from "./positions.js";
+import { applyPoolTerms, evolvePool } from "./pools/evolve.js";
 import type { ExchangeState } from "./state.js";
 import {
   atomsPerLot,
@@ -34,7 +26,9 @@ import {
   priceToUnits,
   priceUnitsPerUnit,
 } from "./units.js";
-import type { Withdrawal } from "./withdrawals.js";
+import { type Account, applyBalanceDelta, freezeFunds, releaseFrozen } from "./wallet/ledger.js";
+import { freezeShares, recordBuy, recordSell, unfreezeShares } from "./wallet/positions.js";
+import type { Withdrawal } from "./wallet/withdrawal.js";
 
 export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeState {
   // The trading events come first: they are nearly all of the journal.
@@ -331,46 +325,4 @@ function heldWithdrawal(state: ExchangeState, withdrawalId: number): Withdrawal 
   const withdrawal = state.withdrawals.get(withdrawalId);
   if (withdrawal === undefined) throw new Error(`evolve: withdrawal ${withdrawalId} is not held`);
   return withdrawal;
-}
-
-export function marketOf(state: ExchangeState, marketId: number): Market {
-  const market = state.markets.get(marketId);
-  if (market === undefined) throw new Error(`evolve: unknown market ${marketId}`);
-  return market;
-}
-
-export function outcomeOf(state: ExchangeState, outcomeId: number): Outcome {
-  const outcome = state.outcomes.get(outcomeId);
-  if (outcome === undefined) throw new Error(`evolve: unknown outcome ${outcomeId}`);
-  return outcome;
-}
-
-export function accountFor(state: ExchangeState, userId: number): Account {
-  let account = state.accounts.get(userId);
-  if (account === undefined) {
-    account = newAccount(userId);
-    state.accounts.set(userId, account);
-  }
-  return account;
-}
-
-/** The user's position in an option, created with the event's id when it is the first. */
-export function positionFor(
-  state: ExchangeState,
-  account: Account,
-  positionId: number,
-  optionId: number,
-): Position {
-  let position = account.positions.get(optionId);
-  if (position === undefined) {
-    const { counters } = state;
-    if (positionId !== counters.nextPositionId) throw new Error("evolve: position id out of sequence");
-    counters.nextPositionId = positionId + 1;
-    const option = state.options.get(optionId)!;
-    position = newPosition(positionId, account.userId, option.marketId, option.outcomeId, optionId);
-    account.positions.set(optionId, position);
-  } else if (position.positionId !== positionId) {
-    throw new Error("evolve: position id differs");
-  }
-  return position;
 }

@@ -42,6 +42,7 @@ export function stateHash(state: ExchangeState): string {
 }
 
 export type { BookKind } from "./book/order-book.js";
+export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./book/orders.js";
 export * from "./commands.js";
 export type { CommandContext, Decision } from "./decider.js";
 export * from "./events.js";
@@ -52,12 +53,11 @@ export {
   challengeWindowMsMin,
   defaultChallengeBondAtoms,
   defaultChallengeWindowMs,
-} from "./lifecycle.js";
+} from "./lifecycle/lifecycle.js";
+export type { PositionStatus } from "./lifecycle/settlement.js";
 export type { MarketStatus, ModelType } from "./market.js";
-export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./orders.js";
-export type { PoolTerms, PoolTermsInput } from "./pool-models.js";
-export { type PoolMarketView, type PoolOptionPrices, poolMarketView } from "./pool-queries.js";
+export type { PoolTerms, PoolTermsInput } from "./pools/models.js";
+export { type PoolMarketView, type PoolOptionPrices, poolMarketView } from "./pools/queries.js";
 export * from "./queries.js";
 export { dueScheduledCommands } from "./schedule.js";
-export type { PositionStatus } from "./settlement.js";
 export type { ExchangeState } from "./state.js";

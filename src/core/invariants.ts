@@ -2,9 +2,9 @@
 // checkInvariants lists every violation; assertInvariants throws on the first list that is not
 // empty. Tests call it after every step; the engine may call it after replay.
 
-import { buyReserveAtoms } from "./fees.js";
-import { checkPoolOutcome, platformPoolFundingNet } from "./pool-invariants.js";
-import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./settlement.js";
+import { buyReserveAtoms } from "./book/fees.js";
+import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./lifecycle/settlement.js";
+import { checkPoolOutcome, platformPoolFundingNet } from "./pools/invariants.js";
 import type { ExchangeState } from "./state.js";
 import { lotsToShares } from "./units.js";
 
@@ -28,7 +28,7 @@ export function checkInvariants(state: ExchangeState): string[] {
   for (const market of state.markets.values()) marketFees += market.feeIncome;
   if (marketFees !== totals.feeIncome) problems.push("fee income of markets differs from the total");
   const fees = totals.feeIncome + totals.withdrawalFeeIncome;
-  // The platform's AMM funding is money that came in besides deposits (pool-invariants.ts).
+  // The platform's AMM funding is money that came in besides deposits (pools/invariants.ts).
   const cameIn = totals.deposited - totals.withdrawn + platformPoolFundingNet(state);
   if (cameIn !== balances + collateral + fees) {
     problems.push(

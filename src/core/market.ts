@@ -2,6 +2,9 @@
 // book queries need lives here; the catalogue (descriptions, categories, logos) is a read model.
 
 import type { OrderBook } from "./book/order-book.js";
+import type { OptionIndex } from "./option-index.js";
+
+export { noOptionIndex, type OptionIndex, yesOptionIndex } from "./option-index.js";
 
 /** Pricing model (DESIGN §3). Only `orderbook` trades today; the discriminant leaves room for the others. */
 export type ModelType = "orderbook" | "AMM" | "parimutuel";
@@ -18,10 +21,6 @@ export const defaultMinOrderLots = 100;
 /** Default protections of DESIGN §8, in price units: 0.1 for MARKET orders, 0.5 for LIMIT orders. */
 export const defaultMarketProtectionUnits = 1_000;
 export const defaultLimitProtectionUnits = 5_000;
-
-export const yesOptionIndex = 0;
-export const noOptionIndex = 1;
-export type OptionIndex = 0 | 1;
 
 export interface Market {
   readonly marketId: number;
@@ -82,4 +81,15 @@ export function assetIdFor(optionId: number): string {
   const mixed = (BigInt(high) << 32n) | BigInt(low);
   const twentyDigits = (mixed % (9n * 10n ** 19n)) + 10n ** 19n;
   return `${twentyDigits}${String(optionId).padStart(12, "0")}`;
+}
+
+/** True when nowMs lies in [startTimeMs, endTimeMs); a missing bound does not limit. */
+export function isWithinTradingWindow(
+  market: { readonly startTimeMs: number | null; readonly endTimeMs: number | null },
+  nowMs: number,
+): boolean {
+  return (
+    (market.startTimeMs === null || nowMs >= market.startTimeMs) &&
+    (market.endTimeMs === null || nowMs < market.endTimeMs)
+  );
 }

@@ -2,9 +2,6 @@
 // Prices and quantities come out as bigint atoms (1e-8); the API formats them at the edge.
 
 import type { BookLevel } from "./book/order-book.js";
-import { type Rejection, reject } from "./errors.js";
-import { defaultChallengeBondAtoms, type WinningOption } from "./lifecycle.js";
-import type { Market, MarketStatus, ModelType, OptionRecord, Outcome } from "./market.js";
 import {
   askSide,
   bidSide,
@@ -12,11 +9,15 @@ import {
   type OrderSide,
   type OrderStatus,
   statusOfRestingOrder,
-} from "./orders.js";
-import type { Position } from "./positions.js";
-import { claimableAtoms, type PositionStatus, positionStatus } from "./settlement.js";
+} from "./book/orders.js";
+import { type Rejection, reject } from "./errors.js";
+import { defaultChallengeBondAtoms } from "./lifecycle/lifecycle.js";
+import type { WinningOption } from "./lifecycle/resolution.js";
+import { claimableAtoms, type PositionStatus, positionStatus } from "./lifecycle/settlement.js";
+import type { Market, MarketStatus, ModelType, OptionRecord, Outcome } from "./market.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "./units.js";
+import type { Position } from "./wallet/positions.js";
 
 export type QueryResult<T> = { ok: true; value: T } | { ok: false; rejection: Rejection };
 

@@ -2,10 +2,10 @@
 // engine's scheduler neither skips nor repeats anything across a restart: resting GTD orders past
 // their expiresAt, open markets past their endTime, and unchallenged resolutions past their
 // challenge window. Opening is the operator's act (DESIGN §3); an opened market whose startTime is
-// still ahead simply refuses orders until then (place-order.ts).
+// still ahead simply refuses orders until then (book/place-order.ts).
 
 import type { ExchangeCommand } from "./commands.js";
-import { isSettlementDue } from "./lifecycle.js";
+import { isSettlementDue } from "./lifecycle/lifecycle.js";
 import type { ExchangeState } from "./state.js";
 
 export function dueScheduledCommands(

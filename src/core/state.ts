@@ -2,13 +2,13 @@
 // the counters here, in the order commands are decided, so a replay allocates the same ids.
 
 import type { BookKind } from "./book/order-book.js";
-import type { Account, LedgerTotals } from "./ledger.js";
-import type { MarketResolution } from "./lifecycle.js";
+import { OrderIndex } from "./book/order-index.js";
+import type { Order } from "./book/orders.js";
+import type { MarketResolution } from "./lifecycle/resolution.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
-import { OrderIndex } from "./order-index.js";
-import type { Order } from "./orders.js";
-import { createPoolModels, type PoolModels } from "./pool-models.js";
-import type { Withdrawal } from "./withdrawals.js";
+import { createPoolModels, type PoolModels } from "./pools/models.js";
+import type { Account, LedgerTotals } from "./wallet/ledger.js";
+import type { Withdrawal } from "./wallet/withdrawal.js";
 
 export interface IdCounters {
   nextMarketId: number;
@@ -36,11 +36,11 @@ export interface ExchangeState {
   readonly depositTxHashes: Map<string, number>;
   /** Withdrawals that still hold frozen funds (pending or approved), in id order. */
   readonly withdrawals: Map<number, Withdrawal>;
-  /** Proposed and final results of markets that reached `resolving`, by market id (lifecycle.ts). */
+  /** Proposed and final results of markets that reached `resolving`, by market id (lifecycle/resolution.ts). */
   readonly resolutions: Map<number, MarketResolution>;
-  /** Claimed positions: position id → atoms paid (claims.ts). */
+  /** Claimed positions: position id → atoms paid (lifecycle/claims.ts). */
   readonly claims: Map<number, bigint>;
-  /** AMM and parimutuel terms and pools (pool-models.ts). */
+  /** AMM and parimutuel terms and pools (pools/models.ts). */
   readonly pools: PoolModels;
   readonly totals: LedgerTotals;
 }

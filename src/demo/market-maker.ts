@@ -4,7 +4,7 @@
 // WebSocket events happen while a newcomer looks. It only ever calls the signed API through the
 // clients it is given; refusals are logged and the next tick goes on. Every loop is bounded.
 
-import type { Order } from "../api/partner/schemas/trading.js";
+import type { Order } from "../contract/partner/trading.js";
 import type { PredexClient } from "../sdk/client.js";
 import { nextFairTicks, priceOf, ticksOf, ticksPerUnit } from "./fair-price.js";
 import type { DemoLog } from "./seed.js";

@@ -4,8 +4,8 @@
 // nothing twice: categories are found by name under their parent, markets by title among the open
 // listed ones, users by marchantUserId, and deposits are idempotent on their txHash.
 
-import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
 import type { CategoryNode } from "../catalog/category-tree.js";
+import type { MarketDetail } from "../contract/partner/market-detail.js";
 import type { PredexAdminClient } from "../sdk/admin-client.js";
 import type { PredexClient } from "../sdk/client.js";
 import {

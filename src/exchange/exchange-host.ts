@@ -8,7 +8,6 @@ import {
   dueScheduledCommands,
   type ExchangeCommand,
   type ExchangeEvent,
-  type ExchangeState,
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
@@ -28,8 +27,9 @@ import {
   createSqliteMerchantCommissions,
   type MerchantCommissionReadModel,
 } from "../store/sqlite/merchant-commissions.js";
+import type { ExchangeEngine } from "./exchange-engine.js";
 
-export type ExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
+export type { ExchangeEngine };
 
 /** How often the scheduler looks for expired GTD orders and markets past their endTime. */
 export const schedulerIntervalMs = 500;

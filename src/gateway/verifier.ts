@@ -4,15 +4,19 @@
 
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { NonceStore } from "./nonce-store.js";
-import { computeContentMd5, computeSignature, constantTimeEqual } from "./signature.js";
+import {
+  computeContentMd5,
+  computeSignature,
+  constantTimeEqual,
+} from "../contract/signing/gateway-signature.js";
 import {
   buildStringToSign,
   canonicalPathAndQuery,
   parseGatewayDate,
   splitRequestTarget,
   stringToSignForHeader,
-} from "./string-to-sign.js";
+} from "../contract/signing/string-to-sign.js";
+import { NonceStore } from "./nonce-store.js";
 
 /** The spec's "about 15 minutes" of allowed clock skew, in both directions. */
 export const dateSkewMsMax = 15 * 60 * 1000;

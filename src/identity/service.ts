@@ -1,8 +1,8 @@
 // Partners, users and sessions (DESIGN §4): the rules, independent of HTTP. API surfaces call this;
 // it calls the identity store. Secrets are generated, sealed and hashed here and nowhere else.
 
+import { constantTimeEqual } from "../contract/signing/gateway-signature.js";
 import { type Rejection, reject } from "../core/errors.js";
-import { constantTimeEqual } from "../gateway/signature.js";
 import type { AppKeyRecord } from "../gateway/verifier.js";
 import type { IdentityStore, PartnerRecord, UserRecord } from "../store/identity.js";
 import { generatePartnerCredentials, generateSessionToken, sha256Hex } from "./credentials.js";

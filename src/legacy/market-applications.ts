@@ -4,61 +4,54 @@
 // similarity rule (4041 exact, 4010 duplicate, 4013 similar), and the CreateMarket command an
 // approval submits. docs/decisions.md ("Legacy: creators and market applications") explains each.
 
-import { marketDetailsOf } from "../catalog/market-details.js";
+import {
+  applicationOptionsMax,
+  applicationOptionTitleLengthMax,
+  applicationTitleLengthMax,
+} from "../contract/legacy/applications.js";
 import { type CreateMarketCommand, createMarketCommand } from "../core/commands.js";
 import { atomsToNumber, parseAtoms } from "../core/money.js";
-import { ammLiquidityAtomsMin, weightsSumAtoms } from "../core/pool-models.js";
+import { ammLiquidityAtomsMin, weightsSumAtoms } from "../core/pools/models.js";
+import {
+  type ApplicationMarketType,
+  type ApplicationModelType,
+  type ApplicationOption,
+  type ApplicationProblem,
+  type ApplicationRecord,
+  type ApplicationStatus,
+  type ApplicationTerms,
+  applicationMarketTypes,
+  applicationModelTypes,
+  type Checked,
+  type ConflictCandidates,
+  similarityCandidatesMax,
+} from "../store/legacy-applications.js";
+import { marketDetailsOf } from "../store/market-details.js";
 
-/** Spec 001 "Limits": a market title has at most 200 characters. */
-export const applicationTitleLengthMax = 200;
 export const applicationDescriptionLengthMax = 20_000;
 export const applicationOptionsMin = 2;
-export const applicationOptionsMax = 16;
-export const applicationOptionTitleLengthMax = 200;
+// The records and the store port live with the store (src/store/legacy-applications.ts).
+export {
+  type ApplicationMarketType,
+  type ApplicationModelType,
+  type ApplicationOption,
+  type ApplicationProblem,
+  type ApplicationRecord,
+  type ApplicationStatus,
+  type ApplicationTerms,
+  applicationMarketTypes,
+  applicationModelTypes,
+  applicationOptionsMax,
+  applicationOptionTitleLengthMax,
+  applicationTitleLengthMax,
+  type Checked,
+  type ConflictCandidates,
+  similarityCandidatesMax,
+};
 /** Spec 001: liquidity on market creation is at least 100 (4035). */
 export const applicationLiquidityAtomsMin = ammLiquidityAtomsMin;
 /** Two titles whose word sets overlap at least this much (Jaccard) are "similar" (4013). */
 export const similarTitleJaccardMin = 0.8;
-/** Titles compared for similarity at most, the newest of markets and of applications each. */
-export const similarityCandidatesMax = 10_000;
-
-export const applicationModelTypes = ["orderbook", "AMM", "parimutuel"] as const;
-export type ApplicationModelType = (typeof applicationModelTypes)[number];
-/** BINARY: two options, one outcome. MULTIPLE: one Yes/No outcome per option. */
-export const applicationMarketTypes = ["BINARY", "MULTIPLE"] as const;
-export type ApplicationMarketType = (typeof applicationMarketTypes)[number];
-export type ApplicationStatus = "PENDING" | "APPROVED" | "REJECTED";
-
-export interface ApplicationOption {
-  readonly optionTitle: string;
-  /** Atoms of 1 (8 decimals). */
-  readonly weight: bigint;
-}
-
-/** A checked application, as stored. */
-export interface ApplicationTerms {
-  readonly title: string;
-  readonly description: string;
-  readonly categoryId: number;
-  readonly modelType: ApplicationModelType;
-  readonly marketType: ApplicationMarketType;
-  /** Atoms. */
-  readonly liquidity: bigint;
-  readonly options: readonly ApplicationOption[];
-  readonly startTimeMs: number;
-  readonly endTimeMs: number;
-}
-
-export interface ApplicationRecord extends ApplicationTerms {
-  readonly applicationId: number;
-  readonly userId: number;
-  readonly status: ApplicationStatus;
-  /** The draft market an approval created; null before. */
-  readonly marketId: number | null;
-  readonly rejectReason: string | null;
-  readonly createTimeMs: number;
-  readonly updateTimeMs: number;
-}
 
 /** The body as the route's schema lets it through (types checked, values not yet). */
 export interface ApplicationInput {
@@ -72,17 +65,6 @@ export interface ApplicationInput {
   readonly startTime: string;
   readonly endTime: string;
 }
-
-export type ApplicationProblem =
-  | { readonly kind: "parameter"; readonly field: string; readonly reason: string }
-  | { readonly kind: "liquidityTooLow" }
-  | { readonly kind: "weightsDoNotAddUp" }
-  | { readonly kind: "categoryNotFound" }
-  | { readonly kind: "titleExists" }
-  | { readonly kind: "duplicate" }
-  | { readonly kind: "similar" };
-
-export type Checked<Value> = { ok: true; value: Value } | { ok: false; problem: ApplicationProblem };
 
 const parameter = (field: string, reason: string): Checked<never> => ({
   ok: false,
@@ -199,13 +181,6 @@ export function titleSimilarity(a: ReadonlySet<string>, b: ReadonlySet<string>):
   let shared = 0;
   for (const word of a) if (b.has(word)) shared += 1;
   return shared / (a.size + b.size - shared);
-}
-
-export interface ConflictCandidates {
-  /** Titles of existing markets (every status). */
-  readonly marketTitles: readonly string[];
-  /** PENDING and APPROVED applications. */
-  readonly applications: readonly { userId: number; status: ApplicationStatus; title: string }[];
 }
 
 /**

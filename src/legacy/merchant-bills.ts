@@ -4,7 +4,7 @@
 // defined in docs/decisions.md ("Legacy: merchant bills").
 
 import { atomsToNumber, formatAtoms } from "../core/money.js";
-import type { MerchantCommission } from "../store/sqlite/merchant-commissions.js";
+import type { MerchantCommission } from "../store/merchant-commissions.js";
 
 /** The only currency (DESIGN §2). */
 export const billCurrency = "USDT";

@@ -3,9 +3,9 @@
 // lives in the request's row (notifyStatus, notifyRetryTimes, next attempt time), so a restart
 // resumes where it stopped: at-least-once delivery, deduplicated by the receiver on `webhook-id`.
 
+import { signWebhook } from "../contract/signing/webhook-signature.js";
 import { type LegacyRequestRecord, type LegacyRequestStore, notifyStatuses } from "../store/legacy.js";
 import { transactionResult } from "./request-results.js";
-import { signWebhook } from "./webhook-signature.js";
 
 export interface NotifierPolicy {
   /** Attempts in all, the first included; after the last failure notifyStatus becomes failed. */

@@ -9,12 +9,12 @@
 // request of the queue spent the balance, the market closed): such a refusal is recorded as
 // FAILED with `errorMsg` (docs/decisions.md, "Legacy interface").
 
+import { feeAtoms } from "../core/book/fees.js";
 import type { PlaceOrderCommand } from "../core/commands.js";
-import { feeAtoms } from "../core/fees.js";
 import { orderAmountAtomsMax, orderSharesMax } from "../core/limits.js";
 import type { ModelType } from "../core/market.js";
+import { isWithinTradingWindow } from "../core/market.js";
 import { ATOMS_PER_UNIT, type Atoms, formatAtoms, parseAtoms } from "../core/money.js";
-import { isWithinTradingWindow } from "../core/place-order.js";
 import type { ExchangeState } from "../core/state.js";
 import { atomsPerLot, atomsPerPriceUnit } from "../core/units.js";
 import type { LegacyOrderInstruction } from "../store/legacy.js";

@@ -1,8 +1,8 @@
 // What a request's result says: the `notifyContent` JSON text kept with the request, and the
 // transaction result record of spec 001 that the result endpoint returns and webhooks carry.
 
+import type { OrderSide, OrderStatus, OrderType } from "../core/book/orders.js";
 import { type Atoms, atomsToNumber, formatAtoms } from "../core/money.js";
-import type { OrderSide, OrderStatus, OrderType } from "../core/orders.js";
 import type { LegacyOrderInstruction, LegacyRequestRecord, LegacyRequestStatus } from "../store/legacy.js";
 
 /** The fields of an order the result shows; the core's OrderPlaced event and the orders read model both have them. */

@@ -5,22 +5,17 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PlatformDeps } from "../api/deps.js";
+import type { Logger } from "pino";
 import type { Rejection } from "../core/errors.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import type { IdentityService } from "../identity/service.js";
+import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { LegacyNonceStore, LegacyRequestStore } from "../store/legacy.js";
-import {
-  createSqliteLegacyApplicationStore,
-  type LegacyApplicationStore,
-} from "../store/sqlite/legacy-applications.js";
-import { createSqliteLegacyBillQueries, type LegacyBillQueries } from "../store/sqlite/legacy-bills.js";
-import { createSqliteLegacyNonceStore } from "../store/sqlite/legacy-nonces.js";
-import { createSqliteLegacyNotifications } from "../store/sqlite/legacy-notifications.js";
-import { createSqliteLegacyRequestStore } from "../store/sqlite/legacy-requests.js";
-import {
-  createSqliteMerchantCommissions,
-  type MerchantCommissionReadModel,
-} from "../store/sqlite/merchant-commissions.js";
-import type { NotificationReadModel } from "./notifications.js";
+import type { LegacyApplicationStore } from "../store/legacy-applications.js";
+import type { LegacyBillQueries } from "../store/legacy-bills.js";
+import type { NotificationReadModel } from "../store/legacy-notifications.js";
+import type { LegacyStores } from "../store/legacy-stores.js";
+import type { MerchantCommissionReadModel } from "../store/merchant-commissions.js";
 import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
 import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
 import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";
@@ -50,9 +45,20 @@ export interface LegacyServiceOptions {
   readonly notifierPolicy?: Partial<NotifierPolicy>;
 }
 
-export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceOptions): LegacyServices {
+/** What the legacy services need of the platform (PlatformDeps has all of it). */
+export interface LegacyServiceDeps {
+  readonly config: { readonly masterKey?: Buffer | undefined; readonly dataDir: string };
+  readonly nowMs: () => number;
+  readonly logger: Logger;
+  readonly identity: IdentityService;
+  readonly engine: ExchangeEngine;
+  readonly exchangeReadModels: ExchangeReadModels;
+  readonly legacyStores: LegacyStores;
+}
+
+export function createLegacyServices(deps: LegacyServiceDeps, options: LegacyServiceOptions): LegacyServices {
   const logger = deps.logger.child({ component: "legacy" });
-  const requests = createSqliteLegacyRequestStore(deps.db);
+  const { requests } = deps.legacyStores;
   const notifier = new LegacyNotifier({
     store: requests,
     nowMs: deps.nowMs,
@@ -77,15 +83,14 @@ export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceO
   });
   return {
     tokens: createLegacyTokens(deriveLegacyTokenKey(masterKeyOf(deps))),
-    nonces: createSqliteLegacyNonceStore(deps.db),
+    nonces: deps.legacyStores.nonces,
     requests,
     executor,
     notifier,
-    // After the request store: the list reads its table.
-    notifications: createSqliteLegacyNotifications(deps.db),
-    applications: createSqliteLegacyApplicationStore(deps.db),
-    commissions: createSqliteMerchantCommissions(deps.db),
-    bills: createSqliteLegacyBillQueries(deps.db),
+    notifications: deps.legacyStores.notifications,
+    applications: deps.legacyStores.applications,
+    commissions: deps.legacyStores.commissions,
+    bills: deps.legacyStores.bills,
     start() {
       executor.start();
       notifier.start();
@@ -98,7 +103,7 @@ export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceO
 }
 
 /** The platform's master key: the configured one, else the file startPlatform created in the data dir. */
-function masterKeyOf(deps: PlatformDeps): Buffer {
+function masterKeyOf(deps: LegacyServiceDeps): Buffer {
   if (deps.config.masterKey !== undefined) return deps.config.masterKey;
   return Buffer.from(readFileSync(join(deps.config.dataDir, masterKeyFileName), "utf8").trim(), "base64url");
 }

@@ -4,7 +4,7 @@
 // conflicts that are not about a code (TOTP already enabled, setup not started) are the interface's
 // ordinary 400/1001, and a mail server that cannot be reached is its 502/2002.
 
-import { isoSeconds } from "../api/shared/wire-format.js";
+import { isoSeconds } from "../contract/wire-format.js";
 
 export const mfaErrorCodes = {
   invalidCode: 6001,

@@ -1,6 +1,8 @@
 // Every limit of the MFA subsystem, in one place, named with its unit last. docs/decisions.md
 // ("MFA") explains the choices; tests import these instead of repeating the numbers.
 
+import type { WireTicketPurpose, WireVerifyMethod } from "../contract/partner/mfa.js";
+
 /** RFC 6238 time step; the value every authenticator app assumes. */
 export const totpPeriodSeconds = 30;
 /** Codes of the previous and next step are accepted too, for clocks that drift a little. */
@@ -40,3 +42,8 @@ export const defaultTicketPurpose: TicketPurpose = "withdraw";
 
 export const verifyMethods = ["totp", "email", "recovery"] as const;
 export type VerifyMethod = (typeof verifyMethods)[number];
+
+// The wire enums (src/contract) and these lists must stay the same set; this fails to compile otherwise.
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+true satisfies SameSet<WireVerifyMethod, VerifyMethod>;
+true satisfies SameSet<WireTicketPurpose, TicketPurpose>;

@@ -6,7 +6,7 @@
 // check counts as failed until it succeeds), so five wrong codes lock the user's MFA even when they
 // arrive all at once. Nothing else a refused request does changes state.
 
-import { constantTimeEqual } from "../gateway/signature.js";
+import { constantTimeEqual } from "../contract/signing/gateway-signature.js";
 import type { SecretBox } from "../identity/secret-box.js";
 import type { MfaAccountRecord, MfaStore } from "../store/mfa.js";
 import {

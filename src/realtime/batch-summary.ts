@@ -3,7 +3,7 @@
 // re-send (balance, which orders, positions in which markets). Pure: state and entries in.
 
 import type { ExchangeState, MarketSettledEvent, TradeExecutedEvent } from "../core/exchange.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 
 export type CommittedEntries = Parameters<Parameters<ExchangeEngine["onCommitted"]>[0]>[0];
 

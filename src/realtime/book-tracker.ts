@@ -4,8 +4,8 @@
 // instead of re-deriving level arithmetic from events (which could drift from the matcher).
 
 import type { OrderBook } from "../core/book/order-book.js";
+import { askSide, type BookSide, bidSide } from "../core/book/orders.js";
 import { priceLevelsPerSideMax } from "../core/limits.js";
-import { askSide, type BookSide, bidSide } from "../core/orders.js";
 import { priceUnitsPerUnit } from "../core/units.js";
 
 /** One aggregated level of a Yes-price book after a change; lots 0 means the level is gone. */

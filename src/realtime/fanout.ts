@@ -33,7 +33,12 @@ export function textFrame(payload: Buffer): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-/** The parts of a ws socket the pre-framed path relies on (ws 8: `_socket`, `_sender._state`). */
+/**
+ * The parts of a ws socket the pre-framed path relies on (ws 8: `_socket`, `_sender._state`). ws has
+ * no public way to send bytes that are already a frame; test/realtime/ws-internals.test.ts pins the
+ * ws version and checks these on a live socket, and docs/performance.md ("Pre-framed writes") shows
+ * what the path saves against ws's public send.
+ */
 interface WsInternals {
   readonly _socket?: { write(chunk: Buffer): boolean };
   readonly _sender?: { readonly _state?: number };
@@ -55,6 +60,16 @@ export interface SocketStats {
 
 export function newSocketStats(): SocketStats {
   return { opened: 0, closed: 0, messagesSent: 0, messagesDropped: 0, slowConsumerCloses: 0 };
+}
+
+let preFramedWrites = true;
+
+/**
+ * Turns the pre-framed path off (true: on, the default). Off, every message goes through ws's
+ * public `send`; bench:ws uses it (BENCH_WS_PUBLIC_SEND=1) to measure what the path saves.
+ */
+export function setPreFramedWrites(enabled: boolean): void {
+  preFramedWrites = enabled;
 }
 
 export class Subscriber {
@@ -106,7 +121,8 @@ export class Subscriber {
       return false;
     }
     const internals = this.socket as unknown as WsInternals;
-    if (internals._socket !== undefined && internals._sender?._state === 0) internals._socket.write(frames);
+    if (preFramedWrites && internals._socket !== undefined && internals._sender?._state === 0)
+      internals._socket.write(frames);
     else for (const payload of payloads) this.socket.send(payload, { binary: false });
     this.stats.messagesSent += payloads.length;
     return true;

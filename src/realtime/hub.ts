@@ -13,7 +13,7 @@ import {
 } from "../core/exchange.js";
 import { formatAtoms } from "../core/money.js";
 import { priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { IdentityService } from "../identity/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { summarizeBatch } from "./batch-summary.js";

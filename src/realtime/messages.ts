@@ -3,10 +3,29 @@
 // times ISO 8601 UTC at second precision. The public /ws/market follows Polymarket's market
 // channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string.
 
-import { isoSeconds } from "../api/shared/wire-format.js";
+import type {
+  BestBidAskEvent,
+  BookEvent,
+  ClobPriceUpdate,
+  LastTradePriceEvent,
+  MarketPriceMessage,
+  MarketResolvedEvent,
+  NewMarketEvent,
+  PriceChangeEntry,
+  PriceChangeEvent,
+  PublicLevel,
+  TickSizeChangeEvent,
+  UserInfoMessage,
+  UserOrderMessage,
+  UserPositionMessage,
+} from "../contract/channels.js";
+import { isoSeconds } from "../contract/wire-format.js";
+
+export type { ClobPriceUpdate, PriceChangeEntry, PublicLevel };
+
+import type { OrderSide } from "../core/book/orders.js";
+import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";
-import type { OrderSide } from "../core/orders.js";
-import { bidSide } from "../core/orders.js";
 import type { BalanceView, PositionView } from "../core/queries.js";
 import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
 import type { OrderRecord } from "../store/exchange-read-models.js";
@@ -37,22 +56,6 @@ export function levelInTerms(
 }
 
 // ---------------------------------------------------------------- signed channels
-
-/** /socket/clob-price-update: one level of the book after a change. */
-export interface ClobPriceUpdate {
-  readonly marketId: string;
-  readonly outcomeId: string;
-  readonly assetId: string;
-  /** The journal sequence after which the level holds `size`; continues GET /orderbook/book's `seq`. */
-  readonly seq: number;
-  /** `seq` of this book's previous update: a client whose book is older than it missed one. */
-  readonly prevSeq: number;
-  readonly side: OrderSide;
-  readonly price: string;
-  /** The new total at that price; "0" when the level is gone. */
-  readonly size: string;
-  readonly timestamp: string;
-}
 
 export function clobPriceUpdate(fields: {
   marketId: number;
@@ -86,7 +89,7 @@ export function marketPrice(fields: {
   priceAtoms: number;
   chance: number;
   timeMs: number;
-}) {
+}): MarketPriceMessage {
   return {
     marketId: String(fields.marketId),
     outcomeId: String(fields.outcomeId),
@@ -98,7 +101,7 @@ export function marketPrice(fields: {
 }
 
 /** /socket/user-info: the session user's USDT balance. */
-export function userInfo(userId: number, balance: BalanceView, timeMs: number) {
+export function userInfo(userId: number, balance: BalanceView, timeMs: number): UserInfoMessage {
   return {
     userId: String(userId),
     coinId: "2",
@@ -111,7 +114,7 @@ export function userInfo(userId: number, balance: BalanceView, timeMs: number) {
 }
 
 /** /socket/user-positions: one position of the session user. */
-export function userPosition(position: PositionView, timeMs: number) {
+export function userPosition(position: PositionView, timeMs: number): UserPositionMessage {
   return {
     userId: String(position.userId),
     positionId: String(position.positionId),
@@ -131,7 +134,7 @@ export function userPosition(position: PositionView, timeMs: number) {
 const atomsPerShare = 100_000_000n;
 
 /** /socket/user-open-orders: one order of the session user, open or just finished. */
-export function userOrder(order: OrderRecord, timeMs: number) {
+export function userOrder(order: OrderRecord, timeMs: number): UserOrderMessage {
   return {
     orderId: String(order.orderId),
     clientOrderId: order.clientOrderId,
@@ -158,11 +161,6 @@ export function userOrder(order: OrderRecord, timeMs: number) {
 
 // ---------------------------------------------------------------- public /ws/market (Polymarket)
 
-export interface PublicLevel {
-  readonly price: string;
-  readonly size: string;
-}
-
 export function bookEvent(fields: {
   assetId: string;
   marketId: number;
@@ -172,7 +170,7 @@ export function bookEvent(fields: {
   tickSize: string;
   lastTradePrice: string;
   timeMs: number;
-}) {
+}): BookEvent {
   return {
     event_type: "book",
     asset_id: fields.assetId,
@@ -186,17 +184,11 @@ export function bookEvent(fields: {
   };
 }
 
-export interface PriceChangeEntry {
-  readonly asset_id: string;
-  readonly price: string;
-  readonly size: string;
-  readonly side: OrderSide;
-  readonly hash: string;
-  readonly best_bid: string;
-  readonly best_ask: string;
-}
-
-export function priceChangeEvent(marketId: number, changes: PriceChangeEntry[], timeMs: number) {
+export function priceChangeEvent(
+  marketId: number,
+  changes: PriceChangeEntry[],
+  timeMs: number,
+): PriceChangeEvent {
   return {
     event_type: "price_change",
     market: String(marketId),
@@ -214,7 +206,7 @@ export function lastTradePriceEvent(fields: {
   feeRateBps: number;
   tradeId: number;
   timeMs: number;
-}) {
+}): LastTradePriceEvent {
   return {
     event_type: "last_trade_price",
     asset_id: fields.assetId,
@@ -235,7 +227,7 @@ export function bestBidAskEvent(fields: {
   bestAsk: string;
   spread: string;
   timeMs: number;
-}) {
+}): BestBidAskEvent {
   return {
     event_type: "best_bid_ask",
     asset_id: fields.assetId,
@@ -253,7 +245,7 @@ export function tickSizeChangeEvent(fields: {
   oldTickSize: string;
   newTickSize: string;
   timeMs: number;
-}) {
+}): TickSizeChangeEvent {
   return {
     event_type: "tick_size_change",
     asset_id: fields.assetId,
@@ -273,7 +265,10 @@ export interface PublicOutcome {
 }
 
 /** One binary outcome of a market that just opened for trading (Polymarket's "market" is one condition). */
-export function newMarketEvent(outcome: PublicOutcome, fields: { tickSize: string; timeMs: number }) {
+export function newMarketEvent(
+  outcome: PublicOutcome,
+  fields: { tickSize: string; timeMs: number },
+): NewMarketEvent {
   return {
     event_type: "new_market",
     id: String(outcome.outcomeId),
@@ -287,7 +282,11 @@ export function newMarketEvent(outcome: PublicOutcome, fields: { tickSize: strin
   };
 }
 
-export function marketResolvedEvent(outcome: PublicOutcome, winningIndex: 0 | 1, timeMs: number) {
+export function marketResolvedEvent(
+  outcome: PublicOutcome,
+  winningIndex: 0 | 1,
+  timeMs: number,
+): MarketResolvedEvent {
   return {
     event_type: "market_resolved",
     id: String(outcome.outcomeId),

@@ -2,8 +2,8 @@
 // records them. The same rule as the market detail (src/catalog/market-detail.ts optionPricesOf):
 // the midpoint when the book has both sides, else the last trade, else 0.5; chance = price (0–1).
 
+import { askSide, bidSide } from "../core/book/orders.js";
 import type { Outcome } from "../core/market.js";
-import { askSide, bidSide } from "../core/orders.js";
 import { atomsPerPriceUnit, priceUnitsPerUnit } from "../core/units.js";
 
 const atomsPerUnitPrice = Number(atomsPerPriceUnit);

@@ -4,7 +4,7 @@
 
 import type { Logger } from "pino";
 import { balanceOf, type ExchangeState, positionsOfUser } from "../core/exchange.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { IdentityService } from "../identity/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { ChangedUser } from "./batch-summary.js";

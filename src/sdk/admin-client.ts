@@ -1,8 +1,8 @@
 // A small typed client for the operator API (DESIGN §5): bearer token, JSON in and out, the current
 // interface's envelope. Used by tests, benchmarks and anyone scripting the operator's work.
 
-import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
-import type { Withdrawal } from "../api/partner/schemas/wallet.js";
+import type { MarketDetail } from "../contract/partner/market-detail.js";
+import type { Withdrawal } from "../contract/partner/wallet.js";
 import { NetworkError, PredexApiError } from "./errors.js";
 
 export interface AdminClientOptions {

@@ -4,13 +4,14 @@
 
 import { randomUUID } from "node:crypto";
 import type {
+  CategoryNode,
   LiveVolume,
   MarketHolders,
   MarketListPage,
   MarketListRecord,
-} from "../api/partner/schemas/catalogue.js";
-import type { Claim, ClaimAllResult, PositionRecord } from "../api/partner/schemas/claims.js";
-import type { MarketDetail } from "../api/partner/schemas/market-detail.js";
+} from "../contract/partner/catalogue.js";
+import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/claims.js";
+import type { MarketDetail } from "../contract/partner/market-detail.js";
 import type {
   CodeProofRequest,
   EmailCodeSent,
@@ -21,7 +22,7 @@ import type {
   TotpEnabled,
   TotpSetup,
   VerifyRequest,
-} from "../api/partner/schemas/mfa.js";
+} from "../contract/partner/mfa.js";
 import type {
   Asset,
   BestPrice,
@@ -29,13 +30,8 @@ import type {
   CreateOrderRequest,
   Order,
   Trade,
-} from "../api/partner/schemas/trading.js";
-import type {
-  PublicUser,
-  RegisteredUser,
-  RegisterRequest,
-  UserProfile,
-} from "../api/partner/schemas/users.js";
+} from "../contract/partner/trading.js";
+import type { PublicUser, RegisteredUser, RegisterRequest, UserProfile } from "../contract/partner/users.js";
 import type {
   AccountHistory,
   DepositAddress,
@@ -43,10 +39,9 @@ import type {
   WithdrawApplyRequest,
   Withdrawal,
   WithdrawHistory,
-} from "../api/partner/schemas/wallet.js";
-import type { CategoryNode } from "../catalog/category-tree.js";
+} from "../contract/partner/wallet.js";
+import { restPaths } from "../contract/paths.js";
 import { GatewayError, NetworkError, PredexApiError } from "./errors.js";
-import { restPaths } from "./paths.js";
 import { type GatewayCredentials, type QueryParams, signRequest } from "./signer.js";
 
 export interface RetryPolicy {

@@ -1,5 +1,21 @@
 // The predex partner SDK: sign, call, recover.
 
+export type {
+  BestBidAskEvent,
+  BookEvent,
+  ClobPriceUpdate,
+  LastTradePriceEvent,
+  MarketChannelEvent,
+  MarketPriceMessage,
+  MarketResolvedEvent,
+  NewMarketEvent,
+  PriceChangeEvent,
+  TickSizeChangeEvent,
+  UserInfoMessage,
+  UserOrderMessage,
+  UserPositionMessage,
+} from "../contract/channels.js";
+export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
   type AdminClientOptions,
@@ -30,7 +46,6 @@ export {
   type WalletHistoryRequest,
 } from "./client.js";
 export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
-export { restPaths, socketPaths, userSocketPaths } from "./paths.js";
 export { type GatewayCredentials, type QueryParams, signRequest, signWebSocketUpgrade } from "./signer.js";
 export {
   BookSubscription,

@@ -1,8 +1,12 @@
 // Signs requests for the gateway (spec 000 "String-to-sign"). The body is hashed from the very
 // bytes that will be sent, never from a second serialization.
 
-import { computeContentMd5, computeSignature } from "../gateway/signature.js";
-import { buildStringToSign, canonicalPathAndQuery, formatGatewayDate } from "../gateway/string-to-sign.js";
+import { computeContentMd5, computeSignature } from "../contract/signing/gateway-signature.js";
+import {
+  buildStringToSign,
+  canonicalPathAndQuery,
+  formatGatewayDate,
+} from "../contract/signing/string-to-sign.js";
 
 export interface GatewayCredentials {
   /** Identifies the application to the gateway (`x-ca-key`). */

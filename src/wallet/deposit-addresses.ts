@@ -14,6 +14,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { HDKey } from "@scure/bip32";
 // viem/accounts, not viem's index: the platform's start stays light when no chain is configured.
 import { publicKeyToAddress } from "viem/accounts";
+import type { DepositAddressStore, IssuedDepositAddress } from "../store/deposit-addresses.js";
 
 export const depositNetwork = "ERC20";
 /** `0x` and 40 hex digits, either case (a checksummed address is mixed case). */
@@ -21,24 +22,7 @@ export const evmAddressPattern = /^0x[0-9a-fA-F]{40}$/;
 /** BIP-32 non-hardened children stop at 2^31 − 1: the largest user id that has an address. */
 export const depositUserIdMax = 0x7fff_ffff;
 
-/** An issued address and its owner. */
-export interface IssuedDepositAddress {
-  /** Lower case. */
-  readonly address: string;
-  readonly userId: number;
-}
-
-/** Where issued addresses are remembered, so the chain watcher can credit by address. */
-export interface DepositAddressStore {
-  /** Records the pair under the key it was derived from; the same pair again is a no-op. */
-  remember(userId: number, address: string, keyId: string, nowMs: number): void;
-  /** The address issued to the user under this key, lower case. */
-  addressOf(userId: number, keyId: string): string | undefined;
-  /** The user an issued address belongs to (under any key, old ones included); `address` is lower case. */
-  userIdOf(address: string): number | undefined;
-  /** Every address issued under this key. */
-  issuedUnder(keyId: string): IssuedDepositAddress[];
-}
+export type { DepositAddressStore, IssuedDepositAddress };
 
 export class DepositAddresses {
   readonly #accountKey: HDKey;

@@ -18,7 +18,7 @@
 import { type Rejection, reject } from "../core/errors.js";
 import { balanceOf, type RequestWithdrawalCommand, type WithdrawalRequestedEvent } from "../core/exchange.js";
 import { formatAtoms, parseAtoms } from "../core/money.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { MfaRejection } from "../mfa/errors.js";
 import type { MfaService } from "../mfa/service.js";
 import {

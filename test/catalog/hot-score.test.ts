@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { addHeat, hotScoreAt, hotScoreHalfLifeMs } from "../../src/catalog/hot-score.js";
+import { addHeat, hotScoreAt, hotScoreHalfLifeMs } from "../../src/store/hot-score.js";
 
 const now = Date.UTC(2026, 10, 22, 12);
 

@@ -4,7 +4,6 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hotScoreAt } from "../../src/catalog/hot-score.js";
 import {
   createMarketCommand,
   type ExchangeCommand,
@@ -15,6 +14,7 @@ import {
   limitOrderCommand,
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
+import { hotScoreAt } from "../../src/store/hot-score.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { createSqliteExchangeProjector } from "../../src/store/sqlite/exchange-read-models.js";

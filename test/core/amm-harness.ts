@@ -7,7 +7,7 @@ import {
   type ExchangeEvent,
   marketOrderCommand,
 } from "../../src/core/exchange.js";
-import type { PoolTermsInput } from "../../src/core/pool-models.js";
+import type { PoolTermsInput } from "../../src/core/pools/models.js";
 import { type BinaryMarket, type Exchange, eventsOfType } from "./exchange-harness.js";
 
 /** Creates and opens a one-outcome market of the model with these pool terms. */

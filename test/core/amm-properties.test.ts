@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { priceMovedBeyond, quoteBuy, quoteSell } from "../../src/core/amm/fpmm.js";
 import { createExchangeDecider, exchangeStateCodec, stateHash } from "../../src/core/exchange.js";
+import { priceMovedBeyond, quoteBuy, quoteSell } from "../../src/core/pools/amm/fpmm.js";
 import { buyAtoms, claimAll, openPoolMarket, sellAtoms } from "./amm-harness.js";
 import { atoms, type BinaryMarket, Exchange, eventsOfType, sharesHeld } from "./exchange-harness.js";
 

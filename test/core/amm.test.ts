@@ -12,8 +12,8 @@ import {
   marginalSellPrice,
   quoteBuy,
   quoteSell,
-} from "../../src/core/amm/fpmm.js";
-import { platformPoolFundingNet } from "../../src/core/pool-invariants.js";
+} from "../../src/core/pools/amm/fpmm.js";
+import { platformPoolFundingNet } from "../../src/core/pools/invariants.js";
 import { available, claimAll, openPoolMarket, sellAtoms, settle } from "./amm-harness.js";
 import { atoms, bookKinds, Exchange, eventsOfType, sharesHeld } from "./exchange-harness.js";
 

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { createBook } from "../../src/core/book/create-book.js";
 import type { OrderBook } from "../../src/core/book/order-book.js";
-import { askSide, type BookSide, bidSide, type Order } from "../../src/core/orders.js";
+import { askSide, type BookSide, bidSide, type Order } from "../../src/core/book/orders.js";
 import { bookKinds } from "./exchange-harness.js";
 
 let nextId = 1;

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { type ExchangeCommand, type ExchangeEvent, stateHash } from "../../src/core/exchange.js";
-import { platformPoolFundingNet } from "../../src/core/pool-invariants.js";
+import { platformPoolFundingNet } from "../../src/core/pools/invariants.js";
 import { buyAtoms, openPoolMarket, sellAtoms } from "./amm-harness.js";
 import { type BinaryMarket, Exchange, sharesHeld } from "./exchange-harness.js";
 

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { chanceOf } from "../../src/core/parimutuel/parimutuel-payout.js";
+import { chanceOf } from "../../src/core/pools/parimutuel/parimutuel-payout.js";
 import { available, claimAll, openPoolMarket, settle } from "./amm-harness.js";
 import { atoms, bookKinds, Exchange, eventsOfType } from "./exchange-harness.js";
 

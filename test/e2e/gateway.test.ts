@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { computeContentMd5, computeSignature } from "../../src/gateway/signature.js";
-import { buildStringToSign, formatGatewayDate } from "../../src/gateway/string-to-sign.js";
+import { computeContentMd5, computeSignature } from "../../src/contract/signing/gateway-signature.js";
+import { buildStringToSign, formatGatewayDate } from "../../src/contract/signing/string-to-sign.js";
 import { GatewayError, PredexApiError } from "../../src/sdk/errors.js";
 import { signRequest } from "../../src/sdk/signer.js";
 import { type PartnerCredentials, startTestPlatform, type TestPlatform } from "./harness.js";

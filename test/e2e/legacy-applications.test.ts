@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { MarketApplicationRequest } from "../../src/api/legacy/schemas/applications.js";
+import type { MarketApplicationRequest } from "../../src/contract/legacy/applications.js";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { type LegacyPlatform, type Merchant, refusal, startLegacyPlatform } from "../legacy/fixtures.js";
 import { isoAt } from "./trading-fixtures.js";

@@ -4,10 +4,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { OrderSubmitRequest } from "../../src/api/legacy/schemas/orders.js";
+import type { OrderSubmitRequest } from "../../src/contract/legacy/orders.js";
+import { legacyPaths } from "../../src/contract/legacy/paths.js";
 import type { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { legacyPaths } from "../../src/sdk/legacy/paths.js";
 import type { BinaryMarket } from "../e2e/trading-fixtures.js";
 import { type LegacyPlatform, type Merchant, startLegacyPlatform } from "../legacy/fixtures.js";
 

@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import type { TransactionResult } from "../../src/api/legacy/schemas/orders.js";
-import { verifyWebhook } from "../../src/legacy/webhook-signature.js";
+import type { TransactionResult } from "../../src/contract/legacy/orders.js";
+import { legacyPaths } from "../../src/contract/legacy/paths.js";
+import { verifyWebhook } from "../../src/contract/signing/webhook-signature.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { legacyPaths } from "../../src/sdk/legacy/paths.js";
 import { type BinaryMarket, startTradingPlatform } from "../e2e/trading-fixtures.js";
 import { type LegacyPlatform, startLegacyPlatform } from "../legacy/fixtures.js";
 

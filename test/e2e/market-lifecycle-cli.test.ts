@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import type { MarketDetail } from "../../src/api/partner/schemas/market-detail.js";
+import type { MarketDetail } from "../../src/contract/partner/market-detail.js";
 import { startTradingPlatform, type TradingPlatform } from "./trading-fixtures.js";
 
 const execute = promisify(execFile);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { generateSync } from "otplib";
-import type { RegisteredUser } from "../../src/api/partner/schemas/users.js";
+import type { RegisteredUser } from "../../src/contract/partner/users.js";
 import type { PredexClient } from "../../src/sdk/client.js";
 import { signRequest } from "../../src/sdk/signer.js";
 import {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { legacyPaths } from "../../src/sdk/legacy/paths.js";
+import { legacyPaths } from "../../src/contract/legacy/paths.js";
 import { type LegacyPlatform, type Merchant, refusal, startLegacyPlatform } from "../legacy/fixtures.js";
 import { startTradingPlatform } from "./trading-fixtures.js";
 

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { socketPaths } from "../../src/sdk/paths.js";
+import { socketPaths } from "../../src/contract/paths.js";
 import {
   closed,
   openSigned,

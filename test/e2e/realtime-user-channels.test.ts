@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { socketPaths } from "../../src/sdk/paths.js";
+import { socketPaths } from "../../src/contract/paths.js";
 import { SignedSocket } from "../../src/sdk/ws/signed-socket.js";
 import { closed, openSigned, type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
 

@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { computeSignature } from "../../src/gateway/signature.js";
-import { formatGatewayDate } from "../../src/gateway/string-to-sign.js";
+import { computeSignature } from "../../src/contract/signing/gateway-signature.js";
+import { formatGatewayDate } from "../../src/contract/signing/string-to-sign.js";
 import { PredexApiError } from "../../src/sdk/errors.js";
 import { type PartnerCredentials, startTestPlatform, type TestPlatform } from "./harness.js";
 

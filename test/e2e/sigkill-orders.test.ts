@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
-import type { Order } from "../../src/api/partner/schemas/trading.js";
+import type { Order } from "../../src/contract/partner/trading.js";
 import { balanceOf, exchangeStateCodec } from "../../src/core/exchange.js";
 import { parseAtoms } from "../../src/core/money.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CreateOrderRequest } from "../../src/api/partner/schemas/trading.js";
+import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 
 describe("crosses between users over HTTP", () => {

@@ -2,7 +2,7 @@
 // markets created and opened through the admin API, and users funded by admin deposits.
 
 import assert from "node:assert/strict";
-import type { MarketDetail } from "../../src/api/partner/schemas/market-detail.js";
+import type { MarketDetail } from "../../src/contract/partner/market-detail.js";
 import { parseAtoms } from "../../src/core/money.js";
 import { type CreateMarketRequest, PredexAdminClient } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { generateSync } from "otplib";
-import type { RegisteredUser } from "../../src/api/partner/schemas/users.js";
+import type { RegisteredUser } from "../../src/contract/partner/users.js";
 import { type AdminWithdrawal, PredexAdminClient } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";
 import { PredexApiError } from "../../src/sdk/errors.js";

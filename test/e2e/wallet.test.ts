@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import type { Withdrawal } from "../../src/api/partner/schemas/wallet.js";
+import type { Withdrawal } from "../../src/contract/partner/wallet.js";
 import { PredexApiError } from "../../src/sdk/errors.js";
 import {
   assertError,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { computeContentMd5, computeSignature } from "../../src/gateway/signature.js";
+import { computeContentMd5, computeSignature } from "../../src/contract/signing/gateway-signature.js";
 import {
   buildStringToSign,
   canonicalPathAndQuery,
@@ -13,7 +13,7 @@ import {
   parseGatewayDate,
   splitRequestTarget,
   stringToSignForHeader,
-} from "../../src/gateway/string-to-sign.js";
+} from "../../src/contract/signing/string-to-sign.js";
 import { signRequest, signWebSocketUpgrade } from "../../src/sdk/signer.js";
 
 const appSecret = "app-secret-123";

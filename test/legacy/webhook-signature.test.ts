@@ -2,7 +2,11 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { signWebhook, verifyWebhook, webhookSignature } from "../../src/legacy/webhook-signature.js";
+import {
+  signWebhook,
+  verifyWebhook,
+  webhookSignature,
+} from "../../src/contract/signing/webhook-signature.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const id = "msg_p5jXN8AQM9LWM0D4loKWxJek";

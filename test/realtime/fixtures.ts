@@ -2,12 +2,12 @@
 // client, opened binary markets and funded users, and small helpers to open raw sockets.
 
 import { WebSocket } from "ws";
-import { computeContentMd5, computeSignature } from "../../src/gateway/signature.js";
+import { computeContentMd5, computeSignature } from "../../src/contract/signing/gateway-signature.js";
 import {
   buildStringToSign,
   canonicalPathAndQuery,
   formatGatewayDate,
-} from "../../src/gateway/string-to-sign.js";
+} from "../../src/contract/signing/string-to-sign.js";
 import type { RealtimeLimits } from "../../src/realtime/limits.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";

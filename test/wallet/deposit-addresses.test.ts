@@ -12,9 +12,9 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToAccount } from "viem/accounts";
 import { loadChainConfig } from "../../src/chain/chain-config.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
+import { createSqliteDepositAddressStore } from "../../src/store/sqlite/deposit-addresses.js";
 import { accountKeyOf, depositKeySource } from "../../src/wallet/demo-deposit-key.js";
 import { DepositAddresses, evmAddressPattern } from "../../src/wallet/deposit-addresses.js";
-import { createSqliteDepositAddressStore } from "../../src/wallet/sqlite-deposit-addresses.js";
 
 const hardhatMnemonic = "test test test test test test test test test test test junk";
 const hardhatAccountXpub =

@@ -1,7 +1,7 @@
 // The operator surface is guarded by one bearer token (DESIGN §5).
 
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { constantTimeEqual } from "../../gateway/signature.js";
+import { constantTimeEqual } from "../../contract/signing/gateway-signature.js";
 import { sha256Hex } from "../../identity/credentials.js";
 import { badRequest, sendServiceError, unauthorized, unsupportedMediaType } from "../partner/errors.js";
 import { isConsoleRequest } from "../shared/console-pages.js";
@@ -15,7 +15,11 @@ export function createAdminGuard(adminToken: string) {
   return async function requireAdminToken(request: FastifyRequest, reply: FastifyReply) {
     // Liveness and readiness probes carry no credentials (Kubernetes, load balancers); the console's
     // page and assets load before the operator signs in.
-    if (isDocsRequest(request.url) || isConsoleRequest(request.url) || probePaths.has(request.routeOptions.url ?? ""))
+    if (
+      isDocsRequest(request.url) ||
+      isConsoleRequest(request.url) ||
+      probePaths.has(request.routeOptions.url ?? "")
+    )
       return undefined;
     const header = request.headers.authorization;
     if (header === undefined) return sendServiceError(reply, unauthorized("Missing Authorization header"));

@@ -7,7 +7,10 @@
 // from a forged one, and the nonce last so a forged request cannot burn a partner's nonces.
 
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { authorizeSignedContent, verifyAuthorizeSignature } from "../../legacy/authorize-signature.js";
+import {
+  authorizeSignedContent,
+  verifyAuthorizeSignature,
+} from "../../contract/signing/authorize-signature.js";
 import type { LegacyServices } from "../../legacy/services.js";
 import type { LegacyTokenClaims } from "../../legacy/tokens.js";
 import type { PartnerRecord } from "../../store/identity.js";

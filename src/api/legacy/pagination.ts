@@ -1,9 +1,9 @@
 // Pagination of the legacy reads (spec 001 "Envelope", "Limits"): 1-based pages, a page size above
 // 100 capped at 100 (never refused), the counts beside `data`.
 
+import { legacyPageSizeMax } from "../../contract/legacy/envelope.js";
 import type { Page, PageRequest } from "../../store/exchange-read-models.js";
 import { type LegacyError, parameterError } from "./errors.js";
-import { legacyPageSizeMax } from "./schemas/envelope.js";
 
 export const defaultLegacyPage = 1;
 export const defaultLegacyPageSize = 10;

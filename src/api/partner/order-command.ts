@@ -2,11 +2,11 @@
 // Decimals become atoms here, at the edge; more than 8 decimals is refused, never rounded (DESIGN §6).
 // Whether the order makes sense for its market (tick, size, balance, status) is the core's call.
 
+import type { CreateOrderRequest } from "../../contract/partner/trading.js";
+import { parseId } from "../../contract/wire-format.js";
 import type { PlaceOrderCommand } from "../../core/commands.js";
 import { type Rejection, reject } from "../../core/errors.js";
 import { parseAtoms } from "../../core/money.js";
-import { parseId } from "../shared/wire-format.js";
-import type { CreateOrderRequest } from "./schemas/trading.js";
 
 export type Parsed<Value> = { ok: true; value: Value } | { ok: false; rejection: Rejection };
 

@@ -2,19 +2,14 @@
 // both optional (1 and 10); a pageSize above 100 is truncated to 100, never refused. Where the
 // fields go depends on the operation: beside `data` for trades, open orders and search.
 
-import { Type } from "typebox";
 import { type PageRequest, readModelPageSizeMax } from "../../store/exchange-read-models.js";
 import { badRequest, type ServiceError } from "./errors.js";
+
+export { PageFields, PageFieldsSchema } from "../../contract/partner/pagination.js";
 
 export const defaultPage = 1;
 export const defaultPageSize = 10;
 export const pageSizeMax = readModelPageSizeMax;
-
-/** Integers without bounds in the schema: a page below 1 is a 400/1001 with a sentence, not a schema error. */
-export const PageFields = {
-  page: Type.Optional(Type.Integer({ description: "1-based; default 1" })),
-  pageSize: Type.Optional(Type.Integer({ description: "1 to 100 (larger is truncated to 100); default 10" })),
-};
 
 export type PageResult = { ok: true; value: PageRequest } | { ok: false; error: ServiceError };
 
@@ -42,10 +37,3 @@ export function pageFields(request: PageRequest, total: number): PageFieldsOut {
     pages: Math.ceil(total / request.pageSize),
   };
 }
-
-export const PageFieldsSchema = {
-  current: Type.Integer(),
-  size: Type.Integer(),
-  total: Type.Integer(),
-  pages: Type.Integer(),
-};

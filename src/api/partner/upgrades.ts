@@ -4,23 +4,13 @@
 
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { splitRequestTarget } from "../../gateway/string-to-sign.js";
+import { splitRequestTarget } from "../../contract/signing/string-to-sign.js";
 import { writeGatewayRejectionToSocket, writeResponseToSocket } from "../../gateway/verifier.js";
-import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
+import { apiKeyMatches } from "../../identity/service.js";
 import type { PlatformDeps } from "../deps.js";
 import { authErrors, notFound, type ServiceError } from "./errors.js";
 
-/**
- * Takes over an upgrade whose signature and API key were verified. It must complete the handshake
- * (e.g. `WebSocketServer.handleUpgrade`) or answer on the socket itself, such as a 401 for a
- * user channel without a live session.
- */
-export type SocketChannelHandler = (
-  request: IncomingMessage,
-  socket: Duplex,
-  head: Buffer,
-  partner: AuthenticatedPartner,
-) => void;
+export type { SocketChannelHandler } from "../socket-channel.js";
 
 export function installUpgradeGate(server: Pick<Server, "on">, deps: PlatformDeps): void {
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -3,9 +3,9 @@
 // non-empty levels per side so finding the next level is a couple of clz32 calls. No allocation
 // per add, reduce or remove; prices and lots are plain integers.
 
-import { askSide, type BookSide, bidSide, type Order } from "../orders.js";
 import { priceUnitsPerUnit } from "../units.js";
 import type { BookLevel, OrderBook } from "./order-book.js";
+import { askSide, type BookSide, bidSide, type Order } from "./orders.js";
 
 const noLevel = -1;
 

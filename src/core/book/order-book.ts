@@ -5,7 +5,7 @@
 // The book only orders and aggregates; it never decides. Matching (decide) walks it read-only
 // with first/next; evolve then applies the outcome with add/reduce/remove.
 
-import type { BookSide, Order } from "../orders.js";
+import type { BookSide, Order } from "./orders.js";
 
 export type BookKind = "fast" | "reference";
 

@@ -1,8 +1,8 @@
 // The reference book: two arrays kept in priority order by sorting after every change. Slow and
 // obviously correct; it exists to check the fast book and the benchmark against.
 
-import { askSide, type BookSide, bidSide, type Order } from "../orders.js";
 import type { BookLevel, OrderBook } from "./order-book.js";
+import { askSide, type BookSide, bidSide, type Order } from "./orders.js";
 
 function priority(side: BookSide): (a: Order, b: Order) => number {
   // Bids: higher price first; asks: lower price first; then earlier (smaller id) first.

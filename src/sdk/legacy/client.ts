@@ -6,20 +6,20 @@
 
 import type { KeyObject } from "node:crypto";
 import type { Static } from "typebox";
-import type { MarketApplication, MarketApplicationRequest } from "../../api/legacy/schemas/applications.js";
-import type { Authorized, AuthorizeRequest } from "../../api/legacy/schemas/authorize.js";
-import type { BillDetailLine, MonthlyStatement } from "../../api/legacy/schemas/bills.js";
+import type { MarketApplication, MarketApplicationRequest } from "../../contract/legacy/applications.js";
+import type { Authorized, AuthorizeRequest } from "../../contract/legacy/authorize.js";
+import type { BillDetailLine, MonthlyStatement } from "../../contract/legacy/bills.js";
 import type {
   Category,
   LegacyMarketDetail,
   LegacyMarketRecord,
   TopHolders,
-} from "../../api/legacy/schemas/catalogue.js";
-import type { Notification } from "../../api/legacy/schemas/notifications.js";
-import type { OrderSubmitRequest, TransactionResult } from "../../api/legacy/schemas/orders.js";
-import type { ActivityRecord, PositionRecord } from "../../api/legacy/schemas/portfolio.js";
+} from "../../contract/legacy/catalogue.js";
+import type { Notification } from "../../contract/legacy/notifications.js";
+import type { OrderSubmitRequest, TransactionResult } from "../../contract/legacy/orders.js";
+import { legacyPaths } from "../../contract/legacy/paths.js";
+import type { ActivityRecord, PositionRecord } from "../../contract/legacy/portfolio.js";
 import { LegacyApiError, LegacyNetworkError, SubmitOutcomeUnknownError } from "./errors.js";
-import { legacyPaths } from "./paths.js";
 import { signAuthorizeRequest } from "./signer.js";
 
 export interface LegacyRetryPolicy {

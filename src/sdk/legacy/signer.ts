@@ -3,7 +3,7 @@
 // with. The body is signed as the exact text that is sent, never a second serialization.
 
 import { createPrivateKey, type KeyObject, randomBytes } from "node:crypto";
-import { authorizeSignedContent, signAuthorizeContent } from "../../legacy/authorize-signature.js";
+import { authorizeSignedContent, signAuthorizeContent } from "../../contract/signing/authorize-signature.js";
 
 export interface AuthorizeSignInput {
   readonly apiKey: string;

@@ -9,8 +9,8 @@
 // Deltas that arrive while the seed is being read are held and applied after it, in order; those
 // the seed already contains are recognised by their seq and skipped.
 
-import type { Book } from "../../api/partner/schemas/trading.js";
-import { socketPaths } from "../paths.js";
+import type { Book } from "../../contract/partner/trading.js";
+import { socketPaths } from "../../contract/paths.js";
 import type { GatewayCredentials } from "../signer.js";
 import type { BackoffPolicy, SdkLogger } from "./backoff.js";
 import { silentLogger } from "./backoff.js";

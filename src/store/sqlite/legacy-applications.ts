@@ -1,9 +1,10 @@
-// SQLite adapter of the creators and their market applications (src/legacy/market-applications.ts):
+// SQLite adapter of the creators and their market applications (port: src/store/legacy-applications.ts):
 // who may apply (a flag the operator sets), and the applications with their review. A submission's
 // conflict checks (4041, 4010, 4013) and its insert run in one transaction, so two concurrent
 // submissions of one title cannot both pass.
 
 import {
+  type ApplicationFilter,
   type ApplicationMarketType,
   type ApplicationModelType,
   type ApplicationProblem,
@@ -12,10 +13,13 @@ import {
   type ApplicationTerms,
   type Checked,
   type ConflictCandidates,
+  type LegacyApplicationStore,
   similarityCandidatesMax,
-} from "../../legacy/market-applications.js";
-import type { Page, PageRequest } from "../exchange-read-models.js";
+} from "../legacy-applications.js";
+
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+
+export type { ApplicationFilter, LegacyApplicationStore } from "../legacy-applications.js";
 
 const applicationMigrations = [
   `CREATE TABLE legacy_creators (
@@ -43,33 +47,6 @@ const applicationMigrations = [
    CREATE INDEX legacy_market_applications_by_status ON legacy_market_applications (status, application_id);
    CREATE INDEX legacy_market_applications_by_user ON legacy_market_applications (user_id, application_id);`,
 ];
-
-export interface ApplicationFilter {
-  readonly status?: ApplicationStatus | undefined;
-  readonly userId?: number | undefined;
-}
-
-export interface LegacyApplicationStore {
-  isCreator(userId: number): Promise<boolean>;
-  /** Grants (true) or withdraws (false) the creator flag; idempotent. */
-  setCreator(userId: number, creator: boolean, nowMs: number): Promise<void>;
-  /** Checks the title against markets and applications, then stores a PENDING application. */
-  submit(
-    userId: number,
-    terms: ApplicationTerms,
-    nowMs: number,
-    conflictOf: (candidates: ConflictCandidates) => ApplicationProblem | undefined,
-  ): Promise<Checked<ApplicationRecord>>;
-  find(applicationId: number): Promise<ApplicationRecord | undefined>;
-  /** Newest first. */
-  list(filter: ApplicationFilter, page: PageRequest): Promise<Page<ApplicationRecord>>;
-  /** PENDING → APPROVED with its market, or PENDING → REJECTED; undefined when it was not PENDING. */
-  review(
-    applicationId: number,
-    decision: { status: "APPROVED"; marketId: number } | { status: "REJECTED"; reason: string | null },
-    nowMs: number,
-  ): Promise<ApplicationRecord | undefined>;
-}
 
 interface ApplicationRow {
   application_id: number;

@@ -2,19 +2,15 @@
 // its marchantUserId (without creating it, unlike authorize), and the payouts its users have not
 // claimed from markets settled or voided within a time range.
 
+import type { LegacyBillQueries } from "../legacy-bills.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+
+export type { LegacyBillQueries };
 
 // The unclaimed-pool sum reads positions by market; the index keeps it off a full scan.
 const billMigrations = [
   "CREATE INDEX IF NOT EXISTS legacy_bills_positions_by_market ON exchange_positions (market_id, status);",
 ];
-
-export interface LegacyBillQueries {
-  /** The merchant's user with this marchantUserId, or undefined. */
-  userIdOf(merchantId: number, marchantUserId: string): Promise<number | undefined>;
-  /** Atoms still claimable by the merchant's users in markets settled or voided in [fromMs, toMs). */
-  unclaimedPool(merchantId: number, fromMs: number, toMs: number): Promise<bigint>;
-}
 
 export function createSqliteLegacyBillQueries(db: SqliteDatabase): LegacyBillQueries {
   applyMigrations(db, "legacy_bills", billMigrations);

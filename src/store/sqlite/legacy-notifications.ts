@@ -6,11 +6,7 @@ import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import { atomsToNumber } from "../../core/money.js";
 import type { JournalEntry } from "../../engine/store.js";
-import type {
-  NotificationReadModel,
-  NotificationRecord,
-  NotificationType,
-} from "../../legacy/notifications.js";
+import type { NotificationReadModel, NotificationRecord, NotificationType } from "../legacy-notifications.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 

@@ -4,16 +4,15 @@
 // commit's transaction, so a market is searchable from the commit that creates it.
 
 import type { Statement } from "better-sqlite3";
-import { addHeat, hotScoreUsdtPerClick } from "../../catalog/hot-score.js";
-import { creatorNameOf } from "../../catalog/market-detail.js";
-import { catalogDetailsOf } from "../../catalog/market-details.js";
 import type { ExchangeCommand, MarketDetails } from "../../core/commands.js";
 import type { ExchangeEvent, MarketCreatedEvent, TradeExecutedEvent } from "../../core/events.js";
 import { decodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import type { Page, PageRequest } from "../exchange-read-models.js";
 import { readModelPageSizeMax } from "../exchange-read-models.js";
+import { addHeat, hotScoreUsdtPerClick } from "../hot-score.js";
 import type { HolderRow, MarketCatalogStore, MarketSearchQuery, MarketStats } from "../market-catalog.js";
+import { catalogDetailsOf, creatorNameOf } from "../market-details.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-read-models.js";

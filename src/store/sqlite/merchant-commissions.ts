@@ -19,7 +19,15 @@
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
+import {
+  type MerchantCommission,
+  type MerchantCommissionReadModel,
+  periodOf,
+} from "../merchant-commissions.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+
+export { type MerchantCommission, type MerchantCommissionReadModel, periodOf };
+
 import type { SqliteProjector } from "./engine-store.js";
 
 export const merchantCommissionMigrations: readonly string[] = [
@@ -34,29 +42,6 @@ export const merchantCommissionMigrations: readonly string[] = [
 ];
 
 const basisPointsPerUnit = 10_000n;
-
-/** 'YYYYMM' of a time, in UTC. */
-export function periodOf(timeMs: number): string {
-  const date = new Date(timeMs);
-  return `${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
-}
-
-export interface MerchantCommission {
-  readonly merchantId: number;
-  /** 'YYYYMM'. */
-  readonly period: string;
-  /** Fees the merchant's users paid in the period, atoms. */
-  readonly feeTotal: bigint;
-  /** What the merchant earned on them, atoms, rounded down per rate. */
-  readonly commissionTotal: bigint;
-  /** One entry per rate in force during the period, lowest first. */
-  readonly byRate: readonly { rateBps: number; feeTotal: bigint; commissionTotal: bigint }[];
-}
-
-export interface MerchantCommissionReadModel {
-  /** The merchant's fees and commission in one month (zeros when nothing accrued). */
-  commission(merchantId: number, period: string): Promise<MerchantCommission>;
-}
 
 /** The projector the exchange host runs in every commit, beside the exchange read models. */
 export function createSqliteCommissionProjector(

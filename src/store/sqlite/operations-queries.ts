@@ -1,14 +1,10 @@
 // The SQL the operator's probes and metrics run against the SQLite file: readiness (is the database
 // answering) and the legacy request queue's depth. Read-only; the statements are prepared once.
 
+import type { OperationsQueries } from "../operations-queries.js";
 import type { SqliteDatabase } from "./database.js";
 
-export interface OperationsQueries {
-  /** Throws when the database cannot answer (closed, unreadable). */
-  ping(): void;
-  /** Legacy order requests still PENDING (the partial index legacy_requests_pending serves it). */
-  legacyRequestsPending(): number;
-}
+export type { OperationsQueries };
 
 export function createSqliteOperationsQueries(db: SqliteDatabase): OperationsQueries {
   const ping = db.prepare("SELECT 1");

@@ -12,12 +12,9 @@ const partnerRateLimitMigrations = [
    )`,
 ];
 
-export interface PartnerRateLimits {
-  /** The partner's requests per second, or undefined when it has no limit of its own. */
-  of(partnerId: number): number | undefined;
-  /** Sets (a positive integer) or removes (null) a partner's limit. */
-  set(partnerId: number, requestsPerSecond: number | null): void;
-}
+import type { PartnerRateLimits } from "../partner-rate-limits.js";
+
+export type { PartnerRateLimits };
 
 export function createSqlitePartnerRateLimits(db: SqliteDatabase): PartnerRateLimits {
   applyMigrations(db, "partner-rate-limits", partnerRateLimitMigrations);

@@ -5,9 +5,9 @@
 // and fees. PoolSettled adds a parimutuel pool's fee and dust to the market's fee income and sets
 // its positions' claimable amounts (src/core/parimutuel/parimutuel-payout.ts).
 
-import { stakePayout } from "../../core/parimutuel/parimutuel-payout.js";
-import type { PoolEvent, PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pool-events.js";
-import { type Position, recordBuy, recordSell } from "../../core/positions.js";
+import type { PoolEvent, PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pools/events.js";
+import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
+import { type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
 import type { SqliteDatabase } from "./database.js";
 import type { LedgerWriter } from "./lifecycle-projection.js";
 

@@ -6,7 +6,6 @@ import { describe, it } from "node:test";
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import { Type } from "typebox";
-import { partnerResponses } from "../../../src/api/partner/envelope.js";
 import {
   fromRejection,
   handlePartnerError,
@@ -15,6 +14,7 @@ import {
 } from "../../../src/api/partner/errors.js";
 import { installRawBodyParsers } from "../../../src/api/shared/raw-body.js";
 import type { TypeBoxApp } from "../../../src/api/shared/typebox-app.js";
+import { partnerResponses } from "../../../src/contract/partner/envelope.js";
 import { reject } from "../../../src/core/errors.js";
 
 async function app(): Promise<TypeBoxApp> {

@@ -4,6 +4,8 @@
 // its id on the application; the operator opens it like any draft (POST /admin/markets/{id}/open).
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import {
   type ApplicationRecord,
@@ -11,11 +13,8 @@ import {
   approvalCommand,
 } from "../../../legacy/market-applications.js";
 import { readModelPageSizeMax } from "../../../store/exchange-read-models.js";
-import { createSqliteLegacyApplicationStore } from "../../../store/sqlite/legacy-applications.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, notFound, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 const rejectReasonLengthMax = 1_000;
 
@@ -63,7 +62,7 @@ function adminView(application: ApplicationRecord) {
 }
 
 export default defineRoutes((app, deps) => {
-  const applications = createSqliteLegacyApplicationStore(deps.db);
+  const applications = deps.legacyStores.applications;
 
   app.get(
     "/admin/applications",

@@ -2,8 +2,7 @@
 // only when asked), in id order, flat: the desk draws the tree from parentId.
 
 import { Type } from "typebox";
-import { createSqliteCategoryStore } from "../../../store/sqlite/categories.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 const Category = Type.Object({
@@ -18,7 +17,7 @@ const Category = Type.Object({
 });
 
 export default defineRoutes((app, deps) => {
-  const store = createSqliteCategoryStore(deps.db);
+  const categories = deps.categories;
   app.get(
     "/admin/categories",
     {
@@ -32,7 +31,7 @@ export default defineRoutes((app, deps) => {
       },
     },
     async (request) => {
-      const all = await store.all();
+      const all = await categories.all();
       return ok(
         all
           .filter((category) => request.query.includeDeleted === true || !category.deleted)

@@ -8,13 +8,13 @@ import {
   categoryLogoUrlLengthMax,
   categoryNameLengthMax,
 } from "../../../catalog/categories.js";
+import { FlexibleId } from "../../../contract/admin.js";
+import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import type { CategoryRecord } from "../../../store/categories.js";
-import { NonEmptyString, ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { FlexibleId } from "../schemas.js";
 
 const Names = Type.Record(Type.String({ maxLength: 16 }), Type.String({ maxLength: categoryNameLengthMax }), {
   description: 'Display names by language: {"en-US": "…", "zh-CN": "…"}; the seven tags of the spec',

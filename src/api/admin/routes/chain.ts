@@ -6,14 +6,14 @@
 import { type Static, Type } from "typebox";
 import { type ChainDeposit, type ChainDepositStatus, depositCursorName } from "../../../chain/chain-store.js";
 import { unitsToAtoms } from "../../../chain/token-units.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { formatAtoms } from "../../../core/money.js";
 import { evmAddressPattern } from "../../../wallet/deposit-addresses.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
 import { adminWithdrawalView } from "./withdrawals.js";
 
 const tags = ["Wallet"];

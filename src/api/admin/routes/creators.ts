@@ -3,18 +3,17 @@
 // A creator is a user with this flag; nothing else makes one.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
-import { createSqliteLegacyApplicationStore } from "../../../store/sqlite/legacy-applications.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 const UserIdParams = Type.Object({ userId: Type.String({ maxLength: 32 }) });
 const CreatorFlag = Type.Object({ userId: Type.String(), creator: Type.Boolean() });
 
 export default defineRoutes((app, deps) => {
-  const applications = createSqliteLegacyApplicationStore(deps.db);
+  const applications = deps.legacyStores.applications;
   for (const [method, creator] of [
     ["POST", true],
     ["DELETE", false],

@@ -2,14 +2,13 @@
 // what POST /admin/deposits and the chain watcher have credited.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { formatAtoms } from "../../../core/money.js";
-import { createConsoleQueries } from "../../../store/sqlite/console-queries.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
 
 const Deposit = Type.Object({
   userId: Type.String(),
@@ -19,7 +18,7 @@ const Deposit = Type.Object({
 });
 
 export default defineRoutes((app, deps) => {
-  const queries = createConsoleQueries(deps.db);
+  const queries = deps.consoleQueries;
   app.get(
     "/admin/deposits",
     {

@@ -5,15 +5,15 @@
 // saw the transfer arrive at (one the platform issued through GET /deposit/address).
 
 import { type Static, Type } from "typebox";
+import { FlexibleId } from "../../../contract/admin.js";
+import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { txHashLengthMax } from "../../../core/limits.js";
 import { formatAtoms, parseAtoms } from "../../../core/money.js";
 import type { DepositRecord } from "../../../store/exchange-read-models.js";
-import { NonEmptyString, ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
-import { FlexibleId } from "../schemas.js";
 
 const DepositRequest = Type.Object({
   userId: Type.Optional(FlexibleId),

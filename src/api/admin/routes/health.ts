@@ -7,7 +7,7 @@
 // recovery is done; one that failed, is closing or has closed is not ready.
 
 import { Type } from "typebox";
-import { Envelope, ok } from "../../partner/envelope.js";
+import { Envelope, ok } from "../../../contract/partner/envelope.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 /** Paths the admin guard lets through without the bearer token (src/api/admin/authentication.ts). */

@@ -7,6 +7,10 @@
 
 import { type Static, Type } from "typebox";
 import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
+import { FlexibleId } from "../../../contract/admin.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { MarketDetail } from "../../../contract/partner/market-detail.js";
+import { parseId } from "../../../contract/wire-format.js";
 import type { ExchangeCommand, WinnerChoice } from "../../../core/commands.js";
 import { type Rejection, reject } from "../../../core/errors.js";
 import {
@@ -16,12 +20,8 @@ import {
 } from "../../../core/exchange.js";
 import { parseAtoms } from "../../../core/money.js";
 import type { PlatformDeps } from "../../deps.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
-import { MarketDetail } from "../../partner/schemas/market-detail.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { FlexibleId } from "../schemas.js";
 
 const millisecondsPerSecond = 1_000;
 const Winners = Type.Array(Type.Object({ outcomeId: FlexibleId, winningOptionId: FlexibleId }), {

@@ -5,17 +5,16 @@
 
 import { Type } from "typebox";
 import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { MarketDetail } from "../../../contract/partner/market-detail.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { openOrderById } from "../../../core/exchange.js";
 import type { MarketStatus } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
-import { createConsoleQueries } from "../../../store/sqlite/console-queries.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
-import { MarketDetail } from "../../partner/schemas/market-detail.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
 
 /** Resting orders one answer lists at most (the newest). */
 export const marketOrdersMax = 200;
@@ -58,7 +57,7 @@ const RestingOrder = Type.Object({
 const knownStatuses: ReadonlySet<string> = new Set(marketStatuses);
 
 export default defineRoutes((app, deps) => {
-  const queries = createConsoleQueries(deps.db);
+  const queries = deps.consoleQueries;
   const time = (ms: number | null) => (ms === null ? null : isoSeconds(ms));
 
   app.get(

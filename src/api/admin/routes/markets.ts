@@ -4,20 +4,20 @@
 
 import { type Static, Type } from "typebox";
 import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
-import { type CatalogDetailsInput, marketDetailsOf } from "../../../catalog/market-details.js";
+import { FlexibleId } from "../../../contract/admin.js";
+import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { MarketDetail } from "../../../contract/partner/market-detail.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { type CreateMarketCommand, createMarketCommand } from "../../../core/commands.js";
 import { type Rejection, reject } from "../../../core/errors.js";
 import { feeBpsMax, outcomesPerMarketMax, titleLengthMax } from "../../../core/limits.js";
 import { parseAtoms } from "../../../core/money.js";
-import type { PoolTermsInput } from "../../../core/pool-models.js";
+import type { PoolTermsInput } from "../../../core/pools/models.js";
+import { type CatalogDetailsInput, marketDetailsOf } from "../../../store/market-details.js";
 import type { PlatformDeps } from "../../deps.js";
-import { NonEmptyString, ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { parseIsoTime } from "../../partner/order-command.js";
-import { MarketDetail } from "../../partner/schemas/market-detail.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { FlexibleId } from "../schemas.js";
 
 const longTextLengthMax = 20_000;
 const tagsLengthMax = 1_000;

@@ -3,7 +3,7 @@
 // built without metrics (the benches' baseline) has no such route.
 
 import { Type } from "typebox";
-import { ErrorEnvelope } from "../../partner/envelope.js";
+import { ErrorEnvelope } from "../../../contract/partner/envelope.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 export default defineRoutes((app, deps) => {

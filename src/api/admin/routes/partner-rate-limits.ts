@@ -2,11 +2,11 @@
 // the signed host (src/api/partner/rate-limit.ts), or removes it with null. Takes effect at once.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 /** The highest limit the operator may set; beyond it a limit means nothing on one node. */
 export const partnerRequestsPerSecondMax = 1_000_000;

@@ -2,12 +2,12 @@
 // Secret, API key and webhook secret are shown once, when the partner is created.
 
 import { Type } from "typebox";
-import { createConsoleQueries } from "../../../store/sqlite/console-queries.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
+
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { isoSeconds } from "../../../contract/wire-format.js";
 import { sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds } from "../../shared/wire-format.js";
 
 const bpsPerUnit = 10_000;
 
@@ -22,7 +22,7 @@ const Partner = Type.Object({
 });
 
 export default defineRoutes((app, deps) => {
-  const queries = createConsoleQueries(deps.db);
+  const queries = deps.consoleQueries;
   app.get(
     "/admin/partners",
     {

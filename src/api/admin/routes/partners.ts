@@ -2,9 +2,9 @@
 
 import { createPublicKey } from "node:crypto";
 import { type Static, Type } from "typebox";
+import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { reject } from "../../../core/errors.js";
 import type { CreatePartnerInput } from "../../../identity/service.js";
-import { NonEmptyString, ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 

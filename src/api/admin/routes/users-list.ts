@@ -3,14 +3,13 @@
 // before revoking their sessions (users.ts) or crediting a deposit.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { balanceOf } from "../../../core/exchange.js";
 import { formatAtoms } from "../../../core/money.js";
-import { createConsoleQueries } from "../../../store/sqlite/console-queries.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
 
 const User = Type.Object({
   userId: Type.String(),
@@ -33,7 +32,7 @@ const ListQuery = Type.Object({
 });
 
 export default defineRoutes((app, deps) => {
-  const queries = createConsoleQueries(deps.db);
+  const queries = deps.consoleQueries;
   app.get(
     "/admin/users",
     {

@@ -2,11 +2,11 @@
 // offboarded account). The user's partner recovers by registering the user again.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 export default defineRoutes((app, deps) => {
   app.post(

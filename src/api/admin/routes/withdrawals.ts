@@ -8,6 +8,9 @@
 // transaction is in flight; complete takes `txHash` when the operator paid from elsewhere.
 
 import { type Static, Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { Withdrawal } from "../../../contract/partner/wallet.js";
+import { parseId } from "../../../contract/wire-format.js";
 import type { ExchangeCommand } from "../../../core/commands.js";
 import { reject } from "../../../core/errors.js";
 import {
@@ -16,13 +19,10 @@ import {
   withdrawalRecordStatuses,
 } from "../../../store/exchange-read-models.js";
 import type { PlatformDeps } from "../../deps.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, resolvePage } from "../../partner/pagination.js";
-import { Withdrawal } from "../../partner/schemas/wallet.js";
 import { withdrawalView } from "../../partner/views/wallet-view.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 
 const ChainSend = Type.Object(
   {

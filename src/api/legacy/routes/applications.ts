@@ -6,12 +6,16 @@
 
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
+import {
+  ChallengeRequest,
+  MarketApplication,
+  MarketApplicationRequest,
+} from "../../../contract/legacy/applications.js";
+import { legacyResponses, success } from "../../../contract/legacy/envelope.js";
 import { applicationView, checkApplication, findTitleConflict } from "../../../legacy/market-applications.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { fromApplicationProblem, fromChallengeRejection, legacyErrors, sendLegacyError } from "../errors.js";
-import { ChallengeRequest, MarketApplication, MarketApplicationRequest } from "../schemas/applications.js";
-import { legacyResponses, success } from "../schemas/envelope.js";
 
 export const marketApplyPath = "/api/market/openapi/market/apply";
 export const challengePath = "/api/market/openapi/challenge";

@@ -1,11 +1,11 @@
 // POST /api/user/openapi/authorize (spec 001 "Authorize call"; DESIGN §8): signed headers checked
 // by verifyAuthorizeRequest, then the body; creates or finds the merchant's user and returns a JWT.
 
+import { Authorized, AuthorizeRequest } from "../../../contract/legacy/authorize.js";
+import { legacyResponses, success } from "../../../contract/legacy/envelope.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { verifyAuthorizeRequest } from "../authentication.js";
 import { legacyErrors, sendLegacyError } from "../errors.js";
-import { Authorized, AuthorizeRequest } from "../schemas/authorize.js";
-import { legacyResponses, success } from "../schemas/envelope.js";
 
 export const authorizePath = "/api/user/openapi/authorize";
 

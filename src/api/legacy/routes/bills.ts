@@ -3,15 +3,20 @@
 // signed authorize), so either bill is readable with any token of that merchant, and only for it:
 // another merchantId is 403.
 
+import {
+  BillDetailLine,
+  BillDetailQuery,
+  MonthlyBillRequest,
+  MonthlyStatement,
+} from "../../../contract/legacy/bills.js";
+import { legacyResponses } from "../../../contract/legacy/envelope.js";
+import { PagedEnvelope } from "../../../contract/legacy/portfolio.js";
 import { billDetailLine, monthlyStatement, parseBillPeriod } from "../../../legacy/merchant-bills.js";
-import { periodOf } from "../../../store/sqlite/merchant-commissions.js";
+import { periodOf } from "../../../store/merchant-commissions.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { legacyErrors, parameterError, sendLegacyError, withDetails } from "../errors.js";
 import { pagedSuccess, resolveLegacyPage } from "../pagination.js";
-import { BillDetailLine, BillDetailQuery, MonthlyBillRequest, MonthlyStatement } from "../schemas/bills.js";
-import { legacyResponses } from "../schemas/envelope.js";
-import { PagedEnvelope } from "../schemas/portfolio.js";
 
 export const monthlyBillPath = "/api/order/openapi/merchant-commission-bill/query/month";
 export const billDetailPath = "/api/order/openapi/bill/query-detail";

@@ -5,6 +5,17 @@
 import { Type } from "typebox";
 import { defaultLanguage } from "../../../catalog/languages.js";
 import {
+  Category,
+  LegacyMarketDetail,
+  LegacyMarketRecord,
+  MarketIdParams,
+  MarketListQuery,
+  TopHolders,
+  TopHoldersQuery,
+} from "../../../contract/legacy/catalogue.js";
+import { legacyResponses, success } from "../../../contract/legacy/envelope.js";
+import { PagedEnvelope } from "../../../contract/legacy/portfolio.js";
+import {
   listedMarketStatuses,
   listLegacyMarkets,
   viewLegacyMarket,
@@ -14,17 +25,6 @@ import { defineRoutes } from "../../shared/typebox-app.js";
 import { optionalLegacyToken } from "../authentication.js";
 import { legacyErrors, parameterError, sendLegacyError } from "../errors.js";
 import { pagedSuccess, resolveLegacyPage } from "../pagination.js";
-import {
-  Category,
-  LegacyMarketDetail,
-  LegacyMarketRecord,
-  MarketIdParams,
-  MarketListQuery,
-  TopHolders,
-  TopHoldersQuery,
-} from "../schemas/catalogue.js";
-import { legacyResponses, success } from "../schemas/envelope.js";
-import { PagedEnvelope } from "../schemas/portfolio.js";
 
 export const categoryPath = "/api/market/openapi/category";
 export const marketListPath = "/api/market/openapi/market/list";

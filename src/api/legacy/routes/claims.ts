@@ -2,12 +2,12 @@
 // token user in one settled or void market, as one core command (ClaimMarket), answered after its
 // commit. Unlike order submit it is synchronous: the spec's response carries the amount.
 
+import { Claimed, ClaimRequest } from "../../../contract/legacy/claims.js";
+import { legacyResponses, success } from "../../../contract/legacy/envelope.js";
 import { atomsToNumber } from "../../../core/money.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { fromRejection, legacyErrors, sendLegacyError } from "../errors.js";
-import { Claimed, ClaimRequest } from "../schemas/claims.js";
-import { legacyResponses, success } from "../schemas/envelope.js";
 
 export const claimPath = "/api/order/openapi/order/claim";
 

@@ -2,14 +2,14 @@
 // settlements of markets it held, newest first. `userId` is required and must be the token's own
 // user: another user's list is 403, never shown.
 
-import type { NotificationRecord } from "../../../legacy/notifications.js";
+import { legacyResponses } from "../../../contract/legacy/envelope.js";
+import { Notification, NotificationQuery } from "../../../contract/legacy/notifications.js";
+import { PagedEnvelope } from "../../../contract/legacy/portfolio.js";
+import type { NotificationRecord } from "../../../store/legacy-notifications.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { legacyErrors, parameterError, sendLegacyError } from "../errors.js";
 import { pagedSuccess, resolveLegacyPage } from "../pagination.js";
-import { legacyResponses } from "../schemas/envelope.js";
-import { Notification, NotificationQuery } from "../schemas/notifications.js";
-import { PagedEnvelope } from "../schemas/portfolio.js";
 
 export const notificationListPath = "/api/user/notification/list";
 

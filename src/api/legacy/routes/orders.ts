@@ -3,18 +3,18 @@
 // the executor (src/legacy/request-executor.ts) runs it, and the result is read here.
 
 import { randomUUID } from "node:crypto";
-import { checkOrderAgainstState, parseOrderSubmit } from "../../../legacy/order-request.js";
-import { pendingContent, transactionResult } from "../../../legacy/request-results.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { requireLegacyToken } from "../authentication.js";
-import { fromOrderProblem, legacyErrors, sendLegacyError } from "../errors.js";
-import { legacyResponses, success } from "../schemas/envelope.js";
+import { legacyResponses, success } from "../../../contract/legacy/envelope.js";
 import {
   OrderSubmitRequest,
   OrderSubmitted,
   RequestResultParams,
   TransactionResult,
-} from "../schemas/orders.js";
+} from "../../../contract/legacy/orders.js";
+import { checkOrderAgainstState, parseOrderSubmit } from "../../../legacy/order-request.js";
+import { pendingContent, transactionResult } from "../../../legacy/request-results.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+import { requireLegacyToken } from "../authentication.js";
+import { fromOrderProblem, legacyErrors, sendLegacyError } from "../errors.js";
 
 export const orderSubmitPath = "/api/order/openapi/order/submit";
 export const requestResultPath = "/api/user/openapi/request/result/:fgRequestId";

@@ -1,20 +1,20 @@
 // POST /api/order/openapi/positions and GET /api/order/openapi/query-user-activity (spec 001 steps
 // 7 and 8): the token user's positions and trades, from the read models, paginated beside `data`.
 
-import { atomsToNumber, formatAtoms } from "../../../core/money.js";
-import type { PositionRecord, TradeRecord } from "../../../store/exchange-read-models.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { requireLegacyToken } from "../authentication.js";
-import { sendLegacyError } from "../errors.js";
-import { pagedSuccess, resolveLegacyPage } from "../pagination.js";
-import { legacyResponses } from "../schemas/envelope.js";
+import { legacyResponses } from "../../../contract/legacy/envelope.js";
 import {
   ActivityQuery,
   ActivityRecord,
   PagedEnvelope,
   PositionRecord as PositionSchema,
   PositionsRequest,
-} from "../schemas/portfolio.js";
+} from "../../../contract/legacy/portfolio.js";
+import { atomsToNumber, formatAtoms } from "../../../core/money.js";
+import type { PositionRecord, TradeRecord } from "../../../store/exchange-read-models.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+import { requireLegacyToken } from "../authentication.js";
+import { sendLegacyError } from "../errors.js";
+import { pagedSuccess, resolveLegacyPage } from "../pagination.js";
 
 export const positionsPath = "/api/order/openapi/positions";
 export const userActivityPath = "/api/order/openapi/query-user-activity";

@@ -1,11 +1,11 @@
 // GET /account/assets (DESIGN §8): the session user's USDT, from the engine's committed state.
 
 import { Type } from "typebox";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { Asset } from "../../../contract/partner/trading.js";
 import { balanceOf } from "../../../core/exchange.js";
 import { formatAtoms } from "../../../core/money.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { ok, partnerResponses } from "../envelope.js";
-import { Asset } from "../schemas/trading.js";
 import { requireSession } from "../session.js";
 
 /** The only currency (spec 000: `coinId` is the string `2`). */

@@ -1,12 +1,12 @@
 // GET /account/history (DESIGN §8): every movement of the session user's USDT, newest first, with
 // the page fields inside `data` (spec 000: "account history: pagination fields inside data").
 
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { AccountHistory, AccountHistoryQuery } from "../../../contract/partner/wallet.js";
 import { type LedgerEntryType, ledgerEntryTypes } from "../../../store/exchange-read-models.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { badRequest, sendServiceError } from "../errors.js";
 import { pageFields, resolvePage } from "../pagination.js";
-import { AccountHistory, AccountHistoryQuery } from "../schemas/wallet.js";
 import { requireSession } from "../session.js";
 import { ledgerEntryView } from "../views/wallet-view.js";
 

@@ -1,12 +1,12 @@
 // GET /account/positions (DESIGN §8): the session user's positions, by position id, filtered by
 // market and status (open | settled | claimed), with the pagination fields inside `data`.
 
+import { PositionsPage, PositionsQuery } from "../../../contract/partner/claims.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendServiceError } from "../errors.js";
 import { pageFields, resolvePage } from "../pagination.js";
-import { PositionsPage, PositionsQuery } from "../schemas/claims.js";
 import { requireSession } from "../session.js";
 import { positionView } from "../views/position-view.js";
 

@@ -2,11 +2,11 @@
 // display names in the asked language, else Accept-Language's best supported one, else en-US.
 
 import { isLanguage, negotiateLanguage } from "../../../catalog/languages.js";
+import { CategoryTree, CategoryTreeQuery } from "../../../contract/partner/catalogue.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { badRequest, sendServiceError } from "../errors.js";
-import { CategoryTree, CategoryTreeQuery } from "../schemas/catalogue.js";
 
 export default defineRoutes((app, deps) => {
   app.get(

@@ -2,20 +2,20 @@
 // the payout of positions in settled or void markets. Each claim is one core command, answered
 // after its commit; a claim_all sends its claims together, so they share commits.
 
-import { type Rejection, rejectionKind } from "../../../core/errors.js";
-import { formatAtoms } from "../../../core/money.js";
-import type { PlatformDeps } from "../../deps.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
-import { badRequest, fromRejection, type ServiceError, sendRejection, sendServiceError } from "../errors.js";
 import {
   Claim,
   ClaimAllRequest,
   ClaimAllResult,
   ClaimRequest,
   claimAllPositionsMax,
-} from "../schemas/claims.js";
+} from "../../../contract/partner/claims.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { parseId } from "../../../contract/wire-format.js";
+import { type Rejection, rejectionKind } from "../../../core/errors.js";
+import { formatAtoms } from "../../../core/money.js";
+import type { PlatformDeps } from "../../deps.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+import { badRequest, fromRejection, type ServiceError, sendRejection, sendServiceError } from "../errors.js";
 import { requireSession } from "../session.js";
 
 /** The spec's own message for a missing or malformed positionId. */

@@ -3,12 +3,12 @@
 // user sees its address (child 0/N of the operator's xpub), what is pending and what arrived.
 
 import { userPendingDepositsShownMax } from "../../../chain/chain-store.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { DepositAddress, DepositHistory, HistoryQuery } from "../../../contract/partner/wallet.js";
 import { depositNetwork } from "../../../wallet/deposit-addresses.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendServiceError } from "../errors.js";
 import { resolvePage } from "../pagination.js";
-import { DepositAddress, DepositHistory, HistoryQuery } from "../schemas/wallet.js";
 import { requireSession } from "../session.js";
 import { depositView, uncreditedDepositView, walletCoinId } from "../views/wallet-view.js";
 

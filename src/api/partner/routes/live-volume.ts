@@ -1,13 +1,13 @@
 // GET /markets/{marketId}/live-volume (spec 000): `{marketId, volume}`, the USDT traded so far,
 // as the decimal string the market record carries.
 
+import { LiveVolume } from "../../../contract/partner/catalogue.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { MarketIdParams } from "../../../contract/partner/market-detail.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendRejection } from "../errors.js";
-import { LiveVolume } from "../schemas/catalogue.js";
-import { MarketIdParams } from "../schemas/market-detail.js";
 
 export default defineRoutes((app, deps) => {
   app.get(

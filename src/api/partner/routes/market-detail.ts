@@ -5,12 +5,12 @@
 import type { FastifyReply } from "fastify";
 import type { MarketActivity } from "../../../catalog/catalogue.js";
 import type { MarketDetail as Detail } from "../../../catalog/market-detail.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { MarketDetail, MarketIdParams } from "../../../contract/partner/market-detail.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendRejection } from "../errors.js";
-import { MarketDetail, MarketIdParams } from "../schemas/market-detail.js";
 
 /**
  * The answer's JSON around its two per-request numbers. The catalogue hands back the same cached

@@ -2,11 +2,11 @@
 // pagination fields inside `data` (`current, size, total, pages, records, totalRow: null, empty`).
 
 import type { FastifyReply } from "fastify";
+import { MarketListPage, MarketListQuery } from "../../../contract/partner/catalogue.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendServiceError } from "../errors.js";
 import { pageFields, resolvePage } from "../pagination.js";
-import { MarketListPage, MarketListQuery } from "../schemas/catalogue.js";
 
 /**
  * The catalogue hands back the same page object while its cache holds it, so the JSON written for

@@ -3,12 +3,7 @@
 // MFA codes and statuses of src/mfa/errors.ts.
 
 import type { FastifyReply } from "fastify";
-import { type MfaRejection, mfaErrorResponse } from "../../../mfa/errors.js";
-import { defaultTicketPurpose, totpDigits, totpIssuer, totpPeriodSeconds } from "../../../mfa/policy.js";
-import type { CodeProof } from "../../../mfa/service.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds } from "../../shared/wire-format.js";
-import { ok } from "../envelope.js";
+import { ok } from "../../../contract/partner/envelope.js";
 import {
   CodeProofRequest,
   EmailCodeSent,
@@ -21,7 +16,12 @@ import {
   TotpEnableRequest,
   TotpSetup,
   VerifyRequest,
-} from "../schemas/mfa.js";
+} from "../../../contract/partner/mfa.js";
+import { isoSeconds } from "../../../contract/wire-format.js";
+import { type MfaRejection, mfaErrorResponse } from "../../../mfa/errors.js";
+import { defaultTicketPurpose, totpDigits, totpIssuer, totpPeriodSeconds } from "../../../mfa/policy.js";
+import type { CodeProof } from "../../../mfa/service.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireSession } from "../session.js";
 
 const tags = ["MFA"];

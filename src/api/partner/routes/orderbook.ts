@@ -1,15 +1,15 @@
 // GET /orderbook/book and GET /orderbook/price (DESIGN §8): the live book from the engine's committed
 // state. A draft market has no book yet: HTTP 200, code 4054 (spec 000).
 
+import { ok } from "../../../contract/partner/envelope.js";
+import { BestPrice, Book, BookQuery, bookResponses } from "../../../contract/partner/trading.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { type BookSnapshot, bestPrices, bookSnapshot } from "../../../core/exchange.js";
 import { fnv1a64 } from "../../../core/hash.js";
 import { formatAtoms } from "../../../core/money.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
-import { ok } from "../envelope.js";
 import { sendRejection } from "../errors.js";
-import { BestPrice, Book, BookQuery, bookResponses } from "../schemas/trading.js";
 import { requireSession } from "../session.js";
 
 type BookAddress = { marketId: number; outcomeId: number; optionId: number | null };

@@ -1,21 +1,21 @@
 // POST /ordering/create-order, /ordering/open-orders, /ordering/cancel-order (DESIGN §8). Orders go
 // to the engine and are answered after their commit; history comes from the read models.
 
-import { reject } from "../../../core/errors.js";
-import type { OrderRecord } from "../../../store/exchange-read-models.js";
-import type { PlatformDeps } from "../../deps.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { ok, partnerResponses } from "../envelope.js";
-import { sendRejection, sendServiceError } from "../errors.js";
-import { placeOrderCommand, requestId } from "../order-command.js";
-import { pageFields, resolvePage } from "../pagination.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import {
   CancelOrderRequest,
   CreateOrderRequest,
   OpenOrdersRequest,
   Order,
   pagedResponses,
-} from "../schemas/trading.js";
+} from "../../../contract/partner/trading.js";
+import { reject } from "../../../core/errors.js";
+import type { OrderRecord } from "../../../store/exchange-read-models.js";
+import type { PlatformDeps } from "../../deps.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+import { sendRejection, sendServiceError } from "../errors.js";
+import { placeOrderCommand, requestId } from "../order-command.js";
+import { pageFields, resolvePage } from "../pagination.js";
 import { requireSession } from "../session.js";
 import { orderView, placedOrder } from "../views/order-view.js";
 

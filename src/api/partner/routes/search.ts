@@ -1,10 +1,10 @@
 // GET /search (DESIGN §8): full-text search of the listed markets, best match first, as list market
 // records, with `current, size, total, pages` beside `data`.
 
+import { SearchQuery, searchResponses } from "../../../contract/partner/catalogue.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { sendServiceError } from "../errors.js";
 import { pageFields, resolvePage } from "../pagination.js";
-import { SearchQuery, searchResponses } from "../schemas/catalogue.js";
 
 export default defineRoutes((app, deps) => {
   app.get(

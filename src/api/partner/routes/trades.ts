@@ -1,12 +1,12 @@
 // GET /trades (DESIGN §8): the session user's side of each trade, newest first, with the
 // pagination fields beside `data`.
 
+import { pagedResponses, Trade, TradesQuery } from "../../../contract/partner/trading.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
 import { sendRejection, sendServiceError } from "../errors.js";
 import { pageFields, resolvePage } from "../pagination.js";
-import { pagedResponses, Trade, TradesQuery } from "../schemas/trading.js";
 import { requireSession } from "../session.js";
 import { tradeView } from "../views/order-view.js";
 

@@ -1,12 +1,18 @@
 // POST /user/register, GET /user/profile, GET /user/{id} (spec 000, DESIGN §4 and §8).
 
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import {
+  PublicUser,
+  RegisteredUser,
+  RegisterRequest,
+  UserIdParams,
+  UserProfile,
+} from "../../../contract/partner/users.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import type { UserRecord } from "../../../store/identity.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
 import { sendRejection } from "../errors.js";
-import { PublicUser, RegisteredUser, RegisterRequest, UserIdParams, UserProfile } from "../schemas/users.js";
 import { requireSession, setSessionCookie } from "../session.js";
 
 export default defineRoutes((app, deps) => {

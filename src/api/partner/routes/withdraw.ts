@@ -3,21 +3,21 @@
 // is pending. The checks and the MFA ticket's order are in src/wallet/withdrawal-requests.ts.
 
 import type { ChainWithdrawal } from "../../../chain/chain-store.js";
-import { reject } from "../../../core/errors.js";
-import type { WithdrawalRecord } from "../../../store/exchange-read-models.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseId } from "../../shared/wire-format.js";
-import { ok, partnerResponses } from "../envelope.js";
-import { sendRejection, sendServiceError } from "../errors.js";
-import { resolvePage } from "../pagination.js";
-import { mfaResponses } from "../schemas/mfa.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { mfaResponses } from "../../../contract/partner/mfa.js";
 import {
   HistoryQuery,
   WithdrawApplyRequest,
   Withdrawal,
   WithdrawCancelRequest,
   WithdrawHistory,
-} from "../schemas/wallet.js";
+} from "../../../contract/partner/wallet.js";
+import { parseId } from "../../../contract/wire-format.js";
+import { reject } from "../../../core/errors.js";
+import type { WithdrawalRecord } from "../../../store/exchange-read-models.js";
+import { defineRoutes } from "../../shared/typebox-app.js";
+import { sendRejection, sendServiceError } from "../errors.js";
+import { resolvePage } from "../pagination.js";
 import { requireSession } from "../session.js";
 import { withdrawalView } from "../views/wallet-view.js";
 import { sendMfaRejection } from "./mfa.js";

@@ -1,11 +1,11 @@
 // Orders and trades as the current interface shows them (DESIGN §8), from read-model records or,
 // for an order just placed, from the events of its own command (no read needed on the hot path).
 
+import type { Order, Trade } from "../../../contract/partner/trading.js";
+import { isoSeconds } from "../../../contract/wire-format.js";
 import type { ExchangeEvent, OrderPlacedEvent } from "../../../core/events.js";
 import { formatAtoms } from "../../../core/money.js";
 import type { OrderRecord, TradeRecord } from "../../../store/exchange-read-models.js";
-import { isoSeconds } from "../../shared/wire-format.js";
-import type { Order, Trade } from "../schemas/trading.js";
 
 const atomsPerShare = 100_000_000n;
 

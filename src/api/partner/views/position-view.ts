@@ -1,8 +1,8 @@
 // A position as GET /account/positions shows it, from its read-model row.
 
+import type { PositionRecord } from "../../../contract/partner/claims.js";
 import { formatAtoms } from "../../../core/money.js";
 import type { PositionRecord as StoredPosition } from "../../../store/exchange-read-models.js";
-import type { PositionRecord } from "../schemas/claims.js";
 
 const atomsPerShare = 100_000_000n;
 

@@ -2,6 +2,12 @@
 
 import type { ChainDeposit } from "../../../chain/chain-store.js";
 import { parseDepositKey } from "../../../chain/deposit-policy.js";
+import type {
+  DepositRecord as DepositView,
+  LedgerEntry,
+  Withdrawal,
+} from "../../../contract/partner/wallet.js";
+import { isoSeconds } from "../../../contract/wire-format.js";
 import { formatAtoms } from "../../../core/money.js";
 import type {
   DepositRecord,
@@ -9,8 +15,6 @@ import type {
   WithdrawalRecord,
 } from "../../../store/exchange-read-models.js";
 import { depositNetwork } from "../../../wallet/deposit-addresses.js";
-import { isoSeconds } from "../../shared/wire-format.js";
-import type { DepositRecord as DepositView, LedgerEntry, Withdrawal } from "../schemas/wallet.js";
 
 /** The only currency (spec 000: `coinId` is the string `2`). */
 export const walletCoinId = "2";

@@ -3,14 +3,14 @@
 // state (listedOutcomes), the catalogue's text and images from the read models (marketObject).
 
 import { defaultMarketLogoUrl } from "../../../catalog/market-detail.js";
-import { catalogDetailsOf } from "../../../catalog/market-details.js";
+import { isoSeconds } from "../../../contract/wire-format.js";
 import { type ExchangeState, poolMarketView } from "../../../core/exchange.js";
 import type { Outcome } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
 import { lotsToShares, priceUnitsToAtoms } from "../../../core/units.js";
 import { optionPriceAtoms, yesPriceAtoms } from "../../../realtime/option-price.js";
 import type { CatalogMarket } from "../../../store/exchange-read-models.js";
-import { isoSeconds } from "../../shared/wire-format.js";
+import { catalogDetailsOf } from "../../../store/market-details.js";
 import { conditionIdOf, questionIdOf } from "./condition-ids.js";
 import { baseFeeBpsOf } from "./market-parameters.js";
 import type { Market } from "./schemas.js";

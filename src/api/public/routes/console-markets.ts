@@ -6,16 +6,15 @@
 
 import { Type } from "typebox";
 import { isLanguage, negotiateLanguage } from "../../../catalog/languages.js";
+import { CategoryTree, MarketListRecord } from "../../../contract/partner/catalogue.js";
+import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
+import { MarketDetail } from "../../../contract/partner/market-detail.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { formatAtoms } from "../../../core/money.js";
-import { createConsoleQueries } from "../../../store/sqlite/console-queries.js";
-import { ok, partnerResponses } from "../../partner/envelope.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
-import { CategoryTree, MarketListRecord } from "../../partner/schemas/catalogue.js";
-import { MarketDetail } from "../../partner/schemas/market-detail.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { isoSeconds, parseId } from "../../shared/wire-format.js";
 
 export const consoleApiPrefix = "/console-api";
 /** Trades a market page shows at most. */
@@ -58,7 +57,7 @@ const TradesQuery = Type.Object({
 const MarketParams = Type.Object({ marketId: Type.String({ maxLength: 32 }) });
 
 export default defineRoutes((app, deps) => {
-  const queries = createConsoleQueries(deps.db);
+  const queries = deps.consoleQueries;
 
   app.get(
     `${consoleApiPrefix}/categories`,

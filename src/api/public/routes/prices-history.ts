@@ -11,7 +11,6 @@ import {
   type PricePoint,
   parseHistoryQuery,
 } from "../../../realtime/price-history.js";
-import { openPriceSampleStore } from "../../../realtime/price-samples.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 const atomsPerUnit = 100_000_000;
@@ -41,7 +40,7 @@ const History = Type.Object({
 const HistoryError = Type.Object({ error: Type.String() });
 
 export default defineRoutes((app, deps) => {
-  const samples = openPriceSampleStore(deps.db);
+  const samples = deps.priceSamples;
   app.get(
     "/prices-history",
     {

@@ -1,0 +1,13 @@
+// The contract (src/contract) repeats a few limits of the core, because the SDK ships with the
+// contract and without the core. These must stay the same numbers.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { challengeReasonLengthMax as wireChallengeReasonLengthMax } from "../../src/contract/legacy/applications.js";
+import { challengeReasonLengthMax } from "../../src/core/exchange.js";
+
+describe("contract limits", () => {
+  it("a challenge's reason has the same length limit on the wire as in the core", () => {
+    assert.equal(wireChallengeReasonLengthMax, challengeReasonLengthMax);
+  });
+});
