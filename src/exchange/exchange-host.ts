@@ -57,21 +57,31 @@ export interface ExchangeHost {
   close(): Promise<void>;
 }
 
+/**
+ * The read models every commit projects, in order. Shared with the crash simulation, which runs
+ * the same projectors over a database that loses power (test/sim).
+ */
+export function createExchangeProjectors(
+  db: SqliteDatabase,
+  options: Pick<ExchangeHostOptions, "projectors" | "userHistoryIndexLag"> = {},
+): SqliteProjector<ExchangeCommand, ExchangeEvent>[] {
+  // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
+  // The legacy settlement notifications read positions, so they come after the exchange's projector.
+  return [
+    createSqliteExchangeProjector(db, { userHistoryIndexLag: options.userHistoryIndexLag }),
+    createSqliteCommissionProjector(db),
+    createSqliteLegacyNotificationProjector(db),
+    ...(options.projectors ?? []),
+  ];
+}
+
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
   const { db, logger } = options;
-  const projector = createSqliteExchangeProjector(db, { userHistoryIndexLag: options.userHistoryIndexLag });
   const engine: ExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
     store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
-    // The legacy settlement notifications read positions, so they come after the exchange's projector.
-    projectors: [
-      projector,
-      createSqliteCommissionProjector(db),
-      createSqliteLegacyNotificationProjector(db),
-      ...(options.projectors ?? []),
-    ],
+    projectors: createExchangeProjectors(db, options),
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,
