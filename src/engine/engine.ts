@@ -10,7 +10,7 @@ import type { Rejection } from "../core/errors.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import { assert, EngineFatalError, EngineOverloadedError, EngineStoppedError } from "./errors.js";
 import { makeSnapshot, type ReplayVerification, recoverState, verifyReplayAgainst } from "./recovery.js";
-import type { EngineStore, JournalEntry, Projector } from "./store.js";
+import type { EngineStore, JournalEntry, JournalSource, Projector } from "./store.js";
 
 export interface EngineLimits {
   /** Commands waiting to be sequenced; one more is refused with EngineOverloadedError. */
@@ -67,6 +67,11 @@ export interface EngineOptions<State, Command, Event, Transaction> {
    * recovery rebuilt, before the engine takes a command: replay must never start serving bad state.
    */
   readonly assertState?: (state: Readonly<State>) => void;
+  /**
+   * Where verifyReplay reads the whole journal from sequence 1: the store (the default), or the
+   * journal archive followed by the store once old entries are archived (journal-archive.ts).
+   */
+  readonly journalHistory?: JournalSource<Command, Event>;
   /** Problems that do not stop the engine: a failed periodic snapshot, a throwing listener. */
   readonly onError?: (error: unknown, context: "snapshot" | "listener") => void;
 }
@@ -86,6 +91,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   readonly #decider: Decider<State, Command, Event>;
   readonly #codec: StateCodec<State>;
   readonly #store: EngineStore<Command, Event, Transaction>;
+  readonly #journalHistory: JournalSource<Command, Event>;
   readonly #projectors: readonly Projector<Transaction, Command, Event>[];
   readonly #clock: () => number;
   readonly #limits: EngineLimits;
@@ -130,6 +136,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#decider = options.decider;
     this.#codec = options.codec;
     this.#store = options.store;
+    this.#journalHistory = options.journalHistory ?? options.store;
     this.#projectors = options.projectors ?? [];
     this.#clock = options.clock ?? Date.now;
     this.#limits = { ...defaultEngineLimits, ...options.limits };
@@ -159,6 +166,11 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   /** The last command that is durable in the journal. */
   get committedSequence(): bigint {
     return this.#committedSequence;
+  }
+
+  /** The sequence of the last snapshot written (0n if none): the journal before it may be archived. */
+  get snapshotSequence(): bigint {
+    return this.#snapshotSequence;
   }
 
   get queuedCommands(): number {
@@ -246,7 +258,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       sequence: position.sequence,
       encodedState: this.#codec.encode(state),
     }));
-    return verifyReplayAgainst(this.#decider, this.#codec, this.#store, live);
+    return verifyReplayAgainst(this.#decider, this.#codec, this.#store, live, this.#journalHistory);
   }
 
   #position(): StatePosition {

@@ -33,10 +33,12 @@ describe("crash simulation of the exchange", () => {
         commands: 500,
         crashGapWritesMax: 80,
         compareReadModels: true,
+        archiveJournal: true,
       });
       assert.ok(report.crashPoints > 30, `seed ${seed}: ${report.crashPoints} power cuts`);
       assert.ok(report.acknowledged > 100, `seed ${seed}: ${report.acknowledged} acknowledged`);
       for (const kind of Object.keys(report.journaledCommands)) journaled.add(kind);
+      assert.ok(report.archivedThrough > 0n, `seed ${seed} archived part of its journal`);
     }
     const kinds = [...journaled].join(" | ");
     for (const expected of [

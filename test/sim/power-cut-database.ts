@@ -26,6 +26,8 @@ export interface PowerCutSwitch {
   readonly off: boolean;
   /** Cuts the power when write boundary `writeNumber` is reached (counting from this handle's first). */
   cutAt(writeNumber: number | undefined): void;
+  /** A write outside the database (a file) about to happen: a boundary like any other. */
+  write(): void;
 }
 
 type AnyFunction = (...args: unknown[]) => unknown;
@@ -123,6 +125,7 @@ export function withPowerCut(db: SqliteDatabase): { db: SqliteDatabase; power: P
       cutAt(writeNumber) {
         cutAtWrite = writeNumber;
       },
+      write: boundary,
     },
   };
 }

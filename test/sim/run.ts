@@ -29,6 +29,7 @@ for (let seed = first; seed < first + seeds; seed++) {
       commands: Number(values.commands),
       crashGapWritesMax: Number(values.gap),
       compareReadModels: true,
+      archiveJournal: true,
     });
     crashPoints += report.crashPoints;
     writeBoundaries += report.writeBoundaries;
