@@ -119,6 +119,7 @@ export async function startPlatform(
     db,
     projectors: [marketCatalog.projector],
     userHistoryIndexLag: options.userHistoryIndexLag,
+    journalArchiveDir: config.journalArchiveDir,
     clock: nowMs,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {
@@ -156,6 +157,7 @@ export async function startPlatform(
     catalogue,
     depositAddresses: new DepositAddresses(masterKey, createSqliteDepositAddressStore(db)),
     withdrawalRequests: new WithdrawalRequests({ engine: exchange.engine, mfa, nowMs }),
+    journalArchiver: exchange.journalArchiver,
   };
 
   const https =

@@ -6,6 +6,7 @@ import type { Catalogue } from "../catalog/catalogue.js";
 import type { CategoryService } from "../catalog/categories.js";
 import type { PlatformConfig } from "../config.js";
 import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { JournalArchiver } from "../exchange/journal-archiver.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
 import type { MfaService } from "../mfa/service.js";
@@ -42,6 +43,8 @@ export interface PlatformDeps {
   readonly depositAddresses: DepositAddresses;
   /** POST /withdraw/apply's checks, MFA ticket and RequestWithdrawal, in that order (src/wallet). */
   readonly withdrawalRequests: WithdrawalRequests;
+  /** Moves journal entries older than the latest snapshot to the archive (src/exchange/journal-archiver.ts). */
+  readonly journalArchiver?: JournalArchiver | undefined;
 }
 
 declare module "fastify" {

@@ -5,6 +5,7 @@ import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
 import { demoUsage, runDemoCommand } from "./demo.js";
 import { runDoctor } from "./doctor.js";
+import { journalUsage, runJournal } from "./journal.js";
 import { runOpenapi } from "./openapi.js";
 import { runServe } from "./serve.js";
 
@@ -24,10 +25,11 @@ ${adminExchangeUsage}
                             check a partner's signing against a running server
                             (default: data/credentials.json, http://127.0.0.1:$PREDEX_PORT)
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
+${journalUsage}
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
-PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT`;
+PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT, PREDEX_JOURNAL_ARCHIVE_DIR`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -42,6 +44,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runDoctor(rest);
     case "openapi":
       return runOpenapi(rest);
+    case "journal":
+      return runJournal(rest);
     case undefined:
     case "help":
     case "--help":

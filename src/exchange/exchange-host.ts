@@ -14,6 +14,7 @@ import {
 } from "../core/exchange.js";
 import { Engine, type EngineLimits } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
+import { JournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
@@ -28,6 +29,7 @@ import {
   createSqliteMerchantCommissions,
   type MerchantCommissionReadModel,
 } from "../store/sqlite/merchant-commissions.js";
+import { type JournalArchiver, startJournalArchiver } from "./journal-archiver.js";
 
 export type ExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
 
@@ -46,6 +48,8 @@ export interface ExchangeHostOptions {
   readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
   /** See PlatformOptions.userHistoryIndexLag. */
   readonly userHistoryIndexLag?: number | undefined;
+  /** Where journal entries older than the latest snapshot are archived (PREDEX_JOURNAL_ARCHIVE_DIR). */
+  readonly journalArchiveDir?: string | undefined;
 }
 
 export interface ExchangeHost {
@@ -53,6 +57,8 @@ export interface ExchangeHost {
   readonly readModels: ExchangeReadModels;
   /** Each merchant's fees and commission per month (for the legacy monthly bills). */
   readonly commissions: MerchantCommissionReadModel;
+  /** Moves journal entries older than the latest snapshot to the archive, on a schedule and on request. */
+  readonly journalArchiver: JournalArchiver | undefined;
   /** Stops the scheduler, then commits what is queued and writes a snapshot. */
   close(): Promise<void>;
 }
@@ -77,10 +83,17 @@ export function createExchangeProjectors(
 
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
   const { db, logger } = options;
+  const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
+  const archive =
+    options.journalArchiveDir === undefined
+      ? undefined
+      : new JournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
   const engine: ExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+    store,
+    // verifyReplay's full replay from sequence 1 reads the archived entries first.
+    ...(archive === undefined ? {} : { journalHistory: archive.history(store) }),
     projectors: createExchangeProjectors(db, options),
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
@@ -97,11 +110,15 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     onRejected: (command, rejection) => logger.debug({ command, rejection }, "scheduled command refused"),
     onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
   });
+  const journalArchiver =
+    archive === undefined ? undefined : startJournalArchiver({ engine, store, archive, logger });
   return {
     engine,
     readModels: createSqliteExchangeReadModels(db),
     commissions: createSqliteMerchantCommissions(db),
+    journalArchiver,
     async close() {
+      await journalArchiver?.stop();
       await scheduler.stop();
       await engine.close();
     },
