@@ -9,7 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pino } from "pino";
-import { exchangeDecider, exchangeStateCodec, stateHash } from "../../src/core/exchange.js";
+import {
+  type ExchangeCommand,
+  type ExchangeEvent,
+  exchangeDecider,
+  stateHash,
+} from "../../src/core/exchange.js";
 import { JournalCorruptionError } from "../../src/engine/errors.js";
 import { initialPosition, replayJournal } from "../../src/engine/recovery.js";
 import { openExchangeHost } from "../../src/exchange/exchange-host.js";
@@ -54,7 +59,7 @@ describe("journal archive", () => {
     const run = await host.journalArchiver!.runNow();
     assert.equal(run.archivedThrough, String(host.engine.snapshotSequence));
     assert.ok(run.archivedEntries > 100 && run.segments > 0);
-    const store = new SqliteEngineStore(db);
+    const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
     assert.equal(
       await store.firstSequence(),
       host.engine.snapshotSequence + 1n,
