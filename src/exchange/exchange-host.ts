@@ -16,6 +16,7 @@ import { Engine, type EngineLimits } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
 import { JournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
+import type { JournalEntry } from "../engine/store.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 import { SqliteEngineStore, type SqliteProjector } from "../store/sqlite/engine-store.js";
@@ -73,12 +74,37 @@ export function createExchangeProjectors(
 ): SqliteProjector<ExchangeCommand, ExchangeEvent>[] {
   // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
   // The legacy settlement notifications read positions, so they come after the exchange's projector.
-  return [
+  const projectors = [
     createSqliteExchangeProjector(db, { userHistoryIndexLag: options.userHistoryIndexLag }),
     createSqliteCommissionProjector(db),
     createSqliteLegacyNotificationProjector(db),
-    ...(options.projectors ?? []),
   ];
+  return [projectUpToEachSettlement(projectors), ...(options.projectors ?? [])];
+}
+
+/**
+ * Runs the projectors over a batch cut right after each entry that settles or voids a market, so
+ * the settlement notifications read positions as they were at the settlement. Over the whole batch
+ * at once, a claim committed in the same batch had already emptied the positions they read (the
+ * crash simulation found it: the notifications differed from a projection one entry at a time).
+ */
+function projectUpToEachSettlement(
+  projectors: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[],
+): SqliteProjector<ExchangeCommand, ExchangeEvent> {
+  const run = (db: SqliteDatabase, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    for (const projector of projectors) projector(db, entries);
+  };
+  return (db, entries) => {
+    let start = 0;
+    entries.forEach((entry, index) => {
+      if (entry.events.some((event) => event.type === "MarketSettled" || event.type === "MarketVoided")) {
+        run(db, entries.slice(start, index + 1));
+        start = index + 1;
+      }
+    });
+    if (start === 0) run(db, entries);
+    else if (start < entries.length) run(db, entries.slice(start));
+  };
 }
 
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
