@@ -3,6 +3,7 @@
 // Every price here is in price units and every quantity in lots (units.ts), so the arithmetic is
 // exact integer arithmetic on JS numbers; bigint appears only where events carry money out.
 
+import { rememberedOrderId } from "./client-order-ids.js";
 import type { PlaceOrderCommand } from "./commands.js";
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
@@ -84,7 +85,7 @@ export function decidePlaceOrder(
     ) {
       return invalid(`clientOrderId must be 1 to ${clientOrderIdLengthMax} characters`);
     }
-    const firstOrderId = account?.clientOrderIds.get(clientOrderId);
+    const firstOrderId = rememberedOrderId(account, clientOrderId, context.nowMs);
     if (firstOrderId !== undefined) {
       return {
         ok: true,

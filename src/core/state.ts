@@ -2,6 +2,7 @@
 // the counters here, in the order commands are decided, so a replay allocates the same ids.
 
 import type { BookKind } from "./book/order-book.js";
+import type { ClientOrderIdRegistry } from "./client-order-ids.js";
 import type { Account, LedgerTotals } from "./ledger.js";
 import type { MarketResolution } from "./lifecycle.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
@@ -40,6 +41,8 @@ export interface ExchangeState {
   readonly resolutions: Map<number, MarketResolution>;
   /** Claimed positions: position id → atoms paid (claims.ts). */
   readonly claims: Map<number, bigint>;
+  /** Every user's remembered clientOrderIds, oldest first; derived from the accounts, not encoded. */
+  readonly clientOrderIdRegistry: ClientOrderIdRegistry;
   /** AMM and parimutuel terms and pools (pool-models.ts). */
   readonly pools: PoolModels;
   readonly totals: LedgerTotals;
@@ -67,6 +70,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     withdrawals: new Map(),
     resolutions: new Map(),
     claims: new Map(),
+    clientOrderIdRegistry: new Map(),
     pools: createPoolModels(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },
   };
