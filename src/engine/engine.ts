@@ -10,7 +10,8 @@ import type { Rejection } from "../core/errors.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import { assert, EngineFatalError, EngineOverloadedError, EngineStoppedError } from "./errors.js";
 import { makeSnapshot, type ReplayVerification, recoverState, verifyReplayAgainst } from "./recovery.js";
-import type { EngineStore, JournalEntry, JournalSource, Projector } from "./store.js";
+import { SnapshotWorker, type SnapshotWorkerCore } from "./snapshot-worker.js";
+import type { EngineStore, JournalEntry, JournalSource, Projector, StateSnapshot } from "./store.js";
 
 export interface EngineLimits {
   /** Commands waiting to be sequenced; one more is refused with EngineOverloadedError. */
@@ -72,6 +73,11 @@ export interface EngineOptions<State, Command, Event, Transaction> {
    * journal archive followed by the store once old entries are archived (journal-archive.ts).
    */
   readonly journalHistory?: JournalSource<Command, Event>;
+  /**
+   * Encode snapshots on a worker thread that keeps its own copy of the state (snapshot-worker.ts),
+   * so a large state's snapshot never stalls the event loop. Without it they are encoded inline.
+   */
+  readonly snapshotWorker?: SnapshotWorkerCore;
   /** Problems that do not stop the engine: a failed periodic snapshot, a throwing listener. */
   readonly onError?: (error: unknown, context: "snapshot" | "listener") => void;
 }
@@ -117,6 +123,9 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   /** The running drain loop, if any; at most one exists. */
   #loop: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  readonly #snapshotWorker: SnapshotWorker | undefined;
+  /** A snapshot being encoded on the worker and written, if any; at most one at a time. */
+  #snapshotInFlight: Promise<void> | undefined;
 
   /** Recovers state from the store (latest snapshot + journal) and starts taking commands. */
   static async open<State, Command, Event, Transaction>(
@@ -152,6 +161,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#nowMsFloor = recovered.nowMs;
     this.#snapshotSequence = recovered.snapshotSequence;
     this.#snapshotAttemptSequence = recovered.snapshotSequence;
+    this.#snapshotWorker =
+      options.snapshotWorker === undefined
+        ? undefined
+        : new SnapshotWorker(options.snapshotWorker, {
+            encodedState: options.codec.encode(recovered.state),
+            sequence: recovered.sequence,
+            nowMs: recovered.nowMs,
+          });
   }
 
   get phase(): EnginePhase {
@@ -242,9 +259,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#phase = "closing";
     this.#closing = (async () => {
       while (this.#loop !== undefined) await this.#loop;
+      await this.#snapshotInFlight;
       if (this.#phase === "failed") return;
       this.#phase = "closed";
-      if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+      try {
+        if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+      } finally {
+        await this.#snapshotWorker?.close();
+      }
     })();
     return this.#closing;
   }
@@ -317,6 +339,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       results.push({ ok: true, sequence, nowMs, events: decision.events });
     }
     if (entries.length > 0) await this.#store.commitBatch(entries, this.#projectors);
+    // The worker's copy follows only what is durable, in commit order.
+    if (entries.length > 0) this.#snapshotWorker?.apply(entries);
 
     this.#committedSequence = sequence;
     if (entries.length > 0) this.#committedNowMs = nowMs;
@@ -357,6 +381,17 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #maybeSnapshot(): Promise<void> {
     if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
       return;
+    if (this.#snapshotWorker !== undefined) {
+      // Not awaited: the worker encodes while the engine goes on committing. The request is posted
+      // now, after this batch's events and before the next batch's, so it is the state right here.
+      if (this.#snapshotInFlight !== undefined) return;
+      this.#snapshotInFlight = this.#saveSnapshot()
+        .catch((error: unknown) => this.#onError(error, "snapshot"))
+        .finally(() => {
+          this.#snapshotInFlight = undefined;
+        });
+      return;
+    }
     try {
       await this.#saveSnapshot();
     } catch (error) {
@@ -369,8 +404,12 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #saveSnapshot(): Promise<void> {
     const position = { state: this.#state, sequence: this.#committedSequence, nowMs: this.#committedNowMs };
     this.#snapshotAttemptSequence = position.sequence;
-    await this.#store.saveSnapshot(makeSnapshot(this.#codec, position));
-    this.#snapshotSequence = position.sequence;
+    const snapshot: StateSnapshot =
+      this.#snapshotWorker === undefined
+        ? makeSnapshot(this.#codec, position)
+        : await this.#snapshotWorker.snapshot(position.sequence);
+    await this.#store.saveSnapshot(snapshot);
+    if (snapshot.sequence > this.#snapshotSequence) this.#snapshotSequence = snapshot.sequence;
   }
 
   #fail(cause: unknown): void {
@@ -386,6 +425,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
     for (const pending of abandoned) pending.reject(error);
+    void this.#snapshotWorker?.close();
     for (const reader of readers) reader.reject(error);
     this.#onFatal(error);
   }

@@ -107,6 +107,13 @@ function projectUpToEachSettlement(
   };
 }
 
+/** Where the snapshot worker finds the exchange core (src/engine/snapshot-worker.ts). */
+export const exchangeSnapshotWorker = {
+  moduleUrl: new URL("../core/exchange.js", import.meta.url).href,
+  deciderExport: "exchangeDecider",
+  codecExport: "exchangeStateCodec",
+} as const;
+
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
   const { db, logger } = options;
   const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
@@ -120,6 +127,8 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     store,
     // verifyReplay's full replay from sequence 1 reads the archived entries first.
     ...(archive === undefined ? {} : { journalHistory: archive.history(store) }),
+    // Snapshots are encoded on a worker thread: at a million orders that takes seconds (bench:snapshot).
+    snapshotWorker: exchangeSnapshotWorker,
     projectors: createExchangeProjectors(db, options),
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
