@@ -381,7 +381,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #maybeSnapshot(): Promise<void> {
     if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
       return;
-    if (this.#snapshotWorker !== undefined) {
+    if (this.#snapshotWorker !== undefined && !this.#snapshotWorker.failed) {
       // Not awaited: the worker encodes while the engine goes on committing. The request is posted
       // now, after this batch's events and before the next batch's, so it is the state right here.
       if (this.#snapshotInFlight !== undefined) return;
@@ -404,8 +404,9 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #saveSnapshot(): Promise<void> {
     const position = { state: this.#state, sequence: this.#committedSequence, nowMs: this.#committedNowMs };
     this.#snapshotAttemptSequence = position.sequence;
+    // A failed worker (reported through onError once) falls back to encoding inline.
     const snapshot: StateSnapshot =
-      this.#snapshotWorker === undefined
+      this.#snapshotWorker === undefined || this.#snapshotWorker.failed
         ? makeSnapshot(this.#codec, position)
         : await this.#snapshotWorker.snapshot(position.sequence);
     await this.#store.saveSnapshot(snapshot);

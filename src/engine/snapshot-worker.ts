@@ -72,6 +72,11 @@ export class SnapshotWorker {
     });
   }
 
+  /** True once the worker has failed; its copy of the state can no longer be trusted. */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
   /** A committed batch, in sequence order: the worker folds its events. */
   apply(entries: readonly { sequence: bigint; nowMs: number; events: readonly unknown[] }[]): void {
     if (this.#failure !== undefined) return;

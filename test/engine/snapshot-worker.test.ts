@@ -17,7 +17,11 @@ import { exchangeSnapshotWorker } from "../../src/exchange/exchange-host.js";
 import { MemoryEngineStore, type MemoryTransaction } from "../../src/store/memory/engine-store.js";
 import { CommandStream } from "../sim/command-stream.js";
 
-function open(store: MemoryEngineStore<ExchangeCommand, ExchangeEvent>, worker: boolean) {
+function open(
+  store: MemoryEngineStore<ExchangeCommand, ExchangeEvent>,
+  worker: boolean | typeof exchangeSnapshotWorker,
+  onError: (error: unknown) => void = () => {},
+) {
   let nowMs = 1_800_000_000_000;
   return Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, MemoryTransaction>({
     decider: exchangeDecider,
@@ -25,7 +29,8 @@ function open(store: MemoryEngineStore<ExchangeCommand, ExchangeEvent>, worker: 
     store,
     clock: () => (nowMs += 100),
     limits: { snapshotEveryCommands: 25 },
-    ...(worker ? { snapshotWorker: exchangeSnapshotWorker } : {}),
+    ...(worker === false ? {} : { snapshotWorker: worker === true ? exchangeSnapshotWorker : worker }),
+    onError,
     onFatal: (error) => {
       throw error;
     },
@@ -55,5 +60,29 @@ describe("snapshot worker", () => {
     assert.equal(await reopened.read((state) => exchangeStateCodec.encode(state)), live);
     assert.ok((await reopened.verifyReplay()).identical);
     await reopened.close();
+  });
+
+  it("falls back to encoding inline when the worker fails", async () => {
+    const store = new MemoryEngineStore<ExchangeCommand, ExchangeEvent>();
+    const errors: unknown[] = [];
+    const broken = {
+      ...exchangeSnapshotWorker,
+      moduleUrl: new URL("./no-such-core.js", import.meta.url).href,
+    };
+    const engine = await open(store, broken, (error) => errors.push(error));
+    for (let index = 0; index < 60; index++) {
+      await engine.submit({
+        type: "Deposit",
+        userId: 1 + (index % 3),
+        amount: 100_000_000n,
+        txHash: `0x${index}`,
+      });
+      // Let the worker's failure arrive.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await engine.close();
+    const live = await engine.read((state) => exchangeStateCodec.encode(state));
+    assert.equal(store.durableImage.snapshots.at(-1)?.state, live, "snapshots are still written");
+    assert.ok(errors.length <= 1, "the failure is reported, not repeated");
   });
 });
