@@ -58,11 +58,13 @@ export class SnapshotWorker {
           { eval: true, workerData: data },
         )
       : new Worker(url, { workerData: data });
-    // The worker never keeps the process alive on its own.
+    // The worker keeps the process alive only while a snapshot is being encoded (an engine closing
+    // waits for its last snapshot; an idle worker must not hold a stopping process open).
     this.#worker.unref();
     this.#worker.on("message", (message: FromWorker) => {
       const waiting = this.#waiting;
       this.#waiting = undefined;
+      this.#worker.unref();
       if (message.kind === "snapshot") waiting?.resolve(message.snapshot);
       else this.#fail(new Error(`snapshot worker: ${message.message}`), waiting);
     });
@@ -97,6 +99,7 @@ export class SnapshotWorker {
     if (this.#waiting !== undefined) return Promise.reject(new Error("a snapshot is already being encoded"));
     return new Promise((resolve, reject) => {
       this.#waiting = { resolve, reject };
+      this.#worker.ref();
       const message: ToWorker = { kind: "snapshot", sequence };
       this.#worker.postMessage(message);
     });
@@ -108,6 +111,8 @@ export class SnapshotWorker {
 
   #fail(error: Error, waiting: { reject: (error: Error) => void } | undefined): void {
     this.#failure ??= error;
+    this.#waiting = undefined;
+    this.#worker.unref();
     waiting?.reject(error);
   }
 }
