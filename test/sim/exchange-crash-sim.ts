@@ -265,7 +265,9 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   };
   if (options.firstCrashAtWrite === undefined) cutNext();
   else opened.power.cutAt(writesAtOpen + options.firstCrashAtWrite);
-  while (submitted < options.commands) {
+  // A power cut in the last group (a periodic snapshot's write, whose failure the engine only
+  // reports) is recovered from before the clean close, like any other.
+  while (submitted < options.commands || opened.power.off || opened.engine.phase !== "running") {
     const { engine, power } = opened;
     if (!power.off && engine.phase === "running") {
       const size = 1 + Math.floor(random() * groupCommandsMax);
