@@ -1,7 +1,7 @@
 // Every PREDEX_* environment variable, parsed once into a typed, validated configuration.
 // Nothing else in the codebase reads process.env.
 
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { type ChainConfig, loadChainConfig } from "./chain/chain-config.js";
 
 export interface ListenerConfig {
@@ -18,6 +18,8 @@ export interface TlsConfig {
 export interface PlatformConfig {
   /** Holds the SQLite file, the master key, the admin token and the demo credentials. */
   readonly dataDir: string;
+  /** Journal entries older than the latest snapshot go here (PREDEX_JOURNAL_ARCHIVE_DIR, default `<dataDir>/journal-archive`). */
+  readonly journalArchiveDir: string;
   /** `postgres://…` selects PostgreSQL (DESIGN §1); undefined means the embedded SQLite store. */
   readonly databaseUrl: string | undefined;
   readonly gateway: ListenerConfig;
@@ -62,6 +64,10 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
   }
   return {
     dataDir: resolve(text(env, "PREDEX_DATA_DIR") ?? "./data"),
+    journalArchiveDir: resolve(
+      text(env, "PREDEX_JOURNAL_ARCHIVE_DIR") ??
+        join(text(env, "PREDEX_DATA_DIR") ?? "./data", "journal-archive"),
+    ),
     databaseUrl: text(env, "PREDEX_DATABASE_URL"),
     gateway: { host, port: port(env, "PREDEX_PORT", 8080) },
     public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081) },

@@ -141,6 +141,7 @@ export async function startPlatform(
     db,
     projectors: [marketCatalog.projector],
     userHistoryIndexLag: options.userHistoryIndexLag,
+    journalArchiveDir: config.journalArchiveDir,
     clock: nowMs,
     observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
@@ -218,6 +219,7 @@ export async function startPlatform(
     consoleQueries: createConsoleQueries(db),
     legacyStores: createSqliteLegacyStores(db),
     priceSamples: openPriceSampleStore(db),
+    journalArchiver: exchange.journalArchiver,
   };
 
   const https =

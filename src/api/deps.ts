@@ -7,6 +7,7 @@ import type { CategoryService } from "../catalog/categories.js";
 import type { ChainWallet } from "../chain/chain-wallet.js";
 import type { PlatformConfig } from "../config.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import type { JournalArchiver } from "../exchange/journal-archiver.js";
 import type { GatewayVerifier } from "../gateway/verifier.js";
 import type { AuthenticatedPartner, IdentityService } from "../identity/service.js";
 import type { PlatformMetrics } from "../metrics/platform-metrics.js";
@@ -61,6 +62,8 @@ export interface PlatformDeps {
   readonly legacyStores: LegacyStores;
   /** Per-minute price samples: the sampler writes them, GET /prices-history reads them (src/store). */
   readonly priceSamples: PriceSampleStore;
+  /** Moves journal entries older than the latest snapshot to the archive (src/exchange/journal-archiver.ts). */
+  readonly journalArchiver?: JournalArchiver | undefined;
 }
 
 declare module "fastify" {

@@ -6,6 +6,7 @@ import { adminExchangeUsage } from "./admin-exchange.js";
 import { backupUsage, runBackup, runRestore } from "./backup.js";
 import { demoUsage, runDemoCommand } from "./demo.js";
 import { runDoctor } from "./doctor.js";
+import { journalUsage, runJournal } from "./journal.js";
 import { runOpenapi } from "./openapi.js";
 import { runServe } from "./serve.js";
 
@@ -27,6 +28,8 @@ ${adminExchangeUsage}
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
 ${backupUsage}
 
+${journalUsage}
+
 Operations (admin listener): GET /healthz and /readyz (no token; /readyz is 503 until the engine
 runs and the database answers); GET /metrics (Prometheus text, admin token). Rate limits: 50
 requests/s per merchant on the legacy listener; a partner's own limit on the signed host with
@@ -34,7 +37,8 @@ POST /admin/partners/{merchantId}/rate-limit {"rateLimitPerSecond": N | null} (5
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
-PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT
+PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT,
+PREDEX_JOURNAL_ARCHIVE_DIR
 
 Chain wallet (docs/chain.md; without the first two, no chain: deposits by the operator only):
   PREDEX_CHAIN_RPC_URL        an EVM node's JSON-RPC URL; with PREDEX_USDT_CONTRACT (the token's
@@ -64,6 +68,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runBackup(rest);
     case "restore":
       return runRestore(rest);
+    case "journal":
+      return runJournal(rest);
     case undefined:
     case "help":
     case "--help":

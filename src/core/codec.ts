@@ -6,6 +6,7 @@
 import { createBook } from "./book/create-book.js";
 import type { BookKind } from "./book/order-book.js";
 import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./book/orders.js";
+import { rebuildClientOrderIdRegistry } from "./client-order-ids.js";
 import type { StateCodec } from "./decider.js";
 import { evolveRestOrder } from "./evolve.js";
 import { decodeLifecycle, encodeLifecycle } from "./lifecycle/codec.js";
@@ -93,7 +94,11 @@ export function encodeState(state: ExchangeState): string {
         String(position.cost),
         String(position.realizedPnl),
       ]),
-      byText(account.clientOrderIds),
+      byText(account.clientOrderIds).map(([clientOrderId, { orderId, atMs }]) => [
+        clientOrderId,
+        orderId,
+        atMs,
+      ]),
     ]),
     orders: state.orders
       .values()
@@ -233,8 +238,9 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       };
       account.positions.set(position.optionId, position);
     }
-    for (const [clientOrderId, orderId] of clientOrderIds as [string, number][]) {
-      account.clientOrderIds.set(clientOrderId, orderId);
+    // Snapshots from before the retention window have no time: such ids count as expired.
+    for (const [clientOrderId, orderId, atMs] of clientOrderIds as [string, number, number?][]) {
+      account.clientOrderIds.set(clientOrderId, { orderId, atMs: atMs ?? 0 });
     }
     state.accounts.set(account.userId, account);
   }
@@ -285,6 +291,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       requestedAtMs: requestedAtMs as number,
     });
   }
+  rebuildClientOrderIdRegistry(state);
   decodeLifecycle(state, data);
   decodePools(state, data);
   return state;

@@ -4,6 +4,7 @@
 
 import { createBook } from "./book/create-book.js";
 import { bookSideOf, type Order, yesPriceOf } from "./book/orders.js";
+import { forgetExpiredClientOrderIds, rememberClientOrderId } from "./client-order-ids.js";
 import type {
   DepositCreditedEvent,
   ExchangeEvent,
@@ -192,7 +193,9 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
   if (event.orderId !== counters.nextOrderId) throw new Error("evolve: order id out of sequence");
   counters.nextOrderId = event.orderId + 1;
   const account = accountFor(state, event.userId);
-  if (event.clientOrderId !== null) account.clientOrderIds.set(event.clientOrderId, event.orderId);
+  forgetExpiredClientOrderIds(state, event.createdAtMs);
+  if (event.clientOrderId !== null)
+    rememberClientOrderId(state, account, event.clientOrderId, event.orderId, event.createdAtMs);
   if (event.restingShares === 0n) return;
 
   // The rest of the order goes on the book; its funds or shares are frozen now.

@@ -126,6 +126,7 @@ export function checkInvariants(state: ExchangeState): string[] {
   }
   if (withExpiry !== state.ordersWithExpiry.size)
     problems.push("expiry index holds orders that are not resting");
+  let rememberedClientOrderIds = 0;
   for (const account of state.accounts.values()) {
     const frozen = frozenByUser.get(account.userId) ?? 0n;
     if (account.frozen !== frozen)
@@ -139,11 +140,17 @@ export function checkInvariants(state: ExchangeState): string[] {
       if (position.frozenShares !== frozenShares)
         problems.push(`position ${position.positionId}: frozen shares wrong`);
     }
-    for (const orderId of account.clientOrderIds.values()) {
+    for (const [clientOrderId, { orderId }] of account.clientOrderIds) {
       if (orderId >= counters.nextOrderId)
         problems.push(`user ${account.userId}: clientOrderId for unissued order`);
+      const registered = state.clientOrderIdRegistry.get(orderId);
+      if (registered?.userId !== account.userId || registered.clientOrderId !== clientOrderId)
+        problems.push(`user ${account.userId}: clientOrderId ${clientOrderId} missing from the registry`);
+      rememberedClientOrderIds += 1;
     }
   }
+  if (rememberedClientOrderIds !== state.clientOrderIdRegistry.size)
+    problems.push("the clientOrderId registry holds ids no account remembers");
   for (const [userId] of frozenByUser)
     if (!state.accounts.has(userId)) problems.push(`order of unknown user ${userId}`);
 

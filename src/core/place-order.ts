@@ -3,6 +3,7 @@
 // to the market's model: the order book (book/place-order.ts) or a pool (pools/orders.ts).
 
 import { decideBookOrder } from "./book/place-order.js";
+import { rememberedOrderId } from "./client-order-ids.js";
 import type { PlaceOrderCommand } from "./commands.js";
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
@@ -38,7 +39,7 @@ export function decidePlaceOrder(
     ) {
       return invalid(`clientOrderId must be 1 to ${clientOrderIdLengthMax} characters`);
     }
-    const firstOrderId = account?.clientOrderIds.get(clientOrderId);
+    const firstOrderId = rememberedOrderId(account, clientOrderId, context.nowMs);
     if (firstOrderId !== undefined) {
       return {
         ok: true,

@@ -221,7 +221,7 @@ export function orderIdByClientOrderId(
   userId: number,
   clientOrderId: string,
 ): number | null {
-  return state.accounts.get(userId)?.clientOrderIds.get(clientOrderId) ?? null;
+  return state.accounts.get(userId)?.clientOrderIds.get(clientOrderId)?.orderId ?? null;
 }
 
 export interface BalanceView {

@@ -4,6 +4,7 @@
 import type { BookKind } from "./book/order-book.js";
 import { OrderIndex } from "./book/order-index.js";
 import type { Order } from "./book/orders.js";
+import type { ClientOrderIdRegistry } from "./client-order-ids.js";
 import type { MarketResolution } from "./lifecycle/resolution.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
 import { createPoolModels, type PoolModels } from "./pools/models.js";
@@ -40,6 +41,8 @@ export interface ExchangeState {
   readonly resolutions: Map<number, MarketResolution>;
   /** Claimed positions: position id → atoms paid (lifecycle/claims.ts). */
   readonly claims: Map<number, bigint>;
+  /** Every user's remembered clientOrderIds, oldest first; derived from the accounts, not encoded. */
+  readonly clientOrderIdRegistry: ClientOrderIdRegistry;
   /** AMM and parimutuel terms and pools (pools/models.ts). */
   readonly pools: PoolModels;
   readonly totals: LedgerTotals;
@@ -67,6 +70,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     withdrawals: new Map(),
     resolutions: new Map(),
     claims: new Map(),
+    clientOrderIdRegistry: new Map(),
     pools: createPoolModels(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },
   };

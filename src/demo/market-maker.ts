@@ -1,5 +1,5 @@
 // The demo's market-making bot: as one demo user it keeps a few bid and ask levels around a slowly
-// moving fair price on each orderbook market (LIMIT GTC, cancelled and replaced every tick), and
+// moving fair price on each orderbook market (LIMIT GTC, moved when the price moves), and
 // as a second user it now and then takes one of those quotes, so that trades, price history and
 // WebSocket events happen while a newcomer looks. It only ever calls the signed API through the
 // clients it is given; refusals are logged and the next tick goes on. Every loop is bounded.
@@ -134,7 +134,12 @@ class Bot implements MarketMaker {
     }
   }
 
-  /** Cancels the maker's resting orders on the market, then quotes fresh levels around the fair price. */
+  /**
+   * Moves the maker's quotes to the levels around the fair price: an order already resting at a
+   * wanted level stays, the others are cancelled, and only the missing levels are placed. The fair
+   * price moves a tick now and then, so most ticks write nothing, and a move rewrites two levels
+   * instead of all six (the demo's journal and order history grow that much slower).
+   */
   async #requote(state: MarketState, budget: TickBudget): Promise<void> {
     const { market } = state;
     const maker = this.#options.maker;
@@ -142,26 +147,42 @@ class Bot implements MarketMaker {
       maker.getOpenOrders({ marketId: market.marketId, pageSize: openOrdersReadMax }),
     );
     if (open === undefined) return;
+    // A bid is BUY Yes at p; an ask is BUY No at 1 − p: both need only cash, never inventory.
+    const wanted = quoteLevels(state.fairTicks).map((quote) => ({
+      optionId: quote.side === "bid" ? market.yesOptionId : market.noOptionId,
+      limitPrice: priceOf(quote.side === "bid" ? quote.ticks : ticksPerUnit - quote.ticks),
+      shares: quote.shares,
+      resting: false,
+    }));
     let stillOpen = open.records.length;
     for (const order of open.records) {
+      const level = wanted.find(
+        (quote) =>
+          !quote.resting &&
+          quote.optionId === order.optionId &&
+          quote.limitPrice === Number(order.limitPrice),
+      );
+      if (level !== undefined) {
+        level.resting = true;
+        continue;
+      }
       if (!this.#spend(budget)) break;
       const cancelled = await this.#attempt("cancel", () => maker.cancelOrder(order.orderId));
       if (cancelled !== undefined) stillOpen -= 1;
     }
     const room = openOrdersPerMarketMax - stillOpen;
-    const quotes = quoteLevels(state.fairTicks).slice(0, Math.max(0, room));
-    for (const quote of quotes) {
+    const missing = wanted.filter((quote) => !quote.resting).slice(0, Math.max(0, room));
+    for (const quote of missing) {
       if (!this.#spend(budget)) return;
-      // A bid is BUY Yes at p; an ask is BUY No at 1 − p: both need only cash, never inventory.
       await this.#attempt("quote", () =>
         maker.createOrder({
           marketId: market.marketId,
           outcomeId: market.outcomeId,
-          optionId: quote.side === "bid" ? market.yesOptionId : market.noOptionId,
+          optionId: quote.optionId,
           side: "BUY",
           orderType: "LIMIT",
           timeInForce: "GTC",
-          limitPrice: priceOf(quote.side === "bid" ? quote.ticks : ticksPerUnit - quote.ticks),
+          limitPrice: quote.limitPrice,
           shares: quote.shares,
         }),
       );

@@ -16,7 +16,8 @@ import {
   recoverState,
   verifyReplayAgainst,
 } from "./recovery.js";
-import type { EngineStore, JournalEntry, Projector } from "./store.js";
+import { SnapshotWorker, type SnapshotWorkerCore } from "./snapshot-worker.js";
+import type { EngineStore, JournalEntry, JournalSource, Projector, StateSnapshot } from "./store.js";
 
 export interface EngineLimits {
   /** Commands waiting to be sequenced; one more is refused with EngineOverloadedError. */
@@ -73,6 +74,16 @@ export interface EngineOptions<State, Command, Event, Transaction> {
    * recovery rebuilt, before the engine takes a command: replay must never start serving bad state.
    */
   readonly assertState?: (state: Readonly<State>) => void;
+  /**
+   * Where verifyReplay reads the whole journal from sequence 1: the store (the default), or the
+   * journal archive followed by the store once old entries are archived (journal-archive.ts).
+   */
+  readonly journalHistory?: JournalSource<Command, Event>;
+  /**
+   * Encode snapshots on a worker thread that keeps its own copy of the state (snapshot-worker.ts),
+   * so a large state's snapshot never stalls the event loop. Without it they are encoded inline.
+   */
+  readonly snapshotWorker?: SnapshotWorkerCore;
   /** Problems that do not stop the engine: a failed periodic snapshot, a throwing listener. */
   readonly onError?: (error: unknown, context: "snapshot" | "listener") => void;
   /**
@@ -107,6 +118,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   readonly #decider: Decider<State, Command, Event>;
   readonly #codec: StateCodec<State>;
   readonly #store: EngineStore<Command, Event, Transaction>;
+  readonly #journalHistory: JournalSource<Command, Event>;
   readonly #projectors: readonly Projector<Transaction, Command, Event>[];
   readonly #clock: () => number;
   readonly #limits: EngineLimits;
@@ -133,6 +145,9 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   /** The running drain loop, if any; at most one exists. */
   #loop: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  readonly #snapshotWorker: SnapshotWorker | undefined;
+  /** A snapshot being encoded on the worker and written, if any; at most one at a time. */
+  #snapshotInFlight: Promise<void> | undefined;
 
   /** Recovers state from the store (latest snapshot + journal) and starts taking commands. */
   static async open<State, Command, Event, Transaction>(
@@ -157,6 +172,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#decider = options.decider;
     this.#codec = options.codec;
     this.#store = options.store;
+    this.#journalHistory = options.journalHistory ?? options.store;
     this.#projectors = options.projectors ?? [];
     this.#clock = options.clock ?? Date.now;
     this.#limits = { ...defaultEngineLimits, ...options.limits };
@@ -173,6 +189,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#nowMsFloor = recovered.nowMs;
     this.#snapshotSequence = recovered.snapshotSequence;
     this.#snapshotAttemptSequence = recovered.snapshotSequence;
+    this.#snapshotWorker =
+      options.snapshotWorker === undefined
+        ? undefined
+        : new SnapshotWorker(options.snapshotWorker, {
+            encodedState: options.codec.encode(recovered.state),
+            sequence: recovered.sequence,
+            nowMs: recovered.nowMs,
+          });
   }
 
   get phase(): EnginePhase {
@@ -187,6 +211,11 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   /** The last command that is durable in the journal. */
   get committedSequence(): bigint {
     return this.#committedSequence;
+  }
+
+  /** The sequence of the last snapshot written (0n if none): the journal before it may be archived. */
+  get snapshotSequence(): bigint {
+    return this.#snapshotSequence;
   }
 
   get queuedCommands(): number {
@@ -258,9 +287,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#phase = "closing";
     this.#closing = (async () => {
       while (this.#loop !== undefined) await this.#loop;
+      await this.#snapshotInFlight;
       if (this.#phase === "failed") return;
       this.#phase = "closed";
-      if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+      try {
+        if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+      } finally {
+        await this.#snapshotWorker?.close();
+      }
     })();
     return this.#closing;
   }
@@ -274,7 +308,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       sequence: position.sequence,
       encodedState: this.#codec.encode(state),
     }));
-    return verifyReplayAgainst(this.#decider, this.#codec, this.#store, live);
+    return verifyReplayAgainst(this.#decider, this.#codec, this.#store, live, this.#journalHistory);
   }
 
   #position(): StatePosition {
@@ -337,6 +371,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       await this.#store.commitBatch(entries, this.#projectors);
       this.#observer?.batchCommitted(batch.length, entries.length, (performance.now() - startedMs) / 1000);
     }
+    // The worker's copy follows only what is durable, in commit order.
+    if (entries.length > 0) this.#snapshotWorker?.apply(entries);
 
     this.#committedSequence = sequence;
     if (entries.length > 0) this.#committedNowMs = nowMs;
@@ -377,6 +413,17 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #maybeSnapshot(): Promise<void> {
     if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
       return;
+    if (this.#snapshotWorker !== undefined && !this.#snapshotWorker.failed) {
+      // Not awaited: the worker encodes while the engine goes on committing. The request is posted
+      // now, after this batch's events and before the next batch's, so it is the state right here.
+      if (this.#snapshotInFlight !== undefined) return;
+      this.#snapshotInFlight = this.#saveSnapshot()
+        .catch((error: unknown) => this.#onError(error, "snapshot"))
+        .finally(() => {
+          this.#snapshotInFlight = undefined;
+        });
+      return;
+    }
     try {
       await this.#saveSnapshot();
     } catch (error) {
@@ -390,9 +437,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     const position = { state: this.#state, sequence: this.#committedSequence, nowMs: this.#committedNowMs };
     this.#snapshotAttemptSequence = position.sequence;
     const startedMs = this.#observer === undefined ? 0 : performance.now();
-    await this.#store.saveSnapshot(makeSnapshot(this.#codec, position));
+    // A failed worker (reported through onError once) falls back to encoding inline.
+    const snapshot: StateSnapshot =
+      this.#snapshotWorker === undefined || this.#snapshotWorker.failed
+        ? makeSnapshot(this.#codec, position)
+        : await this.#snapshotWorker.snapshot(position.sequence);
+    await this.#store.saveSnapshot(snapshot);
     this.#observer?.snapshotSaved((performance.now() - startedMs) / 1000);
-    this.#snapshotSequence = position.sequence;
+    if (snapshot.sequence > this.#snapshotSequence) this.#snapshotSequence = snapshot.sequence;
   }
 
   #fail(cause: unknown): void {
@@ -408,6 +460,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
     for (const pending of abandoned) pending.reject(error);
+    void this.#snapshotWorker?.close();
     for (const reader of readers) reader.reject(error);
     this.#onFatal(error);
   }

@@ -1,12 +1,13 @@
 // Rebuilds the core's state at start: the latest snapshot, then every journal entry after it folded
-// through `evolve`. The journal is never truncated, so a full replay from the initial state is
-// always possible; verifyReplay uses that to prove live state, snapshot + tail and full replay agree
+// through `evolve`. Entries older than the latest snapshot may have moved to the journal archive
+// (journal-archive.ts), so a full replay from the initial state reads the archive and then the
+// live journal; verifyReplay uses that to prove live state, snapshot + tail and full replay agree
 // byte for byte (TigerBeetle's "assert after replay").
 
 import { createHash } from "node:crypto";
 import type { Decider, StateCodec } from "../core/decider.js";
 import { assert, JournalCorruptionError } from "./errors.js";
-import type { EngineStore, StateSnapshot } from "./store.js";
+import type { EngineStore, JournalSource, StateSnapshot } from "./store.js";
 
 /** State as of a journal position. */
 export interface StateAtSequence<State> {
@@ -64,7 +65,7 @@ export function restoreSnapshot<State>(
  */
 export async function replayJournal<State, Command, Event>(
   decider: Decider<State, Command, Event>,
-  store: EngineStore<Command, Event, unknown>,
+  store: JournalSource<Command, Event>,
   from: StateAtSequence<State>,
   untilSequence: bigint,
 ): Promise<StateAtSequence<State>> {
@@ -124,14 +125,18 @@ export interface ReplayVerification {
   readonly identical: boolean;
 }
 
-/** Rebuilds the state at `live.sequence` both ways and compares encodings with the live one. */
+/**
+ * Rebuilds the state at `live.sequence` both ways and compares encodings with the live one. The
+ * full replay reads `history` (the archive followed by the store, when entries were archived).
+ */
 export async function verifyReplayAgainst<State, Command, Event>(
   decider: Decider<State, Command, Event>,
   codec: StateCodec<State>,
   store: EngineStore<Command, Event, unknown>,
   live: { readonly sequence: bigint; readonly encodedState: string },
+  history: JournalSource<Command, Event> = store,
 ): Promise<ReplayVerification> {
-  const full = await replayJournal(decider, store, initialPosition(decider), live.sequence);
+  const full = await replayJournal(decider, history, initialPosition(decider), live.sequence);
   const fullEncoded = codec.encode(full.state);
   const snapshot = await store.loadLatestSnapshot();
   let snapshotEncoded: string | undefined;

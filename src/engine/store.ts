@@ -54,4 +54,18 @@ export interface EngineStore<Command, Event, Transaction> {
   loadLatestSnapshot(): Promise<StateSnapshot | undefined>;
   /** Writes a snapshot atomically; older snapshots may be pruned. */
   saveSnapshot(snapshot: StateSnapshot): Promise<void>;
+  /**
+   * Optional, for stores whose journal can be archived (src/engine/journal-archive.ts): deletes the
+   * journal entries with sequence ≤ `sequence`, after the archiver has written them durably
+   * elsewhere. An adapter refuses to delete past the latest snapshot or the last entry, so recovery
+   * (latest snapshot + the journal after it) never needs an archived entry.
+   */
+  deleteJournalThrough?(sequence: bigint): Promise<void>;
+  /** Optional, with deleteJournalThrough: the first entry's sequence still in the journal (lastSequence() + 1 when empty). */
+  firstSequence?(): Promise<bigint>;
+}
+
+/** Whatever hands out journal entries in order: a store, or the archive followed by a store. */
+export interface JournalSource<Command, Event> {
+  readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]>;
 }

@@ -13,7 +13,9 @@ import {
 } from "../core/exchange.js";
 import { Engine, type EngineLimits, type EngineObserver } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
+import { JournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
+import type { JournalEntry } from "../engine/store.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 import { SqliteEngineStore, type SqliteProjector } from "../store/sqlite/engine-store.js";
@@ -28,6 +30,7 @@ import {
   type MerchantCommissionReadModel,
 } from "../store/sqlite/merchant-commissions.js";
 import type { ExchangeEngine } from "./exchange-engine.js";
+import { type JournalArchiver, startJournalArchiver } from "./journal-archiver.js";
 
 export type { ExchangeEngine };
 
@@ -48,6 +51,8 @@ export interface ExchangeHostOptions {
   readonly userHistoryIndexLag?: number | undefined;
   /** Batch and snapshot timings for the metrics (src/metrics); undefined when metrics are off. */
   readonly observer?: EngineObserver | undefined;
+  /** Where journal entries older than the latest snapshot are archived (PREDEX_JOURNAL_ARCHIVE_DIR). */
+  readonly journalArchiveDir?: string | undefined;
 }
 
 export interface ExchangeHost {
@@ -55,25 +60,78 @@ export interface ExchangeHost {
   readonly readModels: ExchangeReadModels;
   /** Each merchant's fees and commission per month (for the legacy monthly bills). */
   readonly commissions: MerchantCommissionReadModel;
+  /** Moves journal entries older than the latest snapshot to the archive, on a schedule and on request. */
+  readonly journalArchiver: JournalArchiver | undefined;
   /** Stops the scheduler, then commits what is queued and writes a snapshot. */
   close(): Promise<void>;
 }
 
+/**
+ * The read models every commit projects, in order. Shared with the crash simulation, which runs
+ * the same projectors over a database that loses power (test/sim).
+ */
+export function createExchangeProjectors(
+  db: SqliteDatabase,
+  options: Pick<ExchangeHostOptions, "projectors" | "userHistoryIndexLag"> = {},
+): SqliteProjector<ExchangeCommand, ExchangeEvent>[] {
+  // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
+  // The legacy settlement notifications read positions, so they come after the exchange's projector.
+  const projectors = [
+    createSqliteExchangeProjector(db, { userHistoryIndexLag: options.userHistoryIndexLag }),
+    createSqliteCommissionProjector(db),
+    createSqliteLegacyNotificationProjector(db),
+  ];
+  return [projectUpToEachSettlement(projectors), ...(options.projectors ?? [])];
+}
+
+/**
+ * Runs the projectors over a batch cut right after each entry that settles or voids a market, so
+ * the settlement notifications read positions as they were at the settlement. Over the whole batch
+ * at once, a claim committed in the same batch had already emptied the positions they read (the
+ * crash simulation found it: the notifications differed from a projection one entry at a time).
+ */
+function projectUpToEachSettlement(
+  projectors: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[],
+): SqliteProjector<ExchangeCommand, ExchangeEvent> {
+  const run = (db: SqliteDatabase, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    for (const projector of projectors) projector(db, entries);
+  };
+  return (db, entries) => {
+    let start = 0;
+    entries.forEach((entry, index) => {
+      if (entry.events.some((event) => event.type === "MarketSettled" || event.type === "MarketVoided")) {
+        run(db, entries.slice(start, index + 1));
+        start = index + 1;
+      }
+    });
+    if (start === 0) run(db, entries);
+    else if (start < entries.length) run(db, entries.slice(start));
+  };
+}
+
+/** Where the snapshot worker finds the exchange core (src/engine/snapshot-worker.ts). */
+export const exchangeSnapshotWorker = {
+  moduleUrl: new URL("../core/exchange.js", import.meta.url).href,
+  deciderExport: "exchangeDecider",
+  codecExport: "exchangeStateCodec",
+} as const;
+
 export async function openExchangeHost(options: ExchangeHostOptions): Promise<ExchangeHost> {
   const { db, logger } = options;
-  const projector = createSqliteExchangeProjector(db, { userHistoryIndexLag: options.userHistoryIndexLag });
+  const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
+  const archive =
+    options.journalArchiveDir === undefined
+      ? undefined
+      : new JournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
   const engine: ExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    // Commission reads the identity tables (user → merchant, rate): the platform opens them first.
-    // The legacy settlement notifications read positions, so they come after the exchange's projector.
-    projectors: [
-      projector,
-      createSqliteCommissionProjector(db),
-      createSqliteLegacyNotificationProjector(db),
-      ...(options.projectors ?? []),
-    ],
+    store,
+    // verifyReplay's full replay from sequence 1 reads the archived entries first.
+    ...(archive === undefined ? {} : { journalHistory: archive.history(store) }),
+    // Snapshots are encoded on a worker thread: at a million orders that takes seconds (bench:snapshot).
+    snapshotWorker: exchangeSnapshotWorker,
+    projectors: createExchangeProjectors(db, options),
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,
@@ -90,11 +148,15 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     onRejected: (command, rejection) => logger.debug({ command, rejection }, "scheduled command refused"),
     onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
   });
+  const journalArchiver =
+    archive === undefined ? undefined : startJournalArchiver({ engine, store, archive, logger });
   return {
     engine,
     readModels: createSqliteExchangeReadModels(db),
     commissions: createSqliteMerchantCommissions(db),
+    journalArchiver,
     async close() {
+      await journalArchiver?.stop();
       await scheduler.stop();
       await engine.close();
     },

@@ -69,7 +69,7 @@ export const CreateOrderRequest = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 64,
-      description: "Idempotency key: the same one again returns the first order",
+      description: "Idempotency key: the same one again within 24 hours returns the first order",
     }),
   ),
 });

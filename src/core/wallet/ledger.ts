@@ -2,6 +2,7 @@
 // conservation invariant is written against. Every change arrives as an explicit delta carried by
 // an event, so the journal alone explains every atom (DESIGN §3 "every fee is a ledger entry").
 
+import type { RememberedClientOrderId } from "../client-order-ids.js";
 import type { Position } from "./positions.js";
 
 export interface Account {
@@ -12,8 +13,8 @@ export interface Account {
   openOrderCount: number;
   /** Holdings by option id. */
   readonly positions: Map<number, Position>;
-  /** clientOrderId → orderId, kept forever so a repeated clientOrderId always finds its first order. */
-  readonly clientOrderIds: Map<string, number>;
+  /** clientOrderId → its first order, for clientOrderIdRetentionMs after that order (client-order-ids.ts). */
+  readonly clientOrderIds: Map<string, RememberedClientOrderId>;
 }
 
 export interface LedgerTotals {

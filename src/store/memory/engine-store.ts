@@ -102,8 +102,10 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
 
   async *readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
     this.#assertAlive();
-    // The journal is contiguous from 1, so entry n sits at index n - 1.
-    let index = Number(afterSequence < 0n ? 0n : afterSequence);
+    // The journal is contiguous from its first entry (1 until entries are archived), so entry n
+    // sits at index n - first.
+    const first = this.#image.journal[0]?.sequence ?? 1n;
+    let index = Number(afterSequence + 1n < first ? 0n : afterSequence + 1n - first);
     while (index < this.#image.journal.length) {
       const stored = this.#image.journal.slice(index, index + memoryJournalReadBatchEntriesMax);
       index += stored.length;
@@ -159,6 +161,22 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
       this.#image.snapshots.length,
       ...snapshots.slice(-this.#snapshotsKeptMax),
     );
+  }
+
+  async deleteJournalThrough(sequence: bigint): Promise<void> {
+    this.#assertAlive();
+    const last = this.#image.journal.at(-1)?.sequence ?? 0n;
+    const snapshot = this.#image.snapshots.at(-1);
+    if (sequence >= last || snapshot === undefined || sequence > snapshot.sequence) {
+      throw new Error(`Journal entries through ${sequence} are still needed`);
+    }
+    const first = this.#image.journal[0]?.sequence ?? 1n;
+    if (sequence >= first) this.#image.journal.splice(0, Number(sequence - first + 1n));
+  }
+
+  async firstSequence(): Promise<bigint> {
+    this.#assertAlive();
+    return this.#image.journal[0]?.sequence ?? 1n;
   }
 
   #assertAlive(): void {

@@ -57,6 +57,8 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     projectors: readonly SqliteProjector<Command, Event>[],
   ) => void;
   readonly #writeSnapshot: (snapshot: StateSnapshot) => void;
+  readonly #selectFirstSequence: Statement<[], bigint | null>;
+  readonly #deleteThrough: (sequence: bigint) => void;
 
   constructor(readonly db: SqliteDatabase) {
     applyMigrations(db, "engine", engineMigrations);
@@ -121,6 +123,26 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       this.#pruneSnapshots.run(sqliteSnapshotsKeptMax);
     });
     this.#writeSnapshot = (snapshot) => writeSnapshot.immediate(snapshot);
+    this.#selectFirstSequence = db
+      .prepare<[], bigint | null>("SELECT min(sequence) FROM journal")
+      .pluck()
+      .safeIntegers(true);
+    const deleteEntries = db.prepare<[bigint]>("DELETE FROM journal WHERE sequence <= ?");
+    const selectSnapshotSequence = db
+      .prepare<[], bigint | null>("SELECT max(sequence) FROM snapshots")
+      .pluck()
+      .safeIntegers(true);
+    const deleteThrough = db.transaction((sequence: bigint) => {
+      const last = this.#selectLastSequence.get()!;
+      const snapshotSequence = selectSnapshotSequence.get() ?? 0n;
+      if (sequence >= last || sequence > snapshotSequence) {
+        throw new Error(
+          `Journal entries through ${sequence} are still needed: the journal ends at ${last}, the latest snapshot is at ${snapshotSequence}`,
+        );
+      }
+      deleteEntries.run(sequence);
+    });
+    this.#deleteThrough = (sequence) => deleteThrough.immediate(sequence);
   }
 
   async lastSequence(): Promise<bigint> {
@@ -159,5 +181,13 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
 
   async saveSnapshot(snapshot: StateSnapshot): Promise<void> {
     this.#writeSnapshot(snapshot);
+  }
+
+  async deleteJournalThrough(sequence: bigint): Promise<void> {
+    this.#deleteThrough(sequence);
+  }
+
+  async firstSequence(): Promise<bigint> {
+    return this.#selectFirstSequence.get() ?? this.#selectLastSequence.get()! + 1n;
   }
 }

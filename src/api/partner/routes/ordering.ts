@@ -30,7 +30,7 @@ export default defineRoutes((app, deps) => {
       schema: {
         summary: "Place a LIMIT or MARKET order",
         description:
-          "LIMIT needs `limitPrice` and `shares`; a MARKET BUY spends `amount`, a MARKET SELL sells `shares`. Numbers are JSON numbers. The same `clientOrderId` again returns the first order.",
+          "LIMIT needs `limitPrice` and `shares`; a MARKET BUY spends `amount`, a MARKET SELL sells `shares`. Numbers are JSON numbers. The same `clientOrderId` again within 24 hours returns the first order; after that it places a new one.",
         tags: ["Ordering"],
         body: CreateOrderRequest,
         response: partnerResponses(Order),

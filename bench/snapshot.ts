@@ -1,0 +1,185 @@
+// bench:snapshot — what a snapshot costs the event loop at a large state: 100,000 funded users and
+// 1,000,000 resting orders (BUY Yes bids on 20 order books, 10 per user), built in-process through
+// the core's decider. Measures the inline snapshot's parts (encode, sha256, the SQLite write) and
+// the event loop's longest stall while the engine snapshots with its worker thread (the value),
+// against the inline snapshot's pause (the baseline). Bounded: one state, a few repetitions.
+//
+//   npm run bench:snapshot [-- --users 100000 --orders-per-user 10]
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import {
+  createMarketCommand,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+  limitOrderCommand,
+} from "../src/core/exchange.js";
+import { Engine } from "../src/engine/engine.js";
+import { makeSnapshot } from "../src/engine/recovery.js";
+import { exchangeSnapshotWorker } from "../src/exchange/exchange-host.js";
+import { openDatabase } from "../src/store/sqlite/database.js";
+import { SqliteEngineStore } from "../src/store/sqlite/engine-store.js";
+
+const { values } = parseArgs({
+  options: {
+    users: { type: "string", default: "100000" },
+    "orders-per-user": { type: "string", default: "10" },
+    books: { type: "string", default: "20" },
+    repeat: { type: "string", default: "3" },
+  },
+});
+const usersCount = Number(values.users);
+const ordersPerUser = Number(values["orders-per-user"]);
+const booksCount = Number(values.books);
+const repeat = Number(values.repeat);
+
+const cent = 1_000_000n;
+const usdt = 100_000_000n;
+
+function buildState(): ExchangeState {
+  let state = exchangeDecider.initialState();
+  let sequence = 0n;
+  const nowMs = 1_800_000_000_000;
+  const run = (command: Parameters<typeof exchangeDecider.decide>[1]) => {
+    sequence += 1n;
+    const decision = exchangeDecider.decide(state, command, { nowMs, sequence });
+    if (!decision.ok) throw new Error(`refused: ${decision.rejection.code}`);
+    for (const event of decision.events) state = exchangeDecider.evolve(state, event);
+    return decision.events;
+  };
+  const books: { marketId: number; outcomeId: number; yes: number }[] = [];
+  for (let book = 0; book < booksCount; book++) {
+    const [created] = run(createMarketCommand({ title: `bench ${book}` }));
+    if (created?.type !== "MarketCreated") throw new Error("no market");
+    run({ type: "OpenMarket", marketId: created.marketId });
+    const outcome = created.outcomes[0]!;
+    books.push({
+      marketId: created.marketId,
+      outcomeId: outcome.outcomeId,
+      yes: outcome.options[0]!.optionId,
+    });
+  }
+  for (let userId = 1; userId <= usersCount; userId++) {
+    run({ type: "Deposit", userId, amount: 1_000n * usdt, txHash: `0x${userId}` });
+    for (let index = 0; index < ordersPerUser; index++) {
+      const book = books[(userId * ordersPerUser + index) % books.length]!;
+      run(
+        limitOrderCommand({
+          userId,
+          marketId: book.marketId,
+          outcomeId: book.outcomeId,
+          optionId: book.yes,
+          side: "BUY",
+          // Bids only, 0.01 … 0.49: nothing crosses, everything rests.
+          limitPrice: BigInt(1 + ((userId + index) % 49)) * cent,
+          shares: BigInt(1 + (index % 5)) * usdt,
+        }),
+      );
+    }
+  }
+  return state;
+}
+
+function timed<T>(work: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = work();
+  return { value, ms: performance.now() - started };
+}
+
+const building = timed(buildState);
+const state = building.value;
+const directory = mkdtempSync(join(tmpdir(), "predex-bench-snapshot-"));
+try {
+  const db = openDatabase({ path: join(directory, "predex.db") });
+  const store = new SqliteEngineStore(db);
+  const encodeMs: number[] = [];
+  const hashMs: number[] = [];
+  const writeMs: number[] = [];
+  const inlineMs: number[] = [];
+  let bytes = 0;
+  for (let round = 0; round < repeat; round++) {
+    const encoded = timed(() => exchangeStateCodec.encode(state));
+    encodeMs.push(encoded.ms);
+    bytes = Buffer.byteLength(encoded.value);
+    const snapshot = timed(() =>
+      makeSnapshot(exchangeStateCodec, { state, sequence: BigInt(round + 1), nowMs: 0 }),
+    );
+    // makeSnapshot encodes again, then hashes: its time less a second encode is the hash.
+    const hashed = timed(() => makeSnapshot(exchangeStateCodec, { state, sequence: 0n, nowMs: 0 }).hash);
+    hashMs.push(Math.max(0, hashed.ms - encoded.ms));
+    inlineMs.push(snapshot.ms);
+    const started = performance.now();
+    await store.saveSnapshot(snapshot.value);
+    writeMs.push(performance.now() - started);
+  }
+  const decodeMs = timed(() => exchangeStateCodec.decode(exchangeStateCodec.encode(state))).ms;
+  // The engine as the platform runs it: recovery from that snapshot, then snapshots encoded on the
+  // worker thread. The event loop's longest stall is measured from the first command until the
+  // next snapshot is written (its SQLite write is still on the event loop).
+  let nowMs = 1_900_000_000_000;
+  // The state was built without a journal: one entry at the last snapshot's sequence lets recovery
+  // start from that snapshot (it replays nothing) and the engine number on from there.
+  db.prepare("INSERT INTO journal (sequence, now_ms, command, events) VALUES (?, 0, ?, '[]')").run(
+    repeat,
+    '{"type":"ExpireOrders"}',
+  );
+  const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, unknown>({
+    decider: exchangeDecider,
+    codec: exchangeStateCodec,
+    store: store as SqliteEngineStore<ExchangeCommand, ExchangeEvent>,
+    clock: () => (nowMs += 1),
+    limits: { snapshotEveryCommands: 10 },
+    snapshotWorker: exchangeSnapshotWorker,
+    onFatal: (error) => {
+      throw error;
+    },
+  });
+  const workerPauseMs: number[] = [];
+  for (let round = 0; round < repeat; round++) {
+    const before = engine.snapshotSequence;
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    for (let index = 0; index < 12; index++) {
+      await engine.submit({ type: "Deposit", userId: 1, amount: usdt, txHash: `0xworker${round}-${index}` });
+    }
+    while (engine.snapshotSequence === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    delay.disable();
+    workerPauseMs.push(delay.max / 1e6);
+  }
+  await engine.close();
+  db.close();
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const pauseMs = median(inlineMs) + median(writeMs);
+  const workerMs = median(workerPauseMs);
+  console.log(
+    JSON.stringify({
+      bench: "snapshot",
+      unit: "snapshots/s (1000 / event-loop pause ms)",
+      value: Math.round((1000 / workerMs) * 1000) / 1000,
+      baseline: {
+        name: "inline encode + sha256 + SQLite write",
+        value: Math.round((1000 / pauseMs) * 1000) / 1000,
+      },
+      ratio: Math.round((pauseMs / workerMs) * 10) / 10,
+      p50_ms: Math.round(workerMs),
+      p99_ms: Math.round(Math.max(...workerPauseMs)),
+      inlinePauseMs: Math.round(pauseMs),
+      users: usersCount,
+      restingOrders: state.orders.values().length,
+      snapshotBytes: bytes,
+      encodeMs: Math.round(median(encodeMs)),
+      sha256Ms: Math.round(median(hashMs)),
+      sqliteWriteMs: Math.round(median(writeMs)),
+      decodeMs: Math.round(decodeMs),
+      buildSeconds: Math.round(building.ms / 100) / 10,
+    }),
+  );
+} finally {
+  rmSync(directory, { recursive: true, force: true });
+}

@@ -1,0 +1,161 @@
+// Snapshots encoded off the event loop. At a large state (a million resting orders) encoding and
+// hashing a snapshot takes seconds, and the engine used to do it inline: every request, socket and
+// commit waited. Here a worker thread keeps its own copy of the state (a "shadow"), folding the
+// events of every committed batch the engine posts to it, in order; asked for a snapshot at
+// sequence N, it encodes and hashes its copy (which is exactly the state at N, since messages
+// arrive in order and evolve is deterministic) on its own thread, and answers with the snapshot.
+// The engine's thread pays one postMessage per batch and the store write.
+//
+// The cost is a second copy of the state in memory. A divergence between the copies would show as
+// a snapshot whose replay differs from the journal's (verifyReplay), and recovery checks every
+// snapshot's hash and the core's invariants before serving.
+
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import type { Decider, StateCodec } from "../core/decider.js";
+import type { StateSnapshot } from "./store.js";
+
+/** Where the worker finds the core: a module URL and the names of its decider and codec exports. */
+export interface SnapshotWorkerCore {
+  readonly moduleUrl: string;
+  readonly deciderExport: string;
+  readonly codecExport: string;
+}
+
+type ToWorker =
+  | {
+      readonly kind: "apply";
+      readonly sequence: bigint;
+      readonly nowMs: number;
+      readonly events: readonly unknown[];
+    }
+  | { readonly kind: "snapshot"; readonly sequence: bigint };
+
+type FromWorker =
+  | { readonly kind: "snapshot"; readonly snapshot: StateSnapshot }
+  | { readonly kind: "error"; readonly message: string };
+
+interface WorkerStart {
+  readonly core: SnapshotWorkerCore;
+  readonly encodedState: string | null;
+  readonly sequence: bigint;
+  readonly nowMs: number;
+}
+
+/** The engine's side: posts committed events, asks for snapshots. */
+export class SnapshotWorker {
+  readonly #worker: Worker;
+  #waiting: { resolve: (snapshot: StateSnapshot) => void; reject: (error: Error) => void } | undefined;
+  #failure: Error | undefined;
+
+  constructor(core: SnapshotWorkerCore, start: { encodedState: string; sequence: bigint; nowMs: number }) {
+    const data: WorkerStart = { core, ...start };
+    const url = new URL(import.meta.url);
+    // Run from TypeScript sources (npm start, the tests), the worker first registers tsx's loader
+    // (a worker's entry file is not passed through loaders given on the command line).
+    this.#worker = url.pathname.endsWith(".ts")
+      ? new Worker(
+          `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`,
+          { eval: true, workerData: data },
+        )
+      : new Worker(url, { workerData: data });
+    // The worker keeps the process alive only while a snapshot is being encoded (an engine closing
+    // waits for its last snapshot; an idle worker must not hold a stopping process open).
+    this.#worker.unref();
+    this.#worker.on("message", (message: FromWorker) => {
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      this.#worker.unref();
+      if (message.kind === "snapshot") waiting?.resolve(message.snapshot);
+      else this.#fail(new Error(`snapshot worker: ${message.message}`), waiting);
+    });
+    this.#worker.on("error", (error) => this.#fail(error, this.#waiting));
+    this.#worker.on("exit", (code) => {
+      if (code !== 0) this.#fail(new Error(`snapshot worker exited with ${code}`), this.#waiting);
+    });
+  }
+
+  /** True once the worker has failed; its copy of the state can no longer be trusted. */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** A committed batch, in sequence order: the worker folds its events. */
+  apply(entries: readonly { sequence: bigint; nowMs: number; events: readonly unknown[] }[]): void {
+    if (this.#failure !== undefined) return;
+    for (const entry of entries) {
+      const message: ToWorker = {
+        kind: "apply",
+        sequence: entry.sequence,
+        nowMs: entry.nowMs,
+        events: entry.events,
+      };
+      this.#worker.postMessage(message);
+    }
+  }
+
+  /** The snapshot at `sequence`, which must be the last sequence applied. One request at a time. */
+  snapshot(sequence: bigint): Promise<StateSnapshot> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#waiting !== undefined) return Promise.reject(new Error("a snapshot is already being encoded"));
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#worker.ref();
+      const message: ToWorker = { kind: "snapshot", sequence };
+      this.#worker.postMessage(message);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#worker.terminate();
+  }
+
+  #fail(error: Error, waiting: { reject: (error: Error) => void } | undefined): void {
+    this.#failure ??= error;
+    this.#waiting = undefined;
+    this.#worker.unref();
+    waiting?.reject(error);
+  }
+}
+
+async function runWorker(start: WorkerStart): Promise<void> {
+  const port = parentPort!;
+  const module = (await import(start.core.moduleUrl)) as Record<string, unknown>;
+  const decider = module[start.core.deciderExport] as Decider<unknown, unknown, unknown>;
+  const codec = module[start.core.codecExport] as StateCodec<unknown>;
+  const { createHash } = await import("node:crypto");
+  let state = start.encodedState === null ? decider.initialState() : codec.decode(start.encodedState);
+  let sequence = start.sequence;
+  let nowMs = start.nowMs;
+  port.on("message", (message: ToWorker) => {
+    try {
+      if (message.kind === "apply") {
+        if (message.sequence !== sequence + 1n)
+          throw new Error(`expected sequence ${sequence + 1n}, got ${message.sequence}`);
+        for (const event of message.events) state = decider.evolve(state, event);
+        sequence = message.sequence;
+        nowMs = message.nowMs;
+        return;
+      }
+      if (message.sequence !== sequence) throw new Error(`asked for ${message.sequence}, at ${sequence}`);
+      const encoded = codec.encode(state);
+      const snapshot: StateSnapshot = {
+        sequence,
+        nowMs,
+        state: encoded,
+        hash: createHash("sha256").update(encoded).digest("hex"),
+      };
+      const answer: FromWorker = { kind: "snapshot", snapshot };
+      port.postMessage(answer);
+    } catch (error) {
+      const answer: FromWorker = {
+        kind: "error",
+        message: error instanceof Error ? error.message : String(error),
+      };
+      port.postMessage(answer);
+    }
+  });
+}
+
+if (!isMainThread && (workerData as WorkerStart | undefined)?.core !== undefined) {
+  void runWorker(workerData as WorkerStart);
+}

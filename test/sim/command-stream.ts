@@ -1,0 +1,283 @@
+// A seeded stream of mixed exchange commands, chosen from the current state so most of them do
+// something: markets of all three models created, opened, closed, resolved, challenged, finalized,
+// settled by the scheduler or voided; deposits (some repeating a transaction hash); order-book
+// LIMIT orders in every time in force and MARKET orders; AMM buys and sells; parimutuel stakes;
+// cancels (some of someone else's order); clientOrderIds, some reused; claims; withdrawals through
+// their whole workflow; and the scheduler's due commands. Same seed, same state → same commands.
+
+import {
+  createMarketCommand,
+  dueScheduledCommands,
+  type ExchangeCommand,
+  type ExchangeState,
+  limitOrderCommand,
+  marketOrderCommand,
+} from "../../src/core/exchange.js";
+import type { ModelType } from "../../src/core/market.js";
+
+/** Mulberry32: small, seeded, and the same on every machine. */
+export function seededRandom(seed: number): () => number {
+  let state = seed | 0;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const usdt = 100_000_000n;
+const cent = 1_000_000n;
+export const simUsers = [1, 2, 3, 4, 5, 6] as const;
+const models: readonly ModelType[] = ["orderbook", "AMM", "parimutuel"];
+
+export class CommandStream {
+  readonly #random: () => number;
+  #depositNumber = 0;
+  #clientOrderNumber = 0;
+  #marketNumber = 0;
+
+  constructor(seed: number) {
+    this.#random = seededRandom(seed * 7919 + 1);
+  }
+
+  #integer(min: number, max: number): number {
+    return min + Math.floor(this.#random() * (max - min + 1));
+  }
+
+  #pick<T>(items: readonly T[]): T | undefined {
+    return items.length === 0 ? undefined : items[Math.floor(this.#random() * items.length)];
+  }
+
+  #chance(probability: number): boolean {
+    return this.#random() < probability;
+  }
+
+  /** `count` commands for the state as it is at `nowMs` (all submitted together, as one group). */
+  next(state: Readonly<ExchangeState>, nowMs: number, count: number): ExchangeCommand[] {
+    const commands = dueScheduledCommands(state as ExchangeState, nowMs, 4);
+    while (commands.length < count) commands.push(this.#one(state, nowMs));
+    return commands;
+  }
+
+  #one(state: Readonly<ExchangeState>, nowMs: number): ExchangeCommand {
+    const markets = [...state.markets.values()];
+    // Keep two live markets of each model, so every model always trades.
+    for (const modelType of models) {
+      const live = markets.filter(
+        (market) => market.modelType === modelType && !["settled", "void"].includes(market.status),
+      );
+      if (live.length < 2 && this.#chance(0.5)) return this.#createMarket(modelType, nowMs);
+    }
+    const draft = markets.find((market) => market.status === "draft");
+    if (draft !== undefined && this.#chance(0.7)) return { type: "OpenMarket", marketId: draft.marketId };
+
+    const roll = this.#random();
+    const userId = this.#pick(simUsers)!;
+    if (roll < 0.1) return this.#deposit(userId);
+    if (roll < 0.55) return this.#order(state, userId, nowMs);
+    if (roll < 0.65) return this.#cancel(state, userId);
+    if (roll < 0.76) return this.#lifecycle(state);
+    if (roll < 0.86) return this.#claim(state, userId);
+    return this.#wallet(state, userId);
+  }
+
+  #createMarket(modelType: ModelType, nowMs: number): ExchangeCommand {
+    this.#marketNumber += 1;
+    const title = `sim ${modelType} ${this.#marketNumber}`;
+    // Some markets end by themselves soon, so the scheduler's CloseMarket runs too.
+    const endTimeMs = this.#chance(0.3) ? nowMs + this.#integer(5_000, 60_000) : null;
+    if (modelType === "orderbook") {
+      return createMarketCommand({ title, endTimeMs, makerFeeBps: this.#integer(0, 50), takerFeeBps: 20 });
+    }
+    if (modelType === "AMM") {
+      const yes = BigInt(this.#integer(20, 80)) * cent;
+      return createMarketCommand({
+        title,
+        modelType,
+        endTimeMs,
+        pool: {
+          liquidity: BigInt(this.#integer(100, 400)) * usdt,
+          weights: [yes, usdt - yes],
+          buyFeeBps: 100,
+        },
+      });
+    }
+    return createMarketCommand({
+      title,
+      modelType,
+      endTimeMs,
+      pool: { settlementFeeBps: this.#integer(0, 300) },
+    });
+  }
+
+  #deposit(userId: number): ExchangeCommand {
+    this.#depositNumber += 1;
+    // One in ten repeats an earlier hash: the core must refuse it (DEPOSIT_DUPLICATE).
+    const number =
+      this.#depositNumber > 3 && this.#chance(0.1)
+        ? this.#integer(1, this.#depositNumber - 1)
+        : this.#depositNumber;
+    return {
+      type: "Deposit",
+      userId,
+      amount: BigInt(this.#integer(20, 600)) * usdt,
+      txHash: `0xsim${number}`,
+    };
+  }
+
+  #clientOrderId(): string | null {
+    if (!this.#chance(0.25)) return null;
+    if (this.#clientOrderNumber > 0 && this.#chance(0.3))
+      return `c${this.#integer(1, this.#clientOrderNumber)}`;
+    this.#clientOrderNumber += 1;
+    return `c${this.#clientOrderNumber}`;
+  }
+
+  #order(state: Readonly<ExchangeState>, userId: number, nowMs: number): ExchangeCommand {
+    const open = [...state.markets.values()].filter((market) => market.status === "open");
+    // Half the orders go to order books, where crossing needs more of them than a pool does.
+    const books = open.filter((market) => market.modelType === "orderbook");
+    const market =
+      (this.#chance(0.5) ? this.#pick(books) : undefined) ??
+      this.#pick(open) ??
+      this.#pick([...state.markets.values()]);
+    if (market === undefined) return this.#deposit(userId);
+    const outcome = state.outcomes.get(market.outcomeIds[0]!)!;
+    const optionIndex = this.#integer(0, 1);
+    const optionId = outcome.optionIds[optionIndex]!;
+    const where = { userId, marketId: market.marketId, outcomeId: outcome.outcomeId, optionId };
+    const clientOrderId = this.#clientOrderId();
+    const held = state.accounts.get(userId)?.positions.get(optionId);
+    const sellable = held === undefined ? 0n : held.shares - held.frozenShares;
+    if (market.modelType === "parimutuel") {
+      return marketOrderCommand({
+        ...where,
+        side: "BUY",
+        amount: BigInt(this.#integer(1, 3000)) * cent,
+        clientOrderId,
+      });
+    }
+    if (market.modelType === "AMM") {
+      if (sellable > 0n && this.#chance(0.4)) {
+        const shares = (sellable * BigInt(this.#integer(1, 100))) / 100n;
+        return marketOrderCommand({ ...where, side: "SELL", shares, clientOrderId });
+      }
+      return marketOrderCommand({
+        ...where,
+        side: "BUY",
+        amount: BigInt(this.#integer(1, 5000)) * cent,
+        clientOrderId,
+      });
+    }
+    const side = sellable > 0n && this.#chance(0.4) ? "SELL" : "BUY";
+    const shares = side === "SELL" && this.#chance(0.5) ? sellable : BigInt(this.#integer(100, 3000)) * cent;
+    if (this.#chance(0.2)) {
+      return side === "BUY"
+        ? marketOrderCommand({
+            ...where,
+            side,
+            amount: BigInt(this.#integer(100, 3000)) * cent,
+            clientOrderId,
+          })
+        : marketOrderCommand({ ...where, side, shares, clientOrderId });
+    }
+    const timeInForce = this.#pick(["GTC", "GTC", "GTD", "FOK", "FAK"] as const)!;
+    return limitOrderCommand({
+      ...where,
+      side,
+      limitPrice: BigInt(this.#integer(25, 75)) * cent,
+      shares,
+      timeInForce,
+      expiresAtMs: timeInForce === "GTD" ? nowMs + this.#integer(1_000, 30_000) : null,
+      clientOrderId,
+    });
+  }
+
+  #cancel(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const orders = state.orders.values();
+    const order = this.#pick(orders);
+    if (order === undefined) return { type: "ExpireOrders" };
+    // Mostly the owner; now and then someone else, which the core must refuse.
+    return {
+      type: "CancelOrder",
+      userId: this.#chance(0.85) ? order.userId : userId,
+      orderId: order.orderId,
+    };
+  }
+
+  #lifecycle(state: Readonly<ExchangeState>): ExchangeCommand {
+    const market = this.#pick([...state.markets.values()]);
+    if (market === undefined) return { type: "ExpireOrders" };
+    const { marketId } = market;
+    const winners = () =>
+      market.outcomeIds.map((outcomeId) => ({
+        outcomeId,
+        winningOptionId: state.outcomes.get(outcomeId)!.optionIds[this.#integer(0, 1)]!,
+      }));
+    switch (market.status) {
+      case "draft":
+        return { type: "OpenMarket", marketId };
+      case "open":
+        if (this.#chance(0.03)) return { type: "VoidMarket", marketId };
+        return this.#chance(0.1) ? { type: "CloseMarket", marketId } : { type: "ExpireOrders" };
+      case "closed":
+        if (this.#chance(0.1)) return { type: "VoidMarket", marketId };
+        return {
+          type: "ResolveMarket",
+          marketId,
+          proposerId: null,
+          winners: winners(),
+          challengeWindowMs: this.#chance(0.5) ? 60_000 : null,
+          challengeBond: this.#chance(0.5) ? 5n * usdt : null,
+        };
+      case "resolving": {
+        const roll = this.#random();
+        if (roll < 0.3)
+          return {
+            type: "ChallengeResolution",
+            marketId,
+            userId: this.#pick(simUsers)!,
+            reason: "wrong result",
+          };
+        if (roll < 0.4) return { type: "VoidMarket", marketId };
+        return { type: "FinalizeMarket", marketId, winners: this.#chance(0.3) ? winners() : null };
+      }
+      default:
+        return { type: "ClaimMarket", userId: this.#pick(simUsers)!, marketId };
+    }
+  }
+
+  #claim(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const account = state.accounts.get(userId);
+    const position = account === undefined ? undefined : this.#pick([...account.positions.values()]);
+    if (position === undefined || this.#chance(0.3)) {
+      const market = this.#pick([...state.markets.values()]);
+      return market === undefined
+        ? this.#deposit(userId)
+        : { type: "ClaimMarket", userId, marketId: market.marketId };
+    }
+    return { type: "ClaimPosition", userId, positionId: position.positionId };
+  }
+
+  #wallet(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const withdrawal = this.#pick([...state.withdrawals.values()]);
+    const roll = this.#random();
+    if (withdrawal === undefined || roll < 0.4) {
+      const available = state.accounts.get(userId)?.available ?? 0n;
+      const amount = available > 2n * usdt ? (available * BigInt(this.#integer(1, 60))) / 100n : 3n * usdt;
+      return {
+        type: "RequestWithdrawal",
+        userId,
+        amount,
+        fee: usdt,
+        address: `0x${"ab".repeat(20)}`,
+      };
+    }
+    const { withdrawalId } = withdrawal;
+    if (roll < 0.55) return { type: "CancelWithdrawal", userId: withdrawal.userId, withdrawalId };
+    if (roll < 0.75) return { type: "ApproveWithdrawal", withdrawalId };
+    if (roll < 0.85) return { type: "RejectWithdrawal", withdrawalId };
+    return { type: "CompleteWithdrawal", withdrawalId };
+  }
+}

@@ -1,0 +1,409 @@
+// Crash simulation of the real exchange: the core's decider on the durable engine, over a real
+// SQLite file with the platform's own projectors (exchange read models, commissions, legacy
+// notifications, market catalogue), fed a seeded stream of mixed commands (command-stream.ts).
+// The database loses power at a write boundary chosen by the seed (power-cut-database.ts); the
+// process "restarts" (the handle is dropped, the file reopened, the engine recovers from snapshot
+// + journal), and the run goes on until the next power cut. After every recovery:
+//
+//   - no acknowledged command is lost, and each is in the journal with the events it was answered;
+//   - the recovered state is byte-identical (so its state hash equal) to an uncrashed reference
+//     that decided the journal's commands afresh, one by one, and those decisions gave exactly the
+//     journaled events;
+//   - the core's invariants hold (money conserved, every frozen atom backed, books sound);
+//   - the read models agree with the core (balances) and with the journal (nothing half-written).
+//
+// At the end of a seed the read models are rebuilt from the journal into a fresh database and
+// compared table by table with the crashed-and-recovered ones.
+//
+// A seed is replayable: the commands, the clock, the batch sizes and the power-cut points all come
+// from it, and the engine is single-threaded over a synchronous store.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  checkInvariants,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+  stateHash,
+} from "../../src/core/exchange.js";
+import { Engine } from "../../src/engine/engine.js";
+import { JournalArchive } from "../../src/engine/journal-archive.js";
+import { encodePlainData } from "../../src/engine/journal-codec.js";
+import type { JournalEntry, JournalSource } from "../../src/engine/store.js";
+import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
+import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
+import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
+import { createSqliteMarketCatalog } from "../../src/store/sqlite/market-catalog.js";
+import { CommandStream, seededRandom } from "./command-stream.js";
+import { type PowerCutSwitch, withPowerCut } from "./power-cut-database.js";
+
+export interface SimOptions {
+  readonly seed: number;
+  /** Commands submitted over the whole run (crashes included). */
+  readonly commands: number;
+  /**
+   * The next power cut comes 1 … crashGapWritesMax write boundaries after a restart (small gaps
+   * more often than large ones, so both the first writes after a recovery and long runs of commits
+   * are cut). 0: no power cuts but the one at firstCrashAtWrite.
+   */
+  readonly crashGapWritesMax: number;
+  /** Cuts the power at exactly this write boundary of the run (counted from the first open). */
+  readonly firstCrashAtWrite?: number;
+  readonly snapshotEveryCommands?: number;
+  readonly journalBatchCommandsMax?: number;
+  /** Commands submitted together (one group) at most. */
+  readonly groupCommandsMax?: number;
+  /** Rebuild and compare every read model table at the end (slower). */
+  readonly compareReadModels?: boolean;
+  /**
+   * Archive the journal now and then (after recoveries and between groups), through the latest
+   * snapshot: its file writes and its journal deletes are write boundaries like the others.
+   */
+  readonly archiveJournal?: boolean;
+}
+
+export interface SimReport {
+  readonly seed: number;
+  /** Power cuts taken and recovered from. */
+  readonly crashPoints: number;
+  readonly commandsSubmitted: number;
+  readonly acknowledged: number;
+  /** Entries in the journal at the end (acknowledged + durable whose answer was lost). */
+  readonly journalSequence: bigint;
+  readonly writeBoundaries: number;
+  readonly stateHash: string;
+  /** Journaled commands by kind (PlaceOrder split by model and order type), to show the mix. */
+  readonly journaledCommands: Readonly<Record<string, number>>;
+  /** Commands the core refused, by rejection code (refusals are part of the mix). */
+  readonly refusals: Readonly<Record<string, number>>;
+  /** The last sequence moved to the journal archive by the end. */
+  readonly archivedThrough: bigint;
+}
+
+type SimEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
+
+export class SimFailure extends Error {
+  constructor(seed: number, crashPoint: number, message: string) {
+    super(`seed ${seed}, after power cut ${crashPoint}: ${message}`);
+    this.name = "SimFailure";
+  }
+}
+
+/** A directory in RAM when there is one: the simulation fsyncs on every commit. */
+function scratchDirectory(): string {
+  const base = process.platform === "linux" ? "/dev/shm" : tmpdir();
+  try {
+    return mkdtempSync(join(base, "predex-sim-"));
+  } catch {
+    return mkdtempSync(join(tmpdir(), "predex-sim-"));
+  }
+}
+
+interface Opened {
+  readonly real: SqliteDatabase;
+  readonly db: SqliteDatabase;
+  readonly power: PowerCutSwitch;
+  readonly engine: SimEngine;
+}
+
+export async function runSimulation(options: SimOptions): Promise<SimReport> {
+  const directory = scratchDirectory();
+  try {
+    return await simulate(options, directory);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+async function simulate(options: SimOptions, directory: string): Promise<SimReport> {
+  const { seed } = options;
+  const path = join(directory, "predex.sqlite");
+  const random = seededRandom(seed);
+  const stream = new CommandStream(seed);
+  let nowMs = 1_800_000_000_000;
+  const clock = () => {
+    nowMs += Math.floor(random() * 1_500);
+    return nowMs;
+  };
+  const groupCommandsMax = options.groupCommandsMax ?? 6;
+
+  const reference = { state: exchangeDecider.initialState(), sequence: 0n };
+  const journaledCommands: Record<string, number> = {};
+  const refusals: Record<string, number> = {};
+  const kindOf = (command: ExchangeCommand): string => {
+    if (command.type !== "PlaceOrder") return command.type;
+    const model = reference.state.markets.get(command.marketId)?.modelType ?? "?";
+    return `PlaceOrder ${model} ${command.orderType} ${command.side} ${command.timeInForce}`;
+  };
+  const acknowledged = new Map<bigint, string>();
+  let crashPoints = 0;
+  let submitted = 0;
+  let writeBoundaries = 0;
+  const fail = (message: string): never => {
+    throw new SimFailure(seed, crashPoints, message);
+  };
+
+  const archiveDirectory = join(directory, "journal-archive");
+  const archiveFor = (power: PowerCutSwitch) =>
+    new JournalArchive<ExchangeCommand, ExchangeEvent>(archiveDirectory, {
+      segmentEntriesMax: 25,
+      beforeFileWrite: () => power.write(),
+    });
+  let archivedThrough = 0n;
+  const archive = async (opened: Opened): Promise<void> => {
+    if (options.archiveJournal !== true || opened.power.off) return;
+    const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.db);
+    try {
+      for (;;) {
+        const step = await archiveFor(opened.power).archiveStep(store, opened.engine.snapshotSequence);
+        archivedThrough = step.archivedThrough;
+        if (step.archivedEntries === 0) return;
+      }
+    } catch (error) {
+      if (!opened.power.off) throw error;
+    }
+  };
+
+  const open = async (): Promise<Opened> => {
+    const real = openDatabase({ path });
+    const { db, power } = withPowerCut(real);
+    const catalog = createSqliteMarketCatalog(db);
+    const engine: SimEngine = await Engine.open<
+      ExchangeState,
+      ExchangeCommand,
+      ExchangeEvent,
+      SqliteDatabase
+    >({
+      decider: exchangeDecider,
+      codec: exchangeStateCodec,
+      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+      projectors: createExchangeProjectors(db, { projectors: [catalog.projector] }),
+      journalHistory: archiveFor(power).history(new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db)),
+      clock,
+      limits: {
+        snapshotEveryCommands: options.snapshotEveryCommands ?? 40,
+        journalBatchCommandsMax: options.journalBatchCommandsMax ?? 4,
+      },
+      assertState: (state) => {
+        const problems = checkInvariants(state);
+        if (problems.length > 0) fail(`recovered state breaks invariants: ${problems.join("; ")}`);
+      },
+      // A power cut is expected; the engine stops and we restart it, as the platform's host would.
+      onFatal: () => {},
+      onError: () => {},
+    });
+    return { real, db, power, engine };
+  };
+
+  /** Brings the reference up to the journal's end, checking each entry, then compares everything. */
+  const verify = async (opened: Opened): Promise<void> => {
+    // Entries since the last check may have been archived meanwhile: read the archive, then the journal.
+    const history = archiveFor(opened.power).history(
+      new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.real),
+    );
+    for await (const batch of history.readJournal(reference.sequence)) {
+      for (const entry of batch) {
+        if (entry.sequence !== reference.sequence + 1n) fail(`journal gap at ${entry.sequence}`);
+        const decision = exchangeDecider.decide(reference.state, entry.command, {
+          nowMs: entry.nowMs,
+          sequence: entry.sequence,
+        });
+        if (!decision.ok) return fail(`journaled command ${entry.sequence} is refused on replay`);
+        const journaled = encodePlainData(entry.events);
+        if (encodePlainData(decision.events) !== journaled)
+          fail(`journaled events of ${entry.sequence} differ from deciding its command again`);
+        const answered = acknowledged.get(entry.sequence);
+        if (answered !== undefined && answered !== journaled)
+          fail(`acknowledged command ${entry.sequence} was answered other events than journaled`);
+        const kind = kindOf(entry.command);
+        journaledCommands[kind] = (journaledCommands[kind] ?? 0) + 1;
+        for (const event of decision.events) reference.state = exchangeDecider.evolve(reference.state, event);
+        reference.sequence = entry.sequence;
+      }
+    }
+    if (reference.sequence !== opened.engine.committedSequence) fail("engine and journal end apart");
+    for (const sequence of acknowledged.keys()) {
+      if (sequence > reference.sequence) fail(`acknowledged command ${sequence} was lost`);
+    }
+    const recovered = await opened.engine.read((state) => ({
+      encoded: exchangeStateCodec.encode(state),
+      problems: checkInvariants(state),
+      balances: [...state.accounts.values()].map((account) => [
+        account.userId,
+        account.available,
+        account.frozen,
+      ]),
+    }));
+    if (recovered.encoded !== exchangeStateCodec.encode(reference.state))
+      fail(`recovered state ${stateHash(exchangeStateCodec.decode(recovered.encoded))} ≠ uncrashed run's`);
+    if (recovered.problems.length > 0) fail(`invariants: ${recovered.problems.join("; ")}`);
+    const rows = opened.real
+      .prepare("SELECT user_id, available, frozen FROM exchange_balances ORDER BY user_id")
+      .safeIntegers(true)
+      .raw()
+      .all() as [bigint, bigint, bigint][];
+    const byUser = new Map(rows.map(([userId, available, frozen]) => [Number(userId), [available, frozen]]));
+    for (const [userId, available, frozen] of recovered.balances as [number, bigint, bigint][]) {
+      const row = byUser.get(userId);
+      if (row === undefined || row[0] !== available || row[1] !== frozen)
+        fail(`balance row of user ${userId} differs from the core`);
+    }
+  };
+
+  let opened = await open();
+  // Writes of opening (migrations) are not the run's: the run's write boundaries count from here.
+  let writesAtOpen = opened.power.writes;
+  await verify(opened);
+  const cutNext = () => {
+    if (options.crashGapWritesMax === 0) return opened.power.cutAt(undefined);
+    const skew = random();
+    opened.power.cutAt(opened.power.writes + 1 + Math.floor(skew * skew * options.crashGapWritesMax));
+  };
+  if (options.firstCrashAtWrite === undefined) cutNext();
+  else opened.power.cutAt(writesAtOpen + options.firstCrashAtWrite);
+  // A power cut in the last group (a periodic snapshot's write, whose failure the engine only
+  // reports) is recovered from before the clean close, like any other.
+  while (submitted < options.commands || opened.power.off || opened.engine.phase !== "running") {
+    const { engine, power } = opened;
+    if (!power.off && engine.phase === "running") {
+      const size = 1 + Math.floor(random() * groupCommandsMax);
+      const commands = await engine.read((state) => stream.next(state, nowMs, size));
+      submitted += commands.length;
+      const results = await Promise.allSettled(commands.map((command) => engine.submit(command)));
+      for (const result of results) {
+        if (result.status === "fulfilled" && result.value.ok)
+          acknowledged.set(result.value.sequence, encodePlainData(result.value.events));
+        else if (result.status === "fulfilled" && !result.value.ok) {
+          const code = result.value.rejection.code;
+          refusals[code] = (refusals[code] ?? 0) + 1;
+        }
+      }
+      if (random() < 0.1) await archive(opened);
+      if (!power.off && engine.phase === "running") continue;
+    }
+    // The power is off (or the engine stopped because of it): the process dies, and restarts.
+    if (!power.off) fail(`the engine stopped without a power cut: ${String(engine.failure?.cause)}`);
+    await engine.close().catch(() => {});
+    writeBoundaries += power.writes - writesAtOpen;
+    opened.real.close();
+    crashPoints += 1;
+    opened = await open();
+    writesAtOpen = opened.power.writes;
+    await verify(opened);
+    cutNext();
+    await archive(opened);
+  }
+  opened.power.cutAt(undefined);
+  writeBoundaries += opened.power.writes - writesAtOpen;
+  await opened.engine.close();
+  opened.real.close();
+  opened = await open();
+  await verify(opened);
+  // The whole history, archive and live journal, replays from sequence 1 to the live state.
+  const replay = await opened.engine.verifyReplay();
+  if (!replay.identical) fail("archive + journal do not replay to the live state");
+  if (options.compareReadModels === true) {
+    const history = archiveFor(opened.power).history(
+      new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.real),
+    );
+    await compareReadModels(opened.real, history, seed);
+  }
+  const report: SimReport = {
+    seed,
+    crashPoints,
+    commandsSubmitted: submitted,
+    acknowledged: acknowledged.size,
+    journalSequence: reference.sequence,
+    writeBoundaries,
+    stateHash: stateHash(reference.state),
+    journaledCommands,
+    refusals,
+    archivedThrough,
+  };
+  await opened.engine.close();
+  opened.real.close();
+  return report;
+}
+
+/** Tables that are the engine's own, not read models. */
+const engineTables = new Set(["journal", "snapshots", "schema_migrations"]);
+
+/**
+ * Projects the whole journal, one entry per batch, into a fresh in-memory database with the same
+ * projectors, and compares every read-model table with the crashed one. A write that half landed
+ * (a read model updated without its journal entry, or the other way round) shows up here.
+ */
+async function compareReadModels(
+  crashed: SqliteDatabase,
+  history: JournalSource<ExchangeCommand, ExchangeEvent>,
+  seed: number,
+): Promise<void> {
+  const fresh = openDatabase({ path: ":memory:" });
+  const catalog = createSqliteMarketCatalog(fresh);
+  const projectors = createExchangeProjectors(fresh, { projectors: [catalog.projector] });
+  const project = fresh.transaction((batch: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    for (const projector of projectors) projector(fresh, batch);
+  });
+  for await (const batch of history.readJournal(0n)) {
+    for (const entry of batch) project([entry]);
+  }
+  const virtualTables = crashed
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'")
+    .pluck()
+    .all() as string[];
+  // A full-text index's shadow tables hold its segments, whose layout depends on how the writes
+  // were grouped; the virtual table itself is compared instead.
+  const isShadow = (name: string) => virtualTables.some((virtual) => name.startsWith(`${virtual}_`));
+  const tables = (
+    crashed
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all() as string[]
+  ).filter((name) => !engineTables.has(name) && !isShadow(name) && !userHistoryIndexTables.has(name));
+  for (const table of tables) {
+    const dump = (db: SqliteDatabase) =>
+      JSON.stringify(db.prepare(`SELECT * FROM "${table}" ORDER BY 1, 2`).raw().all());
+    if (dump(crashed) !== dump(fresh)) {
+      throw new SimFailure(seed, -1, `read model ${table} differs from a fresh projection of the journal`);
+    }
+  }
+  fresh.close();
+  checkUserHistoryIndex(crashed, seed);
+}
+
+/**
+ * The user-keyed history tables lag their base tables by design (user-history-index.ts): how far
+ * depends on where batches ended, so they are not compared with a fresh projection. What must hold
+ * is that each indexes exactly its base table's rows up to its watermark, no more, no less.
+ */
+const userHistoryIndexTables = new Set([
+  "exchange_orders_of_user",
+  "exchange_trades_of_user",
+  "exchange_ledger_of_user",
+  "exchange_user_index_watermarks",
+]);
+
+function checkUserHistoryIndex(db: SqliteDatabase, seed: number): void {
+  const layouts = [
+    ["exchange_orders", "exchange_orders_of_user", "user_id, order_id", "order_id"],
+    ["exchange_trades", "exchange_trades_of_user", "user_id, trade_id, role", "trade_id"],
+    ["exchange_ledger", "exchange_ledger_of_user", "user_id, entry_id, type", "entry_id"],
+  ] as const;
+  for (const [base, index, columns, id] of layouts) {
+    const watermark = `(SELECT indexed_through FROM exchange_user_index_watermarks WHERE table_name = '${base}')`;
+    const indexed = `SELECT ${columns} FROM ${base} WHERE ${id} <= ${watermark}`;
+    const differences = db
+      .prepare(
+        `SELECT count(*) FROM (SELECT * FROM (${indexed} EXCEPT SELECT ${columns} FROM ${index})
+           UNION ALL SELECT * FROM (SELECT ${columns} FROM ${index} EXCEPT ${indexed}))`,
+      )
+      .pluck()
+      .get() as number;
+    if (differences !== 0)
+      throw new SimFailure(seed, -1, `${index} does not index ${base} up to its watermark`);
+  }
+}

@@ -1,0 +1,59 @@
+// The real exchange survives a power cut at any write: a short run of the crash simulation
+// (exchange-crash-sim.ts). The long run is `npm run sim -- --seeds N` (docs/simulation.md).
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { runSimulation } from "./exchange-crash-sim.js";
+
+describe("crash simulation of the exchange", () => {
+  it("recovers exactly the acknowledged commands after a power cut at every write of a short run", async () => {
+    const base = {
+      seed: 11,
+      commands: 24,
+      crashGapWritesMax: 0,
+      journalBatchCommandsMax: 3,
+      snapshotEveryCommands: 5,
+    };
+    const uncrashed = await runSimulation(base);
+    assert.equal(uncrashed.crashPoints, 0);
+    assert.ok(uncrashed.writeBoundaries > 60, `the run passes many writes (${uncrashed.writeBoundaries})`);
+    let cut = 0;
+    for (let write = 1; write <= uncrashed.writeBoundaries; write++) {
+      const report = await runSimulation({ ...base, firstCrashAtWrite: write });
+      cut += report.crashPoints;
+    }
+    assert.equal(cut, uncrashed.writeBoundaries, "each write boundary of the uncrashed run was cut once");
+  });
+
+  it("recovers from repeated power cuts over mixed commands of all three models", async () => {
+    const journaled = new Set<string>();
+    for (const seed of [1, 2]) {
+      const report = await runSimulation({
+        seed,
+        commands: 500,
+        crashGapWritesMax: 80,
+        compareReadModels: true,
+        archiveJournal: true,
+      });
+      assert.ok(report.crashPoints > 30, `seed ${seed}: ${report.crashPoints} power cuts`);
+      assert.ok(report.acknowledged > 100, `seed ${seed}: ${report.acknowledged} acknowledged`);
+      for (const kind of Object.keys(report.journaledCommands)) journaled.add(kind);
+      assert.ok(report.archivedThrough > 0n, `seed ${seed} archived part of its journal`);
+    }
+    const kinds = [...journaled].join(" | ");
+    for (const expected of [
+      /PlaceOrder orderbook LIMIT \w+ GTC/,
+      /PlaceOrder orderbook MARKET/,
+      /PlaceOrder AMM MARKET BUY/,
+      /PlaceOrder AMM MARKET SELL/,
+      /PlaceOrder parimutuel MARKET BUY/,
+      /CancelOrder/,
+      /Deposit/,
+      /RequestWithdrawal/,
+      /CloseMarket/,
+      /ResolveMarket/,
+    ]) {
+      assert.match(kinds, expected, "the runs journal commands of every kind");
+    }
+  });
+});
