@@ -15,6 +15,7 @@ import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
+import type { EngineLimits } from "./engine/engine.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
@@ -48,6 +49,8 @@ export interface PlatformOptions {
    * src/store/sqlite/user-history-index.ts); tests lower it so a few orders reach the bulk step.
    */
   readonly userHistoryIndexLag?: number;
+  /** The engine's queue and batch limits; tests lower queueCommandsMax to see overload. */
+  readonly engineLimits?: Partial<EngineLimits>;
 }
 
 export interface Platform {
@@ -119,6 +122,7 @@ export async function startPlatform(
     db,
     projectors: [marketCatalog.projector],
     userHistoryIndexLag: options.userHistoryIndexLag,
+    ...(options.engineLimits === undefined ? {} : { limits: options.engineLimits }),
     clock: nowMs,
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {

@@ -6,7 +6,12 @@ import type { MarketDetail } from "../../src/api/partner/schemas/market-detail.j
 import { parseAtoms } from "../../src/core/money.js";
 import { type CreateMarketRequest, PredexAdminClient } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";
-import { type PartnerCredentials, startTestPlatform, type TestPlatform } from "./harness.js";
+import {
+  type PartnerCredentials,
+  startTestPlatform,
+  type TestPlatform,
+  type TestPlatformOptions,
+} from "./harness.js";
 
 export interface TradingPlatform extends TestPlatform {
   readonly operator: PredexAdminClient;
@@ -42,8 +47,8 @@ export function isoAt(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-export async function startTradingPlatform(): Promise<TradingPlatform> {
-  const platform = await startTestPlatform();
+export async function startTradingPlatform(options: TestPlatformOptions = {}): Promise<TradingPlatform> {
+  const platform = await startTestPlatform(options);
   const operator = new PredexAdminClient({
     baseUrl: platform.addresses.admin,
     token: platform.platform.adminToken,
