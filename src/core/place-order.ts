@@ -23,6 +23,7 @@ import {
   orderSharesMax,
   ordersPerBookMax,
 } from "./limits.js";
+import { orderShapeRejection } from "./order-shape.js";
 import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
 import { decidePoolOrder } from "./pool-orders.js";
 import type { ExchangeState } from "./state.js";
@@ -74,6 +75,11 @@ export function decidePlaceOrder(
   const { userId, clientOrderId } = command;
   if (!isId(userId)) return invalid("userId must be a positive integer");
   const account = state.accounts.get(userId);
+
+  // Validation comes before idempotency (DESIGN §6): only a well-formed request may be answered
+  // with the first order of its clientOrderId.
+  const shapeRejection = orderShapeRejection(command);
+  if (shapeRejection !== undefined) return { ok: false, rejection: shapeRejection };
 
   // A clientOrderId seen before names the first order; nothing new happens (DESIGN §8).
   if (clientOrderId !== null) {
