@@ -15,6 +15,7 @@ import {
   similarityCandidatesMax,
 } from "../../legacy/market-applications.js";
 import type { Page, PageRequest } from "../exchange-read-models.js";
+import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 
 const applicationMigrations = [
@@ -221,12 +222,16 @@ export function createSqliteLegacyApplicationStore(db: SqliteDatabase): LegacyAp
           total: number;
         }
       ).total;
-      const rows = db
-        .prepare(
-          `SELECT * FROM legacy_market_applications ${sql} ORDER BY application_id DESC LIMIT ? OFFSET ?`,
-        )
-        .safeIntegers(true)
-        .all(...values, page.pageSize, (page.page - 1) * page.pageSize) as ApplicationRow[];
+      const { limit, offset } = pageWindow(page);
+      const rows =
+        total <= offset
+          ? []
+          : (db
+              .prepare(
+                `SELECT * FROM legacy_market_applications ${sql} ORDER BY application_id DESC LIMIT ? OFFSET ?`,
+              )
+              .safeIntegers(true)
+              .all(...values, limit, offset) as ApplicationRow[]);
       return { total, records: rows.map(recordOf) };
     },
     async review(applicationId, decision, nowMs) {
