@@ -70,6 +70,8 @@ export const legacyErrors = {
   nothingToClaim: legacyError(404, 404, "No claimable rewards"),
   // Bill detail: spec 001 names this operation's message "User not found"; the code is the table's 3005.
   billUserNotFound: legacyError(404, 3005, "User not found"),
+  /** Monthly bill: a merchantId that is not the token's (spec 001 has no code for it). */
+  merchantNotFound: legacyError(404, 404, "Merchant not found"),
   // Balance and trading.
   shareNotEnough: legacyError(422, 2001, "share is not enough"),
   balanceInsufficient: legacyError(422, 2002, "Available balance is insufficient"),
