@@ -13,6 +13,7 @@ import {
   type OrderStatus,
   statusOfRestingOrder,
 } from "./orders.js";
+import { poolOptionPrice } from "./pool-queries.js";
 import type { Position } from "./positions.js";
 import { claimableAtoms, type PositionStatus, positionStatus } from "./settlement.js";
 import type { ExchangeState } from "./state.js";
@@ -140,7 +141,13 @@ export function bestPrices(state: ExchangeState, address: BookAddress): QueryRes
       // Half of a sum of tick multiples is exact in atoms (a tick is at least 10,000 atoms).
       midPrice: bestBid !== null && bestAsk !== null ? (bestBid + bestAsk) / 2n : null,
       spread: bestBid !== null && bestAsk !== null ? bestAsk - bestBid : null,
-      lastTradePrice: last === 0 ? null : priceUnitsToAtoms(inOptionTerms(last)),
+      // A pool's last trade left it at its current price, which is exact to the atom (the market
+      // detail's digits); a book's last trade was on a tick.
+      lastTradePrice:
+        last === 0
+          ? null
+          : (poolOptionPrice(state, outcome.outcomeId, option.optionIndex) ??
+            priceUnitsToAtoms(inOptionTerms(last))),
     },
   };
 }
