@@ -21,6 +21,7 @@ import {
   withBenchServer,
 } from "./lib/server-process.js";
 import { round, summarizePhases } from "./lib/summary.js";
+import { startUnsignedGateway } from "./lib/unsigned-gateway.js";
 
 const connections = 16;
 const warmupMs = 1_000;
@@ -45,19 +46,27 @@ else await measure();
 /** Child process: two platforms on loopback, one verifying signatures and one not. */
 async function serve(): Promise<void> {
   const start = async (verifySignatures: boolean) => {
-    const bench = await startBenchPlatform("predex-bench-", { verifySignatures });
+    const bench = await startBenchPlatform("predex-bench-");
     const { deps } = bench.platform;
+    // The baseline is the same app over the same platform without the signature check (bench only).
+    const unsignedGateway = verifySignatures ? undefined : await startUnsignedGateway(bench.platform);
     const partner = await createBenchPartner(deps);
     const user = await registerBenchUser(deps, partner, {
       userEmail: "bench@example.com",
       marchantUserId: "bench",
     });
     const target: Target = {
-      baseUrl: bench.platform.addresses.gateway,
+      baseUrl: unsignedGateway?.baseUrl ?? bench.platform.addresses.gateway,
       credentials: partner.credentials,
       path: `/user/${user.userId}`,
     };
-    return { target, close: bench.close };
+    return {
+      target,
+      close: async () => {
+        await unsignedGateway?.close();
+        await bench.close();
+      },
+    };
   };
   const signed = await start(process.env.BENCH_SYMMETRIC !== "1");
   const unsigned = await start(false);

@@ -18,7 +18,8 @@ import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.
 import type { EngineLimits } from "./engine/engine.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
-import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
+import { type MasterKeyPolicy, resolveMasterKey } from "./identity/master-key.js";
+import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
 import { createMailer } from "./mfa/mailer.js";
@@ -37,8 +38,11 @@ import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
 
 export interface PlatformOptions {
-  /** false disables gateway signature checks; only bench/gateway.ts uses it. */
-  readonly verifySignatures?: boolean;
+  /**
+   * Where the master key may come from (src/identity/master-key.ts): a production `serve` passes
+   * "external" (never created beside the database); the demo and tests keep the default.
+   */
+  readonly masterKeyPolicy?: MasterKeyPolicy;
   /** The API layer's clock; tests may move it. */
   readonly nowMs?: () => number;
   readonly logger?: Logger;
@@ -67,7 +71,7 @@ export interface Platform {
 }
 
 export const databaseFileName = "predex.db";
-export const masterKeyFileName = "master.key";
+export { masterKeyFileName } from "./identity/master-key.js";
 export const adminTokenFileName = "admin-token";
 /** Without PREDEX_SMTP_URL, mail is appended here (one JSON message per line) inside the data dir. */
 export const mailOutboxPath = ["mail", "outbox.jsonl"] as const;
@@ -84,15 +88,12 @@ export async function startPlatform(
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const logger = options.logger ?? pino({ level: config.logLevel });
   const nowMs = options.nowMs ?? Date.now;
+  // Before the database: a production start without a key refuses before it creates any file.
+  const resolvedKey = resolveMasterKey(config, options.masterKeyPolicy ?? "create-in-data-dir");
+  for (const warning of resolvedKey.warnings) logger.warn(warning);
+  const masterKey = resolvedKey.key;
   const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
 
-  const masterKey =
-    config.masterKey ??
-    Buffer.from(
-      loadOrCreateSecretFile(join(config.dataDir, masterKeyFileName), () => randomToken(masterKeyBytes))
-        .value,
-      "base64url",
-    );
   const adminTokenFile =
     config.adminToken === undefined
       ? loadOrCreateSecretFile(join(config.dataDir, adminTokenFileName), () => randomToken(32))
@@ -143,7 +144,8 @@ export async function startPlatform(
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
   const deps: PlatformDeps = {
-    config,
+    // Every part of the platform reads the one master key resolved above.
+    config: { ...config, masterKey },
     nowMs,
     logger,
     db,
@@ -168,10 +170,7 @@ export async function startPlatform(
       : { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
   const httpsOption = https === undefined ? {} : { https };
   const apps: Record<SurfaceName, TypeBoxApp> = {
-    gateway: await buildPartnerApp(deps, {
-      verifySignatures: options.verifySignatures ?? true,
-      ...httpsOption,
-    }),
+    gateway: await buildPartnerApp(deps, httpsOption),
     public: await buildPublicApp(deps, httpsOption),
     legacy: await buildLegacyApp(deps, httpsOption),
     admin: await buildAdminApp(deps, adminToken),

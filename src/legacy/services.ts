@@ -25,9 +25,6 @@ import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
 import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
 import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";
 
-/** Where server.ts keeps the generated master key when PREDEX_MASTER_KEY is not set. */
-const masterKeyFileName = "master.key";
-
 export interface LegacyServices {
   readonly tokens: LegacyTokens;
   readonly nonces: LegacyNonceStore;
@@ -97,8 +94,9 @@ export function createLegacyServices(deps: PlatformDeps, options: LegacyServiceO
   };
 }
 
-/** The platform's master key: the configured one, else the file startPlatform created in the data dir. */
+/** The platform's master key: startPlatform puts the one it resolved (src/identity/master-key.ts) in deps.config. */
 function masterKeyOf(deps: PlatformDeps): Buffer {
-  if (deps.config.masterKey !== undefined) return deps.config.masterKey;
-  return Buffer.from(readFileSync(join(deps.config.dataDir, masterKeyFileName), "utf8").trim(), "base64url");
+  if (deps.config.masterKey === undefined)
+    throw new Error("legacy services: the platform resolved no master key");
+  return deps.config.masterKey;
 }

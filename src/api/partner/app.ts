@@ -14,8 +14,6 @@ import { installPartnerAuthentication } from "./authentication.js";
 import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./errors.js";
 
 export interface PartnerAppOptions {
-  /** Only the gateway benchmark turns this off. */
-  readonly verifySignatures: boolean;
   readonly https?: { cert: Buffer; key: Buffer };
 }
 
@@ -39,7 +37,7 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);
   await app.register(cookie);
-  installPartnerAuthentication(app, deps, { verifySignatures: options.verifySignatures });
+  installPartnerAuthentication(app, deps);
   await registerDocs(app, {
     title: "predex partner API (signed gateway)",
     description:
