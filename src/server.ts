@@ -76,6 +76,11 @@ export const adminTokenFileName = "admin-token";
 /** Without PREDEX_SMTP_URL, mail is appended here (one JSON message per line) inside the data dir. */
 export const mailOutboxPath = ["mail", "outbox.jsonl"] as const;
 
+/** Said loudly at start (log and console): without SMTP, no user receives a one-time code. */
+export function localMailWarning(config: PlatformConfig): string {
+  return `PREDEX_SMTP_URL is not set: one-time codes (MFA email) are NOT emailed, they are written to ${join(config.dataDir, ...mailOutboxPath)}. Set PREDEX_SMTP_URL=smtp://user:pass@host:587 (or smtps://) to send them.`;
+}
+
 export async function startPlatform(
   config: PlatformConfig,
   options: PlatformOptions = {},
@@ -92,6 +97,7 @@ export async function startPlatform(
   const resolvedKey = resolveMasterKey(config, options.masterKeyPolicy ?? "create-in-data-dir");
   for (const warning of resolvedKey.warnings) logger.warn(warning);
   const masterKey = resolvedKey.key;
+  if (config.smtpUrl === undefined) logger.warn(localMailWarning(config));
   const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
 
   const adminTokenFile =

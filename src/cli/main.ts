@@ -27,7 +27,13 @@ ${adminExchangeUsage}
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
-PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT`;
+PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT
+  PREDEX_MASTER_KEY_FILE    a file holding the master key (64 hex digits), outside the data dir;
+                            \`serve\` without --demo needs it or PREDEX_MASTER_KEY (make one:
+                            openssl rand -hex 32) and never creates a key beside the database
+  PREDEX_SMTP_URL           smtp://user:pass@host:587 or smtps://… for MFA email codes; unset, codes
+                            are written to <data dir>/mail/outbox.jsonl (a warning says so at start)
+  PREDEX_MAIL_FROM          the From address of that email (default predex <no-reply@predex.local>)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
-import { adminTokenFileName, startPlatform } from "../server.js";
+import { adminTokenFileName, localMailWarning, startPlatform } from "../server.js";
 import { startServeDemo } from "./demo-serve.js";
 
 /** Returns -1: the process keeps running until a signal closes the platform. */
@@ -27,6 +27,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   console.log(`  admin   (/admin/...)               ${platform.addresses.admin}`);
   console.log(`  API docs at <listener>/docs; data in ${config.dataDir}`);
   if (quietDemo) console.log("  request logs are off with --demo; PREDEX_LOG_LEVEL=info shows them");
+  if (config.smtpUrl === undefined) console.log(`\nWARNING: ${localMailWarning(config)}`);
   if (platform.adminTokenCreated) {
     console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
     console.log(`  ${platform.adminToken}`);
