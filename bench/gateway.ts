@@ -8,6 +8,7 @@
 // two figures should then agree, which checks the method itself. Everything is loopback-only and bounded by phase durations and a
 // request cap; BENCH_PHASE_MS shortens the phases for a quick check. The last line of stdout is the JSON result.
 
+import { randomUUID } from "node:crypto";
 import { Agent } from "node:http";
 import { formatGatewayDate } from "../src/gateway/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
@@ -28,6 +29,7 @@ const warmupMs = 1_000;
 const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 2_000);
 const phasesPerMode = 4;
 const requestsPerPhaseMax = 2_000_000;
+const signsNonces = process.env.BENCH_NONCES === "1";
 
 interface Target {
   readonly baseUrl: string;
@@ -116,6 +118,7 @@ async function measure(): Promise<void> {
         baseline_server_cpu_us_per_request: round(unsigned.cpuUsPerRequest, 1),
         cpu_ratio: round(unsigned.cpuUsPerRequest / signed.cpuUsPerRequest, 3),
         connections,
+        nonces: signsNonces,
       }),
     );
   });
@@ -129,6 +132,12 @@ function signedGetLoad(target: Target, agent: Agent, durationMs: number) {
   let signedFor = "";
   let headers: Record<string, string> = {};
   const currentHeaders = () => {
+    // BENCH_NONCES=1 signs a fresh x-ca-nonce into every request, as Alibaba-gateway client
+    // libraries do: the server then records each nonce (per partner, durably) before answering.
+    if (signsNonces) {
+      return signRequest(target.credentials, { method: "GET", path: target.path, nonce: randomUUID() })
+        .headers;
+    }
     const date = formatGatewayDate(new Date());
     if (date !== signedFor) {
       signedFor = date;

@@ -17,7 +17,7 @@ import { CategoryService } from "./catalog/categories.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import type { EngineLimits } from "./engine/engine.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
-import { createGatewayVerifier } from "./gateway/verifier.js";
+import { createGatewayVerifier, nonceWindowMs } from "./gateway/verifier.js";
 import { type MasterKeyPolicy, resolveMasterKey } from "./identity/master-key.js";
 import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
@@ -28,6 +28,7 @@ import { MfaService } from "./mfa/service.js";
 import { type Realtime, type RealtimeLimits, startRealtime } from "./realtime/index.js";
 import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
 import { openDatabase } from "./store/sqlite/database.js";
+import { createSqliteGatewayNonceStore } from "./store/sqlite/gateway-nonces.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
@@ -159,6 +160,8 @@ export async function startPlatform(
     gatewayVerifier: createGatewayVerifier({
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
       nowMs,
+      // Per partner and durable for the window: a restart still refuses a captured request.
+      nonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs }),
     }),
     mfa,
     socketChannels: new Map(),

@@ -4,7 +4,7 @@
 
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { NonceStore } from "./nonce-store.js";
+import { MemoryNonceWindow, type NonceStore } from "./nonce-store.js";
 import { computeContentMd5, computeSignature, constantTimeEqual } from "./signature.js";
 import {
   buildStringToSign,
@@ -72,7 +72,7 @@ export interface GatewayVerifier<Key extends AppKeyRecord = AppKeyRecord> {
 export function createGatewayVerifier<Key extends AppKeyRecord>(
   options: GatewayVerifierOptions<Key>,
 ): GatewayVerifier<Key> {
-  const nonces = options.nonces ?? new NonceStore(nonceWindowMs);
+  const nonces = options.nonces ?? new MemoryNonceWindow(nonceWindowMs);
   const verify = (request: GatewayRequest) =>
     verifyGatewayRequest(request, options.lookupAppKey, nonces, options.nowMs);
   return {
@@ -136,7 +136,7 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
     if (nonce.length === 0 || nonce.length > nonceCharsMax) {
       return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
     }
-    const outcome = nonces.remember(`${appKey.appKey}\n${nonce}`, now);
+    const outcome = await nonces.remember(appKey.appKey, nonce, now);
     if (outcome === "replayed")
       return refuse({ kind: "nonce_rejected", message: "unauthorized: Nonce already used" });
     if (outcome === "full") {
