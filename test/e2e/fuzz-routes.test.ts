@@ -84,7 +84,7 @@ const nastyValues: unknown[] = [
   1e20,
   1e308,
   -1e308,
-  9007199254740993,
+  2 ** 53 + 2,
   Number.MAX_SAFE_INTEGER,
   "",
   "abc",

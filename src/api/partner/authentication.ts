@@ -3,7 +3,6 @@
 // (401/1401), then the body's media type and JSON (415/1415, 400/1001).
 
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayVerdict } from "../../gateway/verifier.js";
 import { gatewayRejectionResponse } from "../../gateway/verifier.js";
 import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
 import type { PlatformDeps } from "../deps.js";
