@@ -1,3 +1,8 @@
+// The earlier interface's services, built once per platform from its dependencies: bearer tokens,
+// the authorize nonce store, the durable request queue with its executor, and the merchant
+// notifier. The legacy listener starts them when it is ready and stops them when it closes, before
+// the engine closes, so an executing batch is always recorded against a running engine.
+
 import type { PlatformDeps } from "../api/deps.js";
 import type { Rejection } from "../core/errors.js";
 import type { LegacyNonceStore, LegacyRequestStore } from "../store/legacy.js";
