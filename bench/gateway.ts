@@ -12,6 +12,7 @@
 // processes, one built with metrics (as production runs) and one without, in alternating phases;
 // the JSON line's baseline is then the server without metrics.
 
+import { randomUUID } from "node:crypto";
 import { Agent } from "node:http";
 import { formatGatewayDate } from "../src/contract/signing/string-to-sign.js";
 import { type GatewayCredentials, signRequest } from "../src/sdk/signer.js";
@@ -28,12 +29,14 @@ import {
   withBenchServer,
 } from "./lib/server-process.js";
 import { round, summarizePhases } from "./lib/summary.js";
+import { startUnsignedGateway } from "./lib/unsigned-gateway.js";
 
 const connections = 16;
 const warmupMs = 1_000;
 const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 2_000);
 const phasesPerMode = 4;
 const requestsPerPhaseMax = 2_000_000;
+const signsNonces = process.env.BENCH_NONCES === "1";
 
 interface Target {
   readonly baseUrl: string;
@@ -53,19 +56,27 @@ else await measure();
 /** Child process: two platforms on loopback, one verifying signatures and one not. */
 async function serve(): Promise<void> {
   const start = async (verifySignatures: boolean) => {
-    const bench = await startBenchPlatform("predex-bench-", { verifySignatures });
+    const bench = await startBenchPlatform("predex-bench-");
     const { deps } = bench.platform;
+    // The baseline is the same app over the same platform without the signature check (bench only).
+    const unsignedGateway = verifySignatures ? undefined : await startUnsignedGateway(bench.platform);
     const partner = await createBenchPartner(deps);
     const user = await registerBenchUser(deps, partner, {
       userEmail: "bench@example.com",
       marchantUserId: "bench",
     });
     const target: Target = {
-      baseUrl: bench.platform.addresses.gateway,
+      baseUrl: unsignedGateway?.baseUrl ?? bench.platform.addresses.gateway,
       credentials: partner.credentials,
       path: `/user/${user.userId}`,
     };
-    return { target, close: bench.close };
+    return {
+      target,
+      close: async () => {
+        await unsignedGateway?.close();
+        await bench.close();
+      },
+    };
   };
   const signed = await start(process.env.BENCH_SYMMETRIC !== "1");
   // Comparing metrics needs the signed platform only.
@@ -118,6 +129,7 @@ async function measure(): Promise<void> {
         baseline_server_cpu_us_per_request: round(unsigned.cpuUsPerRequest, 1),
         cpu_ratio: round(unsigned.cpuUsPerRequest / signed.cpuUsPerRequest, 3),
         connections,
+        nonces: signsNonces,
       }),
     );
   });
@@ -194,6 +206,12 @@ function signedGetLoad(target: Target, agent: Agent, durationMs: number) {
   let signedFor = "";
   let headers: Record<string, string> = {};
   const currentHeaders = () => {
+    // BENCH_NONCES=1 signs a fresh x-ca-nonce into every request, as Alibaba-gateway client
+    // libraries do: the server then records each nonce (per partner, durably) before answering.
+    if (signsNonces) {
+      return signRequest(target.credentials, { method: "GET", path: target.path, nonce: randomUUID() })
+        .headers;
+    }
     const date = formatGatewayDate(new Date());
     if (date !== signedFor) {
       signedFor = date;

@@ -28,8 +28,10 @@ export interface PlatformConfig {
   readonly admin: ListenerConfig;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
-  /** 32 bytes that encrypt APP Secrets at rest; when undefined, read from or created in the data dir. */
+  /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/identity/master-key.ts. */
   readonly masterKey: Buffer | undefined;
+  /** PREDEX_MASTER_KEY_FILE: a file holding the master key, outside the data dir (absolute path). */
+  readonly masterKeyFile: string | undefined;
   readonly sessionTtlSeconds: number;
   readonly logLevel: LogLevel;
   /** Serves the gateway, public and legacy listeners over HTTPS (session cookies become Secure). */
@@ -79,6 +81,7 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
     },
     adminToken: text(env, "PREDEX_ADMIN_TOKEN"),
     masterKey: masterKey(env),
+    masterKeyFile: masterKeyFile(env),
     sessionTtlSeconds: positiveInteger(env, "PREDEX_SESSION_TTL_SECONDS", defaultSessionTtlSeconds),
     logLevel: logLevel(env),
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
@@ -127,8 +130,23 @@ function smtpUrl(env: Environment): string | undefined {
 function masterKey(env: Environment): Buffer | undefined {
   const value = text(env, "PREDEX_MASTER_KEY");
   if (value === undefined) return undefined;
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64");
-  if (key.length !== 32)
-    throw new ConfigError("PREDEX_MASTER_KEY must be 32 bytes (64 hex digits or base64)");
+  if (text(env, "PREDEX_MASTER_KEY_FILE") !== undefined) {
+    throw new ConfigError("Set PREDEX_MASTER_KEY or PREDEX_MASTER_KEY_FILE, not both");
+  }
+  return parseMasterKey(value, "PREDEX_MASTER_KEY");
+}
+
+/** A master key as written in the variable or the key file: 64 hex digits or the base64 of 32 bytes. */
+export function parseMasterKey(value: string, source: string): Buffer {
+  const trimmed = value.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
+    ? Buffer.from(trimmed, "hex")
+    : Buffer.from(trimmed, "base64");
+  if (key.length !== 32) throw new ConfigError(`${source} must hold 32 bytes (64 hex digits or base64)`);
   return key;
+}
+
+function masterKeyFile(env: Environment): string | undefined {
+  const value = text(env, "PREDEX_MASTER_KEY_FILE");
+  return value === undefined ? undefined : resolve(value);
 }

@@ -17,9 +17,11 @@ import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
 import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
+import type { EngineLimits } from "./engine/engine.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
-import { createGatewayVerifier } from "./gateway/verifier.js";
-import { createSecretBox, masterKeyBytes } from "./identity/secret-box.js";
+import { createGatewayVerifier, nonceWindowMs } from "./gateway/verifier.js";
+import { type MasterKeyPolicy, resolveMasterKey } from "./identity/master-key.js";
+import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
 import { PlatformMetrics } from "./metrics/platform-metrics.js";
@@ -30,6 +32,7 @@ import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
 import { createConsoleQueries } from "./store/sqlite/console-queries.js";
 import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
 import { createSqliteDepositAddressStore } from "./store/sqlite/deposit-addresses.js";
+import { createSqliteGatewayNonceStore } from "./store/sqlite/gateway-nonces.js";
 import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
 import { createSqliteLegacyStores } from "./store/sqlite/legacy-stores.js";
 import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
@@ -44,8 +47,11 @@ import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
 
 export interface PlatformOptions {
-  /** false disables gateway signature checks; only bench/gateway.ts uses it. */
-  readonly verifySignatures?: boolean;
+  /**
+   * Where the master key may come from (src/identity/master-key.ts): a production `serve` passes
+   * "external" (never created beside the database); the demo and tests keep the default.
+   */
+  readonly masterKeyPolicy?: MasterKeyPolicy;
   /** The API layer's clock; tests may move it. */
   readonly nowMs?: () => number;
   readonly logger?: Logger;
@@ -63,6 +69,8 @@ export interface PlatformOptions {
    * benches use it, to measure what the instrumentation costs.
    */
   readonly metrics?: boolean;
+  /** The engine's queue and batch limits; tests lower queueCommandsMax to see overload. */
+  readonly engineLimits?: Partial<EngineLimits>;
 }
 
 export interface Platform {
@@ -85,10 +93,15 @@ export interface Platform {
 }
 
 export const databaseFileName = "predex.db";
-export const masterKeyFileName = "master.key";
+export { masterKeyFileName } from "./identity/master-key.js";
 export const adminTokenFileName = "admin-token";
 /** Without PREDEX_SMTP_URL, mail is appended here (one JSON message per line) inside the data dir. */
 export const mailOutboxPath = ["mail", "outbox.jsonl"] as const;
+
+/** Said loudly at start (log and console): without SMTP, no user receives a one-time code. */
+export function localMailWarning(config: PlatformConfig): string {
+  return `PREDEX_SMTP_URL is not set: one-time codes (MFA email) are NOT emailed, they are written to ${join(config.dataDir, ...mailOutboxPath)}. Set PREDEX_SMTP_URL=smtp://user:pass@host:587 (or smtps://) to send them.`;
+}
 
 export async function startPlatform(
   config: PlatformConfig,
@@ -102,16 +115,14 @@ export async function startPlatform(
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const logger = options.logger ?? pino({ level: config.logLevel });
   const nowMs = options.nowMs ?? Date.now;
+  // Before the database: a production start without a key refuses before it creates any file.
+  const resolvedKey = resolveMasterKey(config, options.masterKeyPolicy ?? "create-in-data-dir");
+  for (const warning of resolvedKey.warnings) logger.warn(warning);
+  const masterKey = resolvedKey.key;
+  if (config.smtpUrl === undefined) logger.warn(localMailWarning(config));
   const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
-  const masterKey =
-    config.masterKey ??
-    Buffer.from(
-      loadOrCreateSecretFile(join(config.dataDir, masterKeyFileName), () => randomToken(masterKeyBytes))
-        .value,
-      "base64url",
-    );
   const adminTokenFile =
     config.adminToken === undefined
       ? loadOrCreateSecretFile(join(config.dataDir, adminTokenFileName), () => randomToken(32))
@@ -142,6 +153,7 @@ export async function startPlatform(
     projectors: [marketCatalog.projector],
     userHistoryIndexLag: options.userHistoryIndexLag,
     journalArchiveDir: config.journalArchiveDir,
+    ...(options.engineLimits === undefined ? {} : { limits: options.engineLimits }),
     clock: nowMs,
     observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
@@ -190,13 +202,16 @@ export async function startPlatform(
     }
   }
   const deps: PlatformDeps = {
-    config,
+    // Every part of the platform reads the one master key resolved above.
+    config: { ...config, masterKey },
     nowMs,
     logger,
     identity,
     gatewayVerifier: createGatewayVerifier({
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
       nowMs,
+      // Per partner and durable for the window: a restart still refuses a captured request.
+      nonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs }),
     }),
     mfa,
     socketChannels: new Map(),
@@ -228,10 +243,7 @@ export async function startPlatform(
       : { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
   const httpsOption = https === undefined ? {} : { https };
   const apps: Record<SurfaceName, TypeBoxApp> = {
-    gateway: await buildPartnerApp(deps, {
-      verifySignatures: options.verifySignatures ?? true,
-      ...httpsOption,
-    }),
+    gateway: await buildPartnerApp(deps, httpsOption),
     public: await buildPublicApp(deps, httpsOption),
     legacy: await buildLegacyApp(deps, httpsOption),
     admin: await buildAdminApp(deps, adminToken),

@@ -49,7 +49,15 @@ Chain wallet (docs/chain.md; without the first two, no chain: deposits by the op
   PREDEX_DEPOSIT_XPUB         account-level xpub of m/44'/60'/0'; user N's address is its child 0/N
                               (unset: a demo mnemonic in the data dir, printed at start; not for real funds)
   PREDEX_WITHDRAWAL_KEY_FILE  a file (chmod 600) with the hot wallet's 0x-hex private key: approved
-                              withdrawals are paid on chain (unset: admin withdrawal export)`;
+                              withdrawals are paid on chain (unset: admin withdrawal export)
+
+Secrets and mail:
+  PREDEX_MASTER_KEY_FILE    a file holding the master key (64 hex digits), outside the data dir;
+                            \`serve\` without --demo needs it or PREDEX_MASTER_KEY (make one:
+                            openssl rand -hex 32) and never creates a key beside the database
+  PREDEX_SMTP_URL           smtp://user:pass@host:587 or smtps://… for MFA email codes; unset, codes
+                            are written to <data dir>/mail/outbox.jsonl (a warning says so at start)
+  PREDEX_MAIL_FROM          the From address of that email (default predex <no-reply@predex.local>)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;

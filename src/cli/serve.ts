@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
-import { adminTokenFileName, type Platform, startPlatform } from "../server.js";
+import { adminTokenFileName, localMailWarning, type Platform, startPlatform } from "../server.js";
 import { startServeDemo } from "./demo-serve.js";
 
 /** Returns -1: the process keeps running until a signal closes the platform. */
@@ -15,7 +15,10 @@ export async function runServe(args: readonly string[]): Promise<number> {
   // everything a newcomer reads. PREDEX_LOG_LEVEL=info still shows them.
   const quietDemo = values.demo && process.env.PREDEX_LOG_LEVEL === undefined;
   const config = quietDemo ? { ...loaded, logLevel: "warn" as const } : loaded;
-  const platform = await startPlatform(config);
+  // Only the demo may create a master key beside the database (src/identity/master-key.ts).
+  const platform = await startPlatform(config, {
+    masterKeyPolicy: values.demo ? "create-in-data-dir" : "external",
+  });
 
   console.log("predex is running");
   console.log(`  gateway (signed REST + /socket/*)  ${platform.addresses.gateway}`);
@@ -24,6 +27,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   console.log(`  admin   (/admin/...)               ${platform.addresses.admin}`);
   console.log(`  API docs at <listener>/docs; data in ${config.dataDir}`);
   if (quietDemo) console.log("  request logs are off with --demo; PREDEX_LOG_LEVEL=info shows them");
+  if (config.smtpUrl === undefined) console.log(`\nWARNING: ${localMailWarning(config)}`);
   if (platform.adminTokenCreated) {
     console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
     console.log(`  ${platform.adminToken}`);

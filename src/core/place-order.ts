@@ -1,7 +1,3 @@
-// decide for PlaceOrder, the part every market model shares: who places it, whether its
-// clientOrderId was seen before, and where it goes (market, outcome, option). Then the order goes
-// to the market's model: the order book (book/place-order.ts) or a pool (pools/orders.ts).
-
 import { decideBookOrder } from "./book/place-order.js";
 import { rememberedOrderId } from "./client-order-ids.js";
 import type { PlaceOrderCommand } from "./commands.js";
@@ -10,6 +6,7 @@ import { reject } from "./errors.js";
 import type { ExchangeEvent } from "./events.js";
 import { isId } from "./ids.js";
 import { clientOrderIdLengthMax } from "./limits.js";
+import { orderShapeRejection } from "./order-shape.js";
 import { decidePoolOrder } from "./pools/orders.js";
 import type { ExchangeState } from "./state.js";
 
@@ -29,6 +26,11 @@ export function decidePlaceOrder(
   const { userId, clientOrderId } = command;
   if (!isId(userId)) return invalid("userId must be a positive integer");
   const account = state.accounts.get(userId);
+
+  // Validation comes before idempotency (DESIGN §6): only a well-formed request may be answered
+  // with the first order of its clientOrderId.
+  const shapeRejection = orderShapeRejection(command);
+  if (shapeRejection !== undefined) return { ok: false, rejection: shapeRejection };
 
   // A clientOrderId seen before names the first order; nothing new happens (DESIGN §8).
   if (clientOrderId !== null) {

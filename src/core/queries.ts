@@ -15,6 +15,7 @@ import { defaultChallengeBondAtoms } from "./lifecycle/lifecycle.js";
 import type { WinningOption } from "./lifecycle/resolution.js";
 import { claimableAtoms, type PositionStatus, positionStatus } from "./lifecycle/settlement.js";
 import type { Market, MarketStatus, ModelType, OptionRecord, Outcome } from "./market.js";
+import { poolOptionPrice } from "./pools/queries.js";
 import type { ExchangeState } from "./state.js";
 import { atomsPerLot, lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "./units.js";
 import type { Position } from "./wallet/positions.js";
@@ -141,7 +142,13 @@ export function bestPrices(state: ExchangeState, address: BookAddress): QueryRes
       // Half of a sum of tick multiples is exact in atoms (a tick is at least 10,000 atoms).
       midPrice: bestBid !== null && bestAsk !== null ? (bestBid + bestAsk) / 2n : null,
       spread: bestBid !== null && bestAsk !== null ? bestAsk - bestBid : null,
-      lastTradePrice: last === 0 ? null : priceUnitsToAtoms(inOptionTerms(last)),
+      // A pool's last trade left it at its current price, which is exact to the atom (the market
+      // detail's digits); a book's last trade was on a tick.
+      lastTradePrice:
+        last === 0
+          ? null
+          : (poolOptionPrice(state, outcome.outcomeId, option.optionIndex) ??
+            priceUnitsToAtoms(inOptionTerms(last))),
     },
   };
 }

@@ -1,39 +1,63 @@
 // Remembers signed `x-ca-nonce` values for the date window so that a captured request cannot be
-// replayed. In memory: one API node sees all of its own traffic; several nodes behind one host
-// would need a shared store (decisions.md).
+// replayed. The port is small so that storage can vary (SQLite now, PostgreSQL for several API
+// nodes next); MemoryNonceWindow is the bounded, per-partner, in-memory part every adapter keeps in
+// front of its durable table, so the hot path is a Map lookup.
 
-export const nonceEntriesMax = 1_000_000;
+/** Live nonces one partner may hold; one more is refused ("full") until some expire. */
+export const nonceEntriesPerPartnerMax = 250_000;
 
 export type NonceOutcome = "fresh" | "replayed" | "full";
 
-export class NonceStore {
-  // Insertion order is expiry order because every entry lives for the same window, so the oldest
-  // entries are always at the front of the Map and pruning stops at the first live one.
-  readonly #expiresAtMs = new Map<string, number>();
+/** The gateway's nonce port: `remember` answers once the nonce is recorded (durably, for a durable store). */
+export interface NonceStore {
+  remember(partnerKey: string, nonce: string, nowMs: number): NonceOutcome | Promise<NonceOutcome>;
+}
+
+/**
+ * Nonces per partner, each partner bounded on its own: one partner sending many cannot lock the
+ * others out. Insertion order is expiry order (every entry lives for the same window), so the
+ * oldest entries are at the front of each Map and pruning stops at the first live one.
+ */
+export class MemoryNonceWindow implements NonceStore {
+  readonly #partners = new Map<string, Map<string, number>>();
 
   constructor(
-    private readonly windowMs: number,
-    private readonly entriesMax: number = nonceEntriesMax,
+    readonly windowMs: number,
+    readonly entriesPerPartnerMax: number = nonceEntriesPerPartnerMax,
   ) {}
 
-  /** Records a nonce for the window; reports whether it was seen before inside the window. */
-  remember(key: string, nowMs: number): NonceOutcome {
-    this.#prune(nowMs);
-    const expiresAtMs = this.#expiresAtMs.get(key);
-    if (expiresAtMs !== undefined && expiresAtMs > nowMs) return "replayed";
-    if (this.#expiresAtMs.size >= this.entriesMax) return "full";
-    this.#expiresAtMs.set(key, nowMs + this.windowMs);
+  remember(partnerKey: string, nonce: string, nowMs: number): NonceOutcome {
+    return this.rememberUntil(partnerKey, nonce, nowMs, nowMs + this.windowMs);
+  }
+
+  /** As remember, with the expiry given (a durable store reloads entries with their own). */
+  rememberUntil(partnerKey: string, nonce: string, nowMs: number, expiresAtMs: number): NonceOutcome {
+    let entries = this.#partners.get(partnerKey);
+    if (entries === undefined) {
+      entries = new Map();
+      this.#partners.set(partnerKey, entries);
+    }
+    prune(entries, nowMs);
+    const known = entries.get(nonce);
+    if (known !== undefined && known > nowMs) return "replayed";
+    if (entries.size >= this.entriesPerPartnerMax) return "full";
+    entries.set(nonce, expiresAtMs);
     return "fresh";
   }
 
-  get size(): number {
-    return this.#expiresAtMs.size;
+  /** Forgets a nonce recorded a moment ago whose durable write failed, so a retry is not "replayed". */
+  forget(partnerKey: string, nonce: string): void {
+    this.#partners.get(partnerKey)?.delete(nonce);
   }
 
-  #prune(nowMs: number): void {
-    for (const [key, expiresAtMs] of this.#expiresAtMs) {
-      if (expiresAtMs > nowMs) return;
-      this.#expiresAtMs.delete(key);
-    }
+  sizeOf(partnerKey: string): number {
+    return this.#partners.get(partnerKey)?.size ?? 0;
+  }
+}
+
+function prune(entries: Map<string, number>, nowMs: number): void {
+  for (const [nonce, expiresAtMs] of entries) {
+    if (expiresAtMs > nowMs) return;
+    entries.delete(nonce);
   }
 }

@@ -16,7 +16,7 @@ import {
   splitRequestTarget,
   stringToSignForHeader,
 } from "../contract/signing/string-to-sign.js";
-import { NonceStore } from "./nonce-store.js";
+import { MemoryNonceWindow, type NonceStore } from "./nonce-store.js";
 
 /** The spec's "about 15 minutes" of allowed clock skew, in both directions. */
 export const dateSkewMsMax = 15 * 60 * 1000;
@@ -76,7 +76,7 @@ export interface GatewayVerifier<Key extends AppKeyRecord = AppKeyRecord> {
 export function createGatewayVerifier<Key extends AppKeyRecord>(
   options: GatewayVerifierOptions<Key>,
 ): GatewayVerifier<Key> {
-  const nonces = options.nonces ?? new NonceStore(nonceWindowMs);
+  const nonces = options.nonces ?? new MemoryNonceWindow(nonceWindowMs);
   const verify = (request: GatewayRequest) =>
     verifyGatewayRequest(request, options.lookupAppKey, nonces, options.nowMs);
   return {
@@ -140,7 +140,7 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
     if (nonce.length === 0 || nonce.length > nonceCharsMax) {
       return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
     }
-    const outcome = nonces.remember(`${appKey.appKey}\n${nonce}`, now);
+    const outcome = await nonces.remember(appKey.appKey, nonce, now);
     if (outcome === "replayed")
       return refuse({ kind: "nonce_rejected", message: "unauthorized: Nonce already used" });
     if (outcome === "full") {

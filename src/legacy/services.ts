@@ -3,8 +3,6 @@
 // notifier. The legacy listener starts them when it is ready and stops them when it closes, before
 // the engine closes, so an executing batch is always recorded against a running engine.
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Rejection } from "../core/errors.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
@@ -19,9 +17,6 @@ import type { MerchantCommissionReadModel } from "../store/merchant-commissions.
 import { LegacyNotifier, type NotifierPolicy } from "./notifier.js";
 import { type DescribedRejection, LegacyRequestExecutor } from "./request-executor.js";
 import { createLegacyTokens, deriveLegacyTokenKey, type LegacyTokens } from "./tokens.js";
-
-/** Where server.ts keeps the generated master key when PREDEX_MASTER_KEY is not set. */
-const masterKeyFileName = "master.key";
 
 export interface LegacyServices {
   readonly tokens: LegacyTokens;
@@ -102,8 +97,9 @@ export function createLegacyServices(deps: LegacyServiceDeps, options: LegacySer
   };
 }
 
-/** The platform's master key: the configured one, else the file startPlatform created in the data dir. */
+/** The platform's master key: startPlatform puts the one it resolved (src/identity/master-key.ts) in deps.config. */
 function masterKeyOf(deps: LegacyServiceDeps): Buffer {
-  if (deps.config.masterKey !== undefined) return deps.config.masterKey;
-  return Buffer.from(readFileSync(join(deps.config.dataDir, masterKeyFileName), "utf8").trim(), "base64url");
+  if (deps.config.masterKey === undefined)
+    throw new Error("legacy services: the platform resolved no master key");
+  return deps.config.masterKey;
 }

@@ -41,7 +41,7 @@ import {
   type PublicLevel,
   priceChangeEvent,
 } from "./messages.js";
-import { chanceOf, optionPriceAtoms, yesPriceAtoms } from "./option-price.js";
+import { chanceOf, optionPricesAtoms } from "./option-price.js";
 import { type UserChannel, UserFeeds, type UserSubscription } from "./user-feeds.js";
 
 interface OutcomeFeed {
@@ -62,8 +62,9 @@ interface OutcomeFeed {
   bestBidUnits: number;
   bestAskUnits: number;
   publishedBest: string;
-  yesPriceAtoms: number;
-  publishedYesPriceAtoms: number;
+  /** Both options' live prices in atoms, Yes first (src/realtime/option-price.ts). */
+  priceAtoms: readonly [number, number];
+  publishedPriceAtoms: readonly [number, number];
 }
 
 export interface RealtimeHubOptions {
@@ -259,7 +260,7 @@ export class RealtimeHub {
     const outcome = state.outcomes.get(outcomeId)!;
     const market = state.markets.get(outcome.marketId)!;
     const [yesId, noId] = outcome.optionIds;
-    const price = yesPriceAtoms(outcome);
+    const price = optionPricesAtoms(state, outcome);
     const book = outcome.book;
     return {
       marketId: market.marketId,
@@ -277,8 +278,8 @@ export class RealtimeHub {
       bestBidUnits: book?.bestPrice(0) ?? -1,
       bestAskUnits: book?.bestPrice(1) ?? -1,
       publishedBest: "",
-      yesPriceAtoms: price,
-      publishedYesPriceAtoms: price,
+      priceAtoms: price,
+      publishedPriceAtoms: price,
     };
   }
 
@@ -375,7 +376,7 @@ export class RealtimeHub {
     }
     feed.bestBidUnits = outcome.book?.bestPrice(0) ?? -1;
     feed.bestAskUnits = outcome.book?.bestPrice(1) ?? -1;
-    feed.yesPriceAtoms = yesPriceAtoms(outcome);
+    feed.priceAtoms = optionPricesAtoms(state, outcome);
     if (feed.pendingTrades.length > 0 && feed.firstPendingMs === 0) feed.firstPendingMs = nowMs;
     feed.lastPendingMs = nowMs;
     this.#markDirty(feed);
@@ -498,12 +499,15 @@ export class RealtimeHub {
     this.#assets.publishMany(feed.assetIds[0], assetBuilds[0]);
     this.#assets.publishMany(feed.assetIds[1], assetBuilds[1]);
 
-    if (feed.yesPriceAtoms !== feed.publishedYesPriceAtoms) {
-      feed.publishedYesPriceAtoms = feed.yesPriceAtoms;
+    if (
+      feed.priceAtoms[0] !== feed.publishedPriceAtoms[0] ||
+      feed.priceAtoms[1] !== feed.publishedPriceAtoms[1]
+    ) {
+      feed.publishedPriceAtoms = feed.priceAtoms;
       this.#marketPrice.publishMany(
         feed.marketId,
         ([0, 1] as const).map((optionIndex) => () => {
-          const priceAtoms = optionPriceAtoms(feed.yesPriceAtoms, optionIndex);
+          const priceAtoms = feed.priceAtoms[optionIndex];
           return encode(
             marketPrice({
               marketId: feed.marketId,

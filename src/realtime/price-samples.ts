@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { PriceSample, PriceSampleStore } from "../store/price-samples.js";
-import { optionPriceAtoms, yesPriceAtoms } from "./option-price.js";
+import { optionPricesAtoms } from "./option-price.js";
 
 export type { PriceSample, PriceSampleStore };
 
@@ -23,9 +23,9 @@ export async function samplePrices(
       for (const outcomeId of market.outcomeIds) {
         const outcome = state.outcomes.get(outcomeId);
         if (outcome === undefined) continue;
-        const yes = yesPriceAtoms(outcome);
+        const prices = optionPricesAtoms(state, outcome);
         outcome.optionIds.forEach((optionId, optionIndex) => {
-          taken.push({ optionId, timeMs: nowMs, priceAtoms: optionPriceAtoms(yes, optionIndex as 0 | 1) });
+          taken.push({ optionId, timeMs: nowMs, priceAtoms: prices[optionIndex as 0 | 1] });
         });
       }
     }

@@ -315,7 +315,7 @@ export class PredexClient {
   ): Promise<ApiEnvelope<Data>> {
     const upperMethod = method.toUpperCase();
     const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), "utf8");
-    const attemptsMax = idempotentMethods.has(upperMethod) ? this.#retry.attemptsMax : 1;
+    const idempotent = idempotentMethods.has(upperMethod);
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.#attempt<Data>(
@@ -327,10 +327,18 @@ export class PredexClient {
           options.headers,
         );
       } catch (error) {
+        // Any method may be sent again when the server said nothing was done (502/2002); other
+        // retryable failures only for idempotent methods (the spec's recovery table).
+        const nothingWasDone = error instanceof PredexApiError && error.nothingWasDone;
         const retryable =
-          (error instanceof PredexApiError || error instanceof NetworkError) && error.retryable;
-        if (!retryable || attempt >= attemptsMax) throw error;
-        await this.#sleep(this.#backoffMs(attempt));
+          nothingWasDone ||
+          (idempotent &&
+            (error instanceof PredexApiError || error instanceof NetworkError) &&
+            error.retryable);
+        if (!retryable || attempt >= this.#retry.attemptsMax) throw error;
+        const retryAfterMs = error instanceof PredexApiError ? (error.retryAfterMs ?? 0) : 0;
+        // Retry-After is honoured up to the policy's ceiling, so a client is never parked for long.
+        await this.#sleep(Math.max(this.#backoffMs(attempt), Math.min(retryAfterMs, this.#retry.delayMsMax)));
       }
     }
   }
@@ -520,7 +528,13 @@ function parseResponse<Data>(response: Response, text: string): ApiEnvelope<Data
     throw new PredexApiError(response.status, null, text);
   }
   if (response.status !== 200 || envelope.code !== 0) {
-    throw new PredexApiError(response.status, envelope.code ?? null, envelope.message ?? text);
+    const retryAfterSeconds = Number(response.headers.get("retry-after") ?? Number.NaN);
+    throw new PredexApiError(
+      response.status,
+      envelope.code ?? null,
+      envelope.message ?? text,
+      Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0 ? retryAfterSeconds * 1000 : undefined,
+    );
   }
   return envelope;
 }

@@ -17,9 +17,19 @@ export class PredexApiError extends PredexError {
     readonly status: number,
     readonly code: number | null,
     message: string,
+    /** The Retry-After header in milliseconds, when the server sent one. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.retryable = retryableStatuses.has(status);
+  }
+
+  /**
+   * 502 with code 2002: the request never reached the exchange (predex answers it when its engine
+   * is overloaded or stopping), so sending it again is safe even for a POST.
+   */
+  get nothingWasDone(): boolean {
+    return this.status === 502 && this.code === 2002;
   }
 
   /** A 1401 about the session: register again, then retry once. */

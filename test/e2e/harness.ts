@@ -100,6 +100,12 @@ export function testPlatformEnv(dataDir: string): Record<string, string> {
 }
 
 /**
+ * A master key for tests that run `predex serve` (a production start) as a child process: such a
+ * start takes its key from the environment, as an operator's does (src/identity/master-key.ts).
+ */
+export const testMasterKeyHex = "5eed".repeat(16);
+
+/**
  * The configuration of a test platform on `dataDir` (testPlatformEnv), then `env`. Tests that stop
  * and start a platform on the same dir use it directly.
  */

@@ -112,9 +112,9 @@ describe("POST /api/order/openapi/merchant-commission-bill/query/month", () => {
     assert.equal(anonymous.status, 401);
     assert.equal((anonymous.json as { msg: string }).msg, "invalid token / token has expired");
     assert.deepEqual(await refusal(yes.getMonthlyBill({ billPeriod: period, merchantId: 999_999 })), [
-      403,
-      403,
-      "Permission denied",
+      404,
+      404,
+      "Merchant not found",
     ]);
   });
 });

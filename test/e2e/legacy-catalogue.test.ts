@@ -163,9 +163,9 @@ describe("GET /api/user/notification/list", () => {
     const other = await platform.fundedLegacyUser(merchant, "0");
     assert.equal((await client.getNotifications()).total, 0);
     assert.deepEqual(await refusal(client.getNotifications({ userId: other.userId! })), [
-      403,
-      403,
-      "Permission denied",
+      404,
+      3005,
+      "user is not exist / email not registered",
     ]);
     const missing = await legacyGet("/api/user/notification/list", client.token);
     assert.equal(missing.status, 400);

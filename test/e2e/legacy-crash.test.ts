@@ -13,6 +13,7 @@ import Database from "better-sqlite3";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { rsaKeyPair } from "../legacy/fixtures.js";
+import { testMasterKeyHex } from "./harness.js";
 
 const cliEntry = join(import.meta.dirname, "../../src/cli/main.ts");
 const adminToken = "legacy-crash-test-admin-token";
@@ -34,6 +35,7 @@ async function serve(dataDir: string): Promise<Server> {
       PREDEX_LEGACY_PORT: "0",
       PREDEX_ADMIN_PORT: "0",
       PREDEX_ADMIN_TOKEN: adminToken,
+      PREDEX_MASTER_KEY: testMasterKeyHex,
       PREDEX_LOG_LEVEL: "silent",
     },
     stdio: ["ignore", "pipe", "pipe"],

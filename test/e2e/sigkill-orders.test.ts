@@ -17,7 +17,7 @@ import { PredexClient } from "../../src/sdk/client.js";
 import { databaseFileName } from "../../src/server.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
-import { testPlatformEnv } from "./harness.js";
+import { testMasterKeyHex, testPlatformEnv } from "./harness.js";
 import { isoAt } from "./trading-fixtures.js";
 
 const usersCount = 8;
@@ -42,6 +42,7 @@ async function startServer(dataDir: string): Promise<Server> {
       ...process.env,
       ...testPlatformEnv(dataDir),
       PREDEX_ADMIN_TOKEN: adminToken,
+      PREDEX_MASTER_KEY: testMasterKeyHex,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,28 +1,35 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { NonceStore } from "../../src/gateway/nonce-store.js";
+import { MemoryNonceWindow } from "../../src/gateway/nonce-store.js";
 
-describe("nonce store", () => {
+describe("nonce window", () => {
   it("reports a nonce seen inside the window as replayed", () => {
-    const store = new NonceStore(1_000);
-    assert.equal(store.remember("a", 0), "fresh");
-    assert.equal(store.remember("a", 999), "replayed");
+    const store = new MemoryNonceWindow(1_000);
+    assert.equal(store.remember("p", "a", 0), "fresh");
+    assert.equal(store.remember("p", "a", 999), "replayed");
   });
 
   it("forgets nonces once the window has passed", () => {
-    const store = new NonceStore(1_000);
-    store.remember("a", 0);
-    store.remember("b", 500);
-    assert.equal(store.remember("c", 1_000), "fresh");
-    assert.equal(store.size, 2, "a expired and was pruned");
-    assert.equal(store.remember("a", 1_000), "fresh");
+    const store = new MemoryNonceWindow(1_000);
+    store.remember("p", "a", 0);
+    store.remember("p", "b", 500);
+    assert.equal(store.remember("p", "c", 1_000), "fresh");
+    assert.equal(store.sizeOf("p"), 2, "a expired and was pruned");
+    assert.equal(store.remember("p", "a", 1_000), "fresh");
   });
 
-  it("is bounded: when full of live nonces it refuses new ones instead of growing", () => {
-    const store = new NonceStore(1_000, 2);
-    store.remember("a", 0);
-    store.remember("b", 0);
-    assert.equal(store.remember("c", 10), "full");
-    assert.equal(store.remember("c", 1_000), "fresh");
+  it("keeps nonces per partner: the same nonce of another partner is fresh", () => {
+    const store = new MemoryNonceWindow(1_000);
+    assert.equal(store.remember("p", "a", 0), "fresh");
+    assert.equal(store.remember("q", "a", 0), "fresh");
+  });
+
+  it("is bounded per partner: a full partner is refused, the others are not", () => {
+    const store = new MemoryNonceWindow(1_000, 2);
+    store.remember("p", "a", 0);
+    store.remember("p", "b", 0);
+    assert.equal(store.remember("p", "c", 10), "full");
+    assert.equal(store.remember("q", "c", 10), "fresh");
+    assert.equal(store.remember("p", "c", 1_000), "fresh");
   });
 });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { NonceStore } from "../../src/gateway/nonce-store.js";
+import { MemoryNonceWindow, type NonceStore } from "../../src/gateway/nonce-store.js";
 import {
   type AppKeyRecord,
   createGatewayVerifier,
@@ -71,13 +71,13 @@ describe("verifier", () => {
   });
 
   it("remembers a signed nonce for the window, then forgets it", async () => {
-    const nonces = new NonceStore(2 * dateSkewMsMax);
+    const nonces = new MemoryNonceWindow(2 * dateSkewMsMax);
     const request = signedGet("/x", { nonce: "n-1" });
     assert.equal((await verifier(nowMs, nonces).verify(request)).ok, true);
     const replay = await verifier(nowMs, nonces).verify(request);
     assert.equal(!replay.ok && replay.rejection.kind, "nonce_rejected");
     // A nonce is per APP Key: the same value from another application is not a replay.
-    assert.equal(nonces.remember("other-app\nn-1", nowMs), "fresh");
+    assert.equal(nonces.remember("other-app", "n-1", nowMs), "fresh");
   });
 
   it("refuses an over-long nonce", async () => {

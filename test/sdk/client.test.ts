@@ -81,15 +81,35 @@ describe("retries", () => {
     assert.equal(calls.length, 3);
   });
 
-  it("never retries a POST, which may have changed state", async () => {
-    const { client, calls } = scriptedClient([
-      { status: 502, body: errorBody(2002, "upstream unavailable") },
+  it("never retries a POST after a 500, 502/2003 or 504, which may have changed state", async () => {
+    for (const [status, code] of [
+      [500, 9999],
+      [502, 2003],
+      [504, 2001],
+    ] as const) {
+      const { client, calls } = scriptedClient([{ status, body: errorBody(code, "upstream trouble") }]);
+      const error = await client
+        .request("POST", "/ordering/create-order", { body: {} })
+        .catch((caught: unknown) => caught);
+      assert.ok(error instanceof PredexApiError && error.status === status);
+      assert.equal(calls.length, 1);
+    }
+  });
+
+  it("retries a POST after 502/2002: the server says nothing was done", async () => {
+    const { client, calls, sleeps } = scriptedClient([
+      {
+        status: 502,
+        body: errorBody(2002, "upstream could not be reached"),
+        headers: { "retry-after": "1" },
+      },
+      { status: 200, body: JSON.stringify({ code: 0, message: "ok", data: { orderId: "7" } }) },
     ]);
-    const error = await client
-      .request("POST", "/ordering/create-order", { body: {} })
-      .catch((caught: unknown) => caught);
-    assert.ok(error instanceof PredexApiError && error.status === 502);
-    assert.equal(calls.length, 1);
+    const answer = await client.request("POST", "/ordering/create-order", { body: {} });
+    assert.deepEqual(answer, { orderId: "7" });
+    assert.equal(calls.length, 2);
+    // Retry-After (1 s) is honoured up to the policy's ceiling (150 ms).
+    assert.deepEqual(sleeps, [150]);
   });
 
   it("does not retry 400s, 404s or gateway errors", async () => {

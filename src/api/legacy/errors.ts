@@ -14,6 +14,7 @@ import { atomsToNumber } from "../../core/money.js";
 import type { ApplicationProblem } from "../../legacy/market-applications.js";
 import type { OrderProblem } from "../../legacy/order-request.js";
 import { bodyBytesMax } from "../partner/errors.js";
+import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
 export type LegacyStatus = 400 | 401 | 403 | 404 | 422 | 429 | 500 | 503;
@@ -69,6 +70,8 @@ export const legacyErrors = {
   nothingToClaim: legacyError(404, 404, "No claimable rewards"),
   // Bill detail: spec 001 names this operation's message "User not found"; the code is the table's 3005.
   billUserNotFound: legacyError(404, 3005, "User not found"),
+  /** Monthly bill: a merchantId that is not the token's (spec 001 has no code for it). */
+  merchantNotFound: legacyError(404, 404, "Merchant not found"),
   // Balance and trading.
   shareNotEnough: legacyError(422, 2001, "share is not enough"),
   balanceInsufficient: legacyError(422, 2002, "Available balance is insufficient"),
@@ -279,6 +282,12 @@ export function handleLegacyError(
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return sendLegacyError(reply, legacyErrors.parameterError);
+  }
+  const tryAgainLater = tryAgainLaterOf(error);
+  if (tryAgainLater !== undefined) {
+    noteTryAgainLater(request.server, tryAgainLater);
+    reply.header("retry-after", String(tryAgainLater.retryAfterSeconds));
+    return sendLegacyError(reply, legacyErrors.unavailable);
   }
   request.log.error({ err: error }, "unhandled error on the legacy surface");
   return sendLegacyError(reply, legacyErrors.internal);

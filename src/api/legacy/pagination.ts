@@ -3,20 +3,21 @@
 
 import { legacyPageSizeMax } from "../../contract/legacy/envelope.js";
 import type { Page, PageRequest } from "../../store/exchange-read-models.js";
+import { pageCount } from "../../store/page-window.js";
+import { resolvePageRequest } from "../shared/pagination.js";
 import { type LegacyError, parameterError } from "./errors.js";
-
-export const defaultLegacyPage = 1;
-export const defaultLegacyPageSize = 10;
 
 export function resolveLegacyPage(
   page: number | undefined,
   pageSize: number | undefined,
 ): { ok: true; value: PageRequest } | { ok: false; error: LegacyError } {
-  const current = page ?? defaultLegacyPage;
-  const size = pageSize ?? defaultLegacyPageSize;
-  if (current < 1) return { ok: false, error: parameterError("page", "must be >= 1") };
-  if (size < 1) return { ok: false, error: parameterError("pageSize", "must be >= 1") };
-  return { ok: true, value: { page: current, pageSize: Math.min(size, legacyPageSizeMax) } };
+  const resolved = resolvePageRequest(page, pageSize);
+  if (!resolved.ok) return { ok: false, error: parameterError(resolved.field, resolved.reason) };
+  // Spec 001 caps at 100 as spec 000 does; the legacy constant says so in its own schema.
+  return {
+    ok: true,
+    value: { ...resolved.value, pageSize: Math.min(resolved.value.pageSize, legacyPageSizeMax) },
+  };
 }
 
 export function pagedSuccess<Record, Item>(
@@ -31,7 +32,7 @@ export function pagedSuccess<Record, Item>(
     current: request.page,
     size: request.pageSize,
     total: page.total,
-    pages: Math.ceil(page.total / request.pageSize),
+    pages: pageCount(page.total, request.pageSize),
     totalRow: page.total,
     empty: page.records.length === 0,
   };

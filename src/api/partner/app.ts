@@ -15,8 +15,6 @@ import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./error
 import { installPartnerRateLimit } from "./rate-limit.js";
 
 export interface PartnerAppOptions {
-  /** Only the gateway benchmark turns this off. */
-  readonly verifySignatures: boolean;
   readonly https?: { cert: Buffer; key: Buffer };
 }
 
@@ -41,7 +39,7 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);
   await app.register(cookie);
-  installPartnerAuthentication(app, deps, { verifySignatures: options.verifySignatures });
+  installPartnerAuthentication(app, deps);
   await installPartnerRateLimit(app, deps);
   await registerDocs(app, {
     title: "predex partner API (signed gateway)",

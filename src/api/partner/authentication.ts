@@ -3,7 +3,6 @@
 // (401/1401), then the body's media type and JSON (415/1415, 400/1001).
 
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayVerdict } from "../../gateway/verifier.js";
 import { gatewayRejectionResponse } from "../../gateway/verifier.js";
 import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
 import type { PlatformDeps } from "../deps.js";
@@ -19,31 +18,20 @@ declare module "fastify" {
   }
 }
 
-export interface AuthenticationOptions {
-  /**
-   * false skips the signature check but still identifies the partner by `x-ca-key`. Only the
-   * gateway benchmark uses it, to measure what verification costs; never a deployment.
-   */
-  readonly verifySignatures: boolean;
-}
-
-export function installPartnerAuthentication(
-  app: TypeBoxApp,
-  deps: PlatformDeps,
-  options: AuthenticationOptions,
-) {
-  if (!options.verifySignatures) app.log.warn("gateway signature verification is OFF: for benchmarks only");
+/**
+ * Every request passes deps.gatewayVerifier; no option turns it off. (The gateway benchmark builds
+ * its own unsigned baseline in bench/, with a verifier of its own, outside production code.)
+ */
+export function installPartnerAuthentication(app: TypeBoxApp, deps: PlatformDeps) {
   app.decorateRequest("partner", undefined as unknown as AuthenticatedPartner);
   app.addHook("preValidation", async (request, reply) => {
     if (isDocsRequest(request.url)) return;
-    const verdict = options.verifySignatures
-      ? await deps.gatewayVerifier.verify({
-          method: request.method,
-          url: request.url,
-          headers: request.headers,
-          rawBody: request.rawBody,
-        })
-      : await identifyWithoutSignature(deps, request);
+    const verdict = await deps.gatewayVerifier.verify({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      rawBody: request.rawBody,
+    });
     if (!verdict.ok) {
       // Debug only: under a flood of forged requests, info-level lines would cost more than the check.
       request.log.debug({ gatewayRejection: verdict.rejection.kind }, "gateway refused the request");
@@ -53,17 +41,6 @@ export function installPartnerAuthentication(
     request.partner = verdict.appKey;
     return checkServiceLayer(request, reply);
   });
-}
-
-async function identifyWithoutSignature(
-  deps: PlatformDeps,
-  request: FastifyRequest,
-): Promise<GatewayVerdict<AuthenticatedPartner>> {
-  const appKey = request.headers["x-ca-key"];
-  const partner = typeof appKey === "string" ? await deps.identity.lookupAppKey(appKey) : undefined;
-  return partner === undefined
-    ? { ok: false, rejection: { kind: "invalid_key" } }
-    : { ok: true, appKey: partner };
 }
 
 function checkServiceLayer(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {

@@ -4,11 +4,12 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { type Rejection, rejectionKind, rejectionMessage } from "../../core/errors.js";
+import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
 export interface ServiceError {
-  readonly status: 200 | 400 | 401 | 404 | 415 | 500;
-  readonly code: 1001 | 1401 | 1404 | 1415 | 4054 | 9999;
+  readonly status: 200 | 400 | 401 | 404 | 415 | 500 | 502;
+  readonly code: 1001 | 1401 | 1404 | 1415 | 2002 | 4054 | 9999;
   readonly message: string;
 }
 
@@ -33,6 +34,16 @@ export const unsupportedMediaType: ServiceError = {
 };
 
 export const internalError: ServiceError = { status: 500, code: 9999, message: "internal error" };
+
+/**
+ * Nothing was done; try again later (the engine is overloaded or stopping). The spec's 502/2002,
+ * which its recovery table retries; the message is that code's meaning in the spec's table.
+ */
+export const upstreamUnreachable: ServiceError = {
+  status: 502,
+  code: 2002,
+  message: "upstream could not be reached",
+};
 
 export const authErrors = {
   missingApiKey: unauthorized("Missing X-API-KEY header"),
@@ -72,7 +83,7 @@ export function sendRejection(reply: FastifyReply, rejection: Rejection): Fastif
   return sendServiceError(reply, fromRejection(rejection));
 }
 
-/** Fastify's error handler for the partner surface. */
+/** Fastify's error handler for the signed host, and (same envelope and codes) the public and admin hosts. */
 export function handlePartnerError(
   error: FastifyError,
   request: FastifyRequest,
@@ -100,7 +111,14 @@ export function handlePartnerError(
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return sendServiceError(reply, badRequest("Malformed request"));
   }
-  request.log.error({ err: error }, "unhandled error on the partner surface");
+  const tryAgainLater = tryAgainLaterOf(error);
+  if (tryAgainLater !== undefined) {
+    noteTryAgainLater(request.server, tryAgainLater);
+    reply.header("retry-after", String(tryAgainLater.retryAfterSeconds));
+    return sendServiceError(reply, upstreamUnreachable);
+  }
+  // The logger's `surface` binding names the listener (gateway, public or admin).
+  request.log.error({ err: error }, "unhandled error");
   return sendServiceError(reply, internalError);
 }
 

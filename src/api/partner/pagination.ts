@@ -2,23 +2,20 @@
 // both optional (1 and 10); a pageSize above 100 is truncated to 100, never refused. Where the
 // fields go depends on the operation: beside `data` for trades, open orders and search.
 
-import { type PageRequest, readModelPageSizeMax } from "../../store/exchange-read-models.js";
+import type { PageRequest } from "../../store/exchange-read-models.js";
+import { pageCount } from "../../store/page-window.js";
+import { resolvePageRequest } from "../shared/pagination.js";
 import { badRequest, type ServiceError } from "./errors.js";
 
 export { PageFields, PageFieldsSchema } from "../../contract/partner/pagination.js";
-
-export const defaultPage = 1;
-export const defaultPageSize = 10;
-export const pageSizeMax = readModelPageSizeMax;
+export { defaultPage, defaultPageSize, pageSizeMax } from "../shared/pagination.js";
 
 export type PageResult = { ok: true; value: PageRequest } | { ok: false; error: ServiceError };
 
 export function resolvePage(page: number | undefined, pageSize: number | undefined): PageResult {
-  const current = page ?? defaultPage;
-  const size = pageSize ?? defaultPageSize;
-  if (current < 1) return { ok: false, error: badRequest("page must be >= 1") };
-  if (size < 1) return { ok: false, error: badRequest("pageSize must be >= 1") };
-  return { ok: true, value: { page: current, pageSize: Math.min(size, pageSizeMax) } };
+  const resolved = resolvePageRequest(page, pageSize);
+  if (!resolved.ok) return { ok: false, error: badRequest(`${resolved.field} ${resolved.reason}`) };
+  return resolved;
 }
 
 /** The fields that go beside (or inside) `data`. */
@@ -34,6 +31,6 @@ export function pageFields(request: PageRequest, total: number): PageFieldsOut {
     current: request.page,
     size: request.pageSize,
     total,
-    pages: Math.ceil(total / request.pageSize),
+    pages: pageCount(total, request.pageSize),
   };
 }

@@ -57,3 +57,17 @@ export function poolMarketView(state: ExchangeState, marketId: number): PoolMark
   }
   return { terms, liquidity, totalStake, pricesByOptionId };
 }
+
+/**
+ * The live price of one option of a pool outcome, to the atom, as the market detail shows it
+ * (AMM: the marginal price; parimutuel: the option's share of the stakes); null for an outcome
+ * that trades on a book. The live channels and /orderbook/price use it so that every route names
+ * a pool's price with the same digits.
+ */
+export function poolOptionPrice(state: ExchangeState, outcomeId: number, optionIndex: 0 | 1): bigint | null {
+  const amm = state.pools.ammPools.get(outcomeId);
+  if (amm !== undefined) return marginalPrice(amm.balances, optionIndex);
+  const parimutuel = state.pools.parimutuelPools.get(outcomeId);
+  if (parimutuel !== undefined) return chanceOf(parimutuel.stakes, optionIndex);
+  return null;
+}

@@ -4,15 +4,7 @@
 // here; routes call these functions and shape the rows. Read only: no table or index of its own.
 
 import type { Statement } from "better-sqlite3";
-import type {
-  ConsoleQueries,
-  DepositListRow,
-  MarketListRow,
-  PartnerListRow,
-  PublicTradeRow,
-  UserListRow,
-} from "../console-queries.js";
-import type { Page, PageRequest } from "../exchange-read-models.js";
+import type { ConsoleQueries } from "../console-queries.js";
 import type { SqliteDatabase } from "./database.js";
 
 export type * from "../console-queries.js";

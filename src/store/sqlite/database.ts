@@ -1,7 +1,7 @@
 // Opens the embedded SQLite store. Every module that keeps tables here brings its own numbered
 // migrations and applies them through applyMigrations, so modules never edit a shared schema file.
 
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
@@ -13,7 +13,13 @@ export interface OpenOptions {
 }
 
 export function openDatabase({ path }: OpenOptions): SqliteDatabase {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // The database holds secrets (encrypted) and every balance: owner only. SQLite gives the WAL
+    // and shared-memory files the database file's mode, so creating it 0600 first covers them.
+    closeSync(openSync(path, "a", 0o600));
+    restrictToOwner(path);
+  }
   const db = new Database(path);
   // WAL lets readers run beside the single writer; synchronous=FULL makes a committed
   // transaction survive power loss, which is what "acknowledged means durable" needs.
@@ -21,6 +27,8 @@ export function openDatabase({ path }: OpenOptions): SqliteDatabase {
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
+  // Files an earlier version created with the default umask are narrowed too.
+  if (path !== ":memory:") for (const suffix of ["-wal", "-shm"]) restrictToOwner(`${path}${suffix}`);
   db.exec(
     "CREATE TABLE IF NOT EXISTS schema_migrations (module TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (module, version))",
   );
@@ -44,4 +52,8 @@ export function applyMigrations(db: SqliteDatabase, module: string, migrations: 
       record.run(module, version);
     })();
   });
+}
+
+function restrictToOwner(path: string): void {
+  if (existsSync(path)) chmodSync(path, 0o600);
 }

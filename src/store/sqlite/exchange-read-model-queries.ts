@@ -32,16 +32,11 @@ import type {
   WithdrawalRecord,
   WithdrawalRecordStatus,
 } from "../exchange-read-models.js";
-import { readModelPageSizeMax } from "../exchange-read-models.js";
+import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import { big, bigOrNull, num, numOrNull, prepareBig, type Row } from "./exchange-rows.js";
 import { exchangeReadModelMigrations, isTradingLedgerType, rareLedgerTypeWhere } from "./exchange-schema.js";
 import { createUserHistoryReader } from "./user-history-index.js";
-
-function clampPage(page: PageRequest): { limit: number; offset: number } {
-  const limit = Math.min(Math.max(1, Math.floor(page.pageSize)), readModelPageSizeMax);
-  return { limit, offset: (Math.max(1, Math.floor(page.page)) - 1) * limit };
-}
 
 function orderOf(row: Row): OrderRecord {
   return {
@@ -165,7 +160,7 @@ function paginate<Record>(
     };
     cache.set(key, prepared);
   }
-  const { limit, offset } = clampPage(page);
+  const { limit, offset } = pageWindow(page);
   const total = prepared.count.get(...params) as number;
   const rows = total <= offset ? [] : (prepared.page.all(...params, limit, offset) as Row[]);
   return { records: rows.map(map), total };
@@ -212,7 +207,7 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       return row === undefined ? undefined : orderOf(row);
     },
     async orders(filter: OrderFilter, page) {
-      if (!filter.openOnly) return mapPage(userHistory("exchange_orders", filter, clampPage(page)), orderOf);
+      if (!filter.openOnly) return mapPage(userHistory("exchange_orders", filter, pageWindow(page)), orderOf);
       const base = byUserAndMarket(filter);
       // The literal status list matches the partial index's WHERE, so SQLite can use it.
       const where = `${base.where} AND status IN ('OPEN', 'PARTIALLY_FILLED')`;
@@ -222,12 +217,12 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
       return tradesOfOrder.all(orderId).map(tradeOf);
     },
     async trades(filter, page) {
-      return mapPage(userHistory("exchange_trades", filter, clampPage(page)), tradeOf);
+      return mapPage(userHistory("exchange_trades", filter, pageWindow(page)), tradeOf);
     },
     async ledger(userId, page, filter = {}) {
       const { type } = filter;
       if (type === undefined || isTradingLedgerType(type)) {
-        return mapPage(userHistory("exchange_ledger", { userId, type }, clampPage(page)), ledgerEntryOf);
+        return mapPage(userHistory("exchange_ledger", { userId, type }, pageWindow(page)), ledgerEntryOf);
       }
       const params = [userId, type];
       return paginate(

@@ -16,7 +16,7 @@ import {
   type LegacyApplicationStore,
   similarityCandidatesMax,
 } from "../legacy-applications.js";
-
+import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 
 export type { ApplicationFilter, LegacyApplicationStore } from "../legacy-applications.js";
@@ -198,12 +198,16 @@ export function createSqliteLegacyApplicationStore(db: SqliteDatabase): LegacyAp
           total: number;
         }
       ).total;
-      const rows = db
-        .prepare(
-          `SELECT * FROM legacy_market_applications ${sql} ORDER BY application_id DESC LIMIT ? OFFSET ?`,
-        )
-        .safeIntegers(true)
-        .all(...values, page.pageSize, (page.page - 1) * page.pageSize) as ApplicationRow[];
+      const { limit, offset } = pageWindow(page);
+      const rows =
+        total <= offset
+          ? []
+          : (db
+              .prepare(
+                `SELECT * FROM legacy_market_applications ${sql} ORDER BY application_id DESC LIMIT ? OFFSET ?`,
+              )
+              .safeIntegers(true)
+              .all(...values, limit, offset) as ApplicationRow[]);
       return { total, records: rows.map(recordOf) };
     },
     async review(applicationId, decision, nowMs) {

@@ -7,6 +7,7 @@ import type { ExchangeEvent } from "../../core/events.js";
 import { atomsToNumber } from "../../core/money.js";
 import type { JournalEntry } from "../../engine/store.js";
 import type { NotificationReadModel, NotificationRecord, NotificationType } from "../legacy-notifications.js";
+import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 
@@ -130,8 +131,8 @@ export function createSqliteLegacyNotifications(db: SqliteDatabase): Notificatio
   return {
     async list(userId, request) {
       const total = count.get(userId, userId)?.total ?? 0;
-      const offset = (request.page - 1) * request.pageSize;
-      const rows = total <= offset ? [] : page.all(userId, userId, request.pageSize, offset);
+      const { limit, offset } = pageWindow(request);
+      const rows = total <= offset ? [] : page.all(userId, userId, limit, offset);
       return { total, records: rows.map(recordOf) };
     },
   };

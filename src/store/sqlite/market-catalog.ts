@@ -8,11 +8,11 @@ import type { ExchangeCommand, MarketDetails } from "../../core/commands.js";
 import type { ExchangeEvent, MarketCreatedEvent, TradeExecutedEvent } from "../../core/events.js";
 import { decodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
-import type { Page, PageRequest } from "../exchange-read-models.js";
-import { readModelPageSizeMax } from "../exchange-read-models.js";
+import type { Page } from "../exchange-read-models.js";
 import { addHeat, hotScoreUsdtPerClick } from "../hot-score.js";
 import type { HolderRow, MarketCatalogStore, MarketSearchQuery, MarketStats } from "../market-catalog.js";
 import { catalogDetailsOf, creatorNameOf } from "../market-details.js";
+import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-read-models.js";
@@ -220,7 +220,7 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
         };
         listPages.set(where, prepared);
       }
-      const { limit, offset } = clampPage(page);
+      const { limit, offset } = pageWindow(page);
       const total = prepared.count.get(...params) as number;
       const records = total <= offset ? [] : (prepared.page.all(...params, limit, offset) as number[]);
       return { records, total } satisfies Page<number>;
@@ -228,7 +228,7 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
     async search(query, page) {
       const match = ftsQueryOf(query);
       if (match === undefined) return { records: [], total: 0 };
-      const { limit, offset } = clampPage(page);
+      const { limit, offset } = pageWindow(page);
       const total = searchStatements.count.get(match) ?? 0;
       const rows = total <= offset ? [] : searchStatements.page.all(match, limit, offset);
       return { records: rows.map((row) => Number(row.market_id)), total };
@@ -264,9 +264,4 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
       listeners.push(listener);
     },
   };
-}
-
-function clampPage(page: PageRequest): { limit: number; offset: number } {
-  const limit = Math.min(Math.max(1, Math.floor(page.pageSize)), readModelPageSizeMax);
-  return { limit, offset: (Math.max(1, Math.floor(page.page)) - 1) * limit };
 }

@@ -12,8 +12,8 @@ import {
   applicationView,
   approvalCommand,
 } from "../../../legacy/market-applications.js";
-import { readModelPageSizeMax } from "../../../store/exchange-read-models.js";
 import { badRequest, notFound, sendRejection, sendServiceError } from "../../partner/errors.js";
+import { PageFields, pageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 const rejectReasonLengthMax = 1_000;
@@ -23,8 +23,7 @@ const ListQuery = Type.Object({
   status: Type.Optional(
     Type.Union([Type.Literal("PENDING"), Type.Literal("APPROVED"), Type.Literal("REJECTED")]),
   ),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1 })),
+  ...PageFields,
 });
 const RejectBody = Type.Optional(
   Type.Object({ reason: Type.Optional(Type.String({ maxLength: rejectReasonLengthMax })) }),
@@ -82,19 +81,11 @@ export default defineRoutes((app, deps) => {
         ),
       },
     },
-    async (request) => {
-      const page = {
-        page: request.query.page ?? 1,
-        pageSize: Math.min(request.query.pageSize ?? 10, readModelPageSizeMax),
-      };
-      const found = await applications.list({ status: request.query.status }, page);
-      return ok({
-        current: page.page,
-        size: page.pageSize,
-        total: found.total,
-        pages: Math.ceil(found.total / page.pageSize),
-        records: found.records.map(adminView),
-      });
+    async (request, reply) => {
+      const page = resolvePage(request.query.page, request.query.pageSize);
+      if (!page.ok) return sendServiceError(reply, page.error);
+      const found = await applications.list({ status: request.query.status }, page.value);
+      return ok({ ...pageFields(page.value, found.total), records: found.records.map(adminView) });
     },
   );
 

@@ -60,7 +60,8 @@ export default defineRoutes((app, deps) => {
       const page = resolveLegacyPage(body.page, body.pageSize);
       if (!page.ok) return sendLegacyError(reply, invalid("page", "page and pageSize must be >= 1"));
       const { merchantId } = request.legacyToken!;
-      if (body.merchantId !== merchantId) return sendLegacyError(reply, legacyErrors.permissionDenied);
+      // Another merchant is as missing as one that never existed: nothing about it is revealed.
+      if (body.merchantId !== merchantId) return sendLegacyError(reply, legacyErrors.merchantNotFound);
       const partner = await deps.identity.findPartner(merchantId);
       if (partner === undefined) return sendLegacyError(reply, legacyErrors.invalidToken);
       const nowMs = deps.nowMs();
@@ -96,7 +97,8 @@ export default defineRoutes((app, deps) => {
     {
       schema: {
         summary: "One user's bill: each trade, newest first",
-        description: "`merchantId` and `merchantUserId` required (400); unknown user 404 `User not found`.",
+        description:
+          "`merchantId` and `merchantUserId` required (400); unknown user, or a merchant that is not the token's, 404 `User not found`.",
         tags: ["Bill"],
         querystring: BillDetailQuery,
         response: { ...legacyResponses(BillDetailLine), 200: PagedEnvelope(BillDetailLine) },
@@ -113,8 +115,10 @@ export default defineRoutes((app, deps) => {
       }
       const resolved = resolveLegacyPage(page, pageSize);
       if (!resolved.ok) return sendLegacyError(reply, resolved.error);
+      // Another merchant's users are none of this merchant's: answered as a user that is missing,
+      // the same answer an id no merchant has gets (spec 001: 404 merchant or user missing).
       if (Number(merchantId) !== request.legacyToken!.merchantId) {
-        return sendLegacyError(reply, legacyErrors.permissionDenied);
+        return sendLegacyError(reply, legacyErrors.billUserNotFound);
       }
       const userId = await services.bills.userIdOf(Number(merchantId), merchantUserId);
       if (userId === undefined) return sendLegacyError(reply, legacyErrors.billUserNotFound);

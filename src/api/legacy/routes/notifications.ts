@@ -20,7 +20,8 @@ export default defineRoutes((app) => {
     {
       schema: {
         summary: "The user's notifications: order results and settlements",
-        description: "`userId` is required and must be the token's user (else 403).",
+        description:
+          "`userId` is required and must be the token's user (another user's id is 404, as a missing user).",
         tags: ["User"],
         querystring: NotificationQuery,
         response: { ...legacyResponses(Notification), 200: PagedEnvelope(Notification) },
@@ -34,8 +35,9 @@ export default defineRoutes((app) => {
       }
       if (!/^[0-9]{1,15}$/.test(userId.trim()))
         return sendLegacyError(reply, parameterError("userId", "must be a number"));
+      // Another user is as missing as one that never existed (never 403: nothing is revealed).
       if (Number(userId) !== request.legacyToken!.userId)
-        return sendLegacyError(reply, legacyErrors.permissionDenied);
+        return sendLegacyError(reply, legacyErrors.userNotFound);
       const resolved = resolveLegacyPage(page, pageSize);
       if (!resolved.ok) return sendLegacyError(reply, resolved.error);
       const found = await services.notifications.list(Number(userId), resolved.value);
