@@ -46,7 +46,7 @@ describe("the served book cache", () => {
             const fresh = orderBookSummary(
               read.value.token,
               read.value.book,
-              lastTradePriceText(read.value.token),
+              lastTradePriceText(exchange.state, read.value.token),
               timeMs,
             );
             const answer = JSON.parse(served);

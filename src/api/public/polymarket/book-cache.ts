@@ -42,7 +42,7 @@ export class BookCache {
         asset_id,
         timestamp: _timestamp,
         ...rest
-      } = orderBookSummary(token, book, lastTradePriceText(token), 0);
+      } = orderBookSummary(token, book, lastTradePriceText(state, token), 0);
       entry = {
         sequence,
         head: `{"market":${JSON.stringify(market)},"asset_id":${JSON.stringify(asset_id)},"timestamp":"`,

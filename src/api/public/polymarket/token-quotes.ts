@@ -14,6 +14,7 @@ import {
 } from "../../../core/exchange.js";
 import type { Market, OptionRecord, Outcome } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
+import { poolOptionPrice } from "../../../core/pools/queries.js";
 import { priceUnitsPerUnit, priceUnitsToAtoms } from "../../../core/units.js";
 import { noOrderbook, type PolymarketFailure, poolHasNoBook } from "./errors.js";
 
@@ -98,17 +99,25 @@ export function tokenQuote(state: Readonly<ExchangeState>, assetId: string): Tok
   };
 }
 
-/** The price of the outcome's last trade in the token's terms (any model), or null before the first. */
-export function lastTradePriceOf(token: Token): bigint | null {
+/**
+ * The price of the outcome's last trade in the token's terms (any model), or null before the first:
+ * GET /orderbook/price's lastTradePrice, by the same rule (a pool's current price to the atom, a
+ * book's last trade on its tick), so both routes give the same digits.
+ */
+export function lastTradePriceOf(state: Readonly<ExchangeState>, token: Token): bigint | null {
   const yesUnits = token.outcome.lastTradeYesPriceUnits;
   if (yesUnits === 0) return null;
-  return priceUnitsToAtoms(token.option.optionIndex === 0 ? yesUnits : priceUnitsPerUnit - yesUnits);
+  const optionIndex = token.option.optionIndex;
+  return (
+    poolOptionPrice(state, token.outcome.outcomeId, optionIndex) ??
+    priceUnitsToAtoms(optionIndex === 0 ? yesUnits : priceUnitsPerUnit - yesUnits)
+  );
 }
 
 /** Polymarket's answer before the first trade: "0.5" (its docs, GET /last-trade-price). */
 export const noTradePriceText = "0.5";
 
-export function lastTradePriceText(token: Token): string {
-  const price = lastTradePriceOf(token);
+export function lastTradePriceText(state: Readonly<ExchangeState>, token: Token): string {
+  const price = lastTradePriceOf(state, token);
   return price === null ? noTradePriceText : formatAtoms(price);
 }

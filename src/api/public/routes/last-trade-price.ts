@@ -41,7 +41,7 @@ export default defineRoutes((app, deps) => {
         if (token === null) continue;
         answer.push({
           token_id: tokenId,
-          price: lastTradePriceText(token),
+          price: lastTradePriceText(state, token),
           side: sides.sideFor(token.outcome.outcomeId, token.option.optionId),
         });
       }
