@@ -28,7 +28,7 @@ export interface PlatformConfig {
   readonly admin: ListenerConfig;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
-  /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/identity/master-key.ts. */
+  /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/cli/master-key.ts. */
   readonly masterKey: Buffer | undefined;
   /** PREDEX_MASTER_KEY_FILE: a file holding the master key, outside the data dir (absolute path). */
   readonly masterKeyFile: string | undefined;

@@ -6,7 +6,7 @@
 
 import type { Logger } from "pino";
 import { type Address, createPublicClient, defineChain, http, type LocalAccount } from "viem";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
