@@ -2,7 +2,7 @@
 // Nothing else in the codebase reads process.env.
 
 import { join, resolve } from "node:path";
-import { type ChainConfig, loadChainConfig } from "./chain/chain-config.js";
+import { type ChainConfig, loadChainConfig } from "./config/chain-config.js";
 
 export interface ListenerConfig {
   readonly host: string;
@@ -40,7 +40,7 @@ export interface PlatformConfig {
   readonly smtpUrl: string | undefined;
   /** The From address of the platform's email. */
   readonly mailFrom: string;
-  /** The chain wallet's settings (src/chain/chain-config.ts); the watcher and sender are off without them. */
+  /** The chain wallet's settings (src/config/chain-config.ts); the watcher and sender are off without them. */
   readonly chain: ChainConfig;
 }
 

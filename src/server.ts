@@ -181,10 +181,11 @@ export async function startPlatform(
     try {
       // Loaded only with a chain configured: viem and the wallet stay out of a plain start.
       const { startChainWallet } = await import("./chain/chain-wallet.js");
+      const { createSqliteChainStore } = await import("./store/sqlite/chain-store.js");
       chainWallet = await startChainWallet({
         network: config.chain.network,
         withdrawalKeyFile: config.chain.withdrawalKeyFile,
-        db,
+        store: createSqliteChainStore(db),
         engine: exchange.engine,
         readModels: exchange.readModels,
         addresses: depositAddresses,

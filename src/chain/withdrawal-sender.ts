@@ -29,8 +29,8 @@ import {
 } from "viem";
 import { formatAtoms } from "../core/money.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import type { ChainStore, ChainWithdrawal } from "../store/chain-store.js";
 import type { ExchangeReadModels, WithdrawalRecord } from "../store/exchange-read-models.js";
-import type { ChainStore, ChainWithdrawal } from "./chain-store.js";
 import { erc20Abi } from "./erc20.js";
 import { atomsToUnits } from "./token-units.js";
 
