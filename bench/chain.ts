@@ -21,13 +21,13 @@ import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { createWalletClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { defaultChainPollMs } from "../src/chain/chain-config.js";
-import { depositCursorName } from "../src/chain/chain-store.js";
 import { getLogsBlocksMax } from "../src/chain/deposit-policy.js";
 import { type Devnet, startDevnet, testUsdtAbi } from "../src/chain/devnet/devnet.js";
 import { transferEvent } from "../src/chain/erc20.js";
+import { defaultChainPollMs } from "../src/config/chain-config.js";
 import { loadConfig } from "../src/config.js";
 import { type Platform, startPlatform } from "../src/server.js";
+import { depositCursorName } from "../src/store/chain-store.js";
 import { accountKeyOf } from "../src/wallet/demo-deposit-key.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 

@@ -2,7 +2,7 @@
 // Nothing else in the codebase reads process.env.
 
 import { join, resolve } from "node:path";
-import { type ChainConfig, loadChainConfig } from "./chain/chain-config.js";
+import { type ChainConfig, loadChainConfig } from "./config/chain-config.js";
 
 export interface ListenerConfig {
   readonly host: string;
@@ -28,7 +28,7 @@ export interface PlatformConfig {
   readonly admin: ListenerConfig;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
-  /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/identity/master-key.ts. */
+  /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/cli/master-key.ts. */
   readonly masterKey: Buffer | undefined;
   /** PREDEX_MASTER_KEY_FILE: a file holding the master key, outside the data dir (absolute path). */
   readonly masterKeyFile: string | undefined;
@@ -40,7 +40,7 @@ export interface PlatformConfig {
   readonly smtpUrl: string | undefined;
   /** The From address of the platform's email. */
   readonly mailFrom: string;
-  /** The chain wallet's settings (src/chain/chain-config.ts); the watcher and sender are off without them. */
+  /** The chain wallet's settings (src/config/chain-config.ts); the watcher and sender are off without them. */
   readonly chain: ChainConfig;
 }
 

@@ -16,11 +16,11 @@ import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
 import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
+import { type MasterKeyPolicy, resolveMasterKey } from "./cli/master-key.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import type { EngineLimits } from "./engine/engine.js";
 import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier, nonceWindowMs } from "./gateway/verifier.js";
-import { type MasterKeyPolicy, resolveMasterKey } from "./identity/master-key.js";
 import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
@@ -48,7 +48,7 @@ export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
 
 export interface PlatformOptions {
   /**
-   * Where the master key may come from (src/identity/master-key.ts): a production `serve` passes
+   * Where the master key may come from (src/cli/master-key.ts): a production `serve` passes
    * "external" (never created beside the database); the demo and tests keep the default.
    */
   readonly masterKeyPolicy?: MasterKeyPolicy;
@@ -93,7 +93,7 @@ export interface Platform {
 }
 
 export const databaseFileName = "predex.db";
-export { masterKeyFileName } from "./identity/master-key.js";
+export { masterKeyFileName } from "./cli/master-key.js";
 export const adminTokenFileName = "admin-token";
 /** Without PREDEX_SMTP_URL, mail is appended here (one JSON message per line) inside the data dir. */
 export const mailOutboxPath = ["mail", "outbox.jsonl"] as const;
@@ -181,10 +181,11 @@ export async function startPlatform(
     try {
       // Loaded only with a chain configured: viem and the wallet stay out of a plain start.
       const { startChainWallet } = await import("./chain/chain-wallet.js");
+      const { createSqliteChainStore } = await import("./store/sqlite/chain-store.js");
       chainWallet = await startChainWallet({
         network: config.chain.network,
         withdrawalKeyFile: config.chain.withdrawalKeyFile,
-        db,
+        store: createSqliteChainStore(db),
         engine: exchange.engine,
         readModels: exchange.readModels,
         addresses: depositAddresses,

@@ -6,12 +6,10 @@
 
 import type { Logger } from "pino";
 import { type Address, createPublicClient, defineChain, http, type LocalAccount } from "viem";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import type { ChainStore } from "../store/chain-store.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
-import type { SqliteDatabase } from "../store/sqlite/database.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
-import type { ChainNetworkConfig } from "./chain-config.js";
-import { type ChainStore, createSqliteChainStore } from "./chain-store.js";
 import { DepositWatcher, type DepositWatcherDeps } from "./deposit-watcher.js";
 import { erc20Abi } from "./erc20.js";
 import { loadHotWallet } from "./hot-wallet.js";
@@ -21,10 +19,25 @@ export class ChainStartError extends Error {
   override name = "ChainStartError";
 }
 
+/**
+ * The node and the token the wallet works with: the PREDEX_CHAIN_* settings, parsed by the settings
+ * layer (src/config/chain-config.ts, whose ChainNetworkConfig has this shape) and handed in by
+ * composition, since a service does not read settings.
+ */
+export interface ChainNetwork {
+  readonly rpcUrl: string;
+  /** Lower case. */
+  readonly usdtContract: string;
+  readonly confirmations: number;
+  readonly pollMs: number;
+  readonly startBlock: bigint | undefined;
+}
+
 export interface ChainWalletOptions {
-  readonly network: ChainNetworkConfig;
+  readonly network: ChainNetwork;
   readonly withdrawalKeyFile: string | undefined;
-  readonly db: SqliteDatabase;
+  /** Built by composition on the platform's database (src/store/sqlite/chain-store.ts). */
+  readonly store: ChainStore;
   readonly engine: ExchangeEngine;
   readonly readModels: ExchangeReadModels;
   readonly addresses: DepositAddresses;
@@ -79,7 +92,7 @@ export async function startChainWallet(options: ChainWalletOptions): Promise<Cha
   } catch {
     throw new ChainStartError(`PREDEX_USDT_CONTRACT ${token} is not an ERC20 token on chain ${chainId}`);
   }
-  const store = createSqliteChainStore(options.db);
+  const store = options.store;
   const watcher = new DepositWatcher({
     client,
     store,

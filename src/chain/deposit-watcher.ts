@@ -17,9 +17,9 @@
 
 import type { Logger } from "pino";
 import type { Address, Chain, Hex, PublicClient, Transport } from "viem";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import { type ChainDeposit, type ChainStore, depositCursorName } from "../store/chain-store.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
-import { type ChainDeposit, type ChainStore, depositCursorName } from "./chain-store.js";
 import {
   depositAmountAtomsMin,
   depositKey,

@@ -28,9 +28,9 @@ import {
   type Transport,
 } from "viem";
 import { formatAtoms } from "../core/money.js";
-import type { ExchangeEngine } from "../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import type { ChainStore, ChainWithdrawal } from "../store/chain-store.js";
 import type { ExchangeReadModels, WithdrawalRecord } from "../store/exchange-read-models.js";
-import type { ChainStore, ChainWithdrawal } from "./chain-store.js";
 import { erc20Abi } from "./erc20.js";
 import { atomsToUnits } from "./token-units.js";
 

@@ -15,7 +15,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   // everything a newcomer reads. PREDEX_LOG_LEVEL=info still shows them.
   const quietDemo = values.demo && process.env.PREDEX_LOG_LEVEL === undefined;
   const config = quietDemo ? { ...loaded, logLevel: "warn" as const } : loaded;
-  // Only the demo may create a master key beside the database (src/identity/master-key.ts).
+  // Only the demo may create a master key beside the database (src/cli/master-key.ts).
   const platform = await startPlatform(config, {
     masterKeyPolicy: values.demo ? "create-in-data-dir" : "external",
   });

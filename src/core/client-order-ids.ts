@@ -8,20 +8,14 @@
 // map grows), oldest first: orders are numbered in commit order and commit time never goes back,
 // so the registry kept in order id order is also in time order, and the expired ids are a prefix.
 
+import type { ClientOrderIdRegistry, RememberedClientOrderId } from "./client-order-id-types.js";
 import type { ExchangeState } from "./state.js";
 import type { Account } from "./wallet/ledger.js";
 
+export type { ClientOrderIdRegistry, RememberedClientOrderId };
+
 /** 24 hours: far longer than any retry of a lost answer, short enough to keep the state bounded. */
 export const clientOrderIdRetentionMs = 24 * 60 * 60 * 1000;
-
-export interface RememberedClientOrderId {
-  readonly orderId: number;
-  /** Commit time of the first order. */
-  readonly atMs: number;
-}
-
-/** Every remembered clientOrderId of every user, by order id (so oldest first). */
-export type ClientOrderIdRegistry = Map<number, { readonly userId: number; readonly clientOrderId: string }>;
 
 /** The first order of this clientOrderId if it is still inside the window at nowMs. */
 export function rememberedOrderId(

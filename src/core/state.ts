@@ -4,7 +4,7 @@
 import type { BookKind } from "./book/order-book.js";
 import { OrderIndex } from "./book/order-index.js";
 import type { Order } from "./book/orders.js";
-import type { ClientOrderIdRegistry } from "./client-order-ids.js";
+import type { ClientOrderIdRegistry } from "./client-order-id-types.js";
 import type { MarketResolution } from "./lifecycle/resolution.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
 import { createPoolModels, type PoolModels } from "./pools/models.js";

@@ -16,7 +16,7 @@ import {
   splitRequestTarget,
   stringToSignForHeader,
 } from "../contract/signing/string-to-sign.js";
-import { MemoryNonceWindow, type NonceStore } from "./nonce-store.js";
+import { MemoryNonceWindow, type NonceStore } from "../store/gateway-nonces.js";
 
 /** The spec's "about 15 minutes" of allowed clock skew, in both directions. */
 export const dateSkewMsMax = 15 * 60 * 1000;

@@ -97,7 +97,7 @@ export function createLegacyServices(deps: LegacyServiceDeps, options: LegacySer
   };
 }
 
-/** The platform's master key: startPlatform puts the one it resolved (src/identity/master-key.ts) in deps.config. */
+/** The platform's master key: startPlatform puts the one it resolved (src/cli/master-key.ts) in deps.config. */
 function masterKeyOf(deps: LegacyServiceDeps): Buffer {
   if (deps.config.masterKey === undefined)
     throw new Error("legacy services: the platform resolved no master key");

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { loadChainConfig } from "../../src/chain/chain-config.js";
 import { atomsToUnits, unitsToAtoms } from "../../src/chain/token-units.js";
+import { loadChainConfig } from "../../src/config/chain-config.js";
 
 describe("token units", () => {
   it("convert USDT's 6 decimals to 8 exactly, and back", () => {

@@ -101,7 +101,7 @@ export function testPlatformEnv(dataDir: string): Record<string, string> {
 
 /**
  * A master key for tests that run `predex serve` (a production start) as a child process: such a
- * start takes its key from the environment, as an operator's does (src/identity/master-key.ts).
+ * start takes its key from the environment, as an operator's does (src/cli/master-key.ts).
  */
 export const testMasterKeyHex = "5eed".repeat(16);
 

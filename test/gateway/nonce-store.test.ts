@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MemoryNonceWindow } from "../../src/gateway/nonce-store.js";
+import { MemoryNonceWindow } from "../../src/store/gateway-nonces.js";
 
 describe("nonce window", () => {
   it("reports a nonce seen inside the window as replayed", () => {

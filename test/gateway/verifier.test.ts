@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { MemoryNonceWindow, type NonceStore } from "../../src/gateway/nonce-store.js";
 import {
   type AppKeyRecord,
   createGatewayVerifier,
@@ -15,6 +14,7 @@ import {
   writeGatewayRejectionToSocket,
 } from "../../src/gateway/verifier.js";
 import { signRequest, signWebSocketUpgrade } from "../../src/sdk/signer.js";
+import { MemoryNonceWindow, type NonceStore } from "../../src/store/gateway-nonces.js";
 
 const credentials = { appKey: "app-1", appSecret: "secret-1", apiKey: "pdx_1" };
 const keyRecord: AppKeyRecord = { appKey: "app-1", appSecret: "secret-1", partnerId: 7 };

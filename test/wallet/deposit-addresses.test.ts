@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToAccount } from "viem/accounts";
-import { loadChainConfig } from "../../src/chain/chain-config.js";
+import { loadChainConfig } from "../../src/config/chain-config.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
 import { createSqliteDepositAddressStore } from "../../src/store/sqlite/deposit-addresses.js";
 import { accountKeyOf, depositKeySource } from "../../src/wallet/demo-deposit-key.js";

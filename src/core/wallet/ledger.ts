@@ -2,7 +2,7 @@
 // conservation invariant is written against. Every change arrives as an explicit delta carried by
 // an event, so the journal alone explains every atom (DESIGN §3 "every fee is a ledger entry").
 
-import type { RememberedClientOrderId } from "../client-order-ids.js";
+import type { RememberedClientOrderId } from "../client-order-id-types.js";
 import type { Position } from "./positions.js";
 
 export interface Account {

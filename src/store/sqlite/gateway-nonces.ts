@@ -1,10 +1,10 @@
-// SQLite adapter of the gateway's nonce port (src/gateway/nonce-store.ts). The nonces of the
+// SQLite adapter of the gateway's nonce port (src/store/gateway-nonces.ts). The nonces of the
 // window live in memory (per partner, bounded) for the hot path and in a table so that a restart
 // still refuses a request captured before it. Writes are group-committed: the nonces of one turn
 // of the event loop go in one transaction, and each request is answered only after its nonce is
 // on disk, so durability costs one commit per batch, not one per request.
 
-import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../../gateway/nonce-store.js";
+import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../gateway-nonces.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 
 const gatewayNonceMigrations = [

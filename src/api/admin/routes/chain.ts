@@ -4,12 +4,12 @@
 // withdrawal whose transaction failed or was dropped (POST /admin/withdrawals/{id}/retry).
 
 import { type Static, Type } from "typebox";
-import { type ChainDeposit, type ChainDepositStatus, depositCursorName } from "../../../chain/chain-store.js";
 import { unitsToAtoms } from "../../../chain/token-units.js";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { formatAtoms } from "../../../core/money.js";
+import { type ChainDeposit, type ChainDepositStatus, depositCursorName } from "../../../store/chain-store.js";
 import { evmAddressPattern } from "../../../wallet/deposit-addresses.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, resolvePage } from "../../partner/pagination.js";

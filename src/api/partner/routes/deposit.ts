@@ -2,9 +2,9 @@
 // chain watcher (src/chain/deposit-watcher.ts) or by the operator through POST /admin/deposits; the
 // user sees its address (child 0/N of the operator's xpub), what is pending and what arrived.
 
-import { userPendingDepositsShownMax } from "../../../chain/chain-store.js";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { DepositAddress, DepositHistory, HistoryQuery } from "../../../contract/partner/wallet.js";
+import { userPendingDepositsShownMax } from "../../../store/chain-store.js";
 import { depositNetwork } from "../../../wallet/deposit-addresses.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { sendServiceError } from "../errors.js";

@@ -2,7 +2,6 @@
 // freezes amount + fee until the operator completes or rejects it, or the user cancels it while it
 // is pending. The checks and the MFA ticket's order are in src/wallet/withdrawal-requests.ts.
 
-import type { ChainWithdrawal } from "../../../chain/chain-store.js";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { mfaResponses } from "../../../contract/partner/mfa.js";
 import {
@@ -14,6 +13,7 @@ import {
 } from "../../../contract/partner/wallet.js";
 import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
+import type { ChainWithdrawal } from "../../../store/chain-store.js";
 import type { WithdrawalRecord } from "../../../store/exchange-read-models.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { sendRejection, sendServiceError } from "../errors.js";

@@ -1,6 +1,5 @@
 // How deposits, withdrawals and ledger entries look on the current interface (and the admin API).
 
-import type { ChainDeposit } from "../../../chain/chain-store.js";
 import { parseDepositKey } from "../../../chain/deposit-policy.js";
 import type {
   DepositRecord as DepositView,
@@ -9,6 +8,7 @@ import type {
 } from "../../../contract/partner/wallet.js";
 import { isoSeconds } from "../../../contract/wire-format.js";
 import { formatAtoms } from "../../../core/money.js";
+import type { ChainDeposit } from "../../../store/chain-store.js";
 import type {
   DepositRecord,
   LedgerEntryRecord,

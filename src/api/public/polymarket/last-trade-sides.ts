@@ -5,7 +5,7 @@
 // commits. It starts empty: after a restart an outcome's side is "" (Polymarket's "no trade" side)
 // until its next trade, while its price still comes from the committed state.
 
-import type { ExchangeEngine } from "../../../exchange/exchange-host.js";
+import type { ExchangeEngine } from "../../../exchange/exchange-engine.js";
 
 export type TradeSide = "BUY" | "SELL" | "";
 

@@ -7,12 +7,15 @@
 // `serve --demo`) and tests keep the convenience of a key created in the data dir on first start.
 // A production install that already has a key in the data dir (from an earlier version) still
 // starts, with a warning, since refusing would lock its operator out of their own secrets.
+//
+// Part of composition (src/cli): it reads the settings and the file system before the services start,
+// and hands the identity services the key itself.
 
 import { readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { ConfigError, type PlatformConfig, parseMasterKey } from "../config.js";
-import { masterKeyBytes } from "./secret-box.js";
-import { loadOrCreateSecretFile, randomToken } from "./secret-files.js";
+import { masterKeyBytes } from "../identity/secret-box.js";
+import { loadOrCreateSecretFile, randomToken } from "../identity/secret-files.js";
 
 /** The key file the demo creates in the data dir. */
 export const masterKeyFileName = "master.key";

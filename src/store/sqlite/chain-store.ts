@@ -1,10 +1,17 @@
-// What the chain wallet keeps between restarts (DESIGN §4), in the embedded SQLite file, module
-// "chain" (its own migrations): the watcher's block cursor, every deposit transfer it has seen
-// (pending until its confirmations, then credited; a reorganised one dropped), and every on-chain
-// withdrawal with its signed transaction, saved before it is broadcast so that a restart sends the
-// same transaction again and never a second one. All of the chain wallet's SQL is in this file.
+// SQLite adapter of the chain wallet's port (src/store/chain-store.ts), module "chain" in the
+// embedded file (its own migrations): the watcher's block cursor, every deposit transfer it has seen,
+// and every on-chain withdrawal with its signed transaction. All of the chain wallet's SQL is here.
 
-import { applyMigrations, type SqliteDatabase } from "../store/sqlite/database.js";
+import {
+  type ChainDeposit,
+  type ChainDepositStatus,
+  type ChainStore,
+  type ChainWithdrawal,
+  type ChainWithdrawalChange,
+  type ChainWithdrawalStatus,
+  pendingDepositsMax,
+} from "../chain-store.js";
+import { applyMigrations, type SqliteDatabase } from "./database.js";
 
 export const chainMigrations: readonly string[] = [
   `CREATE TABLE chain_cursors (
@@ -47,71 +54,6 @@ export const chainMigrations: readonly string[] = [
    CREATE INDEX chain_withdrawals_by_status ON chain_withdrawals (status);`,
 ];
 
-/**
- * PENDING: seen, not yet confirmed. CREDITED: credited through the engine. DROPPED: its block left
- * the chain before the confirmations (a reorganisation). BELOW_MINIMUM: confirmed, too small to
- * credit automatically (the operator may credit it by hand).
- */
-export type ChainDepositStatus = "PENDING" | "CREDITED" | "DROPPED" | "BELOW_MINIMUM";
-
-export interface ChainDeposit {
-  readonly txHash: string;
-  readonly logIndex: number;
-  readonly userId: number;
-  /** Lower case. */
-  readonly address: string;
-  /** In the token's own units. */
-  readonly units: bigint;
-  readonly amountAtoms: bigint;
-  readonly dustUnits: bigint;
-  readonly blockNumber: bigint;
-  readonly blockHash: string;
-  readonly status: ChainDepositStatus;
-  readonly seenAtMs: number;
-  readonly updatedAtMs: number;
-}
-
-/**
- * HELD: the operator is acting on it by hand (reject, complete). SIGNED: the transaction is signed
- * and saved, perhaps broadcast. SENT: the node has accepted it. COMPLETED: confirmed and completed
- * in the ledger (or completed by the operator with the hash of a transaction sent elsewhere).
- * FAILED: reverted on chain, or would revert; DROPPED: its nonce was taken by another transaction.
- * FAILED and DROPPED wait for the operator (retry or reject); the funds stay frozen meanwhile.
- */
-export type ChainWithdrawalStatus = "HELD" | "SIGNED" | "SENT" | "COMPLETED" | "FAILED" | "DROPPED";
-export const chainWithdrawalStatuses: readonly ChainWithdrawalStatus[] = [
-  "HELD",
-  "SIGNED",
-  "SENT",
-  "COMPLETED",
-  "FAILED",
-  "DROPPED",
-];
-
-export interface ChainWithdrawal {
-  readonly withdrawalId: number;
-  readonly status: ChainWithdrawalStatus;
-  readonly nonce: number | null;
-  readonly fromAddress: string | null;
-  readonly toAddress: string;
-  readonly units: bigint;
-  /** The signed transaction (0x-hex): signed bytes only, no key. */
-  readonly rawTx: string | null;
-  readonly txHash: string | null;
-  readonly blockNumber: bigint | null;
-  readonly broadcasts: number;
-  readonly lastError: string | null;
-  readonly createdAtMs: number;
-  readonly updatedAtMs: number;
-}
-
-/** The deposit watcher's cursor in chain_cursors. */
-export const depositCursorName = "deposits";
-
-/** How many pending deposits the watcher tracks at once, and how many a user's history shows. */
-export const pendingDepositsMax = 10_000;
-export const userPendingDepositsShownMax = 100;
-
 interface DepositRow {
   tx_hash: string;
   log_index: number;
@@ -143,9 +85,7 @@ interface WithdrawalRow {
   updated_at_ms: number;
 }
 
-export type ChainStore = ReturnType<typeof createSqliteChainStore>;
-
-export function createSqliteChainStore(db: SqliteDatabase) {
+export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
   applyMigrations(db, "chain", chainMigrations);
   const getCursor = db
     .prepare<[string], bigint>("SELECT block_number FROM chain_cursors WHERE name = ?")
@@ -260,17 +200,7 @@ export function createSqliteChainStore(db: SqliteDatabase) {
     },
   );
 
-  function setWithdrawal(
-    withdrawalId: number,
-    change: {
-      status: ChainWithdrawalStatus;
-      nowMs: number;
-      txHash?: string;
-      blockNumber?: bigint;
-      lastError?: string | null;
-      broadcasted?: boolean;
-    },
-  ): void {
+  function setWithdrawal(withdrawalId: number, change: ChainWithdrawalChange): void {
     updateWithdrawal.run({
       withdrawalId,
       status: change.status,

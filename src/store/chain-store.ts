@@ -1,0 +1,133 @@
+// What the chain wallet keeps between restarts (DESIGN §4): the watcher's block cursor, every
+// deposit transfer it has seen (pending until its confirmations, then credited; a reorganised one
+// dropped), and every on-chain withdrawal with its signed transaction, saved before it is broadcast
+// so that a restart sends the same transaction again and never a second one. The chain service and
+// the surfaces use this port; src/store/sqlite/chain-store.ts implements it.
+
+/**
+ * PENDING: seen, not yet confirmed. CREDITED: credited through the engine. DROPPED: its block left
+ * the chain before the confirmations (a reorganisation). BELOW_MINIMUM: confirmed, too small to
+ * credit automatically (the operator may credit it by hand).
+ */
+export type ChainDepositStatus = "PENDING" | "CREDITED" | "DROPPED" | "BELOW_MINIMUM";
+
+export interface ChainDeposit {
+  readonly txHash: string;
+  readonly logIndex: number;
+  readonly userId: number;
+  /** Lower case. */
+  readonly address: string;
+  /** In the token's own units. */
+  readonly units: bigint;
+  readonly amountAtoms: bigint;
+  readonly dustUnits: bigint;
+  readonly blockNumber: bigint;
+  readonly blockHash: string;
+  readonly status: ChainDepositStatus;
+  readonly seenAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/**
+ * HELD: the operator is acting on it by hand (reject, complete). SIGNED: the transaction is signed
+ * and saved, perhaps broadcast. SENT: the node has accepted it. COMPLETED: confirmed and completed
+ * in the ledger (or completed by the operator with the hash of a transaction sent elsewhere).
+ * FAILED: reverted on chain, or would revert; DROPPED: its nonce was taken by another transaction.
+ * FAILED and DROPPED wait for the operator (retry or reject); the funds stay frozen meanwhile.
+ */
+export type ChainWithdrawalStatus = "HELD" | "SIGNED" | "SENT" | "COMPLETED" | "FAILED" | "DROPPED";
+export const chainWithdrawalStatuses: readonly ChainWithdrawalStatus[] = [
+  "HELD",
+  "SIGNED",
+  "SENT",
+  "COMPLETED",
+  "FAILED",
+  "DROPPED",
+];
+
+export interface ChainWithdrawal {
+  readonly withdrawalId: number;
+  readonly status: ChainWithdrawalStatus;
+  readonly nonce: number | null;
+  readonly fromAddress: string | null;
+  readonly toAddress: string;
+  readonly units: bigint;
+  /** The signed transaction (0x-hex): signed bytes only, no key. */
+  readonly rawTx: string | null;
+  readonly txHash: string | null;
+  readonly blockNumber: bigint | null;
+  readonly broadcasts: number;
+  readonly lastError: string | null;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+/** The deposit watcher's cursor in chain_cursors. */
+export const depositCursorName = "deposits";
+
+/** How many pending deposits the watcher tracks at once, and how many a user's history shows. */
+export const pendingDepositsMax = 10_000;
+export const userPendingDepositsShownMax = 100;
+
+export interface ChainStore {
+  cursor(name: string): bigint | undefined;
+  setCursor(name: string, blockNumber: bigint, nowMs: number): void;
+  /**
+   * Records a transfer seen in a block. A new one is PENDING; one seen before in another block
+   * (a reorganisation moved it) takes the new block and is PENDING again; a credited one is kept.
+   * Returns the deposit as it now is.
+   */
+  recordSeen(seen: Omit<ChainDeposit, "status" | "updatedAtMs">): ChainDeposit;
+  setDepositStatus(txHash: string, logIndex: number, status: ChainDepositStatus, nowMs: number): void;
+  deposit(txHash: string, logIndex: number): ChainDeposit | undefined;
+  /** Oldest block first, at most pendingDepositsMax. */
+  pendingDeposits(): ChainDeposit[];
+  /** The user's deposits seen but not credited (pending or below the minimum), newest first. */
+  uncreditedOf(userId: number, limit: number): { total: number; records: ChainDeposit[] };
+  deposits(status: ChainDepositStatus | undefined, limit: number, offset: number): ChainDeposit[];
+
+  withdrawal(withdrawalId: number): ChainWithdrawal | undefined;
+  /**
+   * Saves a signed transaction before it is broadcast; false when the withdrawal already has a
+   * row (sent before, or held by the operator), so it is never signed twice.
+   */
+  saveSigned(signed: {
+    withdrawalId: number;
+    nonce: number;
+    fromAddress: string;
+    toAddress: string;
+    units: bigint;
+    rawTx: string;
+    txHash: string;
+    nowMs: number;
+  }): boolean;
+  /** A withdrawal that cannot be sent (it would revert, or its amount cannot be carried): to the operator. */
+  saveUnsendable(
+    withdrawalId: number,
+    toAddress: string,
+    units: bigint,
+    error: string,
+    nowMs: number,
+  ): boolean;
+  setWithdrawal(withdrawalId: number, change: ChainWithdrawalChange): void;
+  /**
+   * The operator takes a withdrawal over (to reject or complete it by hand): allowed when nothing
+   * was sent, or what was sent failed or was dropped. Returns the row that forbids it, if any.
+   */
+  hold(withdrawalId: number, toAddress: string, nowMs: number): ChainWithdrawal | undefined;
+  /** Forgets a held, failed or dropped withdrawal, so it is sent afresh (or held again) later. */
+  release(withdrawalId: number): void;
+  activeWithdrawals(): ChainWithdrawal[];
+  highestNonce(fromAddress: string): number | undefined;
+  withdrawals(status: ChainWithdrawalStatus | undefined, limit: number, offset: number): ChainWithdrawal[];
+}
+
+/** A withdrawal's new status, with what came with it (a hash, a block, an error, one more broadcast). */
+export interface ChainWithdrawalChange {
+  readonly status: ChainWithdrawalStatus;
+  readonly nowMs: number;
+  readonly txHash?: string;
+  readonly blockNumber?: bigint;
+  readonly lastError?: string | null;
+  readonly broadcasted?: boolean;
+}
