@@ -221,32 +221,39 @@ describe("the web console in Chromium", { skip }, () => {
     assert.ok(dropped);
     assert.equal(await book.getAttribute("data-reseeds"), "0", "the page that lost nothing never re-seeded");
 
-    // Once the bot stops, the book each page kept from `book` + `price_change` is the REST book.
+    // Once the bot stops, the book each page kept from `book` + `price_change` is the REST book. An
+    // order the bot had in flight may still commit (and reach the pages) after stop() returns, so
+    // the REST book is read again until both pages show it: they must converge, within waitMs.
     await stopBot();
     const person = platform.demo.seed.people[0]!;
-    const expected = await person.client.getBook({
-      marketId: example.marketId,
-      outcomeId: example.outcomeId,
-    });
     const cents = (price: string) => `${Number((Number(price) * 100).toFixed(2))}¢`;
     const rows = (levels: { price: string }[]) => levels.slice(0, 12).map((level) => cents(level.price));
-    const shown = async (side: "bid" | "ask") => book.locator(`tr.${side} td.price`).allInnerTexts();
-    await page.waitForFunction(
-      (count) => document.querySelectorAll('[data-testid="order-book"] tr.bid').length === count,
-      Math.min(expected.bids.length, 12),
-    );
-    assert.deepEqual(await shown("bid"), rows(expected.bids));
-    assert.deepEqual(await shown("ask"), rows(expected.asks).reverse());
-    const gappedBook = gapped.getByTestId("order-book");
-    await gapped.waitForFunction(
-      (count) => document.querySelectorAll('[data-testid="order-book"] tr.bid').length === count,
-      Math.min(expected.bids.length, 12),
-    );
-    assert.deepEqual(await gappedBook.locator("tr.bid td.price").allInnerTexts(), rows(expected.bids));
-    assert.deepEqual(
-      await gappedBook.locator("tr.ask td.price").allInnerTexts(),
-      rows(expected.asks).reverse(),
-    );
+    const shownOn = async (target: Page, side: "bid" | "ask") =>
+      target.getByTestId("order-book").locator(`tr.${side} td.price`).allInnerTexts();
+    const deadlineMs = Date.now() + waitMs;
+    for (;;) {
+      const expected = await person.client.getBook({
+        marketId: example.marketId,
+        outcomeId: example.outcomeId,
+      });
+      const wanted = { bids: rows(expected.bids), asks: rows(expected.asks).reverse() };
+      const shown = await Promise.all(
+        [page, gapped].map(async (target) => ({
+          bids: await shownOn(target, "bid"),
+          asks: await shownOn(target, "ask"),
+        })),
+      );
+      const agree = shown.every(
+        (book) =>
+          JSON.stringify(book.bids) === JSON.stringify(wanted.bids) &&
+          JSON.stringify(book.asks) === JSON.stringify(wanted.asks),
+      );
+      if (agree) break;
+      if (Date.now() > deadlineMs) {
+        assert.deepEqual(shown, [wanted, wanted], "both pages show the REST book once the bot has stopped");
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     await gapped.close();
     await page.close();
     assertNoConsoleErrors();
