@@ -61,8 +61,12 @@ describe("journal archive", () => {
       `snapshots were written (${host.engine.snapshotSequence})`,
     );
     const run = await host.journalArchiver!.runNow();
-    // Through the snapshot the run started from (the worker may have written a newer one since).
-    assert.equal(run.archivedThrough, run.snapshotSequence);
+    // Through the snapshot the run started from (the worker may have written a newer one since),
+    // except the journal's last entry, which always stays: when the engine was idle long enough for
+    // the snapshot to be taken at the journal's end, the run stops one short of it.
+    const snapshotThrough = BigInt(run.snapshotSequence);
+    const lastKept = BigInt(run.committedSequence) - 1n;
+    assert.equal(BigInt(run.archivedThrough), snapshotThrough < lastKept ? snapshotThrough : lastKept);
     assert.ok(run.archivedEntries > 100 && run.segments > 0);
     const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
     assert.equal(
