@@ -1,5 +1,5 @@
-// Deposits credited to a user: the DEPOSIT ledger entry, then the deposit's own row (its tx hash is
-// the key that makes a second credit of the same transfer fail the commit).
+// Deposits credited to a user: the DEPOSIT ledger entry, then the deposit's own row, keyed by its
+// transaction hash.
 
 import type { DepositCreditedEvent } from "../../../core/events.js";
 import type { SqliteDatabase } from "../database.js";
