@@ -1,0 +1,51 @@
+// The balances a batch moves, read on first use and written back once per user at the batch's end
+// (flush), in the same transaction: an order moves its user's balance three or four times (freeze,
+// trade, fee, unfreeze), and an upsert for each was a sixth of the projection. Only the exchange
+// projector writes exchange_balances, and the sums never outlive their batch (clear).
+
+import type { SqliteDatabase } from "../database.js";
+import { prepareBig } from "../exchange-rows.js";
+
+/** A user's USDT in atoms, as the batch has moved it so far. */
+export interface BalanceSum {
+  available: bigint;
+  frozen: bigint;
+}
+
+export interface BatchBalances {
+  /** The user's balance in this batch: the stored row on first use, then the running sum. */
+  readonly balanceOf: (userId: number) => BalanceSum;
+  /** Writes every balance the batch moved, once per user. */
+  readonly flush: () => void;
+  /** Forgets the batch (after its commit or its rollback). */
+  readonly clear: () => void;
+}
+
+export function createBatchBalances(db: SqliteDatabase): BatchBalances {
+  const selectBalance = prepareBig<[number], { available: bigint; frozen: bigint }>(
+    db,
+    "SELECT available, frozen FROM exchange_balances WHERE user_id = ?",
+  );
+  const saveBalance = db.prepare(
+    `INSERT INTO exchange_balances (user_id, available, frozen) VALUES (?, ?, ?)
+     ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen`,
+  );
+  const balances = new Map<number, BalanceSum>();
+
+  const balanceOf = (userId: number): BalanceSum => {
+    let balance = balances.get(userId);
+    if (balance === undefined) {
+      const row = selectBalance.get(userId);
+      balance = { available: row?.available ?? 0n, frozen: row?.frozen ?? 0n };
+      balances.set(userId, balance);
+    }
+    return balance;
+  };
+  const flush = (): void => {
+    for (const [userId, balance] of balances) {
+      saveBalance.run(userId, balance.available, balance.frozen);
+    }
+  };
+  const clear = (): void => balances.clear();
+  return { balanceOf, flush, clear };
+}

@@ -1,0 +1,147 @@
+// A fill of the order book: the maker order's fill, one trade row per side, each side's cash and fee
+// as ledger entries (checked against the event's balance deltas), both positions, a price point per
+// option of the outcome, and the market's volume and fee income (summed per batch).
+
+import type { Statement } from "better-sqlite3";
+import type { TradeExecutedEvent } from "../../../core/events.js";
+import { recordBuy, recordSell } from "../../../core/wallet/positions.js";
+import type { TradeRole } from "../../exchange-read-models.js";
+import type { SqliteDatabase } from "../database.js";
+import type { LedgerWriter } from "../lifecycle-projection.js";
+import type { BatchMarketTotals } from "./market-totals.js";
+import type { MarketProjection } from "./markets.js";
+import type { PositionRows } from "./positions.js";
+
+const atomsPerOne = 100_000_000n;
+
+/** What a trade moves besides its own rows: the other read models' writers. */
+export interface TradeProjectionHelpers {
+  readonly ledger: LedgerWriter;
+  readonly positions: PositionRows;
+  readonly optionIdsOf: MarketProjection["optionIdsOf"];
+  readonly marketTotals: BatchMarketTotals;
+}
+
+export type TradeProjection = (event: TradeExecutedEvent) => void;
+
+export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjectionHelpers): TradeProjection {
+  const statements = {
+    fillMakerOrder: db.prepare(
+      `UPDATE exchange_orders SET filled_shares = filled_shares + ?, filled_amount = filled_amount + ?,
+         fee_paid = fee_paid + ?, status = ?, updated_at_ms = ? WHERE order_id = ?`,
+    ),
+    insertTrade: db.prepare(
+      `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
+         cross_type, price, shares, fee, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertPricePoint: db.prepare(
+      "INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+  };
+  const { ledger, optionIdsOf, marketTotals } = helpers;
+  const { loadPosition, savePosition } = helpers.positions;
+
+  /** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
+  const tradeAndFee = (event: TradeExecutedEvent, role: TradeRole): bigint => {
+    const maker = role === "MAKER";
+    const userId = maker ? event.makerUserId : event.takerUserId;
+    const notional = maker ? event.makerNotional : event.takerNotional;
+    const fee = maker ? event.makerFee : event.takerFee;
+    const tradeRef = String(event.tradeId);
+    const cash = (maker ? event.makerSide : event.takerSide) === "BUY" ? -notional : notional;
+    ledger(userId, "TRADE", cash, 0n, tradeRef, event.atMs);
+    if (fee !== 0n) ledger(userId, "FEE", -fee, 0n, tradeRef, event.atMs);
+    return cash - fee;
+  };
+
+  /** Moves one side's position by a fill; only the maker's (resting) sale takes frozen shares. */
+  const fillPosition = (event: TradeExecutedEvent, role: TradeRole): void => {
+    const maker = role === "MAKER";
+    const position = loadPosition(
+      maker ? event.makerPositionId : event.takerPositionId,
+      maker ? event.makerUserId : event.takerUserId,
+      maker ? event.makerOptionId : event.takerOptionId,
+      event.marketId,
+      event.outcomeId,
+    );
+    const notional = maker ? event.makerNotional : event.takerNotional;
+    const fee = maker ? event.makerFee : event.takerFee;
+    if ((maker ? event.makerSide : event.takerSide) === "BUY")
+      recordBuy(position, event.shares, notional, fee);
+    else recordSell(position, event.shares, maker, notional, fee);
+    savePosition(position);
+  };
+
+  return (event) => {
+    const time = event.atMs;
+    statements.fillMakerOrder.run(
+      event.shares,
+      event.makerNotional,
+      event.makerFee,
+      event.makerStatus,
+      time,
+      event.makerOrderId,
+    );
+    insertTradeSide(statements.insertTrade, event, "MAKER");
+    insertTradeSide(statements.insertTrade, event, "TAKER");
+
+    // The maker's cash: what its reserve no longer needs comes back, then the fill and the fee.
+    const released = -event.makerFrozenDelta;
+    if (released !== 0n)
+      ledger(event.makerUserId, "UNFREEZE", released, -released, String(event.makerOrderId), time);
+    const makerMoved = tradeAndFee(event, "MAKER");
+    if (released + makerMoved !== event.makerAvailableDelta) {
+      throw new Error(`read models: trade ${event.tradeId} maker entries differ from its balance delta`);
+    }
+    const takerMoved = tradeAndFee(event, "TAKER");
+    if (takerMoved !== event.takerAvailableDelta) {
+      throw new Error(`read models: trade ${event.tradeId} taker entries differ from its balance delta`);
+    }
+
+    // Positions, by the core's own average-cost rules.
+    fillPosition(event, "MAKER");
+    fillPosition(event, "TAKER");
+
+    // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
+    const [yesId, noId] = optionIdsOf(event.outcomeId);
+    statements.insertPricePoint.run(
+      yesId,
+      time,
+      event.tradeId,
+      event.marketId,
+      event.outcomeId,
+      event.yesPrice,
+    );
+    statements.insertPricePoint.run(
+      noId,
+      time,
+      event.tradeId,
+      event.marketId,
+      event.outcomeId,
+      atomsPerOne - event.yesPrice,
+    );
+    // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
+    const volume =
+      event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
+    marketTotals.add(event.marketId, volume, event.makerFee + event.takerFee);
+  };
+}
+
+function insertTradeSide(statement: Statement, event: TradeExecutedEvent, role: TradeRole): void {
+  const maker = role === "MAKER";
+  statement.run(
+    event.tradeId,
+    role,
+    maker ? event.makerOrderId : event.takerOrderId,
+    maker ? event.makerUserId : event.takerUserId,
+    event.marketId,
+    event.outcomeId,
+    maker ? event.makerOptionId : event.takerOptionId,
+    maker ? event.makerSide : event.takerSide,
+    event.cross,
+    maker ? event.makerPrice : event.takerPrice,
+    event.shares,
+    maker ? event.makerFee : event.takerFee,
+    event.atMs,
+  );
+}
