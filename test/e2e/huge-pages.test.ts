@@ -137,7 +137,14 @@ describe("a page number far past the end", () => {
 
   it("is an empty page on every paginated route of the admin host", async () => {
     for (const page of hugePages) {
-      for (const path of ["/admin/applications", "/admin/withdrawals"]) {
+      for (const path of [
+        "/admin/applications",
+        "/admin/withdrawals",
+        "/admin/partners",
+        "/admin/users",
+        "/admin/markets",
+        "/admin/deposits",
+      ]) {
         assertEmptyPage(await adminAnswer(`${path}?page=${page.query}`), path, page.query);
       }
     }

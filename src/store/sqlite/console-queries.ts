@@ -5,9 +5,17 @@
 
 import type { Statement } from "better-sqlite3";
 import type { ConsoleQueries } from "../console-queries.js";
+import type { PageRequest } from "../exchange-read-models.js";
+import { pageWindow } from "../page-window.js";
 import type { SqliteDatabase } from "./database.js";
 
 export type * from "../console-queries.js";
+
+/** LIMIT and OFFSET of a page, through the one page translation (a huge page is an empty page). */
+function limitAndOffset(page: PageRequest): [number, number] {
+  const { limit, offset } = pageWindow(page);
+  return [limit, offset];
+}
 
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
@@ -65,7 +73,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
 
     partners(page) {
       const total = partnerCount.get() as number;
-      const rows = partnerPage.all(page.pageSize, (page.page - 1) * page.pageSize) as {
+      const rows = partnerPage.all(...limitAndOffset(page)) as {
         partner_id: number;
         name: string;
         app_key: string;
@@ -114,7 +122,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
                    WHERE s.user_id = u.user_id AND s.revoked_at_ms IS NULL AND s.expires_at_ms > ?) AS active_sessions
            FROM identity_users u JOIN identity_partners p ON p.partner_id = u.partner_id
            WHERE ${where} ORDER BY u.user_id DESC LIMIT ? OFFSET ?`,
-      ).all(nowMs, ...params, page.pageSize, (page.page - 1) * page.pageSize) as {
+      ).all(nowMs, ...params, ...limitAndOffset(page)) as {
         user_id: number;
         partner_id: number;
         partner_name: string;
@@ -159,7 +167,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume
            FROM markets WHERE ${where} ORDER BY market_id DESC LIMIT ? OFFSET ?`,
         true,
-      ).all(...params, page.pageSize, (page.page - 1) * page.pageSize) as {
+      ).all(...params, ...limitAndOffset(page)) as {
         market_id: bigint;
         title: string;
         model_type: string;
@@ -197,7 +205,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         `SELECT tx_hash, user_id, amount, credited_at_ms FROM exchange_deposits WHERE ${where}
            ORDER BY credited_at_ms DESC, tx_hash LIMIT ? OFFSET ?`,
         true,
-      ).all(...params, page.pageSize, (page.page - 1) * page.pageSize) as {
+      ).all(...params, ...limitAndOffset(page)) as {
         tx_hash: string;
         user_id: bigint;
         amount: bigint;

@@ -10,6 +10,7 @@ import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { formatAtoms } from "../../../core/money.js";
 import { type ChainDeposit, type ChainDepositStatus, depositCursorName } from "../../../store/chain-store.js";
+import { pageWindow } from "../../../store/page-window.js";
 import { evmAddressPattern } from "../../../wallet/deposit-addresses.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, resolvePage } from "../../partner/pagination.js";
@@ -204,7 +205,8 @@ export default defineRoutes((app, deps) => {
         return sendServiceError(reply, badRequest(`status must be one of ${depositStatuses.join(", ")}`));
       }
       const { page: pageNumber, pageSize } = page.value;
-      const records = chain.store.deposits(status, pageSize, (pageNumber - 1) * pageSize);
+      const { limit, offset } = pageWindow({ page: pageNumber, pageSize });
+      const records = chain.store.deposits(status, limit, offset);
       return ok({ records: records.map(chainDepositView) });
     },
   );
