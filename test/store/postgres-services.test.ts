@@ -3,6 +3,8 @@
 
 import { after, it } from "node:test";
 import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js";
+import { openPostgresMfaStore } from "../../src/store/postgres/mfa.js";
+import { describeMfaStoreContract } from "../mfa/mfa-contract.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 import { describeIdentityStoreContract } from "./contracts/identity-contract.js";
@@ -19,5 +21,22 @@ if (skipReason !== undefined) {
     async create() {
       return openPostgresIdentityStore(await databases.freshPool());
     },
+  });
+
+  describeMfaStoreContract("postgres", async () => {
+    const pool = await databases.freshPool();
+    const identity = await openPostgresIdentityStore(pool);
+    const mfa = await openPostgresMfaStore(pool);
+    return {
+      identity,
+      mfa,
+      async dumpAtRest() {
+        const accounts = await pool.query("SELECT * FROM mfa_accounts");
+        const codes = await pool.query("SELECT * FROM mfa_recovery_codes");
+        return JSON.stringify([accounts.rows, codes.rows], (_, value) =>
+          typeof value === "bigint" ? value.toString() : value,
+        );
+      },
+    };
   });
 }
