@@ -2,12 +2,18 @@
 // on a new database of one throwaway cluster (test/support/postgres-databases.ts).
 
 import { after, it } from "node:test";
+import { openPostgresCategoryStore } from "../../src/store/postgres/categories.js";
 import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js";
+import { openPostgresLegacyApplicationStore } from "../../src/store/postgres/legacy-applications.js";
+import { openPostgresLegacyNonceStore } from "../../src/store/postgres/legacy-nonces.js";
 import { openPostgresMfaStore } from "../../src/store/postgres/mfa.js";
 import { describeMfaStoreContract } from "../mfa/mfa-contract.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
+import { describeCategoryStoreContract } from "./contracts/category-contract.js";
 import { describeIdentityStoreContract } from "./contracts/identity-contract.js";
+import { describeLegacyApplicationStoreContract } from "./contracts/legacy-application-contract.js";
+import { describeLegacyNonceStoreContract } from "./contracts/legacy-nonce-contract.js";
 
 const skipReason = postgresSkipReason();
 
@@ -39,4 +45,14 @@ if (skipReason !== undefined) {
       },
     };
   });
+
+  describeCategoryStoreContract("postgres", async () =>
+    openPostgresCategoryStore(await databases.freshPool()),
+  );
+  describeLegacyNonceStoreContract("postgres", async () =>
+    openPostgresLegacyNonceStore(await databases.freshPool()),
+  );
+  describeLegacyApplicationStoreContract("postgres", async () =>
+    openPostgresLegacyApplicationStore(await databases.freshPool()),
+  );
 }

@@ -1,0 +1,16 @@
+// The service stores' contracts on SQLite (the suites: test/store/contracts/); the same suites run
+// on PostgreSQL in test/store/postgres-services.test.ts.
+
+import { createSqliteCategoryStore } from "../../../src/store/sqlite/categories.js";
+import { openDatabase } from "../../../src/store/sqlite/database.js";
+import { createSqliteLegacyApplicationStore } from "../../../src/store/sqlite/legacy-applications.js";
+import { createSqliteLegacyNonceStore } from "../../../src/store/sqlite/legacy-nonces.js";
+import { describeCategoryStoreContract } from "../contracts/category-contract.js";
+import { describeLegacyApplicationStoreContract } from "../contracts/legacy-application-contract.js";
+import { describeLegacyNonceStoreContract } from "../contracts/legacy-nonce-contract.js";
+
+const memory = () => openDatabase({ path: ":memory:" });
+
+describeCategoryStoreContract("sqlite", async () => createSqliteCategoryStore(memory()));
+describeLegacyNonceStoreContract("sqlite", async () => createSqliteLegacyNonceStore(memory()));
+describeLegacyApplicationStoreContract("sqlite", async () => createSqliteLegacyApplicationStore(memory()));
