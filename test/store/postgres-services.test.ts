@@ -6,6 +6,7 @@ import { openPostgresCategoryStore } from "../../src/store/postgres/categories.j
 import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js";
 import { openPostgresLegacyApplicationStore } from "../../src/store/postgres/legacy-applications.js";
 import { openPostgresLegacyNonceStore } from "../../src/store/postgres/legacy-nonces.js";
+import { openPostgresLegacyRequestStore } from "../../src/store/postgres/legacy-requests.js";
 import { openPostgresMfaStore } from "../../src/store/postgres/mfa.js";
 import { describeMfaStoreContract } from "../mfa/mfa-contract.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
@@ -14,6 +15,7 @@ import { describeCategoryStoreContract } from "./contracts/category-contract.js"
 import { describeIdentityStoreContract } from "./contracts/identity-contract.js";
 import { describeLegacyApplicationStoreContract } from "./contracts/legacy-application-contract.js";
 import { describeLegacyNonceStoreContract } from "./contracts/legacy-nonce-contract.js";
+import { describeLegacyRequestStoreContract } from "./contracts/legacy-request-contract.js";
 
 const skipReason = postgresSkipReason();
 
@@ -54,5 +56,8 @@ if (skipReason !== undefined) {
   );
   describeLegacyApplicationStoreContract("postgres", async () =>
     openPostgresLegacyApplicationStore(await databases.freshPool()),
+  );
+  describeLegacyRequestStoreContract("postgres", async () =>
+    openPostgresLegacyRequestStore(await databases.freshPool()),
   );
 }

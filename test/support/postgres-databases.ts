@@ -25,6 +25,9 @@ export function postgresDatabases(prefix: string): PostgresDatabases {
     },
     pool(url, applicationName = `predex-test-${prefix}`) {
       const pool = openPostgresPool({ url, applicationName, poolConnectionsMax: 4 });
+      // A suite opens a database per test and never ends its pool: idle connections close soon, so
+      // the cluster's connection limit is never reached (pg-pool reads this on every release).
+      pool.options.idleTimeoutMillis = 200;
       pools.push(pool);
       return pool;
     },

@@ -5,12 +5,15 @@ import { createSqliteCategoryStore } from "../../../src/store/sqlite/categories.
 import { openDatabase } from "../../../src/store/sqlite/database.js";
 import { createSqliteLegacyApplicationStore } from "../../../src/store/sqlite/legacy-applications.js";
 import { createSqliteLegacyNonceStore } from "../../../src/store/sqlite/legacy-nonces.js";
+import { createSqliteLegacyRequestStore } from "../../../src/store/sqlite/legacy-requests.js";
 import { describeCategoryStoreContract } from "../contracts/category-contract.js";
 import { describeLegacyApplicationStoreContract } from "../contracts/legacy-application-contract.js";
 import { describeLegacyNonceStoreContract } from "../contracts/legacy-nonce-contract.js";
+import { describeLegacyRequestStoreContract } from "../contracts/legacy-request-contract.js";
 
 const memory = () => openDatabase({ path: ":memory:" });
 
 describeCategoryStoreContract("sqlite", async () => createSqliteCategoryStore(memory()));
 describeLegacyNonceStoreContract("sqlite", async () => createSqliteLegacyNonceStore(memory()));
 describeLegacyApplicationStoreContract("sqlite", async () => createSqliteLegacyApplicationStore(memory()));
+describeLegacyRequestStoreContract("sqlite", async () => createSqliteLegacyRequestStore(memory()));
