@@ -2,7 +2,9 @@
 // on a new database of one throwaway cluster (test/support/postgres-databases.ts).
 
 import { after, it } from "node:test";
+import type { NonceStore } from "../../src/store/gateway-nonces.js";
 import { openPostgresCategoryStore } from "../../src/store/postgres/categories.js";
+import { openPostgresGatewayNonceStore } from "../../src/store/postgres/gateway-nonces.js";
 import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js";
 import { openPostgresLegacyApplicationStore } from "../../src/store/postgres/legacy-applications.js";
 import { openPostgresLegacyNonceStore } from "../../src/store/postgres/legacy-nonces.js";
@@ -12,6 +14,7 @@ import { describeMfaStoreContract } from "../mfa/mfa-contract.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 import { describeCategoryStoreContract } from "./contracts/category-contract.js";
+import { describeGatewayNonceStoreContract } from "./contracts/gateway-nonce-contract.js";
 import { describeIdentityStoreContract } from "./contracts/identity-contract.js";
 import { describeLegacyApplicationStoreContract } from "./contracts/legacy-application-contract.js";
 import { describeLegacyNonceStoreContract } from "./contracts/legacy-nonce-contract.js";
@@ -60,4 +63,15 @@ if (skipReason !== undefined) {
   describeLegacyRequestStoreContract("postgres", async () =>
     openPostgresLegacyRequestStore(await databases.freshPool()),
   );
+
+  const nonceUrls = new WeakMap<NonceStore, string>();
+  describeGatewayNonceStoreContract("postgres", {
+    async create(options, sameAs) {
+      // A restart is a new pool (a new process) on the same database.
+      const url = sameAs === undefined ? await databases.fresh() : nonceUrls.get(sameAs)!;
+      const store = await openPostgresGatewayNonceStore(databases.pool(url), options);
+      nonceUrls.set(store, url);
+      return store;
+    },
+  });
 }

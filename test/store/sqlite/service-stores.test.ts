@@ -1,12 +1,15 @@
 // The service stores' contracts on SQLite (the suites: test/store/contracts/); the same suites run
 // on PostgreSQL in test/store/postgres-services.test.ts.
 
+import type { NonceStore } from "../../../src/store/gateway-nonces.js";
 import { createSqliteCategoryStore } from "../../../src/store/sqlite/categories.js";
-import { openDatabase } from "../../../src/store/sqlite/database.js";
+import { openDatabase, type SqliteDatabase } from "../../../src/store/sqlite/database.js";
+import { createSqliteGatewayNonceStore } from "../../../src/store/sqlite/gateway-nonces.js";
 import { createSqliteLegacyApplicationStore } from "../../../src/store/sqlite/legacy-applications.js";
 import { createSqliteLegacyNonceStore } from "../../../src/store/sqlite/legacy-nonces.js";
 import { createSqliteLegacyRequestStore } from "../../../src/store/sqlite/legacy-requests.js";
 import { describeCategoryStoreContract } from "../contracts/category-contract.js";
+import { describeGatewayNonceStoreContract } from "../contracts/gateway-nonce-contract.js";
 import { describeLegacyApplicationStoreContract } from "../contracts/legacy-application-contract.js";
 import { describeLegacyNonceStoreContract } from "../contracts/legacy-nonce-contract.js";
 import { describeLegacyRequestStoreContract } from "../contracts/legacy-request-contract.js";
@@ -17,3 +20,13 @@ describeCategoryStoreContract("sqlite", async () => createSqliteCategoryStore(me
 describeLegacyNonceStoreContract("sqlite", async () => createSqliteLegacyNonceStore(memory()));
 describeLegacyApplicationStoreContract("sqlite", async () => createSqliteLegacyApplicationStore(memory()));
 describeLegacyRequestStoreContract("sqlite", async () => createSqliteLegacyRequestStore(memory()));
+
+const nonceDatabases = new WeakMap<NonceStore, SqliteDatabase>();
+describeGatewayNonceStoreContract("sqlite", {
+  async create(options, sameAs) {
+    const db = sameAs === undefined ? memory() : nonceDatabases.get(sameAs)!;
+    const store = createSqliteGatewayNonceStore(db, options);
+    nonceDatabases.set(store, db);
+    return store;
+  },
+});
