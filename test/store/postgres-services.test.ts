@@ -3,6 +3,7 @@
 
 import { after, it } from "node:test";
 import type { NonceStore } from "../../src/store/gateway-nonces.js";
+import type { PartnerRateLimits } from "../../src/store/partner-rate-limits.js";
 import { openPostgresCategoryStore } from "../../src/store/postgres/categories.js";
 import { openPostgresGatewayNonceStore } from "../../src/store/postgres/gateway-nonces.js";
 import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js";
@@ -10,6 +11,7 @@ import { openPostgresLegacyApplicationStore } from "../../src/store/postgres/leg
 import { openPostgresLegacyNonceStore } from "../../src/store/postgres/legacy-nonces.js";
 import { openPostgresLegacyRequestStore } from "../../src/store/postgres/legacy-requests.js";
 import { openPostgresMfaStore } from "../../src/store/postgres/mfa.js";
+import { openPostgresPartnerRateLimits } from "../../src/store/postgres/partner-rate-limits.js";
 import { describeMfaStoreContract } from "../mfa/mfa-contract.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
@@ -19,6 +21,10 @@ import { describeIdentityStoreContract } from "./contracts/identity-contract.js"
 import { describeLegacyApplicationStoreContract } from "./contracts/legacy-application-contract.js";
 import { describeLegacyNonceStoreContract } from "./contracts/legacy-nonce-contract.js";
 import { describeLegacyRequestStoreContract } from "./contracts/legacy-request-contract.js";
+import {
+  describePartnerRateLimitsContract,
+  withTwoPartners,
+} from "./contracts/partner-rate-limit-contract.js";
 
 const skipReason = postgresSkipReason();
 
@@ -72,6 +78,20 @@ if (skipReason !== undefined) {
       const store = await openPostgresGatewayNonceStore(databases.pool(url), options);
       nonceUrls.set(store, url);
       return store;
+    },
+  });
+
+  const limitUrls = new WeakMap<PartnerRateLimits, string>();
+  describePartnerRateLimitsContract("postgres", {
+    async create(sameAs) {
+      let url = sameAs === undefined ? undefined : limitUrls.get(sameAs);
+      if (url === undefined) {
+        url = await databases.fresh();
+        await withTwoPartners(await openPostgresIdentityStore(databases.pool(url)));
+      }
+      const limits = await openPostgresPartnerRateLimits(databases.pool(url));
+      limitUrls.set(limits, url);
+      return limits;
     },
   });
 }
