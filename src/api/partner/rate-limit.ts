@@ -16,7 +16,9 @@ import type { TypeBoxApp } from "../shared/typebox-app.js";
 export const partnerRateWindowMs = 1_000;
 
 export async function installPartnerRateLimit(app: TypeBoxApp, deps: PlatformDeps): Promise<void> {
-  await app.register(rateLimit, { global: false, store: clockedRateLimitStore(deps.nowMs) });
+  // Shared by every API node when composition gives a shared store (PostgreSQL), else per process.
+  const store = deps.sharedRateLimitStores?.("partner", deps.nowMs) ?? clockedRateLimitStore(deps.nowMs);
+  await app.register(rateLimit, { global: false, store });
   const take = app.createRateLimit({
     timeWindow: partnerRateWindowMs,
     keyGenerator: (request) => request.partner.partnerId,
