@@ -52,10 +52,7 @@ function increment(store: PluginStore, key: string): Promise<number> {
   });
 }
 
-async function phase(
-  store: PluginStore,
-  keyOf: (caller: number, step: number) => string,
-): Promise<Phase> {
+async function phase(store: PluginStore, keyOf: (caller: number, step: number) => string): Promise<Phase> {
   const latenciesMs: number[] = [];
   let operations = 0;
   const startedAt = performance.now();
