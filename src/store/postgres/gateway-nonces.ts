@@ -64,7 +64,8 @@ interface PendingNonce {
 }
 
 // $1 app keys, $2 nonces, $3 expiries (parallel arrays, no (app_key, nonce) twice), $4 now,
-// $5 the oldest usage bucket still counted, $6 the cap, $7 this batch's bucket.
+// $5 the newest usage bucket no longer counted (every nonce of a later bucket may still be live),
+// $6 the cap, $7 this batch's bucket.
 const rememberStatement = {
   name: "predex-gateway-nonces-remember",
   text: `WITH asked AS (
@@ -75,7 +76,7 @@ const rememberStatement = {
            SELECT partners.app_key FROM (SELECT app_key, count(*) AS wanted FROM asked GROUP BY app_key) AS partners
            WHERE partners.wanted + coalesce((
              SELECT sum(usage.count) FROM gateway_nonce_usage AS usage
-             WHERE usage.app_key = partners.app_key AND usage.bucket_start_ms >= $5), 0) <= $6
+             WHERE usage.app_key = partners.app_key AND usage.bucket_start_ms > $5), 0) <= $6
          ),
          inserted AS (
            INSERT INTO gateway_nonces AS nonces (app_key, nonce, expires_at_ms)
