@@ -29,6 +29,11 @@ export const executorBackoffMs = 200;
  * A node that dies holds its claims this long at most.
  */
 export const executorClaimLeaseMs = 30_000;
+/**
+ * How often the queue is looked at without a wake-up: requests queued through another node, and
+ * those a dead node's lapsed claims gave back, are found at the latest this long after.
+ */
+export const executorPollIntervalMs = 1_000;
 
 /** What the executor needs of the exchange; the platform's engine and read models provide it. */
 export interface ExecutorExchange {
@@ -55,6 +60,7 @@ export interface RequestExecutorOptions {
   /** This executor's name in claims; a random one by default (unique per process). */
   readonly claimant?: string;
   readonly claimLeaseMs?: number;
+  readonly pollIntervalMs?: number;
 }
 
 type Outcome =
@@ -69,6 +75,7 @@ export class LegacyRequestExecutor {
   #loop: Promise<void> | undefined;
   #wakeAgain = false;
   #timer: NodeJS.Timeout | undefined;
+  #poller: NodeJS.Timeout | undefined;
 
   constructor(options: RequestExecutorOptions) {
     this.#options = options;
@@ -78,6 +85,9 @@ export class LegacyRequestExecutor {
   /** Starts executing what is queued, including requests a crash left PENDING. */
   start(): void {
     this.#running = true;
+    clearInterval(this.#poller);
+    this.#poller = setInterval(() => this.wake(), this.#options.pollIntervalMs ?? executorPollIntervalMs);
+    this.#poller.unref();
     this.wake();
   }
 
@@ -104,6 +114,7 @@ export class LegacyRequestExecutor {
   async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
+    clearInterval(this.#poller);
     await this.#loop;
     try {
       await this.#options.store.releaseClaims(this.claimant);
