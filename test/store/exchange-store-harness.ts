@@ -60,6 +60,11 @@ export interface ExchangeRun {
   readonly commissions: MerchantCommissionReadModel;
   /** The user's exchange_balances row. */
   balanceRow(userId: number): Promise<BalanceRow | undefined>;
+  /**
+   * Raw rows of a read-only SQL query written with `?` placeholders (portable SQL only). Integers
+   * come back as bigint on both stores, or as a numeric string for a PostgreSQL sum: BigInt() both.
+   */
+  query(sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]>;
   /** Every distinct ledger entry type written, sorted. */
   ledgerTypes(): Promise<string[]>;
   /** The legacy settlement notifications of a market, by user. */
@@ -115,6 +120,12 @@ async function openSqliteRun(
         .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
         .safeIntegers(true)
         .get(userId) as BalanceRow | undefined;
+    },
+    async query(sql, ...params) {
+      return db
+        .prepare(sql)
+        .safeIntegers(true)
+        .all(...params) as Record<string, unknown>[];
     },
     async ledgerTypes() {
       return db.prepare("SELECT DISTINCT type FROM exchange_ledger ORDER BY type").pluck().all() as string[];
@@ -239,6 +250,11 @@ async function openPostgresRun(
         [userId],
       );
       return result.rows[0];
+    },
+    async query(sql, ...params) {
+      let number = 0;
+      const text = sql.replace(/\?/g, () => `$${++number}`);
+      return (await pool.query<Record<string, unknown>>(text, params)).rows;
     },
     async ledgerTypes() {
       const result = await pool.query<{ type: string }>(
