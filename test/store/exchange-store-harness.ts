@@ -200,14 +200,20 @@ const identityTablesSql = `CREATE TABLE IF NOT EXISTS identity_partners (
 let cluster: Promise<PostgresCluster> | undefined;
 let databaseNumber = 0;
 
+let stopHookInstalled = false;
+
 function startedCluster(): Promise<PostgresCluster> {
-  if (cluster === undefined) {
-    cluster = startPostgresCluster();
-    after(async () => {
-      await (await cluster!).stop();
-    });
-  }
+  cluster ??= startPostgresCluster();
   return cluster;
+}
+
+/** Registered at the file's top level (not inside a test, whose own end would run it). */
+function installClusterStop(): void {
+  if (stopHookInstalled) return;
+  stopHookInstalled = true;
+  after(async () => {
+    if (cluster !== undefined) await (await cluster).stop();
+  });
 }
 
 /** A new, empty database of this test file's cluster. */
@@ -302,6 +308,7 @@ async function openPostgresRun(
 
 export function postgresExchangeHarness(): ExchangeStoreHarness {
   const skip = postgresSkipReason();
+  if (skip === undefined) installClusterStop();
   return {
     name: "postgres",
     skip,
