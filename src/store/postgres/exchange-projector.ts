@@ -301,6 +301,8 @@ class ExchangeBatch {
   /** `${userId}:${optionId}` → position id, or null when the user has no position there. */
   readonly #positionIds = new Map<string, number | null>();
   readonly #dirtyPositions = new Set<number>();
+  /** Position ids the prefetch looked for: one it did not find is new, no need to ask again. */
+  readonly #prefetchedPositionIds = new Set<number>();
   #newOrders = new Map<number, NewOrder>();
   #orderChanges = new Map<number, OrderChange>();
   #trades = new Columns(13);
@@ -363,6 +365,7 @@ class ExchangeBatch {
     });
     for (const userId of userIds) this.#balances.set(userId, { available: 0n, frozen: 0n });
     for (const key of pairs.keys()) this.#positionIds.set(key, null);
+    for (const positionId of positionIds) this.#prefetchedPositionIds.add(positionId);
     const options = new Map<number, { optionId: number; index: number }[]>();
     for (const row of result.rows) {
       if (row.kind === "b") {
@@ -428,8 +431,10 @@ class ExchangeBatch {
   ): Promise<Position> {
     let position = this.#positions.get(positionId);
     if (position === undefined) {
-      const row = (await this.#client.query<Row>({ ...statements.positionById, values: [positionId] }))
-        .rows[0];
+      // A position the prefetch looked for and did not find is new: no need to ask again.
+      const row = this.#prefetchedPositionIds.has(positionId)
+        ? undefined
+        : (await this.#client.query<Row>({ ...statements.positionById, values: [positionId] })).rows[0];
       position =
         row === undefined
           ? newPosition(positionId, userId, marketId, outcomeId, optionId)

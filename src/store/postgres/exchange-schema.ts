@@ -84,7 +84,6 @@ export const postgresExchangeMigrations: readonly string[] = [
      updated_at_ms bigint NOT NULL
    );
    CREATE INDEX exchange_orders_by_user ON exchange_orders (user_id, order_id);
-   CREATE INDEX exchange_orders_by_user_market ON exchange_orders (user_id, market_id, order_id);
    CREATE INDEX exchange_orders_open_by_user ON exchange_orders (user_id, order_id)
      WHERE status IN ('OPEN', 'PARTIALLY_FILLED');
    CREATE TABLE exchange_trades (
