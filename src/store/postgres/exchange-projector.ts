@@ -40,22 +40,32 @@ type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 // ---------------------------------------------------------------------------------------------
 // Statements. Named, so each connection prepares them once.
 
+// Each key is looked up by a LATERAL point query, so the plan is an index probe per key whatever
+// the planner believes of the table's size (a plan cached while a table was small stays cheap).
 const prefetchStatement = {
   name: "predex-exchange-prefetch",
-  text: `SELECT 'b' AS kind, user_id AS id, user_id, NULL::bigint AS market_id, NULL::bigint AS outcome_id,
-                NULL::bigint AS option_id, available AS a, frozen AS b, NULL::bigint AS cost, NULL::bigint AS pnl
-         FROM exchange_balances WHERE user_id = ANY($1::bigint[])
-         UNION ALL
-         SELECT 'p', position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
-         FROM exchange_positions WHERE position_id = ANY($2::bigint[])
+  text: `SELECT 'b' AS kind, k.user_id AS id, k.user_id, NULL::bigint AS market_id, NULL::bigint AS outcome_id,
+                NULL::bigint AS option_id, b.available AS a, b.frozen AS b, NULL::bigint AS cost, NULL::bigint AS pnl
+         FROM unnest($1::bigint[]) AS k(user_id)
+         CROSS JOIN LATERAL (SELECT available, frozen FROM exchange_balances WHERE user_id = k.user_id) b
          UNION ALL
          SELECT 'p', p.position_id, p.user_id, p.market_id, p.outcome_id, p.option_id, p.shares, p.frozen_shares,
                 p.cost, p.realized_pnl
-         FROM exchange_positions p JOIN unnest($3::bigint[], $4::bigint[]) AS k(user_id, option_id)
-           ON p.user_id = k.user_id AND p.option_id = k.option_id
+         FROM unnest($2::bigint[]) AS k(position_id)
+         CROSS JOIN LATERAL (SELECT * FROM exchange_positions WHERE position_id = k.position_id) p
          UNION ALL
-         SELECT 'o', option_id, NULL, NULL, outcome_id, option_id, option_index, NULL, NULL, NULL
-         FROM market_options WHERE outcome_id = ANY($5::bigint[])`,
+         SELECT 'p', p.position_id, p.user_id, p.market_id, p.outcome_id, p.option_id, p.shares, p.frozen_shares,
+                p.cost, p.realized_pnl
+         FROM unnest($3::bigint[], $4::bigint[]) AS k(user_id, option_id)
+         CROSS JOIN LATERAL (
+           SELECT * FROM exchange_positions WHERE user_id = k.user_id AND option_id = k.option_id
+         ) p
+         UNION ALL
+         SELECT 'o', o.option_id, NULL, NULL, o.outcome_id, o.option_id, o.option_index, NULL, NULL, NULL
+         FROM unnest($5::bigint[]) AS k(outcome_id)
+         CROSS JOIN LATERAL (
+           SELECT option_id, outcome_id, option_index FROM market_options WHERE outcome_id = k.outcome_id
+         ) o`,
 };
 
 /** Every buffered table in one statement; the parameters' order is flushColumns'. */
