@@ -301,15 +301,39 @@ function positionOfRow(row: Row, shares: unknown, frozenShares: unknown): Positi
   };
 }
 
+/**
+ * Balances and positions as the projector last wrote them, kept across batches: the projector is
+ * the only writer of balances and of a position's shares, cost and PnL (the lifecycle statements
+ * touch only its status and claimable amounts), so while batches follow one another without a gap
+ * or a failure, what it wrote is what the table holds, and a batch of known users reads nothing.
+ */
+class ProjectedState {
+  readonly balances = new Map<number, BalanceSum>();
+  readonly positions = new Map<number, Position>();
+  /** `${userId}:${optionId}` → position id, or null when the user has no position there. */
+  readonly positionIds = new Map<string, number | null>();
+  /** Sequence of the last entry of the last batch projected to the end; undefined when unknown. */
+  lastSequence: bigint | undefined;
+
+  clear(): void {
+    this.balances.clear();
+    this.positions.clear();
+    this.positionIds.clear();
+    this.lastSequence = undefined;
+  }
+}
+
+/** Users or positions kept in memory at most; past it the state is dropped and read again. */
+export const projectedStateEntriesMax = 2_000_000;
+
 /** One batch's projection: the state it read, what it has changed, and the rows it will write. */
 class ExchangeBatch {
   readonly #client: PostgresClient;
   readonly #optionIds: Map<number, readonly [number, number]>;
-  readonly #balances = new Map<number, BalanceSum>();
+  readonly #balances: Map<number, BalanceSum>;
   readonly #dirtyBalances = new Set<number>();
-  readonly #positions = new Map<number, Position>();
-  /** `${userId}:${optionId}` → position id, or null when the user has no position there. */
-  readonly #positionIds = new Map<string, number | null>();
+  readonly #positions: Map<number, Position>;
+  readonly #positionIds: Map<string, number | null>;
   readonly #dirtyPositions = new Set<number>();
   /** Position ids the prefetch looked for: one it did not find is new, no need to ask again. */
   readonly #prefetchedPositionIds = new Set<number>();
@@ -321,9 +345,16 @@ class ExchangeBatch {
   #deposits = new Columns(4);
   #marketTotals = new Map<number, { volume: bigint; fees: bigint }>();
 
-  constructor(client: PostgresClient, optionIds: Map<number, readonly [number, number]>) {
+  constructor(
+    client: PostgresClient,
+    optionIds: Map<number, readonly [number, number]>,
+    state: ProjectedState,
+  ) {
     this.#client = client;
     this.#optionIds = optionIds;
+    this.#balances = state.balances;
+    this.#positions = state.positions;
+    this.#positionIds = state.positionIds;
   }
 
   /** Reads, in one round trip, what the batch's events will need of the stored state. */
@@ -332,32 +363,43 @@ class ExchangeBatch {
     const positionIds = new Set<number>();
     const pairs = new Map<string, [number, number]>();
     const outcomeIds = new Set<number>();
-    const wantPair = (userId: number, optionId: number) =>
-      pairs.set(`${userId}:${optionId}`, [userId, optionId]);
+    // Only what is not known from earlier batches.
+    const wantUser = (userId: number) => {
+      if (!this.#balances.has(userId)) userIds.add(userId);
+    };
+    const wantPosition = (positionId: number) => {
+      if (!this.#positions.has(positionId)) positionIds.add(positionId);
+    };
+    const wantPair = (userId: number, optionId: number) => {
+      const key = `${userId}:${optionId}`;
+      if (!this.#positionIds.has(key)) pairs.set(key, [userId, optionId]);
+    };
     for (const entry of entries) {
       for (const event of entry.events) {
         switch (event.type) {
           case "TradeExecuted":
-            userIds.add(event.makerUserId).add(event.takerUserId);
-            positionIds.add(event.makerPositionId).add(event.takerPositionId);
+            wantUser(event.makerUserId);
+            wantUser(event.takerUserId);
+            wantPosition(event.makerPositionId);
+            wantPosition(event.takerPositionId);
             if (!this.#optionIds.has(event.outcomeId)) outcomeIds.add(event.outcomeId);
             break;
           case "PoolTradeExecuted":
-            userIds.add(event.userId);
-            positionIds.add(event.positionId);
+            wantUser(event.userId);
+            wantPosition(event.positionId);
             if (!this.#optionIds.has(event.outcomeId)) outcomeIds.add(event.outcomeId);
             break;
           case "OrderPlaced":
-            userIds.add(event.userId);
+            wantUser(event.userId);
             if (event.frozenShares !== 0n) wantPair(event.userId, event.optionId);
             break;
           case "OrderCancelled":
           case "OrderExpired":
-            userIds.add(event.userId);
+            wantUser(event.userId);
             if (event.releasedShares !== 0n) wantPair(event.userId, event.optionId);
             break;
           default:
-            if ("userId" in event && typeof event.userId === "number") userIds.add(event.userId);
+            if ("userId" in event && typeof event.userId === "number") wantUser(event.userId);
         }
       }
     }
@@ -650,14 +692,25 @@ class ExchangeBatch {
 export function createPostgresExchangeProjector(): PostgresProjector<ExchangeCommand, ExchangeEvent> {
   // Options never change once created, so the Yes/No ids of an outcome are safe to keep in memory.
   const optionIds = new Map<number, readonly [number, number]>();
+  const state = new ProjectedState();
 
   return async (client, entries) => {
-    const batch = new ExchangeBatch(client, optionIds);
+    if (entries.length === 0) return;
+    // The kept balances and positions are what the table holds only if this batch directly follows
+    // the last one projected to its end (and that one committed: the engine stops on a failed
+    // commit, and a retry or another leader's batches show as a sequence that does not follow).
+    const first = entries[0]!.sequence;
+    const follows = state.lastSequence !== undefined && first === state.lastSequence + 1n;
+    const large = state.balances.size + state.positions.size > projectedStateEntriesMax;
+    if (!follows || large) state.clear();
+    state.lastSequence = undefined;
+    const batch = new ExchangeBatch(client, optionIds, state);
     await batch.prefetch(entries);
     for (const entry of entries) {
       for (const event of entry.events) await project(client, batch, event, optionIds);
     }
     await batch.flush();
+    state.lastSequence = entries.at(-1)!.sequence;
   };
 }
 
