@@ -173,6 +173,65 @@ describe("exchange read models: SQLite and PostgreSQL give the same answers", { 
             );
           }
           assert.deepEqual(await pg.ledgerTypes(), await sqlite.ledgerTypes());
+
+          // The legacy notification list: settlements merged with finished order requests, some at
+          // the very times of settlements (the tie order), some pending (never listed).
+          const lists = await Promise.all(runs.map((run) => run.notifications()));
+          const settledTimes = (
+            await sqlite.query(
+              "SELECT coalesce(settled_at_ms, voided_at_ms) AS at FROM markets WHERE coalesce(settled_at_ms, voided_at_ms) IS NOT NULL",
+            )
+          ).map((row) => Number(row.at));
+          for (let number = 0; number < 40; number += 1) {
+            const userId = simUsers[number % simUsers.length]!;
+            const atMs = settledTimes[number % settledTimes.length] ?? 1_800_000_000_000 + number;
+            const status = ["SUCCESS", "FAILED", "PENDING"][number % 3]!;
+            for (const run of runs) {
+              await run.execute(
+                `INSERT INTO legacy_requests (request_id, merchant_id, user_id, instruction, status, error_msg,
+                   notify_content, create_time_ms, update_time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                `fg-${number}`,
+                userId <= 3 ? partners[0]![0]! : partners[0]![1]!,
+                userId,
+                JSON.stringify({ marketId: 1 + (number % 4), side: "BUY" }),
+                status,
+                status === "FAILED" ? "no money" : null,
+                `{"n":${number}}`,
+                atMs,
+                atMs,
+              );
+            }
+          }
+          for (const userId of simUsers) {
+            assert.deepEqual(
+              await allPages((page) => lists[1]!.list(userId, page)),
+              await allPages((page) => lists[0]!.list(userId, page)),
+              `notifications of user ${userId}`,
+            );
+          }
+
+          // The legacy bills' queries.
+          const bills = await Promise.all(runs.map((run) => run.bills()));
+          const ranges: [number, number][] = [
+            [0, Number.MAX_SAFE_INTEGER],
+            [1_800_000_000_000, (1_800_000_000_000 + nowMs) / 2],
+            [(1_800_000_000_000 + nowMs) / 2, nowMs + 1],
+          ];
+          for (const merchantId of partners[0]!) {
+            for (const [fromMs, toMs] of ranges) {
+              assert.equal(
+                await bills[1]!.unclaimedPool(merchantId, Math.floor(fromMs), Math.floor(toMs)),
+                await bills[0]!.unclaimedPool(merchantId, Math.floor(fromMs), Math.floor(toMs)),
+                `unclaimed pool of ${merchantId} in [${fromMs}, ${toMs})`,
+              );
+            }
+            for (const name of ["user1", "user5", "nobody"]) {
+              assert.equal(
+                await bills[1]!.userIdOf(merchantId, name),
+                await bills[0]!.userIdOf(merchantId, name),
+              );
+            }
+          }
           // The stream reached what the projection has to get right, or the comparison proves little.
           assert.ok(state.counters.nextTradeId > 10, "the stream traded");
           const ended = [...state.markets.values()].filter((market) =>
