@@ -22,6 +22,10 @@ import type {
   OrderPlacedEvent,
   PositionClaimedEvent,
   TradeExecutedEvent,
+  WithdrawalApprovedEvent,
+  WithdrawalCompletedEvent,
+  WithdrawalReleasedEvent,
+  WithdrawalRequestedEvent,
 } from "../../core/events.js";
 import type { PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pools/events.js";
 import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
@@ -29,11 +33,16 @@ import { newPosition, type Position, recordBuy, recordSell } from "../../core/wa
 import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import type { LedgerEntryType, TradeRole } from "../exchange-read-models.js";
-import type { WithdrawalEvent } from "../sqlite/withdrawal-projection.js";
 import type { PostgresClient } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 
 const atomsPerOne = 100_000_000n;
+
+type WithdrawalEvent =
+  | WithdrawalRequestedEvent
+  | WithdrawalApprovedEvent
+  | WithdrawalReleasedEvent
+  | WithdrawalCompletedEvent;
 
 type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 
