@@ -17,7 +17,14 @@ import {
   verifyReplayAgainst,
 } from "./recovery.js";
 import { SnapshotWorker, type SnapshotWorkerCore } from "./snapshot-worker.js";
-import type { EngineStore, JournalEntry, JournalSource, Projector, StateSnapshot } from "./store.js";
+import type {
+  EngineStore,
+  JournalEntry,
+  JournalSource,
+  PackedStateSnapshot,
+  Projector,
+  StateSnapshot,
+} from "./store.js";
 
 export interface EngineLimits {
   /** Commands waiting to be sequenced; one more is refused with EngineOverloadedError. */
@@ -438,7 +445,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#snapshotAttemptSequence = position.sequence;
     const startedMs = this.#observer === undefined ? 0 : performance.now();
     // A failed worker (reported through onError once) falls back to encoding inline.
-    const snapshot: StateSnapshot =
+    const snapshot: StateSnapshot | PackedStateSnapshot =
       this.#snapshotWorker === undefined || this.#snapshotWorker.failed
         ? makeSnapshot(this.#codec, position)
         : await this.#snapshotWorker.snapshot(position.sequence);
