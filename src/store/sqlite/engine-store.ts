@@ -33,12 +33,15 @@ export const sqliteSnapshotsKeptMax = 2;
 export const sqliteSnapshotChunkBytesDefault = 128 * 1024;
 /** How long one step of a snapshot write may hold the event loop before it yields. */
 export const sqliteSnapshotStepMsMax = 2;
-/** Unreferenced chunk rows deleted per turn of the event loop (each frees ≤ one chunk of pages). */
-export const sqliteOrphanChunksPerStepMax = 16;
 
 export interface SqliteEngineStoreOptions {
   /** Bytes per snapshot chunk row; the crash simulation makes it small so a snapshot spans many writes. */
   readonly snapshotChunkBytes?: number;
+  /**
+   * Told how long each synchronous step of a snapshot save held the event loop (a batch of chunks,
+   * the row naming them, a slice of the sweep): what a snapshot costs the hot path (bench:snapshot).
+   */
+  readonly onSnapshotStep?: (step: "chunks" | "pointer" | "sweep", ms: number) => void;
 }
 
 /**
@@ -118,8 +121,9 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
   readonly #selectChunks: Statement<[bigint], ChunkRow>;
   readonly #selectNextWriteId: Statement<[], bigint>;
   readonly #insertChunk: Statement<[bigint, number, Buffer]>;
-  readonly #deleteOrphanChunks: Statement<[number]>;
+  readonly #sweepOrphanChunks: (stepMsMax: number) => boolean;
   readonly #chunkBytes: number;
+  readonly #onSnapshotStep: SqliteEngineStoreOptions["onSnapshotStep"];
   /** The save under way (or the last one), so saves run one after another. */
   #saving: Promise<void> = Promise.resolve();
   readonly #commit: (
@@ -137,6 +141,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
   ) {
     applyMigrations(db, "engine", engineMigrations);
     this.#chunkBytes = options.snapshotChunkBytes ?? sqliteSnapshotChunkBytesDefault;
+    this.#onSnapshotStep = options.onSnapshotStep;
     if (!Number.isSafeInteger(this.#chunkBytes) || this.#chunkBytes <= 0) {
       throw new RangeError("snapshotChunkBytes is a positive integer");
     }
@@ -172,12 +177,22 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       .pluck()
       .safeIntegers(true);
     this.#insertChunk = db.prepare("INSERT INTO snapshot_chunks (write_id, chunk, bytes) VALUES (?, ?, ?)");
-    this.#deleteOrphanChunks = db.prepare(
+    const deleteOrphanChunk = db.prepare(
       `DELETE FROM snapshot_chunks WHERE rowid IN (
          SELECT rowid FROM snapshot_chunks AS chunk
          WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE snapshots.write_id = chunk.write_id)
-         LIMIT ?)`,
+         LIMIT 1)`,
     );
+    // One chunk row at a time (freeing its overflow pages reads each of them) until the step's
+    // time is up; true once no chunk is left that no snapshot row names.
+    const sweep = db.transaction((stepMsMax: number): boolean => {
+      const startedMs = performance.now();
+      do {
+        if (deleteOrphanChunk.run().changes === 0) return true;
+      } while (performance.now() - startedMs < stepMsMax);
+      return false;
+    });
+    this.#sweepOrphanChunks = (stepMsMax) => this.#withoutFsync(() => sweep.immediate(stepMsMax));
     const countChunks = db.prepare<[bigint], { chunks: number; bytes: number }>(
       "SELECT count(*) AS chunks, coalesce(sum(length(bytes)), 0) AS bytes FROM snapshot_chunks WHERE write_id = ?",
     );
@@ -230,17 +245,8 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       } while (chunk < write.chunks && performance.now() - startedMs < stepMsMax);
       return chunk;
     });
-    // The chunks need not be durable one by one: no row names them until the pointer's commit,
-    // whose fsync (synchronous=FULL) covers every WAL frame before it. Without an fsync each, a
-    // step costs a few memory copies and write() calls, not a disk flush on the event loop.
-    this.#writeChunks = (write, from, stepMsMax) => {
-      db.pragma("synchronous = NORMAL");
-      try {
-        return writeChunks.immediate(write, from, stepMsMax);
-      } finally {
-        db.pragma("synchronous = FULL");
-      }
-    };
+    this.#writeChunks = (write, from, stepMsMax) =>
+      this.#withoutFsync(() => writeChunks.immediate(write, from, stepMsMax));
     const writePointer = db.transaction((write: ChunkedWrite) => {
       const written = countChunks.get(write.writeId)!;
       if (written.chunks !== write.chunks || written.bytes !== write.bytes.length) {
@@ -260,7 +266,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       );
       pruneSnapshots.run(sqliteSnapshotsKeptMax);
     });
-    this.#writePointer = (write) => writePointer.immediate(write);
+    this.#writePointer = (write) => this.#withoutFsync(() => writePointer.immediate(write));
     this.#selectFirstSequence = db
       .prepare<[], bigint | null>("SELECT min(sequence) FROM journal")
       .pluck()
@@ -363,15 +369,42 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       chunks: Math.ceil(bytes.length / this.#chunkBytes),
     };
     for (let chunk = 0; chunk < write.chunks; ) {
-      chunk = this.#writeChunks(write, chunk, sqliteSnapshotStepMsMax);
+      chunk = this.#step("chunks", () => this.#writeChunks(write, chunk, sqliteSnapshotStepMsMax));
       await nextTurn();
     }
-    this.#writePointer(write);
+    this.#step("pointer", () => this.#writePointer(write));
     for (;;) {
       await nextTurn();
-      if (this.#deleteOrphanChunks.run(sqliteOrphanChunksPerStepMax).changes < sqliteOrphanChunksPerStepMax)
-        return;
+      const swept = this.#step("sweep", () => this.#sweepOrphanChunks(sqliteSnapshotStepMsMax));
+      if (swept) return;
     }
+  }
+
+  /**
+   * Runs a snapshot step's transaction with synchronous=NORMAL: atomic, but its commit does not
+   * wait for an fsync (10–25 ms on a busy disk, as long as the step itself several times over). A
+   * snapshot need not be durable the moment it is written: after a power cut without it, recovery
+   * starts from the one before and replays the (durable) journal. Its WAL frames become durable
+   * with the next commit that syncs, an engine batch's (synchronous=FULL), since the WAL is
+   * written in order and recovered as a prefix; and the only thing that relies on a snapshot,
+   * deleting the journal before it (deleteJournalThrough), is such a commit itself. The engine's
+   * commits never run with NORMAL: the setting is back to FULL before this returns.
+   */
+  #withoutFsync<T>(work: () => T): T {
+    this.db.pragma("synchronous = NORMAL");
+    try {
+      return work();
+    } finally {
+      this.db.pragma("synchronous = FULL");
+    }
+  }
+
+  #step<T>(step: "chunks" | "pointer" | "sweep", work: () => T): T {
+    if (this.#onSnapshotStep === undefined) return work();
+    const startedMs = performance.now();
+    const result = work();
+    this.#onSnapshotStep(step, performance.now() - startedMs);
+    return result;
   }
 
   async deleteJournalThrough(sequence: bigint): Promise<void> {
