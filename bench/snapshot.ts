@@ -25,6 +25,7 @@ import { makeSnapshot } from "../src/engine/recovery.js";
 import { exchangeSnapshotWorker } from "../src/exchange/exchange-host.js";
 import { openDatabase } from "../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../src/store/sqlite/engine-store.js";
+import { startWalCheckpointer } from "../src/store/sqlite/wal-checkpointer.js";
 
 const { values } = parseArgs({
   options: {
@@ -99,6 +100,8 @@ const restingOrders = state.orders.values().length;
 const directory = mkdtempSync(join(tmpdir(), "predex-bench-snapshot-"));
 try {
   const db = openDatabase({ path: join(directory, "predex.db") });
+  // As the platform runs (src/server.ts): WAL checkpoints on a worker thread of their own.
+  const checkpointer = startWalCheckpointer(db, join(directory, "predex.db"));
   // Each synchronous step of a snapshot save on the engine's thread (chunks, pointer row, sweep),
   // recorded while the engine runs with its worker: the snapshot's own hold on the event loop.
   let stepsMs: { step: string; ms: number }[] | undefined;
@@ -226,6 +229,7 @@ try {
     (_round, startedMs) => performance.now() - startedMs >= roundMsMedian,
   );
   await control.close();
+  await checkpointer.stop();
   db.close();
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const quantile = (values: number[], q: number) =>
