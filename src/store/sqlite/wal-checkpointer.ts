@@ -89,7 +89,11 @@ export function startWalCheckpointer(
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (!exited) worker.postMessage("stop");
+      if (!exited) {
+        // Held open until it has exited: a process closing the platform waits for it.
+        worker.ref();
+        worker.postMessage("stop");
+      }
       await exit;
       fallBack();
     },
