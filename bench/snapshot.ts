@@ -235,7 +235,8 @@ try {
   const quantile = (values: number[], q: number) =>
     [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!;
   const pauseMs = median(inlineMs) + median(writeMs);
-  const holdMs = Math.max(...snapshotSteps.map((step) => step.ms));
+  const stepMs = snapshotSteps.map((step) => step.ms);
+  const holdMs = Math.max(...stepMs);
   const stepMaxMs = (kind: string) =>
     round1(Math.max(0, ...snapshotSteps.filter((step) => step.step === kind).map((step) => step.ms)));
   const round1 = (value: number) => Math.round(value * 10) / 10;
@@ -254,12 +255,10 @@ try {
       snapshotHoldMaxMs: round1(holdMs),
       snapshotSteps: {
         count: snapshotSteps.length,
-        p99Ms: round1(
-          quantile(
-            snapshotSteps.map((step) => step.ms),
-            0.99,
-          ),
-        ),
+        p50Ms: round1(quantile(stepMs, 0.5)),
+        p90Ms: round1(quantile(stepMs, 0.9)),
+        p99Ms: round1(quantile(stepMs, 0.99)),
+        over5Ms: stepMs.filter((ms) => ms > 5).length,
         chunksMaxMs: stepMaxMs("chunks"),
         pointerMaxMs: stepMaxMs("pointer"),
         sweepMaxMs: stepMaxMs("sweep"),
