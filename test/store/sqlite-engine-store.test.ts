@@ -173,6 +173,8 @@ describe("SQLite engine store: snapshots in chunks", () => {
     assert.equal(chunkRows(store.db), namedChunkRows(store.db));
     assert.ok(chunkRows(store.db) > 2);
     assert.equal((await store.loadLatestSnapshot())?.state, textOf("forty again"));
+    // Snapshot steps commit without an fsync; the connection is back to FULL for the engine's batches.
+    assert.equal(store.db.pragma("synchronous", { simple: true }), 2);
     store.db.close();
   });
 

@@ -344,7 +344,8 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
 
   /**
    * Writes the chunks a step per turn of the event loop, then the row that names them, then deletes
-   * the chunks no row names any more a slice per turn. Resolves once the snapshot is durable.
+   * the chunks no row names any more a slice per turn. Resolves once the snapshot is in: whole,
+   * and durable with the next synced commit (see #withoutFsync).
    */
   saveSnapshot(snapshot: StateSnapshot | PackedStateSnapshot): Promise<void> {
     const saved = this.#saving.then(() => this.#save(snapshot));
@@ -388,14 +389,17 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
    * with the next commit that syncs, an engine batch's (synchronous=FULL), since the WAL is
    * written in order and recovered as a prefix; and the only thing that relies on a snapshot,
    * deleting the journal before it (deleteJournalThrough), is such a commit itself. The engine's
-   * commits never run with NORMAL: the setting is back to FULL before this returns.
+   * commits never run with NORMAL: the connection's setting (FULL, from openDatabase) is back
+   * before this returns.
    */
   #withoutFsync<T>(work: () => T): T {
+    const setting = this.db.pragma("synchronous", { simple: true }) as number;
+    if (setting < 2) return work();
     this.db.pragma("synchronous = NORMAL");
     try {
       return work();
     } finally {
-      this.db.pragma("synchronous = FULL");
+      this.db.pragma(`synchronous = ${setting}`);
     }
   }
 
