@@ -40,6 +40,7 @@ import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
 import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
 import { createSqlitePartnerRateLimits } from "./store/sqlite/partner-rate-limits.js";
 import { openPriceSampleStore } from "./store/sqlite/price-samples.js";
+import { startWalCheckpointer } from "./store/sqlite/wal-checkpointer.js";
 import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -121,6 +122,11 @@ export async function startPlatform(
   const masterKey = resolvedKey.key;
   if (config.smtpUrl === undefined) logger.warn(localMailWarning(config));
   const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
+  // WAL checkpoints run on a worker thread, not in whichever engine commit crosses the threshold.
+  const checkpointer = startWalCheckpointer(db, join(config.dataDir, databaseFileName), {
+    onError: (error) =>
+      logger.warn({ err: error }, "WAL checkpointer problem; the connection checkpoints itself"),
+  });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const adminTokenFile =
@@ -198,6 +204,7 @@ export async function startPlatform(
     } catch (error) {
       await exchange.close();
       await catalogue.close();
+      await checkpointer.stop();
       db.close();
       throw error;
     }
@@ -269,6 +276,7 @@ export async function startPlatform(
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
     await catalogue.close();
+    await checkpointer.stop();
     db.close();
   };
   try {
