@@ -9,12 +9,12 @@ import type { ExchangeEvent } from "../src/core/events.js";
 import type { JournalEntry } from "../src/engine/store.js";
 import type { MarketCatalogStore } from "../src/store/market-catalog.js";
 import { inTransaction, openPostgresPool } from "../src/store/postgres/database.js";
+import { applyPostgresExchangeReadModelMigrations } from "../src/store/postgres/exchange-read-models.js";
 import { openPostgresMarketCatalog } from "../src/store/postgres/market-catalog.js";
 import { applyMigrations, openDatabase } from "../src/store/sqlite/database.js";
 import { exchangeReadModelMigrations } from "../src/store/sqlite/exchange-schema.js";
 import { createSqliteMarketCatalog } from "../src/store/sqlite/market-catalog.js";
 import { startPostgresCluster } from "../test/support/postgres-cluster.js";
-import { foreignExchangeTables } from "../test/support/postgres-foreign-tables.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 
 const marketCount = 20_000;
@@ -144,7 +144,7 @@ const cluster = await startPostgresCluster();
 try {
   const url = await cluster.createDatabase("bench_catalogue");
   const pool = openPostgresPool({ url, applicationName: "predex-bench-catalogue" });
-  await pool.query(foreignExchangeTables);
+  await applyPostgresExchangeReadModelMigrations(pool);
   await pool.query(
     "INSERT INTO markets (market_id, title, model_type, status, category_id, description, rules, tags, created_at_ms) SELECT id, 'm' || id, 'AMM', CASE WHEN id % 7 = 0 THEN 'draft' ELSE 'open' END, (id % 12)::text, '', '', '', 0 FROM generate_series(1, $1::int) id",
     [marketCount],

@@ -1,7 +1,7 @@
 // The market catalogue on SQLite (FTS5) and PostgreSQL (tsvector): the one contract
-// (market-catalog-contract.ts), each driven by the real engine on its own store. On SQLite the real
-// exchange projector writes the markets and positions; on PostgreSQL a stand-in does
-// (test/support/postgres-exchange-stand-in.ts) until the PostgreSQL exchange projector is merged.
+// (market-catalog-contract.ts), each driven by the real engine on its own store, with that store's
+// real exchange projectors writing the markets and positions the catalogue reads, in the same
+// commits, as the platform composes them.
 
 import { after, describe, it } from "node:test";
 import {
@@ -12,25 +12,27 @@ import {
   exchangeStateCodec,
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
+import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
 import {
   openPostgresPool,
   type PostgresClient,
   type PostgresPool,
 } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import {
+  applyPostgresExchangeMigrations,
+  createPostgresExchangeProjectors,
+} from "../../src/store/postgres/exchange-projectors.js";
 import { acquireLeadership, engineApplicationName } from "../../src/store/postgres/leadership.js";
 import { openPostgresMarketCatalog } from "../../src/store/postgres/market-catalog.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
-import { createSqliteExchangeProjector } from "../../src/store/sqlite/exchange-read-models.js";
 import { createSqliteMarketCatalog } from "../../src/store/sqlite/market-catalog.js";
 import {
   type PostgresCluster,
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
-import { copyPositions, exchangeStandInProjector } from "../support/postgres-exchange-stand-in.js";
-import { foreignExchangeTables } from "../support/postgres-foreign-tables.js";
 import {
   type CatalogEngine,
   type CatalogHarness,
@@ -49,7 +51,7 @@ const sqlite: CatalogHarness = {
       decider: exchangeDecider,
       codec: exchangeStateCodec,
       store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-      projectors: [createSqliteExchangeProjector(db), catalog.projector],
+      projectors: createExchangeProjectors(db, { projectors: [catalog.projector] }),
       clock: () => nowMs,
       onFatal: (error) => {
         throw error;
@@ -59,7 +61,6 @@ const sqlite: CatalogHarness = {
       engine: engine as unknown as CatalogEngine,
       store: catalog.store,
       changed,
-      async syncPositions() {},
       async totals(marketId) {
         return db.prepare("SELECT volume, fee_income FROM markets WHERE market_id = ?").get(marketId);
       },
@@ -90,7 +91,7 @@ if (skipReason !== undefined) {
       const url = await (await cluster).createDatabase(`catalog_${databaseNumber}`);
       const nodeId = `catalog-${databaseNumber}`;
       const pool: PostgresPool = openPostgresPool({ url, applicationName: engineApplicationName(nodeId) });
-      await pool.query(foreignExchangeTables);
+      await applyPostgresExchangeMigrations(pool);
       const leadership = await acquireLeadership(pool, { url, nodeId });
       const catalog = await openPostgresMarketCatalog(pool);
       const changed: (readonly number[] | undefined)[] = [];
@@ -101,7 +102,7 @@ if (skipReason !== undefined) {
         decider: exchangeDecider,
         codec: exchangeStateCodec,
         store: await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(pool, leadership),
-        projectors: [exchangeStandInProjector, catalog.projector],
+        projectors: createPostgresExchangeProjectors({ projectors: [catalog.projector] }),
         clock: () => nowMs,
         onFatal: (error) => {
           throw error;
@@ -111,12 +112,11 @@ if (skipReason !== undefined) {
         engine: engine as unknown as CatalogEngine,
         store: catalog.store,
         changed,
-        async syncPositions() {
-          await copyPositions(pool, await engine.read((state) => state));
-        },
-        // The stand-in keeps no volumes: the exchange projector's own tests cover them.
-        async totals() {
-          return undefined;
+        async totals(marketId) {
+          const result = await pool.query("SELECT volume, fee_income FROM markets WHERE market_id = $1", [
+            marketId,
+          ]);
+          return result.rows[0];
         },
         async close() {
           await engine.close();

@@ -22,6 +22,10 @@ import {
 } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
 import {
+  applyPostgresExchangeMigrations,
+  createPostgresExchangeProjectors,
+} from "../../src/store/postgres/exchange-projectors.js";
+import {
   acquireLeadership,
   engineApplicationName,
   type Leadership,
@@ -36,8 +40,6 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
-import { exchangeStandInProjector } from "../support/postgres-exchange-stand-in.js";
-import { foreignExchangeTables } from "../support/postgres-foreign-tables.js";
 
 const unit = 100_000_000n;
 const nowMs = 1_800_000_000_000;
@@ -70,14 +72,14 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
     cluster = await startPostgresCluster();
     url = await cluster.createDatabase("catalog_nodes");
     const enginePool = pool(engineApplicationName("engine-1"));
-    await enginePool.query(foreignExchangeTables);
+    await applyPostgresExchangeMigrations(enginePool);
     leadership = await acquireLeadership(enginePool, { url, nodeId: "engine-1" });
     engineCatalog = await openPostgresMarketCatalog(enginePool);
     engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, PostgresClient>({
       decider: exchangeDecider,
       codec: exchangeStateCodec,
       store: await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(enginePool, leadership),
-      projectors: [exchangeStandInProjector, engineCatalog.projector],
+      projectors: createPostgresExchangeProjectors({ projectors: [engineCatalog.projector] }),
       clock: () => nowMs,
       onFatal: (error) => {
         throw error;

@@ -11,6 +11,8 @@ import { exchangeDecider, exchangeStateCodec } from "../../src/core/exchange.js"
 import { Engine, type EngineLimits } from "../../src/engine/engine.js";
 import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
 import type { ExchangeReadModels } from "../../src/store/exchange-read-models.js";
+import type { IdentityStore } from "../../src/store/identity.js";
+import type { LegacyRequestStore } from "../../src/store/legacy.js";
 import type { LegacyBillQueries } from "../../src/store/legacy-bills.js";
 import type { NotificationReadModel } from "../../src/store/legacy-notifications.js";
 import type { MerchantCommissionReadModel } from "../../src/store/merchant-commissions.js";
@@ -21,6 +23,7 @@ import {
   createPostgresExchangeProjectors,
 } from "../../src/store/postgres/exchange-projectors.js";
 import { openPostgresExchangeReadModels } from "../../src/store/postgres/exchange-read-models.js";
+import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js";
 import {
   acquireLeadership,
   engineApplicationName,
@@ -28,6 +31,7 @@ import {
 } from "../../src/store/postgres/leadership.js";
 import { openPostgresLegacyBillQueries } from "../../src/store/postgres/legacy-bills.js";
 import { openPostgresNotificationReadModel } from "../../src/store/postgres/legacy-notifications.js";
+import { openPostgresLegacyRequestStore } from "../../src/store/postgres/legacy-requests.js";
 import { openPostgresMerchantCommissions } from "../../src/store/postgres/merchant-commissions.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
@@ -55,7 +59,10 @@ export interface BalanceRow {
 }
 
 export interface ExchangeRunOptions {
-  /** The identity tables (partners with rates, users): merchant commission needs them. */
+  /**
+   * The identity store's tables (partners with rates, users), migrated by the real identity store of
+   * the run's store: merchant commission and the bills read them.
+   */
   readonly identity?: boolean;
   readonly limits?: Partial<EngineLimits>;
 }
@@ -74,10 +81,9 @@ export interface ExchangeRun {
   query(sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]>;
   /** Runs a writing SQL statement written with `?` placeholders (fixtures). */
   execute(sql: string, ...params: unknown[]): Promise<void>;
-  /**
-   * The legacy notification list, over the request queue's table (created here as the queue's store
-   * creates it: SQLite's own store; on PostgreSQL the same columns, see legacyRequestsSql).
-   */
+  /** The legacy request queue (the real store of the run's store), whose results the list shows. */
+  legacyRequests(): Promise<LegacyRequestStore>;
+  /** The legacy notification list, over the request queue's table (opened after the queue's store). */
   notifications(): Promise<NotificationReadModel>;
   /** The legacy bills' queries (need the identity tables). */
   bills(): Promise<LegacyBillQueries>;
@@ -85,7 +91,9 @@ export interface ExchangeRun {
   ledgerTypes(): Promise<string[]>;
   /** The legacy settlement notifications of a market, by user. */
   settlementNotifications(marketId: number): Promise<{ userId: number; content: string }[]>;
+  /** A partner through the identity store (needs `identity`). */
   addPartner(name: string, rateBps: number): Promise<number>;
+  /** A user of the partner through the identity store (needs `identity`). */
   addUser(partnerId: number, name: string): Promise<number>;
   setCommissionRate(partnerId: number, rateBps: number): Promise<void>;
   /** Closes the engine and opens a new one over the same data (a restart). */
@@ -107,6 +115,39 @@ function throwFatal(error: Error): never {
   throw error;
 }
 
+/** addPartner and addUser of a run, through the identity store's own port (both stores alike). */
+function identityFixtures(identity: IdentityStore | undefined): Pick<ExchangeRun, "addPartner" | "addUser"> {
+  const store = (): IdentityStore => {
+    if (identity === undefined) throw new Error("open the run with { identity: true }");
+    return identity;
+  };
+  return {
+    async addPartner(name, rateBps) {
+      const partner = await store().createPartner({
+        name,
+        appKey: `key-${name}`,
+        appSecretSealed: "sealed",
+        apiKeySha256: `sha-${name}`,
+        rsaPublicKey: null,
+        commissionRateBps: rateBps,
+        webhookUrl: null,
+        createdAtMs: 0,
+      });
+      return partner.partnerId;
+    },
+    async addUser(partnerId, name) {
+      const user = await store().registerUser({
+        partnerId,
+        marchantUserId: name,
+        email: `${name}@example.com`,
+        avatarUrl: "",
+        nowMs: 0,
+      });
+      return user.userId;
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // SQLite
 
@@ -116,7 +157,7 @@ async function openSqliteRun(
   existing?: SqliteDatabase,
 ): Promise<ExchangeRun> {
   const db = existing ?? openDatabase({ path: ":memory:" });
-  if (options.identity && existing === undefined) createSqliteIdentityStore(db);
+  const identity = options.identity ? createSqliteIdentityStore(db) : undefined;
   const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
@@ -146,6 +187,9 @@ async function openSqliteRun(
     async execute(sql, ...params) {
       db.prepare(sql).run(...params);
     },
+    async legacyRequests() {
+      return createSqliteLegacyRequestStore(db);
+    },
     async notifications() {
       createSqliteLegacyRequestStore(db);
       return createSqliteLegacyNotifications(db);
@@ -162,24 +206,7 @@ async function openSqliteRun(
         .all(marketId) as { user_id: number; content: string }[];
       return rows.map((row) => ({ userId: row.user_id, content: row.content }));
     },
-    async addPartner(name, rateBps) {
-      const result = db
-        .prepare(
-          `INSERT INTO identity_partners (name, app_key, app_secret_sealed, api_key_sha256, commission_rate_bps, created_at_ms)
-           VALUES (?, ?, 'sealed', ?, ?, 0)`,
-        )
-        .run(name, `key-${name}`, `sha-${name}`, rateBps);
-      return Number(result.lastInsertRowid);
-    },
-    async addUser(partnerId, name) {
-      const result = db
-        .prepare(
-          `INSERT INTO identity_users (partner_id, marchant_user_id, email, user_name, avatar_url, created_at_ms)
-           VALUES (?, ?, ?, ?, '', 0)`,
-        )
-        .run(partnerId, name, `${name}@example.com`, name);
-      return Number(result.lastInsertRowid);
-    },
+    ...identityFixtures(identity),
     async setCommissionRate(partnerId, rateBps) {
       db.prepare("UPDATE identity_partners SET commission_rate_bps = ? WHERE partner_id = ?").run(
         rateBps,
@@ -205,44 +232,6 @@ export const sqliteExchangeHarness: ExchangeStoreHarness = {
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
-
-/**
- * The identity tables as the PostgreSQL identity store creates them (SQLite's names and columns,
- * src/store/sqlite/identity.ts), the part merchant commission and the bills read. Test-only: the
- * identity store of its own (pg-services) replaces this once merged, if the names match.
- */
-const identityTablesSql = `CREATE TABLE IF NOT EXISTS identity_partners (
-    partner_id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-    name text NOT NULL UNIQUE,
-    commission_rate_bps integer NOT NULL DEFAULT 0
-  );
-  CREATE TABLE IF NOT EXISTS identity_users (
-    user_id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-    partner_id bigint NOT NULL REFERENCES identity_partners (partner_id),
-    marchant_user_id text NOT NULL,
-    email text NOT NULL DEFAULT '',
-    user_name text NOT NULL DEFAULT '',
-    avatar_url text NOT NULL DEFAULT '',
-    created_at_ms bigint NOT NULL DEFAULT 0,
-    UNIQUE (partner_id, marchant_user_id)
-  );`;
-
-/**
- * The request queue's table as the PostgreSQL legacy request store creates it (SQLite's columns,
- * src/store/sqlite/legacy-requests.ts). Test-only, like identityTablesSql.
- */
-const legacyRequestsSql = `CREATE TABLE IF NOT EXISTS legacy_requests (
-    sequence bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
-    request_id text NOT NULL UNIQUE,
-    merchant_id bigint NOT NULL,
-    user_id bigint NOT NULL,
-    instruction text NOT NULL,
-    status text NOT NULL CHECK (status IN ('PENDING', 'SUCCESS', 'FAILED')),
-    error_msg text,
-    notify_content text NOT NULL,
-    create_time_ms bigint NOT NULL,
-    update_time_ms bigint NOT NULL
-  )`;
 
 let cluster: Promise<PostgresCluster> | undefined;
 let databaseNumber = 0;
@@ -278,6 +267,8 @@ async function openPostgresRun(
   const nodeId = `exchange-test-${databaseNumber}`;
   const leadership: Leadership = await acquireLeadership(pool, { url, nodeId });
   const store = await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(pool, leadership);
+  // The identity store's own migrations before the engine, as an API node would have run them.
+  const identity = options.identity ? await openPostgresIdentityStore(pool) : undefined;
   await applyPostgresExchangeMigrations(pool);
   const engine = await Engine.open({
     decider: exchangeDecider,
@@ -316,8 +307,11 @@ async function openPostgresRun(
         params,
       );
     },
+    async legacyRequests() {
+      return openPostgresLegacyRequestStore(pool);
+    },
     async notifications() {
-      await pool.query(legacyRequestsSql);
+      await openPostgresLegacyRequestStore(pool);
       return openPostgresNotificationReadModel(pool);
     },
     async bills() {
@@ -336,20 +330,7 @@ async function openPostgresRun(
       );
       return result.rows.map((row) => ({ userId: Number(row.user_id), content: row.content }));
     },
-    async addPartner(name, rateBps) {
-      const result = await pool.query<{ partner_id: bigint }>(
-        "INSERT INTO identity_partners (name, commission_rate_bps) VALUES ($1, $2) RETURNING partner_id",
-        [name, rateBps],
-      );
-      return Number(result.rows[0]!.partner_id);
-    },
-    async addUser(partnerId, name) {
-      const result = await pool.query<{ user_id: bigint }>(
-        "INSERT INTO identity_users (partner_id, marchant_user_id) VALUES ($1, $2) RETURNING user_id",
-        [partnerId, name],
-      );
-      return Number(result.rows[0]!.user_id);
-    },
+    ...identityFixtures(identity),
     async setCommissionRate(partnerId, rateBps) {
       await pool.query("UPDATE identity_partners SET commission_rate_bps = $1 WHERE partner_id = $2", [
         rateBps,
@@ -379,7 +360,6 @@ export function postgresExchangeHarness(): ExchangeStoreHarness {
         url,
         applicationName: engineApplicationName(`exchange-test-${databaseNumber}`),
       });
-      if (options.identity) await pool.query(identityTablesSql);
       return openPostgresRun(clock, options, url, pool);
     },
   };

@@ -15,6 +15,7 @@ import { openPostgresPartnerRateLimits } from "../../src/store/postgres/partner-
 import { describeMfaStoreContract } from "../mfa/mfa-contract.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
+import { projectPostgresMarket } from "../support/projected-market.js";
 import { describeCategoryStoreContract } from "./contracts/category-contract.js";
 import { describeGatewayNonceStoreContract } from "./contracts/gateway-nonce-contract.js";
 import { describeIdentityStoreContract } from "./contracts/identity-contract.js";
@@ -63,8 +64,17 @@ if (skipReason !== undefined) {
   describeLegacyNonceStoreContract("postgres", async () =>
     openPostgresLegacyNonceStore(await databases.freshPool()),
   );
-  describeLegacyApplicationStoreContract("postgres", async () =>
-    openPostgresLegacyApplicationStore(await databases.freshPool()),
+  describeLegacyApplicationStoreContract(
+    "postgres",
+    async () => openPostgresLegacyApplicationStore(await databases.freshPool()),
+    async (titles) => {
+      // The API node's store first, then an engine node projects the markets into the database.
+      const url = await databases.fresh();
+      const store = await openPostgresLegacyApplicationStore(databases.pool(url));
+      const enginePool = databases.pool(url, "predex-test-services-engine");
+      for (const title of titles) await projectPostgresMarket(enginePool, url, title);
+      return store;
+    },
   );
   describeLegacyRequestStoreContract("postgres", async () =>
     openPostgresLegacyRequestStore(await databases.freshPool()),

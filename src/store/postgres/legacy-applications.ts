@@ -2,6 +2,12 @@
 // src/store/legacy-applications.ts; SQLite twin: src/store/sqlite/legacy-applications.ts). A
 // submission's conflict checks and its insert run in one transaction under a transaction-scoped
 // advisory lock, so two nodes submitting one title at once take turns and cannot both pass.
+//
+// A title is compared with the markets' titles in the exchange read models' `markets` table (the
+// engine's projector writes it: src/store/postgres/exchange-schema.ts). The factory applies those
+// migrations itself (each module applies once across nodes), so an API node that opens this store
+// before any engine has run still reads the real table: never a "no table yet, compare with nothing"
+// path that would let a duplicate of a live market's title through without a word.
 
 import {
   type ApplicationFilter,
@@ -14,6 +20,7 @@ import {
 } from "../legacy-applications.js";
 import { pageWindow } from "../page-window.js";
 import { inTransaction, type PostgresPool } from "./database.js";
+import { applyPostgresExchangeReadModelMigrations } from "./exchange-read-models.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
 export const applicationMigrations: readonly string[] = [
@@ -73,10 +80,10 @@ const statements = {
   },
   withdraw: { name: "predex-applications-withdraw", text: "DELETE FROM legacy_creators WHERE user_id = $1" },
   lock: { name: "predex-applications-lock", text: "SELECT pg_advisory_xact_lock($1)" },
-  // The market catalogue's table belongs to another module and may not exist (yet) in this database.
-  marketsTable: {
-    name: "predex-applications-markets-table",
-    text: "SELECT to_regclass('markets') IS NOT NULL AS present",
+  // The newest markets first, as on SQLite (drafts included: a title being set up is taken too).
+  marketTitles: {
+    name: "predex-applications-market-titles",
+    text: "SELECT title FROM markets ORDER BY market_id DESC LIMIT $1",
   },
   openApplications: {
     name: "predex-applications-open",
@@ -144,6 +151,7 @@ function whereOf(filter: ApplicationFilter): { sql: string; values: (string | nu
 export async function openPostgresLegacyApplicationStore(
   pool: PostgresPool,
 ): Promise<LegacyApplicationStore> {
+  await applyPostgresExchangeReadModelMigrations(pool);
   await applyPostgresMigrations(pool, "legacy_applications", applicationMigrations);
   return {
     async isCreator(userId) {
@@ -157,16 +165,11 @@ export async function openPostgresLegacyApplicationStore(
     async submit(userId, terms, nowMs, conflictOf) {
       return inTransaction(pool, async (client) => {
         await client.query({ ...statements.lock, values: [applicationSubmitLockKey] });
-        const marketsPresent = (await client.query<{ present: boolean }>(statements.marketsTable)).rows[0]!
-          .present;
-        const marketTitles = marketsPresent
-          ? (
-              await client.query<{ title: string }>(
-                "SELECT title FROM markets ORDER BY market_id DESC LIMIT $1",
-                [similarityCandidatesMax],
-              )
-            ).rows.map((row) => row.title)
-          : [];
+        const markets = await client.query<{ title: string }>({
+          ...statements.marketTitles,
+          values: [similarityCandidatesMax],
+        });
+        const marketTitles = markets.rows.map((row) => row.title);
         const open = await client.query<{ user_id: bigint; status: ApplicationStatus; title: string }>({
           ...statements.openApplications,
           values: [similarityCandidatesMax],

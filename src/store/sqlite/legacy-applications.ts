@@ -1,7 +1,9 @@
 // SQLite adapter of the creators and their market applications (port: src/store/legacy-applications.ts):
 // who may apply (a flag the operator sets), and the applications with their review. A submission's
 // conflict checks (4041, 4010, 4013) and its insert run in one transaction, so two concurrent
-// submissions of one title cannot both pass.
+// submissions of one title cannot both pass. Titles are compared with the exchange read models'
+// `markets`, whose migrations this factory applies too (as the catalogue's does), so the comparison
+// never silently finds nothing because this store was opened before the exchange.
 
 import {
   type ApplicationFilter,
@@ -18,6 +20,7 @@ import {
 } from "../legacy-applications.js";
 import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+import { exchangeReadModelMigrations } from "./exchange-schema.js";
 
 export type { ApplicationFilter, LegacyApplicationStore } from "../legacy-applications.js";
 
@@ -90,17 +93,16 @@ function recordOf(row: ApplicationRow): ApplicationRecord {
 }
 
 export function createSqliteLegacyApplicationStore(db: SqliteDatabase): LegacyApplicationStore {
+  applyMigrations(db, "exchange", exchangeReadModelMigrations);
   applyMigrations(db, "legacy_applications", applicationMigrations);
   const creator = db.prepare<[number], { user_id: number }>(
     "SELECT user_id FROM legacy_creators WHERE user_id = ?",
   );
   const grant = db.prepare("INSERT OR IGNORE INTO legacy_creators (user_id, granted_at_ms) VALUES (?, ?)");
   const withdraw = db.prepare("DELETE FROM legacy_creators WHERE user_id = ?");
-  const hasMarkets =
-    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'markets'").get() !== undefined;
-  const marketTitles = hasMarkets
-    ? db.prepare<[number], { title: string }>("SELECT title FROM markets ORDER BY market_id DESC LIMIT ?")
-    : undefined;
+  const marketTitles = db.prepare<[number], { title: string }>(
+    "SELECT title FROM markets ORDER BY market_id DESC LIMIT ?",
+  );
   const openApplications = db.prepare<
     [number],
     { user_id: number; status: ApplicationStatus; title: string }
@@ -132,7 +134,7 @@ export function createSqliteLegacyApplicationStore(db: SqliteDatabase): LegacyAp
       conflictOf: (candidates: ConflictCandidates) => ApplicationProblem | undefined,
     ): Checked<ApplicationRecord> => {
       const problem = conflictOf({
-        marketTitles: marketTitles?.all(similarityCandidatesMax).map((row) => row.title) ?? [],
+        marketTitles: marketTitles.all(similarityCandidatesMax).map((row) => row.title),
         applications: openApplications.all(similarityCandidatesMax).map((row) => ({
           userId: Number(row.user_id),
           status: row.status,

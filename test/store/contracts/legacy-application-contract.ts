@@ -1,6 +1,8 @@
 // The LegacyApplicationStore contract, run on every adapter. The conflict rule here is a plain
 // "same title among open applications", so the test is about the store (atomicity, filters,
-// paging, review), not the similarity rules (test/legacy/market-applications.test.ts).
+// paging, review), not the similarity rules (test/legacy/market-applications.test.ts). One case
+// checks the candidates the store hands the rules: the titles of the markets the exchange projected,
+// written by the real engine into the same database after the store was opened.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -37,6 +39,11 @@ const sameOpenTitle =
 export function describeLegacyApplicationStoreContract(
   adapterName: string,
   create: () => Promise<LegacyApplicationStore>,
+  /**
+   * A store opened on a new database, then markets of these titles created there by a real engine
+   * with that database's exchange projectors (test/support/projected-market.ts).
+   */
+  createThenProjectMarkets: (titles: readonly string[]) => Promise<LegacyApplicationStore>,
 ): void {
   describe(`LegacyApplicationStore contract: ${adapterName}`, { concurrency: false }, () => {
     it("grants and withdraws the creator flag, idempotently", async () => {
@@ -67,6 +74,19 @@ export function describeLegacyApplicationStoreContract(
       const again = await store.submit(8, terms("Rain?"), 101, sameOpenTitle("Rain?"));
       assert.deepEqual(again, { ok: false, problem: { kind: "titleExists" } });
       assert.equal(await store.find(submitted.value.applicationId + 100), undefined);
+    });
+
+    it("compares a submission with the titles of the markets the exchange projected", async () => {
+      const store = await createThenProjectMarkets(["Will it rain in Paris?", "Bitcoin above 100k?"]);
+      let seen: ConflictCandidates | undefined;
+      const refused = await store.submit(7, terms("Bitcoin above 100k?"), 100, (candidates) => {
+        seen = candidates;
+        return sameOpenTitle("Bitcoin above 100k?")(candidates);
+      });
+      // Newest market first, as the similarity rules read them.
+      assert.deepEqual(seen?.marketTitles, ["Bitcoin above 100k?", "Will it rain in Paris?"]);
+      assert.deepEqual(refused, { ok: false, problem: { kind: "titleExists" } });
+      assert.ok((await store.submit(7, terms("Snow in Oslo?"), 101, sameOpenTitle("Snow in Oslo?"))).ok);
     });
 
     it("lets one of many concurrent submissions of one title through", async () => {

@@ -11,6 +11,7 @@ import { createSqliteLegacyApplicationStore } from "../../../src/store/sqlite/le
 import { createSqliteLegacyNonceStore } from "../../../src/store/sqlite/legacy-nonces.js";
 import { createSqliteLegacyRequestStore } from "../../../src/store/sqlite/legacy-requests.js";
 import { createSqlitePartnerRateLimits } from "../../../src/store/sqlite/partner-rate-limits.js";
+import { projectSqliteMarket } from "../../support/projected-market.js";
 import { describeCategoryStoreContract } from "../contracts/category-contract.js";
 import { describeGatewayNonceStoreContract } from "../contracts/gateway-nonce-contract.js";
 import { describeLegacyApplicationStoreContract } from "../contracts/legacy-application-contract.js";
@@ -25,7 +26,16 @@ const memory = () => openDatabase({ path: ":memory:" });
 
 describeCategoryStoreContract("sqlite", async () => createSqliteCategoryStore(memory()));
 describeLegacyNonceStoreContract("sqlite", async () => createSqliteLegacyNonceStore(memory()));
-describeLegacyApplicationStoreContract("sqlite", async () => createSqliteLegacyApplicationStore(memory()));
+describeLegacyApplicationStoreContract(
+  "sqlite",
+  async () => createSqliteLegacyApplicationStore(memory()),
+  async (titles) => {
+    const db = memory();
+    const store = createSqliteLegacyApplicationStore(db);
+    for (const title of titles) await projectSqliteMarket(db, title);
+    return store;
+  },
+);
 describeLegacyRequestStoreContract("sqlite", async () => createSqliteLegacyRequestStore(memory()));
 
 const nonceDatabases = new WeakMap<NonceStore, SqliteDatabase>();
