@@ -19,7 +19,6 @@ import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { type MasterKeyPolicy, resolveMasterKey } from "./cli/master-key.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import type { EngineLimits } from "./engine/engine.js";
-import { openExchangeHost } from "./exchange/exchange-host.js";
 import { createGatewayVerifier, nonceWindowMs } from "./gateway/verifier.js";
 import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
@@ -28,18 +27,9 @@ import { PlatformMetrics } from "./metrics/platform-metrics.js";
 import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
-import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
-import { createConsoleQueries } from "./store/sqlite/console-queries.js";
 import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
-import { createSqliteDepositAddressStore } from "./store/sqlite/deposit-addresses.js";
-import { createSqliteGatewayNonceStore } from "./store/sqlite/gateway-nonces.js";
-import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
-import { createSqliteLegacyStores } from "./store/sqlite/legacy-stores.js";
-import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
-import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
-import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
-import { createSqlitePartnerRateLimits } from "./store/sqlite/partner-rate-limits.js";
-import { openPriceSampleStore } from "./store/sqlite/price-samples.js";
+import { openSqlitePlatformStores, type PlatformStores } from "./topology/platform-stores.js";
+import { openPostgresPlatformStores } from "./topology/postgres-platform-stores.js";
 import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -71,6 +61,12 @@ export interface PlatformOptions {
   readonly metrics?: boolean;
   /** The engine's queue and batch limits; tests lower queueCommandsMax to see overload. */
   readonly engineLimits?: Partial<EngineLimits>;
+  /**
+   * "all" (the default): this process runs the engine too (on PostgreSQL, as one of the engine
+   * nodes, src/topology/engine-node.ts). "api": only the listeners; commands go to the engine
+   * leader (PostgreSQL only; `serve --role api`).
+   */
+  readonly role?: "all" | "api";
 }
 
 export interface Platform {
@@ -80,8 +76,10 @@ export interface Platform {
   /** True when this start created the admin token (it is then printed once). */
   readonly adminTokenCreated: boolean;
   readonly deps: PlatformDeps;
-  /** The SQLite database the adapters share; composition and tests only (no service holds it). */
-  readonly db: SqliteDatabase;
+  /** The SQLite database the adapters share (undefined on PostgreSQL); composition and tests only. */
+  readonly db: SqliteDatabase | undefined;
+  /** Every port's adapter, on SQLite or PostgreSQL (src/topology/platform-stores.ts). */
+  readonly stores: PlatformStores;
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
   /** The WebSocket channels and the price sampler (src/realtime). */
   readonly realtime: Realtime;
@@ -107,9 +105,10 @@ export async function startPlatform(
   config: PlatformConfig,
   options: PlatformOptions = {},
 ): Promise<Platform> {
-  if (config.databaseUrl !== undefined) {
+  const role = options.role ?? "all";
+  if (role === "api" && config.databaseUrl === undefined) {
     throw new ConfigError(
-      "PREDEX_DATABASE_URL is set, but this build has no PostgreSQL store yet; unset it for SQLite",
+      "serve --role api needs PREDEX_DATABASE_URL (postgres://…), shared with the engine nodes",
     );
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -120,7 +119,14 @@ export async function startPlatform(
   for (const warning of resolvedKey.warnings) logger.warn(warning);
   const masterKey = resolvedKey.key;
   if (config.smtpUrl === undefined) logger.warn(localMailWarning(config));
-  const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
+  const db =
+    config.databaseUrl === undefined
+      ? openDatabase({ path: join(config.dataDir, databaseFileName) })
+      : undefined;
+  const stores =
+    db !== undefined
+      ? openSqlitePlatformStores(db)
+      : await openPostgresPlatformStores({ url: config.databaseUrl!, role, masterKey, logger });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const adminTokenFile =
@@ -130,13 +136,13 @@ export async function startPlatform(
   const adminToken = config.adminToken ?? adminTokenFile!.value;
 
   const identity = new IdentityService({
-    store: createSqliteIdentityStore(db),
+    store: stores.identity,
     secretBox: createSecretBox(masterKey),
     nowMs,
     sessionTtlSeconds: config.sessionTtlSeconds,
   });
   const mfa = new MfaService({
-    store: createSqliteMfaStore(db),
+    store: stores.mfa,
     secretBox: createSecretBox(masterKey),
     codeHasher: createCodeHasher(masterKey),
     mailer: createMailer({
@@ -146,14 +152,12 @@ export async function startPlatform(
     }),
     users: identity,
   });
-  const marketCatalog = createSqliteMarketCatalog(db);
-  // The engine's recovery (snapshot + journal) runs here, before any listener takes a request.
-  const exchange = await openExchangeHost({
-    db,
-    projectors: [marketCatalog.projector],
+  // The engine's recovery (snapshot + journal, or an API node's replica) runs here, before any
+  // listener takes a request.
+  const exchange = await stores.openExchange({
     userHistoryIndexLag: options.userHistoryIndexLag,
     journalArchiveDir: config.journalArchiveDir,
-    ...(options.engineLimits === undefined ? {} : { limits: options.engineLimits }),
+    limits: options.engineLimits,
     clock: nowMs,
     observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
@@ -163,29 +167,28 @@ export async function startPlatform(
       process.exit(70);
     },
   });
-  const categories = new CategoryService({ store: createSqliteCategoryStore(db), nowMs });
+  const categories = new CategoryService({ store: stores.categories, nowMs });
   const catalogue = new Catalogue({
     engine: exchange.engine,
     exchangeReadModels: exchange.readModels,
-    store: marketCatalog.store,
+    store: stores.marketCatalog,
     categories,
     users: identity,
     nowMs,
-    onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+    onMarketsChanged: (listener) => stores.onMarketsChanged(listener),
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
   const depositKey = depositKeySource(config.chain.depositXpub, config.dataDir);
-  const depositAddresses = new DepositAddresses(depositKey.accountKey, createSqliteDepositAddressStore(db));
+  const depositAddresses = new DepositAddresses(depositKey.accountKey, stores.depositAddresses);
   let chainWallet: ChainWallet | undefined;
   if (config.chain.network !== undefined) {
     try {
       // Loaded only with a chain configured: viem and the wallet stay out of a plain start.
       const { startChainWallet } = await import("./chain/chain-wallet.js");
-      const { createSqliteChainStore } = await import("./store/sqlite/chain-store.js");
       chainWallet = await startChainWallet({
         network: config.chain.network,
         withdrawalKeyFile: config.chain.withdrawalKeyFile,
-        store: createSqliteChainStore(db),
+        store: await stores.openChainStore(),
         engine: exchange.engine,
         readModels: exchange.readModels,
         addresses: depositAddresses,
@@ -198,7 +201,7 @@ export async function startPlatform(
     } catch (error) {
       await exchange.close();
       await catalogue.close();
-      db.close();
+      await stores.close();
       throw error;
     }
   }
@@ -212,7 +215,7 @@ export async function startPlatform(
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
       nowMs,
       // Per partner and durable for the window: a restart still refuses a captured request.
-      nonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs }),
+      nonces: stores.gatewayNonces({ windowMs: nonceWindowMs, nowMs }),
     }),
     mfa,
     socketChannels: new Map(),
@@ -230,11 +233,11 @@ export async function startPlatform(
       ...(chainWallet === undefined ? {} : { amountDecimalsMax: Math.min(chainWallet.decimals, 8) }),
     }),
     metrics,
-    operations: createSqliteOperationsQueries(db),
-    partnerRateLimits: createSqlitePartnerRateLimits(db),
-    consoleQueries: createConsoleQueries(db),
-    legacyStores: createSqliteLegacyStores(db),
-    priceSamples: openPriceSampleStore(db),
+    operations: stores.operations,
+    partnerRateLimits: stores.partnerRateLimits,
+    consoleQueries: stores.consoleQueries,
+    legacyStores: stores.legacyStores,
+    priceSamples: stores.priceSamples,
     journalArchiver: exchange.journalArchiver,
   };
 
@@ -269,7 +272,7 @@ export async function startPlatform(
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
     await catalogue.close();
-    db.close();
+    await stores.close();
   };
   try {
     const scheme = https === undefined ? "http" : "https";
@@ -285,6 +288,7 @@ export async function startPlatform(
       adminTokenCreated: adminTokenFile?.created ?? false,
       deps,
       db,
+      stores,
       apps,
       realtime,
       depositKey,

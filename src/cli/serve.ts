@@ -26,6 +26,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   // Only the demo may create a master key beside the database (src/cli/master-key.ts).
   const platform = await startPlatform(config, {
     masterKeyPolicy: values.demo ? "create-in-data-dir" : "external",
+    role: values.role,
   });
 
   console.log("predex is running");
