@@ -10,6 +10,8 @@
 //   assert.equal(refused.status, 400);
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,8 +115,30 @@ export function testPlatformConfig(
   dataDir: string,
   env: Readonly<Record<string, string>> = {},
 ): PlatformConfig {
-  return loadConfig({ ...testPlatformEnv(dataDir), ...env });
+  return loadConfig({ ...testPlatformEnv(dataDir), ...testDatabaseEnv(dataDir), ...env });
 }
+
+/**
+ * In the PostgreSQL pass (test/support/with-postgres.ts sets PREDEX_TEST_POSTGRES_URL), the
+ * database of a data dir: one per dir, created on first use and found again by a restart on the
+ * same dir, as a platform's SQLite file would be. Empty in the SQLite pass.
+ */
+export function testDatabaseEnv(dataDir: string): Record<string, string> {
+  const clusterUrl = process.env.PREDEX_TEST_POSTGRES_URL;
+  if (clusterUrl === undefined || clusterUrl === "") return {};
+  const name = `predex_${createHash("sha256").update(dataDir).digest("hex").slice(0, 24)}`;
+  // Synchronous (config loading is): psql ships with the server package the pass needs anyway.
+  execFileSync("psql", ["--quiet", "--no-psqlrc", "--dbname", clusterUrl, "--set", "ON_ERROR_STOP=1"], {
+    input: `SELECT 'CREATE DATABASE ${name}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '${name}')\\gexec\n`,
+    stdio: ["pipe", "ignore", "inherit"],
+  });
+  const url = new URL(clusterUrl);
+  url.pathname = `/${name}`;
+  return { PREDEX_DATABASE_URL: url.href };
+}
+
+/** True in the end-to-end suite's PostgreSQL pass. */
+export const testingOnPostgres = (process.env.PREDEX_TEST_POSTGRES_URL ?? "") !== "";
 
 /**
  * For `assert.rejects`: the error is the SDK's PredexApiError with exactly this HTTP status, code
