@@ -30,7 +30,8 @@ import {
 export const commandBodyBytesMax = 1024 * 1024;
 
 export interface CommandServerOptions<Command, Event> {
-  readonly submit: (command: Command) => Promise<SubmitResult<Event>>;
+  /** Submits to the engine; `forwardId` is recorded with the journal entry (forwarded-commands.ts). */
+  readonly submit: (command: Command, forwardId: string) => Promise<SubmitResult<Event>>;
   /** False once this node must not take commands (leadership lost): answered "not-leader". */
   readonly accepting: () => boolean;
   readonly key: Buffer;
@@ -103,8 +104,8 @@ export async function startCommandServer<Command, Event>(
     }
   };
 
-  const run = (command: Command): Promise<CommandAnswer<Event>> =>
-    options.submit(command).then(
+  const run = (command: Command, forwardId: string): Promise<CommandAnswer<Event>> =>
+    options.submit(command, forwardId).then(
       (result): CommandAnswer<Event> => result,
       (error: unknown): CommandAnswer<Event> => ({ ok: false, ...refusalOf(error) }),
     );
@@ -152,7 +153,7 @@ export async function startCommandServer<Command, Event>(
         send(response, 503, encodePlainData(answer));
         return;
       }
-      entry = { answer: run(forwarded.command), atMs: now };
+      entry = { answer: run(forwarded.command, forwarded.id), atMs: now };
       remembered.set(forwarded.id, entry);
     }
     const answer = await entry.answer;

@@ -14,9 +14,9 @@
 //   the journal. The same leader (same epoch) is asked again with the same command id and answers
 //   with the first answer (command-server.ts). Once another leader leads (a higher epoch), every
 //   append of the older epochs is final (the epoch bump waits for appends in flight and fences the
-//   rest), so the journal after the position the replica had when the command was first sent is
-//   searched for the exact command: found, that entry is the answer; not found, it was never
-//   committed and is sent to the new leader;
+//   rest), and the leader records each forwarded command's id with its journal entry in the same
+//   transaction (src/store/postgres/forwarded-commands.ts): found, that entry is the answer; not
+//   found, it was never committed and is sent to the new leader;
 // - after failoverDeadlineMs without a leader: EngineStoppedError, the surfaces' try-again-later.
 
 import { randomUUID } from "node:crypto";
@@ -64,7 +64,20 @@ type Attempt<Event> =
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Counts of what forwarding went through, for the operator and the failover test. */
+export interface ForwardingStats {
+  /** Commands answered (by a leader or from the journal). */
+  answered: number;
+  /** Attempts that had to be made again (refused, lost, timed out). */
+  retries: number;
+  /** Commands whose answer was lost with a leader and that were found committed in the journal. */
+  settledFromJournal: number;
+  /** Commands given up after failoverDeadlineMs. */
+  gaveUp: number;
+}
+
 export class ForwardingEngine<State, Command, Event> {
+  readonly stats: ForwardingStats = { answered: 0, retries: 0, settledFromJournal: 0, gaveUp: 0 };
   readonly #options: ForwardingEngineOptions<State, Command, Event>;
   readonly #follower: JournalFollower<State, Command, Event>;
   readonly #listeners: Set<CommittedListener<Command, Event>>;
@@ -154,9 +167,6 @@ export class ForwardingEngine<State, Command, Event> {
   async #forward(command: Command): Promise<SubmitResult<Event>> {
     const id = randomUUID();
     const body = encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
-    const encodedCommand = encodePlainData(command);
-    // Whatever the command commits as comes after everything this replica has already seen.
-    const sentAfter = this.#follower.sequence;
     const deadline = Date.now() + this.#failoverDeadlineMs;
     /** The highest epoch that may hold the command without having answered. */
     let unsettledEpoch: bigint | undefined;
@@ -165,8 +175,9 @@ export class ForwardingEngine<State, Command, Event> {
       if (leader !== undefined) {
         if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
           // Every append of the older epochs is final now: the journal says whether it was committed.
-          const entry = await this.#options.cluster.findCommitted<Command, Event>(sentAfter, encodedCommand);
+          const entry = await this.#options.cluster.findForwarded<Command, Event>(id);
           if (entry !== undefined) {
+            this.stats.settledFromJournal += 1;
             this.#options.logger.info(
               { sequence: entry.sequence, epoch: leader.epoch },
               "a command whose answer was lost with the old leader is in the journal: answered from it",
@@ -188,11 +199,13 @@ export class ForwardingEngine<State, Command, Event> {
         }
       }
       if (Date.now() >= deadline || this.#phase !== "running") {
+        this.stats.gaveUp += 1;
         throw new EngineStoppedError(
           `No engine leader answered within ${this.#failoverDeadlineMs} ms` +
             (unsettledEpoch === undefined ? "; the command was not committed" : "; it may still commit"),
         );
       }
+      this.stats.retries += 1;
       await sleep(Math.min(20 * 2 ** Math.min(attempt, 4), 250));
     }
   }
@@ -211,6 +224,7 @@ export class ForwardingEngine<State, Command, Event> {
 
   /** Answers once the replica holds the command, so a read right after sees it. */
   async #answered(result: SubmitResult<Event>): Promise<SubmitResult<Event>> {
+    this.stats.answered += 1;
     if (!result.ok) return result;
     const deadline = Date.now() + this.#failoverDeadlineMs;
     while (this.#follower.sequence < result.sequence) {

@@ -1,6 +1,6 @@
 // What an API node needs of the database to work with an engine leader it does not run: where the
 // leader takes commands (advertised by the leader, fenced by its epoch), what the journal holds
-// (to settle a command whose answer was lost with a dead leader), and a wake-up when the journal
+// (which entry a forwarded command became, to settle one whose answer was lost with a dead leader), and a wake-up when the journal
 // grows. The PostgreSQL adapter is src/store/postgres/engine-cluster.ts.
 
 import type { EngineStore, JournalEntry } from "../engine/store.js";
@@ -19,13 +19,10 @@ export interface LeaderDirectory {
 
 export interface CommittedCommandLookup {
   /**
-   * The first journal entry after `afterSequence` whose command, in the journal codec, is exactly
-   * `encodedCommand`; undefined when the journal holds none.
+   * The journal entry the command forwarded under `forwardId` became, or undefined when it is not
+   * in the journal. Final for a command sent to a leader whose epoch has since been superseded.
    */
-  findCommitted<Command, Event>(
-    afterSequence: bigint,
-    encodedCommand: string,
-  ): Promise<JournalEntry<Command, Event> | undefined>;
+  findForwarded<Command, Event>(forwardId: string): Promise<JournalEntry<Command, Event> | undefined>;
 }
 
 export interface JournalWakeupSubscription {

@@ -27,6 +27,7 @@ import type { PostgresClient, PostgresPool } from "../store/postgres/database.js
 import { openPostgresPool } from "../store/postgres/database.js";
 import { advertiseLeader } from "../store/postgres/engine-cluster.js";
 import type { PostgresProjector } from "../store/postgres/engine-store.js";
+import { createForwardedCommandsProjector } from "../store/postgres/forwarded-commands.js";
 import { defaultNodeId, engineApplicationName } from "../store/postgres/leadership.js";
 import { WarmStandby } from "../store/postgres/warm-standby.js";
 
@@ -96,8 +97,15 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
   let release: (() => Promise<void>) | undefined;
   let standby: WarmStandby<ExchangeState, ExchangeCommand, ExchangeEvent>;
   let projectors: PostgresProjector<ExchangeCommand, ExchangeEvent>[];
+  // The id each forwarded command arrived with, by the command object the engine journals.
+  const forwardIds = new WeakMap<ExchangeCommand, string>();
   try {
-    projectors = await options.openProjectors(pool);
+    projectors = [
+      ...(await options.openProjectors(pool)),
+      await createForwardedCommandsProjector<ExchangeCommand, ExchangeEvent>(pool, (command) =>
+        forwardIds.get(command),
+      ),
+    ];
     standby = await WarmStandby.start({
       url: options.databaseUrl,
       pool,
@@ -155,7 +163,10 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
     });
     server = await startCommandServer<ExchangeCommand, ExchangeEvent>({
-      submit: (command) => running.submit(command),
+      submit: (command, forwardId) => {
+        forwardIds.set(command, forwardId);
+        return running.submit(command);
+      },
       accepting: () => takeover.leadership.isHeld() && running.phase === "running",
       key: deriveCommandKey(options.masterKey),
       host: topology.engineHost,

@@ -172,6 +172,8 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
         `(epoch ${secondEpoch}, took over at ${secondTookOverAt}; ${acknowledged.length} acknowledged)`,
     );
     assert.equal(refusedForGood, 0, "no command was refused across the takeover");
+    const stats = apiNodes.map((node) => node.engine.stats);
+    t.diagnostic(`forwarding: ${JSON.stringify(stats)}`);
 
     // SIGSTOP the new leader with commands in flight; a third node takes over when the lease runs out.
     const third = startEngine();

@@ -9,16 +9,12 @@ import type { JournalEntry } from "../../engine/store.js";
 import type { AdvertisedLeader, EngineClusterStore, JournalWakeupSubscription } from "../engine-cluster.js";
 import type { PostgresPool } from "./database.js";
 import { PostgresEngineStore } from "./engine-store.js";
+import { applyForwardedCommandsMigrations, findForwardedStatement } from "./forwarded-commands.js";
 import { listenForJournalAppends } from "./journal-wakeups.js";
 
 const currentLeaderStatement = {
   name: "predex-cluster-current-leader",
   text: "SELECT epoch, advertised_url FROM engine_leader",
-};
-const findCommittedStatement = {
-  name: "predex-cluster-find-committed",
-  text: `SELECT sequence, now_ms, command, events FROM engine_journal
-         WHERE sequence > $1 AND command = $2 ORDER BY sequence LIMIT 1`,
 };
 const advertiseStatement = {
   name: "predex-cluster-advertise",
@@ -54,6 +50,8 @@ export async function openPostgresEngineCluster<Command, Event>(
   options: PostgresEngineClusterOptions,
 ): Promise<EngineClusterStore<Command, Event>> {
   const journal = await PostgresEngineStore.open<Command, Event>(pool);
+  // An API node may start before any engine node has created the table.
+  await applyForwardedCommandsMigrations(pool);
   return {
     journal,
     async currentLeader(): Promise<AdvertisedLeader | undefined> {
@@ -64,13 +62,10 @@ export async function openPostgresEngineCluster<Command, Event>(
       if (row === undefined || row.advertised_url === null) return undefined;
       return { epoch: row.epoch, url: row.advertised_url };
     },
-    async findCommitted<C, E>(
-      afterSequence: bigint,
-      encodedCommand: string,
-    ): Promise<JournalEntry<C, E> | undefined> {
+    async findForwarded<C, E>(forwardId: string): Promise<JournalEntry<C, E> | undefined> {
       const result = await pool.query<{ sequence: bigint; now_ms: bigint; command: string; events: string }>({
-        ...findCommittedStatement,
-        values: [afterSequence, encodedCommand],
+        ...findForwardedStatement,
+        values: [forwardId],
       });
       const row = result.rows[0];
       if (row === undefined) return undefined;
