@@ -21,8 +21,10 @@ import {
 } from "../core/exchange.js";
 import { Engine, type EngineLimits, type EngineObserver } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
+import { JournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import { exchangeSnapshotWorker, schedulerIntervalMs } from "../exchange/exchange-host.js";
+import { type JournalArchiver, startJournalArchiver } from "../exchange/journal-archiver.js";
 import type { PostgresClient, PostgresPool } from "../store/postgres/database.js";
 import { openPostgresPool } from "../store/postgres/database.js";
 import { advertiseLeader } from "../store/postgres/engine-cluster.js";
@@ -50,6 +52,12 @@ export interface EngineNodeOptions {
   readonly nodeId?: string;
   /** How often the standby reads the journal without a notification. */
   readonly pollEveryMs?: number;
+  /**
+   * Where the leader archives journal entries older than the latest snapshot (and deletes them from
+   * the database). Shared storage for every engine node, so the archive stays one continuous run
+   * across takeovers; undefined, the journal stays in the database.
+   */
+  readonly journalArchiveDir?: string | undefined;
 }
 
 export interface LeaderState {
@@ -93,6 +101,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
   let closing = false;
   let server: CommandServer | undefined;
   let scheduler: Scheduler | undefined;
+  let journalArchiver: JournalArchiver | undefined;
   let engine: PostgresExchangeEngine | undefined;
   let release: (() => Promise<void>) | undefined;
   let standby: WarmStandby<ExchangeState, ExchangeCommand, ExchangeEvent>;
@@ -139,10 +148,15 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     void takeover.leadership.lost.then((reason) => {
       if (!closing) fail(reason, exitCodes.leadershipLost);
     });
+    const archive =
+      options.journalArchiveDir === undefined
+        ? undefined
+        : new JournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
     engine = await Engine.open({
       decider: exchangeDecider,
       codec: exchangeStateCodec,
       store: takeover.store,
+      ...(archive === undefined ? {} : { journalHistory: archive.history(takeover.store) }),
       startFrom: takeover.state,
       projectors,
       snapshotWorker: exchangeSnapshotWorker,
@@ -162,12 +176,16 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       onRejected: (command, rejection) => logger.debug({ command, rejection }, "scheduled command refused"),
       onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
     });
+    journalArchiver =
+      archive === undefined
+        ? undefined
+        : startJournalArchiver({ engine: running, store: takeover.store, archive, logger });
     server = await startCommandServer<ExchangeCommand, ExchangeEvent>({
       submit: (command, forwardId) => {
         forwardIds.set(command, forwardId);
         return running.submit(command);
       },
-      accepting: () => takeover.leadership.isHeld() && running.phase === "running",
+      accepting: () => !closing && takeover.leadership.isHeld() && running.phase === "running",
       key: deriveCommandKey(options.masterKey),
       host: topology.engineHost,
       port: topology.enginePort,
@@ -194,11 +212,14 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     followingFrom,
     leading,
     async close() {
+      // New commands are refused from here ("not-leader": API nodes look for the next leader); those
+      // already queued are committed and answered before the port closes.
       closing = true;
       await standby.stop();
-      await server?.close();
+      await journalArchiver?.stop();
       await scheduler?.stop();
       await engine?.close();
+      await server?.close();
       await release?.();
       await pool.end();
     },

@@ -106,6 +106,7 @@ export async function openPostgresExchange(
       ...(options.exchange.limits === undefined ? {} : { limits: options.exchange.limits }),
       ...(options.exchange.observer === undefined ? {} : { observer: options.exchange.observer }),
       onFatal: (reason) => options.exchange.onFatal(reason),
+      journalArchiveDir: options.exchange.journalArchiveDir,
     });
   }
   const applicationName = `predex-api:${process.pid}`;
