@@ -95,9 +95,13 @@ async function startBenchPlatform(dataDir: string, credits: Credit[]): Promise<P
   });
 }
 
-async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (performance.now() > deadline) throw new Error(`bench:chain: timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
@@ -115,9 +119,10 @@ async function scenario(addressCount: number): Promise<Scenario> {
   const credits: Credit[] = [];
   let platform = await startBenchPlatform(dataDir, credits);
   try {
-    const addresses = Array.from({ length: addressCount }, (_, index) =>
-      platform.deps.depositAddresses.addressOf(index + 1, Date.now()),
-    );
+    const addresses: string[] = [];
+    for (let index = 0; index < addressCount; index += 1) {
+      addresses.push(await platform.deps.depositAddresses.addressOf(index + 1, Date.now()));
+    }
     // Let the watcher take its first round (cursor set at the head).
     await until(() => platform.chainWallet?.watcher.head !== undefined, "the first round", 10_000);
 
@@ -151,8 +156,8 @@ async function scenario(addressCount: number): Promise<Scenario> {
     const listeningAtMs = performance.now();
     const store = platform.chainWallet!.store;
     await until(
-      () =>
-        (store.cursor(depositCursorName) ?? 0n) >= head &&
+      async () =>
+        ((await store.cursor(depositCursorName)) ?? 0n) >= head &&
         credits.filter((c) => expected.has(c.key)).length === expected.size,
       "the catch-up",
       catchUpTimeoutMs,

@@ -35,8 +35,11 @@ export interface CatalogueOptions {
   readonly categories: CategoryService;
   readonly users: { findUser(userId: number): Promise<HolderProfile | undefined> };
   readonly nowMs: () => number;
-  /** Registers the listener the projector calls with the markets each commit touched. */
-  readonly onMarketsChanged: (listener: (marketIds: ReadonlySet<number>) => void) => void;
+  /**
+   * Registers the listener the projector calls with the markets each commit touched; undefined when
+   * any market may have changed (on PostgreSQL, after the node's listening connection was lost).
+   */
+  readonly onMarketsChanged: (listener: (marketIds: ReadonlySet<number> | undefined) => void) => void;
   readonly onError: (error: unknown) => void;
 }
 

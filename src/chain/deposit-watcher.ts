@@ -103,10 +103,10 @@ export class DepositWatcher {
     const { client, store, confirmations } = this.#deps;
     const head = await client.getBlockNumber({ cacheTime: 0 });
     this.#head = head;
-    let cursor = store.cursor(depositCursorName);
+    let cursor = await store.cursor(depositCursorName);
     if (cursor === undefined) {
       cursor = (this.#deps.startBlock ?? head) - 1n;
-      store.setCursor(depositCursorName, cursor, this.#deps.nowMs());
+      await store.setCursor(depositCursorName, cursor, this.#deps.nowMs());
     }
     // The last `confirmations` blocks below the cursor (or below the head, when a reorganisation
     // made the chain shorter) are read again: whatever a reorganisation replaced lies there, even
@@ -120,7 +120,7 @@ export class DepositWatcher {
 
   async #scan(from: bigint, head: bigint, cursor: bigint): Promise<void> {
     const { client, store, addresses, token, decimals } = this.#deps;
-    const watched = addresses.watched();
+    const watched = await addresses.watched();
     const owners = new Map(watched.map((issued) => [issued.address, issued.userId]));
     const batches: Address[][] = [];
     for (let index = 0; index < watched.length; index += getLogsAddressesMax) {
@@ -147,7 +147,7 @@ export class DepositWatcher {
           const userId = owners.get(to);
           if (userId === undefined) continue;
           const converted = unitsToAtoms(log.args.value, decimals);
-          const recorded = store.recordSeen({
+          const recorded = await store.recordSeen({
             txHash: log.transactionHash.toLowerCase(),
             logIndex: log.logIndex,
             userId,
@@ -163,12 +163,12 @@ export class DepositWatcher {
         }
       }
       // Progress is kept per range, so a restart in the middle of a long catch-up resumes here.
-      if (end > cursor) store.setCursor(depositCursorName, end, this.#deps.nowMs());
+      if (end > cursor) await store.setCursor(depositCursorName, end, this.#deps.nowMs());
     }
     // The window was read again: a pending deposit in it that is no longer there was reorganised away.
-    for (const pending of store.pendingDeposits()) {
+    for (const pending of await store.pendingDeposits()) {
       if (pending.blockNumber >= from && !seen.has(depositKey(pending.txHash, pending.logIndex))) {
-        store.setDepositStatus(pending.txHash, pending.logIndex, "DROPPED", this.#deps.nowMs());
+        await store.setDepositStatus(pending.txHash, pending.logIndex, "DROPPED", this.#deps.nowMs());
         this.#deps.logger.warn(
           { txHash: pending.txHash, logIndex: pending.logIndex, blockNumber: String(pending.blockNumber) },
           "deposit watcher: a pending deposit left the chain (reorganisation)",
@@ -181,7 +181,7 @@ export class DepositWatcher {
     const { client, store, confirmations, engine } = this.#deps;
     const canonical = new Map<bigint, Hex>();
     const due: ChainDeposit[] = [];
-    for (const pending of store.pendingDeposits()) {
+    for (const pending of await store.pendingDeposits()) {
       if (head - pending.blockNumber + 1n < BigInt(confirmations)) break; // oldest first: the rest are younger
       let hash = canonical.get(pending.blockNumber);
       if (hash === undefined) {
@@ -190,11 +190,11 @@ export class DepositWatcher {
       }
       const nowMs = this.#deps.nowMs();
       if (hash !== pending.blockHash) {
-        store.setDepositStatus(pending.txHash, pending.logIndex, "DROPPED", nowMs);
+        await store.setDepositStatus(pending.txHash, pending.logIndex, "DROPPED", nowMs);
         continue;
       }
       if (pending.amountAtoms < depositAmountAtomsMin) {
-        store.setDepositStatus(pending.txHash, pending.logIndex, "BELOW_MINIMUM", nowMs);
+        await store.setDepositStatus(pending.txHash, pending.logIndex, "BELOW_MINIMUM", nowMs);
         continue;
       }
       due.push(pending);
@@ -210,17 +210,17 @@ export class DepositWatcher {
         }),
       ),
     );
-    results.forEach((result, index) => {
+    for (const [index, result] of results.entries()) {
       const pending = due[index]!;
       if (!result.ok && result.rejection.code !== "DEPOSIT_DUPLICATE") {
         this.#deps.logger.error(
           { txHash: pending.txHash, logIndex: pending.logIndex, rejection: result.rejection },
           "deposit watcher: the engine refused a confirmed deposit; it stays pending",
         );
-        return;
+        continue;
       }
-      store.setDepositStatus(pending.txHash, pending.logIndex, "CREDITED", this.#deps.nowMs());
+      await store.setDepositStatus(pending.txHash, pending.logIndex, "CREDITED", this.#deps.nowMs());
       this.#deps.onCredited?.({ ...pending, status: "CREDITED" }, head);
-    });
+    }
   }
 }

@@ -107,14 +107,15 @@ export class WithdrawalSender {
 
   async #round(): Promise<void> {
     const head = await this.#deps.client.getBlockNumber({ cacheTime: 0 });
-    for (const active of this.#deps.store.activeWithdrawals()) await this.#track(active, head);
+    for (const active of await this.#deps.store.activeWithdrawals()) await this.#track(active, head);
     const approved = await this.#deps.readModels.withdrawals(
       { status: "APPROVED" },
       { page: 1, pageSize: withdrawalsPerRoundMax },
     );
     // Oldest first: the list is newest first.
     for (const withdrawal of [...approved.records].reverse()) {
-      if (this.#deps.store.withdrawal(withdrawal.withdrawalId) === undefined) await this.#send(withdrawal);
+      if ((await this.#deps.store.withdrawal(withdrawal.withdrawalId)) === undefined)
+        await this.#send(withdrawal);
     }
   }
 
@@ -123,7 +124,7 @@ export class WithdrawalSender {
     const units = atomsToUnits(withdrawal.amount, decimals);
     const to = withdrawal.address.toLowerCase() as Address;
     if (units === undefined) {
-      store.saveUnsendable(
+      await store.saveUnsendable(
         withdrawal.withdrawalId,
         to,
         0n,
@@ -152,7 +153,7 @@ export class WithdrawalSender {
         this.#wait(withdrawal.withdrawalId, "the hot wallet holds too little for gas");
         return;
       }
-      store.saveUnsendable(
+      await store.saveUnsendable(
         withdrawal.withdrawalId,
         to,
         units,
@@ -164,7 +165,7 @@ export class WithdrawalSender {
     }
     const fees = await client.estimateFeesPerGas();
     const pendingNonce = await client.getTransactionCount({ address: account.address, blockTag: "pending" });
-    const savedNonce = store.highestNonce(account.address.toLowerCase());
+    const savedNonce = await store.highestNonce(account.address.toLowerCase());
     const nonce = savedNonce === undefined || savedNonce < pendingNonce ? pendingNonce : savedNonce + 1;
     const rawTx = await account.signTransaction({
       type: "eip1559",
@@ -178,7 +179,7 @@ export class WithdrawalSender {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
     const txHash = keccak256(rawTx);
-    const saved = store.saveSigned({
+    const saved = await store.saveSigned({
       withdrawalId: withdrawal.withdrawalId,
       nonce,
       fromAddress: account.address.toLowerCase(),
@@ -195,13 +196,13 @@ export class WithdrawalSender {
       { withdrawalId: withdrawal.withdrawalId, txHash, nonce },
       "withdrawal sender: transaction signed and saved",
     );
-    await this.#broadcast(store.withdrawal(withdrawal.withdrawalId)!);
+    await this.#broadcast((await store.withdrawal(withdrawal.withdrawalId))!);
   }
 
   async #broadcast(withdrawal: ChainWithdrawal): Promise<void> {
     try {
       await this.#deps.client.sendRawTransaction({ serializedTransaction: withdrawal.rawTx as Hex });
-      this.#deps.store.setWithdrawal(withdrawal.withdrawalId, {
+      await this.#deps.store.setWithdrawal(withdrawal.withdrawalId, {
         status: "SENT",
         nowMs: this.#deps.nowMs(),
         broadcasted: true,
@@ -210,7 +211,7 @@ export class WithdrawalSender {
       const message = shortMessage(error);
       // The node has it already: that is a success for us.
       const known = /already known|known transaction|already imported/i.test(message);
-      this.#deps.store.setWithdrawal(withdrawal.withdrawalId, {
+      await this.#deps.store.setWithdrawal(withdrawal.withdrawalId, {
         status: known ? "SENT" : withdrawal.status,
         nowMs: this.#deps.nowMs(),
         lastError: known ? null : `broadcast: ${message}`,
@@ -225,10 +226,10 @@ export class WithdrawalSender {
     const nowMs = this.#deps.nowMs();
     if (receipt !== undefined) {
       if (withdrawal.status === "SIGNED")
-        store.setWithdrawal(withdrawal.withdrawalId, { status: "SENT", nowMs });
+        await store.setWithdrawal(withdrawal.withdrawalId, { status: "SENT", nowMs });
       if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return;
       if (receipt.status === "reverted") {
-        store.setWithdrawal(withdrawal.withdrawalId, {
+        await store.setWithdrawal(withdrawal.withdrawalId, {
           status: "FAILED",
           nowMs,
           blockNumber: receipt.blockNumber,
@@ -251,7 +252,7 @@ export class WithdrawalSender {
         );
         return;
       }
-      store.setWithdrawal(withdrawal.withdrawalId, {
+      await store.setWithdrawal(withdrawal.withdrawalId, {
         status: "COMPLETED",
         nowMs: this.#deps.nowMs(),
         blockNumber: receipt.blockNumber,
@@ -268,7 +269,7 @@ export class WithdrawalSender {
       // The receipt may have landed between the two reads: look once more before giving it up.
       const late = await client.getTransactionReceipt({ hash }).catch(() => undefined);
       if (late !== undefined) return;
-      store.setWithdrawal(withdrawal.withdrawalId, {
+      await store.setWithdrawal(withdrawal.withdrawalId, {
         status: "DROPPED",
         nowMs,
         lastError: `nonce ${withdrawal.nonce} was used by another transaction; this one was never mined`,

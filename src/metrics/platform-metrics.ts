@@ -41,7 +41,8 @@ export interface MetricSources {
   readonly sockets?: Readonly<Record<"gateway" | "public", SocketStats>>;
   readonly legacy?: {
     readonly webhookStats: { readonly attempts: number; readonly failures: number };
-    readonly requestsPending: () => number;
+    /** A database count: asynchronous on every store (a round trip on PostgreSQL). */
+    readonly requestsPending: () => number | Promise<number>;
   };
 }
 
@@ -241,9 +242,9 @@ export class PlatformMetrics {
       name: "predex_legacy_queue_requests",
       help: "Legacy order requests accepted and not yet executed (PENDING).",
       registers,
-      collect() {
+      async collect() {
         const legacy = sources().legacy;
-        if (legacy !== undefined) this.set(legacy.requestsPending());
+        if (legacy !== undefined) this.set(await legacy.requestsPending());
       },
     });
     const webhookCounter = (

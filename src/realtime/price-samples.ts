@@ -2,6 +2,10 @@
 // priceSampleIntervalMs (a minute by default), so /prices-history has a point per option per minute
 // even when nothing trades. Trade prices come from the read models (exchange_price_points); these
 // samples live in their own table, are derived data (not journaled), and are never updated.
+//
+// Every API node runs a sampler on the one database (PostgreSQL): a sample is timed at the START of
+// its interval, not at the tick, so the nodes' samples of one interval have the same (option, time)
+// key and the store keeps the first (an insert of an existing key is a no-op), never one per node.
 
 import type { Logger } from "pino";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
@@ -10,7 +14,12 @@ import { optionPricesAtoms } from "./option-price.js";
 
 export type { PriceSample, PriceSampleStore };
 
-/** Reads every open market's option prices and records them; returns the samples taken. */
+/** The start of the sampling interval `nowMs` falls in: the time every node gives that interval's samples. */
+export function sampleTimeMs(nowMs: number, intervalMs: number): number {
+  return nowMs - (((nowMs % intervalMs) + intervalMs) % intervalMs);
+}
+
+/** Reads every open market's option prices and records them at `nowMs`; returns the samples taken. */
 export async function samplePrices(
   engine: ExchangeEngine,
   store: PriceSampleStore,
@@ -31,7 +40,7 @@ export async function samplePrices(
     }
     return taken;
   });
-  if (samples.length > 0) store.insert(samples);
+  if (samples.length > 0) await store.insert(samples);
   return samples;
 }
 
@@ -43,7 +52,8 @@ export function startPriceSampler(options: {
   logger: Logger;
 }): { stop(): void } {
   const timer = setInterval(() => {
-    samplePrices(options.engine, options.store, options.nowMs()).catch((error: unknown) =>
+    const timeMs = sampleTimeMs(options.nowMs(), options.intervalMs);
+    samplePrices(options.engine, options.store, timeMs).catch((error: unknown) =>
       options.logger.warn({ err: error }, "price sampling failed"),
     );
   }, options.intervalMs);

@@ -2,7 +2,8 @@
 // deposit transfer it has seen (pending until its confirmations, then credited; a reorganised one
 // dropped), and every on-chain withdrawal with its signed transaction, saved before it is broadcast
 // so that a restart sends the same transaction again and never a second one. The chain service and
-// the surfaces use this port; src/store/sqlite/chain-store.ts implements it.
+// the surfaces use this port; src/store/sqlite/chain-store.ts and src/store/postgres/chain-store.ts
+// implement it. Every method is async: on PostgreSQL each is a round trip.
 
 /**
  * PENDING: seen, not yet confirmed. CREDITED: credited through the engine. DROPPED: its block left
@@ -70,23 +71,28 @@ export const pendingDepositsMax = 10_000;
 export const userPendingDepositsShownMax = 100;
 
 export interface ChainStore {
-  cursor(name: string): bigint | undefined;
-  setCursor(name: string, blockNumber: bigint, nowMs: number): void;
+  cursor(name: string): Promise<bigint | undefined>;
+  setCursor(name: string, blockNumber: bigint, nowMs: number): Promise<void>;
   /**
    * Records a transfer seen in a block. A new one is PENDING; one seen before in another block
    * (a reorganisation moved it) takes the new block and is PENDING again; a credited one is kept.
    * Returns the deposit as it now is.
    */
-  recordSeen(seen: Omit<ChainDeposit, "status" | "updatedAtMs">): ChainDeposit;
-  setDepositStatus(txHash: string, logIndex: number, status: ChainDepositStatus, nowMs: number): void;
-  deposit(txHash: string, logIndex: number): ChainDeposit | undefined;
+  recordSeen(seen: Omit<ChainDeposit, "status" | "updatedAtMs">): Promise<ChainDeposit>;
+  setDepositStatus(
+    txHash: string,
+    logIndex: number,
+    status: ChainDepositStatus,
+    nowMs: number,
+  ): Promise<void>;
+  deposit(txHash: string, logIndex: number): Promise<ChainDeposit | undefined>;
   /** Oldest block first, at most pendingDepositsMax. */
-  pendingDeposits(): ChainDeposit[];
+  pendingDeposits(): Promise<ChainDeposit[]>;
   /** The user's deposits seen but not credited (pending or below the minimum), newest first. */
-  uncreditedOf(userId: number, limit: number): { total: number; records: ChainDeposit[] };
-  deposits(status: ChainDepositStatus | undefined, limit: number, offset: number): ChainDeposit[];
+  uncreditedOf(userId: number, limit: number): Promise<{ total: number; records: ChainDeposit[] }>;
+  deposits(status: ChainDepositStatus | undefined, limit: number, offset: number): Promise<ChainDeposit[]>;
 
-  withdrawal(withdrawalId: number): ChainWithdrawal | undefined;
+  withdrawal(withdrawalId: number): Promise<ChainWithdrawal | undefined>;
   /**
    * Saves a signed transaction before it is broadcast; false when the withdrawal already has a
    * row (sent before, or held by the operator), so it is never signed twice.
@@ -100,7 +106,7 @@ export interface ChainStore {
     rawTx: string;
     txHash: string;
     nowMs: number;
-  }): boolean;
+  }): Promise<boolean>;
   /** A withdrawal that cannot be sent (it would revert, or its amount cannot be carried): to the operator. */
   saveUnsendable(
     withdrawalId: number,
@@ -108,18 +114,22 @@ export interface ChainStore {
     units: bigint,
     error: string,
     nowMs: number,
-  ): boolean;
-  setWithdrawal(withdrawalId: number, change: ChainWithdrawalChange): void;
+  ): Promise<boolean>;
+  setWithdrawal(withdrawalId: number, change: ChainWithdrawalChange): Promise<void>;
   /**
    * The operator takes a withdrawal over (to reject or complete it by hand): allowed when nothing
    * was sent, or what was sent failed or was dropped. Returns the row that forbids it, if any.
    */
-  hold(withdrawalId: number, toAddress: string, nowMs: number): ChainWithdrawal | undefined;
+  hold(withdrawalId: number, toAddress: string, nowMs: number): Promise<ChainWithdrawal | undefined>;
   /** Forgets a held, failed or dropped withdrawal, so it is sent afresh (or held again) later. */
-  release(withdrawalId: number): void;
-  activeWithdrawals(): ChainWithdrawal[];
-  highestNonce(fromAddress: string): number | undefined;
-  withdrawals(status: ChainWithdrawalStatus | undefined, limit: number, offset: number): ChainWithdrawal[];
+  release(withdrawalId: number): Promise<void>;
+  activeWithdrawals(): Promise<ChainWithdrawal[]>;
+  highestNonce(fromAddress: string): Promise<number | undefined>;
+  withdrawals(
+    status: ChainWithdrawalStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<ChainWithdrawal[]>;
 }
 
 /** A withdrawal's new status, with what came with it (a hash, a block, an error, one more broadcast). */

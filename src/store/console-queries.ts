@@ -68,9 +68,9 @@ export interface DepositListRow {
 
 export interface ConsoleQueries {
   /** The newest trades of an option's outcome, newest first, priced in that option's terms. */
-  recentTrades(optionId: number, limit: number): PublicTradeRow[];
-  partners(page: PageRequest): Page<PartnerListRow>;
-  users(filter: UserListFilter, page: PageRequest, nowMs: number): Page<UserListRow>;
-  markets(filter: MarketListFilterAdmin, page: PageRequest): Page<MarketListRow>;
-  deposits(filter: { userId?: number | undefined }, page: PageRequest): Page<DepositListRow>;
+  recentTrades(optionId: number, limit: number): Promise<PublicTradeRow[]>;
+  partners(page: PageRequest): Promise<Page<PartnerListRow>>;
+  users(filter: UserListFilter, page: PageRequest, nowMs: number): Promise<Page<UserListRow>>;
+  markets(filter: MarketListFilterAdmin, page: PageRequest): Promise<Page<MarketListRow>>;
+  deposits(filter: { userId?: number | undefined }, page: PageRequest): Promise<Page<DepositListRow>>;
 }

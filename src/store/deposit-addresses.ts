@@ -11,11 +11,11 @@ export interface IssuedDepositAddress {
 /** Where issued addresses are remembered, so the chain watcher can credit by address. */
 export interface DepositAddressStore {
   /** Records the pair under the key it was derived from; the same pair again is a no-op. */
-  remember(userId: number, address: string, keyId: string, nowMs: number): void;
+  remember(userId: number, address: string, keyId: string, nowMs: number): Promise<void>;
   /** The address issued to the user under this key, lower case. */
-  addressOf(userId: number, keyId: string): string | undefined;
+  addressOf(userId: number, keyId: string): Promise<string | undefined>;
   /** The user an issued address belongs to (under any key, old ones included); `address` is lower case. */
-  userIdOf(address: string): number | undefined;
+  userIdOf(address: string): Promise<number | undefined>;
   /** Every address issued under this key. */
-  issuedUnder(keyId: string): IssuedDepositAddress[];
+  issuedUnder(keyId: string): Promise<IssuedDepositAddress[]>;
 }

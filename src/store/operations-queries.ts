@@ -2,7 +2,7 @@
 
 export interface OperationsQueries {
   /** Throws when the database cannot answer (closed, unreadable). */
-  ping(): void;
+  ping(): Promise<void>;
   /** Legacy order requests still PENDING (the partial index legacy_requests_pending serves it). */
-  legacyRequestsPending(): number;
+  legacyRequestsPending(): Promise<number>;
 }

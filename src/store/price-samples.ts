@@ -9,7 +9,7 @@ export interface PriceSample {
 }
 
 export interface PriceSampleStore {
-  insert(samples: readonly PriceSample[]): void;
+  insert(samples: readonly PriceSample[]): Promise<void>;
   /** Oldest first, within [fromMs, toMs], at most `limit`. */
-  range(optionId: number, fromMs: number, toMs: number, limit: number): PriceSample[];
+  range(optionId: number, fromMs: number, toMs: number, limit: number): Promise<PriceSample[]>;
 }

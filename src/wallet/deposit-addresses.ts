@@ -30,7 +30,9 @@ export class DepositAddresses {
   readonly #store: DepositAddressStore;
   /** Identifies the account key: the hash160 of its public key, hex. */
   readonly keyId: string;
-  #watched: IssuedDepositAddress[] | undefined;
+  /** Read once from the store, then kept up to date by this object's own issues. */
+  #watched: Promise<IssuedDepositAddress[]> | undefined;
+  readonly #watchedAddresses = new Set<string>();
   readonly #issuedListeners = new Set<(issued: IssuedDepositAddress) => void>();
 
   /** `accountKey`: the account-level key of m/44'/60'/0'; only its public part is kept. */
@@ -47,12 +49,14 @@ export class DepositAddresses {
   }
 
   /** The user's address (EIP-55 checksummed), remembered on first issue. */
-  addressOf(userId: number, nowMs: number): string {
+  async addressOf(userId: number, nowMs: number): Promise<string> {
     const address = this.derive(userId);
-    if (this.#store.addressOf(userId, this.keyId) !== undefined) return address;
+    if ((await this.#store.addressOf(userId, this.keyId)) !== undefined) return address;
     const lower = address.toLowerCase();
-    this.#store.remember(userId, lower, this.keyId, nowMs);
-    this.#watched?.push({ address: lower, userId });
+    await this.#store.remember(userId, lower, this.keyId, nowMs);
+    // A list being read may or may not hold the new row: add it once it is read, unless it is there.
+    const watched = await this.#watched?.catch(() => undefined);
+    if (watched !== undefined) this.#addWatched(watched, { address: lower, userId });
     for (const listener of this.#issuedListeners) listener({ address: lower, userId });
     return address;
   }
@@ -69,15 +73,31 @@ export class DepositAddresses {
   }
 
   /** The owner of an address this platform has issued; undefined for any other address. */
-  userIdOf(address: string): number | undefined {
+  async userIdOf(address: string): Promise<number | undefined> {
     if (!evmAddressPattern.test(address)) return undefined;
     return this.#store.userIdOf(address.toLowerCase());
   }
 
   /** The addresses the chain watcher watches: every one issued under the current key. */
-  watched(): readonly IssuedDepositAddress[] {
-    this.#watched ??= this.#store.issuedUnder(this.keyId);
+  watched(): Promise<readonly IssuedDepositAddress[]> {
+    if (this.#watched === undefined) {
+      const loading = this.#store.issuedUnder(this.keyId).then((issued) => {
+        for (const one of issued) this.#watchedAddresses.add(one.address);
+        return issued;
+      });
+      // A failed read is read again next time, not remembered.
+      loading.catch(() => {
+        if (this.#watched === loading) this.#watched = undefined;
+      });
+      this.#watched = loading;
+    }
     return this.#watched;
+  }
+
+  #addWatched(watched: IssuedDepositAddress[], issued: IssuedDepositAddress): void {
+    if (this.#watchedAddresses.has(issued.address)) return;
+    this.#watchedAddresses.add(issued.address);
+    watched.push(issued);
   }
 
   /** Calls `listener` for each address issued from now on; returns the unsubscribe. */

@@ -214,11 +214,12 @@ describe("the deposit watcher", () => {
     // Replays: the watcher reads every block again from the start; a crash between crediting and
     // marking is simulated by marking a credited deposit pending again.
     const wallet = chain.platform.chainWallet!;
-    wallet.store.setCursor("deposits", 0n, Date.now());
-    wallet.store.setDepositStatus(txHash.toLowerCase(), 0, "PENDING", Date.now());
+    await wallet.store.setCursor("deposits", 0n, Date.now());
+    await wallet.store.setDepositStatus(txHash.toLowerCase(), 0, "PENDING", Date.now());
     await devnet.mine(1);
     await eventually(
-      async () => (wallet.store.deposit(txHash.toLowerCase(), 0)?.status === "CREDITED" ? true : undefined),
+      async () =>
+        (await wallet.store.deposit(txHash.toLowerCase(), 0))?.status === "CREDITED" ? true : undefined,
       "the replayed deposit marked credited",
     );
     await settle();

@@ -26,30 +26,32 @@ function addresses(xpub = hardhatAccountXpub, db = openDatabase({ path: ":memory
 }
 
 describe("deposit addresses", () => {
-  it("are the xpub's child 0/N, the address a wallet with the mnemonic shows as account N", () => {
+  it("are the xpub's child 0/N, the address a wallet with the mnemonic shows as account N", async () => {
     const wallet = addresses();
-    assert.equal(wallet.addressOf(1, nowMs), "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
-    assert.equal(wallet.addressOf(2, nowMs), "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+    assert.equal(await wallet.addressOf(1, nowMs), "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    assert.equal(await wallet.addressOf(2, nowMs), "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
     for (const userId of [3, 17, 1_000, 65_537]) {
       assert.equal(
-        wallet.addressOf(userId, nowMs),
+        await wallet.addressOf(userId, nowMs),
         mnemonicToAccount(hardhatMnemonic, { addressIndex: userId }).address,
       );
     }
   });
 
-  it("are 0x and 40 hex digits, checksummed, the same for a user every time and across instances", () => {
+  it("are 0x and 40 hex digits, checksummed, the same for a user every time and across instances", async () => {
     const db = openDatabase({ path: ":memory:" });
-    const first = addresses(hardhatAccountXpub, db).addressOf(42, nowMs);
+    const first = await addresses(hardhatAccountXpub, db).addressOf(42, nowMs);
     assert.ok(evmAddressPattern.test(first));
     assert.notEqual(first, first.toLowerCase());
-    assert.equal(addresses(hardhatAccountXpub, db).addressOf(42, nowMs + 1), first);
-    assert.equal(addresses().addressOf(42, nowMs), first);
+    assert.equal(await addresses(hardhatAccountXpub, db).addressOf(42, nowMs + 1), first);
+    assert.equal(await addresses().addressOf(42, nowMs), first);
   });
 
-  it("differ between users and between account keys", () => {
+  it("differ between users and between account keys", async () => {
     const wallet = addresses();
-    const seen = new Set(Array.from({ length: 300 }, (_, index) => wallet.addressOf(index + 1, nowMs)));
+    const seen = new Set(
+      await Promise.all(Array.from({ length: 300 }, (_, index) => wallet.addressOf(index + 1, nowMs))),
+    );
     assert.equal(seen.size, 300);
     const otherXpub = accountKeyOf(
       "legal winner thank year wave sausage worth useful legal winner thank yellow",
@@ -58,23 +60,23 @@ describe("deposit addresses", () => {
       otherXpub,
       createSqliteDepositAddressStore(openDatabase({ path: ":memory:" })),
     );
-    assert.notEqual(other.addressOf(42, nowMs), wallet.addressOf(42, nowMs));
+    assert.notEqual(await other.addressOf(42, nowMs), await wallet.addressOf(42, nowMs));
   });
 
-  it("map back to their user once issued, in any letter case, and are watched; others are not", () => {
+  it("map back to their user once issued, in any letter case, and are watched; others are not", async () => {
     const wallet = addresses();
-    const issued = wallet.addressOf(7, nowMs);
-    assert.equal(wallet.userIdOf(issued), 7);
-    assert.equal(wallet.userIdOf(issued.toLowerCase()), 7);
-    assert.equal(wallet.userIdOf(`0x${issued.slice(2).toUpperCase()}`), 7);
-    assert.equal(wallet.userIdOf(`0x${"0".repeat(40)}`), undefined);
-    assert.equal(wallet.userIdOf("0x1234"), undefined);
-    assert.deepEqual(wallet.watched(), [{ address: issued.toLowerCase(), userId: 7 }]);
+    const issued = await wallet.addressOf(7, nowMs);
+    assert.equal(await wallet.userIdOf(issued), 7);
+    assert.equal(await wallet.userIdOf(issued.toLowerCase()), 7);
+    assert.equal(await wallet.userIdOf(`0x${issued.slice(2).toUpperCase()}`), 7);
+    assert.equal(await wallet.userIdOf(`0x${"0".repeat(40)}`), undefined);
+    assert.equal(await wallet.userIdOf("0x1234"), undefined);
+    assert.deepEqual(await wallet.watched(), [{ address: issued.toLowerCase(), userId: 7 }]);
     // Derived but never shown to anyone: nothing maps it to a user.
-    assert.equal(wallet.userIdOf(wallet.derive(8)), undefined);
+    assert.equal(await wallet.userIdOf(wallet.derive(8)), undefined);
   });
 
-  it("still name the user of an address issued before the account key (the old HMAC table)", () => {
+  it("still name the user of an address issued before the account key (the old HMAC table)", async () => {
     const db = openDatabase({ path: ":memory:" });
     const wallet = addresses(hardhatAccountXpub, db);
     db.prepare("INSERT INTO wallet_deposit_addresses (address, user_id, issued_at_ms) VALUES (?, ?, ?)").run(
@@ -82,9 +84,9 @@ describe("deposit addresses", () => {
       9,
       nowMs,
     );
-    assert.equal(wallet.userIdOf(`0x${"AB".repeat(20)}`), 9);
-    assert.notEqual(wallet.addressOf(9, nowMs).toLowerCase(), `0x${"ab".repeat(20)}`);
-    assert.deepEqual(wallet.watched(), [{ address: wallet.derive(9).toLowerCase(), userId: 9 }]);
+    assert.equal(await wallet.userIdOf(`0x${"AB".repeat(20)}`), 9);
+    assert.notEqual((await wallet.addressOf(9, nowMs)).toLowerCase(), `0x${"ab".repeat(20)}`);
+    assert.deepEqual(await wallet.watched(), [{ address: wallet.derive(9).toLowerCase(), userId: 9 }]);
   });
 
   it("come from a demo mnemonic kept in the data dir when no xpub is given", () => {

@@ -213,10 +213,10 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
   }
 
   return {
-    cursor(name: string): bigint | undefined {
+    async cursor(name: string): Promise<bigint | undefined> {
       return getCursor.get(name);
     },
-    setCursor(name: string, blockNumber: bigint, nowMs: number): void {
+    async setCursor(name: string, blockNumber: bigint, nowMs: number): Promise<void> {
       putCursor.run(name, blockNumber, nowMs);
     },
 
@@ -225,7 +225,7 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
      * (a reorganisation moved it) takes the new block and is PENDING again; a credited one is kept.
      * Returns the deposit as it now is.
      */
-    recordSeen(seen: Omit<ChainDeposit, "status" | "updatedAtMs">): ChainDeposit {
+    async recordSeen(seen: Omit<ChainDeposit, "status" | "updatedAtMs">): Promise<ChainDeposit> {
       const row = getDeposit.get(seen.txHash, seen.logIndex);
       if (row === undefined) {
         insertDeposit.run(
@@ -246,31 +246,40 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
       }
       return depositOf(getDeposit.get(seen.txHash, seen.logIndex)!);
     },
-    setDepositStatus(txHash: string, logIndex: number, status: ChainDepositStatus, nowMs: number): void {
+    async setDepositStatus(
+      txHash: string,
+      logIndex: number,
+      status: ChainDepositStatus,
+      nowMs: number,
+    ): Promise<void> {
       setDepositStatus.run(status, nowMs, txHash, logIndex);
     },
-    deposit(txHash: string, logIndex: number): ChainDeposit | undefined {
+    async deposit(txHash: string, logIndex: number): Promise<ChainDeposit | undefined> {
       const row = getDeposit.get(txHash, logIndex);
       return row === undefined ? undefined : depositOf(row);
     },
     /** Oldest block first. */
-    pendingDeposits(): ChainDeposit[] {
+    async pendingDeposits(): Promise<ChainDeposit[]> {
       return pendingDeposits.all(pendingDepositsMax).map(depositOf);
     },
     /** The user's deposits seen but not credited (pending or below the minimum), newest first. */
-    uncreditedOf(userId: number, limit: number): { total: number; records: ChainDeposit[] } {
+    async uncreditedOf(userId: number, limit: number): Promise<{ total: number; records: ChainDeposit[] }> {
       return {
         total: Number(countUserUncredited.get(userId) ?? 0n),
         records: userUncredited.all(userId, limit).map(depositOf),
       };
     },
-    deposits(status: ChainDepositStatus | undefined, limit: number, offset: number): ChainDeposit[] {
+    async deposits(
+      status: ChainDepositStatus | undefined,
+      limit: number,
+      offset: number,
+    ): Promise<ChainDeposit[]> {
       const rows =
         status === undefined ? allDeposits.all(limit, offset) : depositsByStatus.all(status, limit, offset);
       return rows.map(depositOf);
     },
 
-    withdrawal(withdrawalId: number): ChainWithdrawal | undefined {
+    async withdrawal(withdrawalId: number): Promise<ChainWithdrawal | undefined> {
       const row = getWithdrawal.get(withdrawalId);
       return row === undefined ? undefined : withdrawalOf(row);
     },
@@ -278,7 +287,7 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
      * Saves a signed transaction before it is broadcast; false when the withdrawal already has a
      * row (sent before, or held by the operator), so it is never signed twice.
      */
-    saveSigned(signed: {
+    async saveSigned(signed: {
       withdrawalId: number;
       nonce: number;
       fromAddress: string;
@@ -287,7 +296,7 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
       rawTx: string;
       txHash: string;
       nowMs: number;
-    }): boolean {
+    }): Promise<boolean> {
       const result = insertWithdrawal.run({
         ...signed,
         status: "SIGNED",
@@ -297,13 +306,13 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
       return result.changes === 1;
     },
     /** A withdrawal that cannot be sent (it would revert, or its amount cannot be carried): to the operator. */
-    saveUnsendable(
+    async saveUnsendable(
       withdrawalId: number,
       toAddress: string,
       units: bigint,
       error: string,
       nowMs: number,
-    ): boolean {
+    ): Promise<boolean> {
       return (
         insertWithdrawal.run({
           withdrawalId,
@@ -319,25 +328,31 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
         }).changes === 1
       );
     },
-    setWithdrawal,
+    async setWithdrawal(withdrawalId: number, change: ChainWithdrawalChange): Promise<void> {
+      setWithdrawal(withdrawalId, change);
+    },
     /**
      * The operator takes a withdrawal over (to reject or complete it by hand): allowed when nothing
      * was sent, or what was sent failed or was dropped. Returns the row that forbids it, if any.
      */
-    hold(withdrawalId: number, toAddress: string, nowMs: number): ChainWithdrawal | undefined {
+    async hold(withdrawalId: number, toAddress: string, nowMs: number): Promise<ChainWithdrawal | undefined> {
       return hold(withdrawalId, toAddress, nowMs);
     },
     /** Forgets a held, failed or dropped withdrawal, so it is sent afresh (or held again) later. */
-    release(withdrawalId: number): void {
+    async release(withdrawalId: number): Promise<void> {
       deleteWithdrawal.run(withdrawalId);
     },
-    activeWithdrawals(): ChainWithdrawal[] {
+    async activeWithdrawals(): Promise<ChainWithdrawal[]> {
       return activeWithdrawals.all().map(withdrawalOf);
     },
-    highestNonce(fromAddress: string): number | undefined {
+    async highestNonce(fromAddress: string): Promise<number | undefined> {
       return highestNonce.get(fromAddress) ?? undefined;
     },
-    withdrawals(status: ChainWithdrawalStatus | undefined, limit: number, offset: number): ChainWithdrawal[] {
+    async withdrawals(
+      status: ChainWithdrawalStatus | undefined,
+      limit: number,
+      offset: number,
+    ): Promise<ChainWithdrawal[]> {
       const rows =
         status === undefined
           ? allWithdrawals.all(limit, offset)

@@ -49,7 +49,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
   };
 
   return {
-    recentTrades(optionId, limit) {
+    async recentTrades(optionId, limit) {
       const rows = recentTrades.all(optionId, limit) as {
         trade_id: bigint;
         price: bigint;
@@ -71,7 +71,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
       });
     },
 
-    partners(page) {
+    async partners(page) {
       const total = partnerCount.get() as number;
       const rows = partnerPage.all(...limitAndOffset(page)) as {
         partner_id: number;
@@ -96,7 +96,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
       };
     },
 
-    users(filter, page, nowMs) {
+    async users(filter, page, nowMs) {
       const conditions: string[] = [];
       const params: (string | number)[] = [];
       if (filter.partnerId !== undefined) {
@@ -147,7 +147,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
       };
     },
 
-    markets(filter, page) {
+    async markets(filter, page) {
       const conditions: string[] = [];
       const params: (string | number)[] = [];
       if (filter.status !== undefined) {
@@ -195,7 +195,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
       };
     },
 
-    deposits(filter, page) {
+    async deposits(filter, page) {
       const params = filter.userId === undefined ? [] : [filter.userId];
       const where = depositWhere(filter.userId);
       const total = statement(`SELECT count(*) FROM exchange_deposits WHERE ${where}`)

@@ -45,16 +45,16 @@ export function createSqliteDepositAddressStore(db: SqliteDatabase): DepositAddr
     "SELECT address, user_id AS userId FROM wallet_hd_deposit_addresses WHERE key_id = ? ORDER BY user_id",
   );
   return {
-    remember(userId, address, keyId, nowMs) {
+    async remember(userId, address, keyId, nowMs) {
       insert.run(address, userId, keyId, nowMs);
     },
-    addressOf(userId, keyId) {
+    async addressOf(userId, keyId) {
       return byUser.get(userId, keyId);
     },
-    userIdOf(address) {
+    async userIdOf(address) {
       return byAddress.get(address) ?? byRetiredAddress.get(address);
     },
-    issuedUnder(keyId): IssuedDepositAddress[] {
+    async issuedUnder(keyId): Promise<IssuedDepositAddress[]> {
       return underKey.all(keyId);
     },
   };

@@ -10,10 +10,10 @@ export function createSqliteOperationsQueries(db: SqliteDatabase): OperationsQue
   const ping = db.prepare("SELECT 1");
   let pending: ReturnType<typeof preparePendingCount> | undefined;
   return {
-    ping() {
+    async ping() {
       ping.get();
     },
-    legacyRequestsPending() {
+    async legacyRequestsPending() {
       // Prepared on first use: the legacy tables exist once the legacy listener has been built.
       pending ??= preparePendingCount(db);
       return pending.get()?.count ?? 0;

@@ -16,7 +16,9 @@ const migrations = [
 export function openPriceSampleStore(db: SqliteDatabase): PriceSampleStore {
   applyMigrations(db, "realtime-price-samples", migrations);
   const insert = db.prepare(
-    "INSERT OR REPLACE INTO realtime_price_samples (option_id, time_ms, price) VALUES (?, ?, ?)",
+    // A sample of an (option, time) already there is kept: every node's sampler times an interval's
+    // samples alike (src/realtime/price-samples.ts), and the first one stands.
+    "INSERT INTO realtime_price_samples (option_id, time_ms, price) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
   );
   const insertAll = db.transaction((samples: readonly PriceSample[]) => {
     for (const sample of samples) insert.run(sample.optionId, sample.timeMs, sample.priceAtoms);
@@ -25,8 +27,10 @@ export function openPriceSampleStore(db: SqliteDatabase): PriceSampleStore {
     "SELECT time_ms, price FROM realtime_price_samples WHERE option_id = ? AND time_ms BETWEEN ? AND ? ORDER BY time_ms LIMIT ?",
   );
   return {
-    insert: (samples) => insertAll(samples),
-    range: (optionId, fromMs, toMs, limit) =>
+    insert: async (samples) => {
+      insertAll(samples);
+    },
+    range: async (optionId, fromMs, toMs, limit) =>
       range
         .all(optionId, fromMs, toMs, limit)
         .map((row) => ({ optionId, timeMs: row.time_ms, priceAtoms: row.price })),

@@ -133,7 +133,7 @@ export default defineRoutes((app, deps) => {
       const common = {
         depositXpub: deps.depositAddresses.accountXpub,
         demoDepositKey: deps.config.chain.depositXpub === undefined,
-        watchedAddresses: deps.depositAddresses.watched().length,
+        watchedAddresses: (await deps.depositAddresses.watched()).length,
       };
       if (chain === undefined) {
         return ok({
@@ -177,7 +177,7 @@ export default defineRoutes((app, deps) => {
         decimals: chain.decimals,
         confirmations: chain.confirmations,
         head: chain.watcher.head?.toString() ?? null,
-        cursor: chain.store.cursor(depositCursorName)?.toString() ?? null,
+        cursor: (await chain.store.cursor(depositCursorName))?.toString() ?? null,
         withdrawals: chain.sender === undefined ? "export" : "hot-wallet",
         hotWallet,
       });
@@ -206,7 +206,7 @@ export default defineRoutes((app, deps) => {
       }
       const { page: pageNumber, pageSize } = page.value;
       const { limit, offset } = pageWindow({ page: pageNumber, pageSize });
-      const records = chain.store.deposits(status, limit, offset);
+      const records = await chain.store.deposits(status, limit, offset);
       return ok({ records: records.map(chainDepositView) });
     },
   );
@@ -243,10 +243,12 @@ export default defineRoutes((app, deps) => {
         { page: 1, pageSize: exportWithdrawalsMax },
       );
       // Oldest first, so nonces follow the order the withdrawals were asked for.
-      const open = [...approved.records].reverse().filter((withdrawal) => {
-        const sent = chain.store.withdrawal(withdrawal.withdrawalId);
-        return sent === undefined || sent.status === "FAILED" || sent.status === "DROPPED";
-      });
+      const open: typeof approved.records = [];
+      for (const withdrawal of [...approved.records].reverse()) {
+        const sent = await chain.store.withdrawal(withdrawal.withdrawalId);
+        if (sent === undefined || sent.status === "FAILED" || sent.status === "DROPPED")
+          open.push(withdrawal);
+      }
       const { unsignedWithdrawals } = await import("../../../chain/unsigned-withdrawals.js");
       const records = await unsignedWithdrawals(chain, open, query.from as `0x${string}` | undefined);
       return ok({ records });
@@ -271,7 +273,7 @@ export default defineRoutes((app, deps) => {
         withdrawalId === undefined ? undefined : await deps.exchangeReadModels.withdrawalById(withdrawalId);
       if (withdrawal === undefined) return sendRejection(reply, reject("WITHDRAWAL_NOT_FOUND"));
       if (withdrawal.status !== "APPROVED") return sendRejection(reply, reject("WITHDRAWAL_NOT_APPROVED"));
-      const sent = chain.store.withdrawal(withdrawal.withdrawalId);
+      const sent = await chain.store.withdrawal(withdrawal.withdrawalId);
       if (
         sent === undefined ||
         (sent.status !== "FAILED" && sent.status !== "DROPPED" && sent.status !== "HELD")
@@ -285,8 +287,8 @@ export default defineRoutes((app, deps) => {
       }
       // The old transaction can no longer be mined (reverted and confirmed, or its nonce taken),
       // so a new one cannot pay twice. The sender picks it up on its next round.
-      chain.store.release(withdrawal.withdrawalId);
-      return ok(adminWithdrawalView(deps, withdrawal));
+      await chain.store.release(withdrawal.withdrawalId);
+      return ok(await adminWithdrawalView(deps, withdrawal));
     },
   );
 });

@@ -37,7 +37,7 @@ export default defineRoutes((app, deps) => {
         userId = parseId(request.query.userId);
         if (userId === undefined) return sendRejection(reply, reject("USER_NOT_FOUND"));
       }
-      const found = queries.deposits({ userId }, page.value);
+      const found = await queries.deposits({ userId }, page.value);
       return ok({
         ...pageFields(page.value, found.total),
         records: found.records.map((deposit) => ({

@@ -63,7 +63,9 @@ export default defineRoutes((app, deps) => {
         return sendRejection(reply, reject("INVALID_INPUT", "exactly one of userId and address is required"));
       }
       const userId =
-        body.address === undefined ? parseId(body.userId!) : deps.depositAddresses.userIdOf(body.address);
+        body.address === undefined
+          ? parseId(body.userId!)
+          : await deps.depositAddresses.userIdOf(body.address);
       if (userId === undefined && body.address !== undefined) {
         return sendRejection(reply, reject("USER_NOT_FOUND", "Deposit address not found"));
       }

@@ -45,7 +45,7 @@ export default defineRoutes((app, deps) => {
       const engine = deps.engine.phase;
       let database: "ok" | "unreachable" = "ok";
       try {
-        deps.operations.ping();
+        await deps.operations.ping();
       } catch {
         database = "unreachable";
       }

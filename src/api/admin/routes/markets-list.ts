@@ -76,7 +76,7 @@ export default defineRoutes((app, deps) => {
       const status = request.query.status === "" ? undefined : request.query.status;
       if (status !== undefined && !knownStatuses.has(status))
         return sendServiceError(reply, badRequest(`status must be one of ${marketStatuses.join(", ")}`));
-      const found = queries.markets({ status, keyword: request.query.keyword }, page.value);
+      const found = await queries.markets({ status, keyword: request.query.keyword }, page.value);
       const records = [];
       for (const market of found.records) {
         records.push({

@@ -36,7 +36,7 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const page = resolvePage(request.query.page, request.query.pageSize);
       if (!page.ok) return sendServiceError(reply, page.error);
-      const found = queries.partners(page.value);
+      const found = await queries.partners(page.value);
       return ok({
         ...pageFields(page.value, found.total),
         records: found.records.map((partner) => ({

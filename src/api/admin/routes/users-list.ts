@@ -50,7 +50,11 @@ export default defineRoutes((app, deps) => {
       // An id that names no partner finds nobody, as an unknown one does.
       const partnerId =
         merchantId === undefined || merchantId === "" ? undefined : (parseId(merchantId) ?? -1);
-      const found = queries.users({ keyword: request.query.keyword, partnerId }, page.value, deps.nowMs());
+      const found = await queries.users(
+        { keyword: request.query.keyword, partnerId },
+        page.value,
+        deps.nowMs(),
+      );
       const balances = await deps.engine.read((state) =>
         found.records.map((user) => balanceOf(state, user.userId)),
       );

@@ -106,7 +106,7 @@ export default defineRoutes((app, deps) => {
       );
       return ok({
         count: found.total,
-        records: found.records.map((withdrawal) => adminWithdrawalView(deps, withdrawal)),
+        records: await Promise.all(found.records.map((withdrawal) => adminWithdrawalView(deps, withdrawal))),
       });
     },
   );
@@ -147,7 +147,7 @@ export default defineRoutes((app, deps) => {
         }
         const handOperated = chain !== undefined && existing !== undefined && action !== "approve";
         if (handOperated) {
-          const inFlight = chain.hold(withdrawalId, existing.address.toLowerCase(), deps.nowMs());
+          const inFlight = await chain.hold(withdrawalId, existing.address.toLowerCase(), deps.nowMs());
           if (inFlight !== undefined) {
             return sendRejection(
               reply,
@@ -160,11 +160,11 @@ export default defineRoutes((app, deps) => {
         }
         const result = await deps.engine.submit({ type: command, withdrawalId } satisfies ExchangeCommand);
         if (!result.ok) {
-          if (handOperated) chain.release(withdrawalId);
+          if (handOperated) await chain.release(withdrawalId);
           return sendRejection(reply, result.rejection);
         }
         if (handOperated && action === "complete") {
-          chain.setWithdrawal(withdrawalId, {
+          await chain.setWithdrawal(withdrawalId, {
             status: "COMPLETED",
             nowMs: deps.nowMs(),
             ...(typeof txHash === "string" ? { txHash: txHash.toLowerCase() } : {}),
@@ -183,9 +183,9 @@ async function adminView(deps: PlatformDeps, withdrawalId: number) {
   return adminWithdrawalView(deps, withdrawal);
 }
 
-export function adminWithdrawalView(deps: PlatformDeps, withdrawal: WithdrawalRecord) {
+export async function adminWithdrawalView(deps: PlatformDeps, withdrawal: WithdrawalRecord) {
   const chain = deps.chainWallet;
-  const sent = chain?.store.withdrawal(withdrawal.withdrawalId);
+  const sent = await chain?.store.withdrawal(withdrawal.withdrawalId);
   const waiting = chain?.sender?.waiting().get(withdrawal.withdrawalId);
   const chainView =
     sent !== undefined

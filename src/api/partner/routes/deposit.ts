@@ -28,7 +28,7 @@ export default defineRoutes((app, deps) => {
     async (request) =>
       ok({
         coinId: walletCoinId,
-        address: deps.depositAddresses.addressOf(request.user.userId, deps.nowMs()),
+        address: await deps.depositAddresses.addressOf(request.user.userId, deps.nowMs()),
         network: depositNetwork,
       }),
   );
@@ -55,7 +55,7 @@ export default defineRoutes((app, deps) => {
       const uncredited =
         chain === undefined
           ? { total: 0, records: [] }
-          : chain.store.uncreditedOf(userId, userPendingDepositsShownMax);
+          : await chain.store.uncreditedOf(userId, userPendingDepositsShownMax);
       const shown = Math.min(uncredited.total, uncredited.records.length);
       const { page: pageNumber, pageSize } = page.value;
       const offset = (pageNumber - 1) * pageSize;

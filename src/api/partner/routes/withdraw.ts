@@ -106,10 +106,12 @@ export default defineRoutes((app, deps) => {
       const found = await deps.exchangeReadModels.withdrawals({ userId: request.user.userId }, page.value);
       return ok({
         count: found.total,
-        records: found.records.map((withdrawal) => ({
-          ...withdrawalView(withdrawal),
-          txHash: paidTxHash(deps.chainWallet?.store.withdrawal(withdrawal.withdrawalId)),
-        })),
+        records: await Promise.all(
+          found.records.map(async (withdrawal) => ({
+            ...withdrawalView(withdrawal),
+            txHash: paidTxHash(await deps.chainWallet?.store.withdrawal(withdrawal.withdrawalId)),
+          })),
+        ),
       });
     },
   );

@@ -151,7 +151,7 @@ export default defineRoutes((app, deps) => {
       const option =
         wanted === undefined ? options[0] : options.find((each) => String(each.optionId) === wanted.trim());
       if (option === undefined) return sendRejection(reply, reject("OPTION_NOT_FOUND"));
-      const rows = queries.recentTrades(option.optionId, request.query.limit ?? 30);
+      const rows = await queries.recentTrades(option.optionId, request.query.limit ?? 30);
       return ok(
         rows.map((row) => ({
           tradeId: String(row.tradeId),

@@ -59,17 +59,13 @@ export default defineRoutes((app, deps) => {
       const { assetId, fromMs, toMs, fidelityMinutes } = parsed.value;
       const option = await deps.engine.read((state) => optionByAssetId(state, assetId));
       if (option === null) return reply.code(404).send({ error: "market not found" });
-      const trades = await deps.exchangeReadModels.pricePoints(
-        option.optionId,
-        fromMs,
-        toMs,
-        historyScanPointsMax,
-      );
+      const [trades, sampled] = await Promise.all([
+        deps.exchangeReadModels.pricePoints(option.optionId, fromMs, toMs, historyScanPointsMax),
+        samples.range(option.optionId, fromMs, toMs, historyScanPointsMax),
+      ]);
       const points: PricePoint[] = [
         ...trades.map((point) => ({ timeMs: point.timeMs, price: Number(point.price) / atomsPerUnit })),
-        ...samples
-          .range(option.optionId, fromMs, toMs, historyScanPointsMax)
-          .map((sample) => ({ timeMs: sample.timeMs, price: sample.priceAtoms / atomsPerUnit })),
+        ...sampled.map((sample) => ({ timeMs: sample.timeMs, price: sample.priceAtoms / atomsPerUnit })),
       ];
       return { history: bucketHistory(points, fidelityMinutes) };
     },

@@ -1,0 +1,183 @@
+// The PostgreSQL catalogue across nodes: an API node (its own pool, no engine) hears the markets an
+// engine commit touched, after the commit and only then; after its listening connection is cut it
+// hears "anything may have changed"; clicks flushed by several nodes while the engine heats the same
+// market are all counted (no update lost).
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  createMarketCommand,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+  limitOrderCommand,
+} from "../../src/core/exchange.js";
+import { Engine } from "../../src/engine/engine.js";
+import {
+  openPostgresPool,
+  type PostgresClient,
+  type PostgresPool,
+} from "../../src/store/postgres/database.js";
+import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import {
+  acquireLeadership,
+  engineApplicationName,
+  type Leadership,
+} from "../../src/store/postgres/leadership.js";
+import {
+  marketsChangedChannel,
+  openPostgresMarketCatalog,
+  type PostgresMarketCatalog,
+} from "../../src/store/postgres/market-catalog.js";
+import {
+  type PostgresCluster,
+  postgresSkipReason,
+  startPostgresCluster,
+} from "../support/postgres-cluster.js";
+import { exchangeStandInProjector } from "../support/postgres-exchange-stand-in.js";
+import { foreignExchangeTables } from "../support/postgres-foreign-tables.js";
+
+const unit = 100_000_000n;
+const nowMs = 1_800_000_000_000;
+const skipReason = postgresSkipReason();
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
+  let cluster: PostgresCluster;
+  let url: string;
+  const pools: PostgresPool[] = [];
+  let leadership: Leadership;
+  let engineCatalog: PostgresMarketCatalog;
+  let apiCatalog: PostgresMarketCatalog;
+  let engine: Engine<ExchangeState, ExchangeCommand, ExchangeEvent, PostgresClient>;
+  const heard: (readonly number[] | undefined)[] = [];
+  const pool = (name: string) => {
+    const opened = openPostgresPool({ url, applicationName: name });
+    pools.push(opened);
+    return opened;
+  };
+
+  before(async () => {
+    cluster = await startPostgresCluster();
+    url = await cluster.createDatabase("catalog_nodes");
+    const enginePool = pool(engineApplicationName("engine-1"));
+    await enginePool.query(foreignExchangeTables);
+    leadership = await acquireLeadership(enginePool, { url, nodeId: "engine-1" });
+    engineCatalog = await openPostgresMarketCatalog(enginePool);
+    engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, PostgresClient>({
+      decider: exchangeDecider,
+      codec: exchangeStateCodec,
+      store: await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(enginePool, leadership),
+      projectors: [exchangeStandInProjector, engineCatalog.projector],
+      clock: () => nowMs,
+      onFatal: (error) => {
+        throw error;
+      },
+    });
+    apiCatalog = await openPostgresMarketCatalog(pool("predex-api-1"), { reconnectDelayMs: 50 });
+    apiCatalog.onMarketsChanged((marketIds) =>
+      heard.push(marketIds === undefined ? undefined : [...marketIds]),
+    );
+    // The listening connection is up once LISTEN is registered in pg_listening_channels of some session.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+  after(async () => {
+    await engine?.close();
+    await apiCatalog?.close();
+    await engineCatalog?.close();
+    await leadership?.release();
+    for (const opened of pools) await opened.end();
+    await cluster?.stop();
+  });
+
+  const createOpenMarket = async (title: string) => {
+    const created = await engine.submit(
+      createMarketCommand({
+        title,
+        startTimeMs: nowMs - 1,
+        endTimeMs: nowMs + 86_400_000,
+        details: { outcomes: [], categoryId: "1" },
+      }),
+    );
+    assert.ok(created.ok && created.events[0]?.type === "MarketCreated");
+    const market = created.events[0];
+    assert.ok((await engine.submit({ type: "OpenMarket", marketId: market.marketId })).ok);
+    return market;
+  };
+
+  it("tells another node's listeners which markets a commit touched", async () => {
+    const market = await createOpenMarket("Heard on every node");
+    await until(() => heard.some((ids) => ids?.includes(market.marketId) === true), "the notification");
+    // The API node reads what the engine committed.
+    assert.deepEqual(
+      (await apiCatalog.store.search({ keyword: "heard", searchBy: "Market" }, { page: 1, pageSize: 10 }))
+        .records,
+      [market.marketId],
+    );
+  });
+
+  it("tells its listeners that anything may have changed after its connection was cut", async () => {
+    const before = heard.length;
+    const admin = pool("predex-test-admin");
+    const ended = await admin.query<{ ended: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+       WHERE pid <> pg_backend_pid() AND query = $1`,
+      [`LISTEN ${marketsChangedChannel}`],
+    );
+    assert.equal(ended.rows.length, 1, "the API node's listening session");
+    await until(() => heard.slice(before).includes(undefined), "the reconnection's 'anything'");
+    const market = await createOpenMarket("Heard after the reconnection");
+    await until(
+      () => heard.some((ids) => ids?.includes(market.marketId) === true),
+      "a notification after reconnecting",
+    );
+  });
+
+  it("counts every click flushed by several nodes while the engine heats the same market", async () => {
+    const market = await createOpenMarket("Clicked everywhere");
+    const outcome = market.outcomes[0]!;
+    for (const userId of [1, 2]) {
+      assert.ok(
+        (await engine.submit({ type: "Deposit", userId, amount: 1_000n * unit, txHash: `0xc${userId}` })).ok,
+      );
+    }
+    const nodes = [apiCatalog, await openPostgresMarketCatalog(pool("predex-api-2")), engineCatalog];
+    const trades: Promise<unknown>[] = [];
+    const flushes: Promise<unknown>[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      for (const node of nodes) flushes.push(node.store.addClicks(new Map([[market.marketId, 1]]), nowMs));
+      const optionId = outcome.options[round % 2]!.optionId;
+      trades.push(
+        engine.submit(
+          limitOrderCommand({
+            userId: 1 + (round % 2),
+            marketId: market.marketId,
+            outcomeId: outcome.outcomeId,
+            optionId,
+            side: "BUY",
+            limitPrice: 50_000_000n,
+            shares: unit,
+          }),
+        ),
+      );
+    }
+    await Promise.all([...flushes, ...trades]);
+    const stats = await apiCatalog.store.stats(market.marketId);
+    assert.equal(stats.clicks, 60);
+    // 60 clicks (1 each) and 20 one-share trades at 0.5 each side (10 minted pairs, 1 USDT each).
+    const expected = 60 + 10;
+    assert.ok(
+      Math.abs(2 ** (stats.heat! - (nowMs - Date.UTC(2026, 0, 1)) / 86_400_000) - expected) < 1e-6,
+      String(stats.heat),
+    );
+  });
+});
