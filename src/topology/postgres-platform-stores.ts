@@ -34,16 +34,10 @@ export const missingPostgresPorts: readonly string[] = [
   "identity",
   "mfa",
   "categories",
-  "market catalogue and search",
   "exchange read models",
-  "deposit addresses",
   "gateway nonces",
-  "operations queries",
   "partner rate limits",
-  "console queries",
   "legacy stores",
-  "price samples",
-  "chain store",
 ];
 
 export interface PostgresPlatformStoresOptions {
