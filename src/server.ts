@@ -179,6 +179,12 @@ export async function startPlatform(
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
   const depositKey = depositKeySource(config.chain.depositXpub, config.dataDir);
+  if (config.databaseUrl !== undefined && depositKey.demo !== undefined) {
+    // Each node would derive from its own data dir's demo mnemonic: addresses would differ by node.
+    logger.warn(
+      "PREDEX_DEPOSIT_XPUB is not set: this node derives deposit addresses from the demo mnemonic in its own data dir; with several API nodes set the same PREDEX_DEPOSIT_XPUB on every node",
+    );
+  }
   const depositAddresses = new DepositAddresses(depositKey.accountKey, stores.depositAddresses);
   let chainWallet: ChainWallet | undefined;
   if (config.chain.network !== undefined) {
