@@ -115,7 +115,7 @@ export class ForwardingEngine<State, Command, Event> {
     this.#listeners = listeners;
     this.#failoverDeadlineMs = options.failoverDeadlineMs ?? defaultFailoverDeadlineMs;
     this.#attemptTimeoutMs = options.attemptTimeoutMs ?? defaultAttemptTimeoutMs;
-    this.#agent = new Agent({ keepAlive: true, maxSockets: options.connectionsMax ?? 64 });
+    this.#agent = new Agent({ keepAlive: true, maxSockets: options.connectionsMax ?? 256 });
   }
 
   get phase(): EnginePhase {
