@@ -18,6 +18,7 @@ import type { LegacyStores } from "../store/legacy-stores.js";
 import type { OperationsQueries } from "../store/operations-queries.js";
 import type { PartnerRateLimits } from "../store/partner-rate-limits.js";
 import type { PriceSampleStore } from "../store/price-samples.js";
+import type { SharedRateLimitStores } from "../store/shared-rate-limits.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
 import type { WithdrawalRequests } from "../wallet/withdrawal-requests.js";
 import type { SocketChannelHandler } from "./socket-channel.js";
@@ -62,6 +63,11 @@ export interface PlatformDeps {
   readonly legacyStores: LegacyStores;
   /** Per-minute price samples: the sampler writes them, GET /prices-history reads them (src/store). */
   readonly priceSamples: PriceSampleStore;
+  /**
+   * Rate-limit counters shared by every API node (the legacy 50 requests/second per merchant, the
+   * partners' own limits); undefined counts in this process (src/api/shared/rate-limit-store.ts).
+   */
+  readonly sharedRateLimitStores?: SharedRateLimitStores | undefined;
   /** Moves journal entries older than the latest snapshot to the archive (src/exchange/journal-archiver.ts). */
   readonly journalArchiver?: JournalArchiver | undefined;
 }

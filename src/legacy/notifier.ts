@@ -2,7 +2,11 @@
 // retried with capped exponential backoff for a bounded number of attempts. The delivery state
 // lives in the request's row (notifyStatus, notifyRetryTimes, next attempt time), so a restart
 // resumes where it stopped: at-least-once delivery, deduplicated by the receiver on `webhook-id`.
+// Several API nodes may run a notifier each over one shared queue: each due delivery is claimed
+// by one of them (LegacyRequestStore.claimDueNotifications), which holds it for claimLeaseMs, so
+// one node attempts it at a time and another resumes it, retry count kept, if that node dies.
 
+import { randomUUID } from "node:crypto";
 import { signWebhook } from "../contract/signing/webhook-signature.js";
 import { type LegacyRequestRecord, type LegacyRequestStore, notifyStatuses } from "../store/legacy.js";
 import { transactionResult } from "./request-results.js";
@@ -19,6 +23,11 @@ export interface NotifierPolicy {
   readonly pollIntervalMs: number;
   /** Deliveries in flight at once, across merchants. */
   readonly deliveriesInFlightMax: number;
+  /**
+   * A claimed delivery is this notifier's alone for this long (well over attemptTimeoutMs); a
+   * node that dies mid-delivery delays that delivery by this much at most.
+   */
+  readonly claimLeaseMs: number;
 }
 
 export const defaultNotifierPolicy: NotifierPolicy = {
@@ -28,6 +37,7 @@ export const defaultNotifierPolicy: NotifierPolicy = {
   attemptTimeoutMs: 10_000,
   pollIntervalMs: 1_000,
   deliveriesInFlightMax: 16,
+  claimLeaseMs: 60_000,
 };
 
 export interface WebhookTarget {
@@ -43,6 +53,8 @@ export interface NotifierOptions {
   readonly policy?: Partial<NotifierPolicy>;
   readonly fetch?: typeof fetch;
   readonly onError: (error: unknown) => void;
+  /** This notifier's name in claims; a random one by default (unique per process). */
+  readonly claimant?: string;
 }
 
 /** Wait before the attempt after `failures` failed ones: base × 2^(failures − 1), capped. */
@@ -53,6 +65,7 @@ export function retryDelayMs(policy: NotifierPolicy, failures: number): number {
 export class LegacyNotifier {
   /** Webhook attempts made and those that failed (no 2xx in time), for the metrics. */
   readonly stats = { attempts: 0, failures: 0 };
+  readonly claimant: string;
   readonly #options: NotifierOptions;
   readonly #policy: NotifierPolicy;
   readonly #fetch: typeof fetch;
@@ -65,6 +78,7 @@ export class LegacyNotifier {
     this.#options = options;
     this.#policy = { ...defaultNotifierPolicy, ...options.policy };
     this.#fetch = options.fetch ?? fetch;
+    this.claimant = options.claimant ?? `notifier-${randomUUID()}`;
   }
 
   start(): void {
@@ -95,7 +109,12 @@ export class LegacyNotifier {
   async #poll(): Promise<void> {
     const free = this.#policy.deliveriesInFlightMax - this.#inFlight.size;
     if (free <= 0) return;
-    const due = await this.#options.store.dueNotifications(this.#options.nowMs(), free + this.#inFlight.size);
+    const due = await this.#options.store.claimDueNotifications({
+      claimant: this.claimant,
+      limit: free,
+      nowMs: this.#options.nowMs(),
+      leaseMs: this.#policy.claimLeaseMs,
+    });
     for (const record of due) {
       if (this.#inFlight.size >= this.#policy.deliveriesInFlightMax) break;
       if (this.#inFlight.has(record.requestId)) continue;
@@ -108,6 +127,7 @@ export class LegacyNotifier {
 
   async #deliver(record: LegacyRequestRecord): Promise<void> {
     const { store, nowMs } = this.#options;
+    const { claimant } = this;
     const target = await this.#options.webhookOf(record.merchantId);
     if (target === undefined) {
       await store.recordNotifyAttempt(
@@ -118,6 +138,7 @@ export class LegacyNotifier {
           nextNotifyAtMs: null,
         },
         nowMs(),
+        claimant,
       );
       return;
     }
@@ -133,6 +154,7 @@ export class LegacyNotifier {
           nextNotifyAtMs: null,
         },
         nowMs(),
+        claimant,
       );
       return;
     }
@@ -147,6 +169,7 @@ export class LegacyNotifier {
         nextNotifyAtMs: exhausted ? null : now + retryDelayMs(this.#policy, failures),
       },
       now,
+      claimant,
     );
   }
 

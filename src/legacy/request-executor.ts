@@ -4,7 +4,11 @@
 // core answers a repeated clientOrderId with the first order (OrderRepeated) instead of a second.
 // A crash after the engine's commit and before the result is recorded therefore re-runs the
 // request on the next start and records the order that already exists: no order executes twice.
+// Several API nodes may run an executor each over one shared queue: each claims its batch
+// (LegacyRequestStore.claim), so a request is executed by one node at a time, and a claim lapses
+// after claimLeaseMs so the requests of a node that died run elsewhere (docs/decisions.md).
 
+import { randomUUID } from "node:crypto";
 import type { ExchangeCommand } from "../core/commands.js";
 import type { Rejection } from "../core/errors.js";
 import type { ExchangeEvent } from "../core/events.js";
@@ -18,6 +22,18 @@ import { type ExecutedOrder, failureContent, successContent } from "./request-re
 export const executorBatchRequestsMax = 64;
 /** After the engine refused to take work (overloaded, closing), wait this long before trying again. */
 export const executorBackoffMs = 200;
+/**
+ * How long a claimed batch is this executor's alone. It must outlast the longest engine submission
+ * (forwarding to the leader and its retries across a takeover included): a request whose claim
+ * lapsed while its first submission is still in flight may be submitted again by another node.
+ * A node that dies holds its claims this long at most.
+ */
+export const executorClaimLeaseMs = 30_000;
+/**
+ * How often the queue is looked at without a wake-up: requests queued through another node, and
+ * those a dead node's lapsed claims gave back, are found at the latest this long after.
+ */
+export const executorPollIntervalMs = 1_000;
 
 /** What the executor needs of the exchange; the platform's engine and read models provide it. */
 export interface ExecutorExchange {
@@ -41,6 +57,10 @@ export interface RequestExecutorOptions {
   readonly onCompleted?: () => void;
   readonly onError: (error: unknown) => void;
   readonly backoffMs?: number;
+  /** This executor's name in claims; a random one by default (unique per process). */
+  readonly claimant?: string;
+  readonly claimLeaseMs?: number;
+  readonly pollIntervalMs?: number;
 }
 
 type Outcome =
@@ -50,18 +70,24 @@ type Outcome =
 
 export class LegacyRequestExecutor {
   readonly #options: RequestExecutorOptions;
+  readonly claimant: string;
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeAgain = false;
   #timer: NodeJS.Timeout | undefined;
+  #poller: NodeJS.Timeout | undefined;
 
   constructor(options: RequestExecutorOptions) {
     this.#options = options;
+    this.claimant = options.claimant ?? `executor-${randomUUID()}`;
   }
 
   /** Starts executing what is queued, including requests a crash left PENDING. */
   start(): void {
     this.#running = true;
+    clearInterval(this.#poller);
+    this.#poller = setInterval(() => this.wake(), this.#options.pollIntervalMs ?? executorPollIntervalMs);
+    this.#poller.unref();
     this.wake();
   }
 
@@ -81,11 +107,21 @@ export class LegacyRequestExecutor {
     });
   }
 
-  /** Stops after the batch in flight has been recorded; what is still queued runs on the next start. */
+  /**
+   * Stops after the batch in flight has been recorded and gives back what it still holds; what is
+   * still queued runs on the next start (or on another node at once).
+   */
   async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
+    clearInterval(this.#poller);
     await this.#loop;
+    try {
+      await this.#options.store.releaseClaims(this.claimant);
+    } catch (error) {
+      // The claims lapse by themselves after the lease.
+      this.#options.onError(error);
+    }
   }
 
   /** Resolves once nothing is queued (tests). */
@@ -96,7 +132,12 @@ export class LegacyRequestExecutor {
   async #drain(): Promise<void> {
     try {
       while (this.#running) {
-        const batch = await this.#options.store.pending(executorBatchRequestsMax);
+        const batch = await this.#options.store.claim({
+          claimant: this.claimant,
+          limit: executorBatchRequestsMax,
+          nowMs: this.#options.nowMs(),
+          leaseMs: this.#options.claimLeaseMs ?? executorClaimLeaseMs,
+        });
         if (batch.length === 0) return;
         const outcomes = await Promise.all(batch.map((request) => this.#execute(request)));
         // Only the prefix before the first request the engine did not take is recorded, so results
@@ -106,7 +147,7 @@ export class LegacyRequestExecutor {
           outcome.kind === "done" ? [outcome.completion] : [],
         );
         if (done.length > 0) {
-          await this.#options.store.complete(done, this.#options.nowMs());
+          await this.#options.store.complete(done, this.#options.nowMs(), this.claimant);
           this.#options.onCompleted?.();
         }
         if (firstRetry !== -1) {

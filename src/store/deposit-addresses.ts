@@ -18,4 +18,9 @@ export interface DepositAddressStore {
   userIdOf(address: string): Promise<number | undefined>;
   /** Every address issued under this key. */
   issuedUnder(keyId: string): Promise<IssuedDepositAddress[]>;
+  /**
+   * How many addresses are issued under this key. Addresses are only ever added, so a count above
+   * what a node holds means another node issued some (the chain watcher then reads them all again).
+   */
+  countIssuedUnder(keyId: string): Promise<number>;
 }

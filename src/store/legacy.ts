@@ -1,6 +1,8 @@
 // What the earlier interface keeps beside the exchange: the authorize nonces it has seen, and the
 // asynchronous order requests with their results and merchant-notification state. Asynchronous
-// so a PostgreSQL adapter fits as it is; the SQLite adapters answer synchronously inside.
+// so a PostgreSQL adapter fits as it is; the SQLite adapters answer synchronously inside. The queue
+// is claimed, not just read, so that several API nodes sharing it execute each request once and
+// deliver each notification from one node at a time (docs/decisions.md, "Legacy queue on PostgreSQL").
 
 export interface LegacyNonceStore {
   /**
@@ -87,14 +89,46 @@ export interface NotifyAttemptRecord {
   readonly nextNotifyAtMs: number | null;
 }
 
+/**
+ * One node's claim on queued work. Several API nodes may share one queue (PostgreSQL): a claim
+ * gives each request, or each due delivery, to one claimant at a time, and lapses after `leaseMs`
+ * so the work of a node that died returns to the queue.
+ */
+export interface QueueClaim {
+  /** Who claims: one executor or notifier (unique per process, e.g. a random id). */
+  readonly claimant: string;
+  readonly limit: number;
+  readonly nowMs: number;
+  readonly leaseMs: number;
+}
+
 export interface LegacyRequestStore {
   enqueue(request: NewLegacyRequest): Promise<LegacyRequestRecord>;
   find(requestId: string): Promise<LegacyRequestRecord | undefined>;
-  /** PENDING requests in submission order, at most `limit`. */
+  /** PENDING requests in submission order, at most `limit` (to look at the queue; claims ignored). */
   pending(limit: number): Promise<LegacyRequestRecord[]>;
-  /** Records results in one transaction; a request that is no longer PENDING is left as it is. */
-  complete(completions: readonly LegacyRequestCompletion[], nowMs: number): Promise<void>;
-  /** Finished requests whose notification is due at nowMs, oldest due first, at most `limit`. */
-  dueNotifications(nowMs: number, limit: number): Promise<LegacyRequestRecord[]>;
-  recordNotifyAttempt(attempt: NotifyAttemptRecord, nowMs: number): Promise<void>;
+  /**
+   * Claims at most `limit` PENDING requests, oldest first, for `claimant` until `nowMs + leaseMs`:
+   * those nobody holds, those whose claim lapsed, and the claimant's own. A request waits while an
+   * older PENDING request of the same user is held by another claimant, so each user's requests
+   * still execute in submission order across nodes. Atomic: two claimants never get one request.
+   * Answers in submission order.
+   */
+  claim(claim: QueueClaim): Promise<LegacyRequestRecord[]>;
+  /**
+   * Records results in one transaction, for the requests `claimant` still holds (a lapsed claim no
+   * other claimant has taken over is still held); any other request, or one no longer PENDING, is
+   * left as it is.
+   */
+  complete(completions: readonly LegacyRequestCompletion[], nowMs: number, claimant: string): Promise<void>;
+  /** Gives back the claimant's PENDING requests at once (a clean stop), so another node need not wait for the lease. */
+  releaseClaims(claimant: string): Promise<void>;
+  /**
+   * Claims finished requests whose notification is due at nowMs, oldest due first: each goes to one
+   * claimant and is not due again before `nowMs + leaseMs` (its retry count is kept), so a
+   * delivery is attempted by one node at a time and resumes elsewhere if that node dies.
+   */
+  claimDueNotifications(claim: QueueClaim): Promise<LegacyRequestRecord[]>;
+  /** Records an attempt of a delivery `claimant` holds; false (nothing written) when another claimant took it over. */
+  recordNotifyAttempt(attempt: NotifyAttemptRecord, nowMs: number, claimant: string): Promise<boolean>;
 }

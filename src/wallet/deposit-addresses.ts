@@ -30,7 +30,10 @@ export class DepositAddresses {
   readonly #store: DepositAddressStore;
   /** Identifies the account key: the hash160 of its public key, hex. */
   readonly keyId: string;
-  /** Read once from the store, then kept up to date by this object's own issues. */
+  /**
+   * Read from the store, kept up to date by this object's own issues, and read again when the
+   * store holds more (another node issued some: several API nodes share one database).
+   */
   #watched: Promise<IssuedDepositAddress[]> | undefined;
   readonly #watchedAddresses = new Set<string>();
   readonly #issuedListeners = new Set<(issued: IssuedDepositAddress) => void>();
@@ -78,8 +81,18 @@ export class DepositAddresses {
     return this.#store.userIdOf(address.toLowerCase());
   }
 
-  /** The addresses the chain watcher watches: every one issued under the current key. */
-  watched(): Promise<readonly IssuedDepositAddress[]> {
+  /**
+   * The addresses the chain watcher watches: every one issued under the current key, including
+   * those other nodes issued up to this call. The watcher reads the chain's head before it calls
+   * this, so a deposit in any block it then scans went to an address issued before the call.
+   */
+  async watched(): Promise<readonly IssuedDepositAddress[]> {
+    const held = this.#watched;
+    const list = await held?.catch(() => undefined);
+    if (list !== undefined && (await this.#store.countIssuedUnder(this.keyId)) > list.length) {
+      // Unless a concurrent call has already started the new read.
+      if (this.#watched === held) this.#watched = undefined;
+    }
     if (this.#watched === undefined) {
       const loading = this.#store.issuedUnder(this.keyId).then((issued) => {
         for (const one of issued) this.#watchedAddresses.add(one.address);

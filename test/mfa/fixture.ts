@@ -1,4 +1,5 @@
-// A MFA service over an in-memory SQLite store, a capturing mailer and a clock the test moves.
+// A MFA service over an identity and MFA store (in-memory SQLite by default, PostgreSQL in
+// test/store/postgres-services.test.ts), a capturing mailer and a clock the test moves.
 
 import { randomBytes } from "node:crypto";
 import { createSecretBox } from "../../src/identity/secret-box.js";
@@ -6,7 +7,9 @@ import type { Mailer, MailMessage, MailResult } from "../../src/mfa/mailer.js";
 import { createCodeHasher } from "../../src/mfa/secrets.js";
 import { MfaService } from "../../src/mfa/service.js";
 import { totpCodeAt } from "../../src/mfa/totp.js";
-import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
+import type { IdentityStore } from "../../src/store/identity.js";
+import type { MfaStore } from "../../src/store/mfa.js";
+import { openDatabase } from "../../src/store/sqlite/database.js";
 import { createSqliteIdentityStore } from "../../src/store/sqlite/identity.js";
 import { createSqliteMfaStore } from "../../src/store/sqlite/mfa.js";
 
@@ -32,7 +35,8 @@ export class CapturingMailer implements Mailer {
 }
 
 export interface MfaFixture {
-  readonly db: SqliteDatabase;
+  /** Every row of the MFA accounts and recovery codes as text, to check what is kept at rest. */
+  dumpAtRest(): Promise<string>;
   readonly service: MfaService;
   readonly mailer: CapturingMailer;
   /** Registers a new user and returns its id. */
@@ -43,9 +47,29 @@ export interface MfaFixture {
 
 let merchantUserCounter = 0;
 
-export async function mfaFixture(): Promise<MfaFixture> {
+/** The stores a fixture runs on: one adapter's identity and MFA stores over one database. */
+export interface MfaStores {
+  readonly identity: IdentityStore;
+  readonly mfa: MfaStore;
+  dumpAtRest(): Promise<string>;
+}
+
+export function sqliteMfaStores(): Promise<MfaStores> {
   const db = openDatabase({ path: ":memory:" });
-  const identity = createSqliteIdentityStore(db);
+  return Promise.resolve({
+    identity: createSqliteIdentityStore(db),
+    mfa: createSqliteMfaStore(db),
+    async dumpAtRest() {
+      return JSON.stringify([
+        db.prepare("SELECT * FROM mfa_accounts").all(),
+        db.prepare("SELECT * FROM mfa_recovery_codes").all(),
+      ]);
+    },
+  });
+}
+
+export async function mfaFixture(stores: Promise<MfaStores> = sqliteMfaStores()): Promise<MfaFixture> {
+  const { identity, mfa, dumpAtRest } = await stores;
   const partner = await identity.createPartner({
     name: "mfa-test",
     appKey: "app-key",
@@ -59,14 +83,14 @@ export async function mfaFixture(): Promise<MfaFixture> {
   const masterKey = randomBytes(32);
   const mailer = new CapturingMailer();
   const service = new MfaService({
-    store: createSqliteMfaStore(db),
+    store: mfa,
     secretBox: createSecretBox(masterKey),
     codeHasher: createCodeHasher(masterKey),
     mailer,
     users: { findUser: async (userId) => identity.findUserById(userId) },
   });
   return {
-    db,
+    dumpAtRest,
     service,
     mailer,
     async user() {

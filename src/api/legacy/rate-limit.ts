@@ -1,8 +1,9 @@
 // 50 requests per second per merchant on the legacy listener (spec 001 "Limits", DESIGN §8), by
 // @fastify/rate-limit over fixed one-second windows. The key is the merchant (by API key on
 // authorize, by the JWT elsewhere), or the client address for calls without credentials. The
-// windows live in this process (src/api/shared/rate-limit-store.ts): a deployment with several
-// legacy nodes divides the limit between them until a shared store replaces it.
+// windows live in this process (src/api/shared/rate-limit-store.ts) unless composition gives a
+// store shared by every API node (deps.sharedRateLimitStores, on PostgreSQL), which keeps the
+// limit at 50 per merchant however many legacy nodes serve it.
 
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -25,7 +26,8 @@ export async function createLegacyRateLimit(
   deps: PlatformDeps,
   keyOf: (request: FastifyRequest) => Promise<string>,
 ): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>> {
-  await app.register(rateLimit, { global: false, store: clockedRateLimitStore(deps.nowMs) });
+  const store = deps.sharedRateLimitStores?.("legacy", deps.nowMs) ?? clockedRateLimitStore(deps.nowMs);
+  await app.register(rateLimit, { global: false, store });
   const take = app.createRateLimit({
     max: legacyRequestsPerWindowMax,
     timeWindow: legacyRateWindowMs,

@@ -16,17 +16,19 @@ import type { TypeBoxApp } from "../shared/typebox-app.js";
 export const partnerRateWindowMs = 1_000;
 
 export async function installPartnerRateLimit(app: TypeBoxApp, deps: PlatformDeps): Promise<void> {
-  await app.register(rateLimit, { global: false, store: clockedRateLimitStore(deps.nowMs) });
+  // Shared by every API node when composition gives a shared store (PostgreSQL), else per process.
+  const store = deps.sharedRateLimitStores?.("partner", deps.nowMs) ?? clockedRateLimitStore(deps.nowMs);
+  await app.register(rateLimit, { global: false, store });
   const take = app.createRateLimit({
     timeWindow: partnerRateWindowMs,
     keyGenerator: (request) => request.partner.partnerId,
-    max: (request) => deps.partnerRateLimits.of(request.partner.partnerId) ?? 0,
+    max: async (request) => (await deps.partnerRateLimits.of(request.partner.partnerId)) ?? 0,
   });
   // A preValidation hook added after the gateway's: request.partner is known when it runs.
   app.addHook("preValidation", async (request, reply) => {
     // Unauthenticated requests (docs) and partners without a limit of their own pass at once.
-    if (request.partner === undefined || deps.partnerRateLimits.of(request.partner.partnerId) === undefined)
-      return undefined;
+    if (request.partner === undefined) return undefined;
+    if ((await deps.partnerRateLimits.of(request.partner.partnerId)) === undefined) return undefined;
     const decision = await take(request);
     if (decision.isAllowed || !decision.isExceeded) return undefined;
     const retryAfterSeconds = Math.max(1, decision.ttlInSeconds);

@@ -64,5 +64,13 @@ export async function openPostgresDepositAddressStore(pool: PostgresPool): Promi
       });
       return result.rows.map((row) => ({ address: row.address, userId: Number(row.user_id) }));
     },
+    async countIssuedUnder(keyId) {
+      const result = await pool.query<{ count: bigint }>({
+        name: "predex-deposit-addresses-count-issued-under",
+        text: "SELECT count(*) AS count FROM wallet_hd_deposit_addresses WHERE key_id = $1",
+        values: [keyId],
+      });
+      return Number(result.rows[0]?.count ?? 0n);
+    },
   };
 }

@@ -44,6 +44,9 @@ export function createSqliteDepositAddressStore(db: SqliteDatabase): DepositAddr
   const underKey = db.prepare<[string], { address: string; userId: number }>(
     "SELECT address, user_id AS userId FROM wallet_hd_deposit_addresses WHERE key_id = ? ORDER BY user_id",
   );
+  const countUnderKey = db
+    .prepare<[string], number>("SELECT count(*) FROM wallet_hd_deposit_addresses WHERE key_id = ?")
+    .pluck();
   return {
     async remember(userId, address, keyId, nowMs) {
       insert.run(address, userId, keyId, nowMs);
@@ -56,6 +59,9 @@ export function createSqliteDepositAddressStore(db: SqliteDatabase): DepositAddr
     },
     async issuedUnder(keyId): Promise<IssuedDepositAddress[]> {
       return underKey.all(keyId);
+    },
+    async countIssuedUnder(keyId) {
+      return countUnderKey.get(keyId) ?? 0;
     },
   };
 }

@@ -1,5 +1,8 @@
 // SQLite adapter of the legacy asynchronous order requests: the durable queue (a row is written
-// before its fgRequestId is returned), the results, and the merchant-notification state.
+// before its fgRequestId is returned), the results, and the merchant-notification state. Claims
+// (QueueClaim in src/store/legacy.ts) follow the same rules as on PostgreSQL; a SQLite file has one
+// process, so every claim still held when the store opens belonged to a process that has ended and
+// is given back at once.
 
 import type {
   LegacyOrderInstruction,
@@ -7,6 +10,7 @@ import type {
   LegacyRequestStatus,
   LegacyRequestStore,
   NotifyStatus,
+  QueueClaim,
 } from "../legacy.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 
@@ -30,6 +34,11 @@ const legacyRequestMigrations = [
    CREATE INDEX legacy_requests_pending ON legacy_requests (sequence) WHERE status = 'PENDING';
    CREATE INDEX legacy_requests_notify_due ON legacy_requests (next_notify_at_ms)
      WHERE next_notify_at_ms IS NOT NULL;`,
+  // Claims: each request is executed by one executor, each due delivery attempted by one notifier.
+  `ALTER TABLE legacy_requests ADD COLUMN claimed_by TEXT;
+   ALTER TABLE legacy_requests ADD COLUMN claim_expires_at_ms INTEGER;
+   ALTER TABLE legacy_requests ADD COLUMN notify_claimed_by TEXT;
+   CREATE INDEX legacy_requests_pending_by_user ON legacy_requests (user_id, sequence) WHERE status = 'PENDING';`,
 ];
 
 interface RequestRow {
@@ -60,22 +69,62 @@ export function createSqliteLegacyRequestStore(db: SqliteDatabase): LegacyReques
   const pending = db.prepare(
     "SELECT * FROM legacy_requests WHERE status = 'PENDING' ORDER BY sequence LIMIT ?",
   );
+  // The process that held these claims has ended (one process per file): due at once again.
+  db.exec(
+    `UPDATE legacy_requests SET claimed_by = NULL, claim_expires_at_ms = NULL
+     WHERE status = 'PENDING' AND claimed_by IS NOT NULL;
+     UPDATE legacy_requests SET notify_claimed_by = NULL, next_notify_at_ms = 0
+     WHERE notify_claimed_by IS NOT NULL AND next_notify_at_ms IS NOT NULL;`,
+  );
+  const claimable = db.prepare(
+    `SELECT sequence FROM legacy_requests AS p
+     WHERE status = 'PENDING'
+       AND (claimed_by IS NULL OR claimed_by = @claimant OR claim_expires_at_ms <= @nowMs)
+       AND NOT EXISTS (
+         SELECT 1 FROM legacy_requests AS q
+         WHERE q.status = 'PENDING' AND q.user_id = p.user_id AND q.sequence < p.sequence
+           AND q.claimed_by <> @claimant AND q.claim_expires_at_ms > @nowMs)
+     ORDER BY sequence LIMIT @limit`,
+  );
+  const claimOne = db.prepare(
+    "UPDATE legacy_requests SET claimed_by = ?, claim_expires_at_ms = ? WHERE sequence = ? RETURNING *",
+  );
   const complete = db.prepare(
     `UPDATE legacy_requests SET status = @status, error_msg = @errorMsg, notify_content = @notifyContent,
-       notify_status = @notifyStatus, next_notify_at_ms = @nextNotifyAtMs, update_time_ms = @nowMs
-     WHERE request_id = @requestId AND status = 'PENDING'`,
+       notify_status = @notifyStatus, next_notify_at_ms = @nextNotifyAtMs, update_time_ms = @nowMs,
+       claimed_by = NULL, claim_expires_at_ms = NULL
+     WHERE request_id = @requestId AND status = 'PENDING' AND claimed_by = @claimant`,
+  );
+  const release = db.prepare(
+    `UPDATE legacy_requests SET claimed_by = NULL, claim_expires_at_ms = NULL
+     WHERE status = 'PENDING' AND claimed_by = ?`,
   );
   const due = db.prepare(
-    `SELECT * FROM legacy_requests WHERE next_notify_at_ms IS NOT NULL AND next_notify_at_ms <= ?
+    `SELECT sequence FROM legacy_requests WHERE next_notify_at_ms IS NOT NULL AND next_notify_at_ms <= ?
      ORDER BY next_notify_at_ms, sequence LIMIT ?`,
+  );
+  const claimDelivery = db.prepare(
+    "UPDATE legacy_requests SET notify_claimed_by = ?, next_notify_at_ms = ? WHERE sequence = ? RETURNING *",
   );
   const attempt = db.prepare(
     `UPDATE legacy_requests SET notify_status = @notifyStatus, notify_retry_times = @notifyRetryTimes,
-       next_notify_at_ms = @nextNotifyAtMs, notify_update_time_ms = @nowMs
-     WHERE request_id = @requestId`,
+       next_notify_at_ms = @nextNotifyAtMs, notify_update_time_ms = @nowMs, notify_claimed_by = NULL
+     WHERE request_id = @requestId AND notify_claimed_by = @claimant`,
   );
   const completeAll = db.transaction((rows: readonly Record<string, string | number | null>[]) => {
     for (const row of rows) complete.run(row);
+  });
+  const claim = db.transaction((request: QueueClaim): RequestRow[] => {
+    const sequences = claimable.pluck().all(request) as number[];
+    const expiresAtMs = request.nowMs + request.leaseMs;
+    return sequences.map((sequence) => claimOne.get(request.claimant, expiresAtMs, sequence) as RequestRow);
+  });
+  const claimDue = db.transaction((request: QueueClaim): RequestRow[] => {
+    const sequences = due.pluck().all(request.nowMs, request.limit) as number[];
+    const dueAgainAtMs = request.nowMs + request.leaseMs;
+    return sequences.map(
+      (sequence) => claimDelivery.get(request.claimant, dueAgainAtMs, sequence) as RequestRow,
+    );
   });
 
   return {
@@ -98,14 +147,20 @@ export function createSqliteLegacyRequestStore(db: SqliteDatabase): LegacyReques
     async pending(limit) {
       return (pending.all(limit) as RequestRow[]).map(fromRow);
     },
-    async complete(completions, nowMs) {
-      completeAll(completions.map((completion) => ({ ...completion, nowMs })));
+    async claim(request) {
+      return claim(request).map(fromRow);
     },
-    async dueNotifications(nowMs, limit) {
-      return (due.all(nowMs, limit) as RequestRow[]).map(fromRow);
+    async complete(completions, nowMs, claimant) {
+      completeAll(completions.map((completion) => ({ ...completion, nowMs, claimant })));
     },
-    async recordNotifyAttempt(record, nowMs) {
-      attempt.run({ ...record, nowMs });
+    async releaseClaims(claimant) {
+      release.run(claimant);
+    },
+    async claimDueNotifications(request) {
+      return claimDue(request).map(fromRow);
+    },
+    async recordNotifyAttempt(record, nowMs, claimant) {
+      return attempt.run({ ...record, nowMs, claimant }).changes === 1;
     },
   };
 }

@@ -30,8 +30,8 @@ export function createSqlitePartnerRateLimits(db: SqliteDatabase): PartnerRateLi
     .all();
   const cache = new Map(rows.map((row) => [row.partner_id, row.requests_per_second]));
   return {
-    of: (partnerId) => cache.get(partnerId),
-    set(partnerId, requestsPerSecond) {
+    of: async (partnerId) => cache.get(partnerId),
+    async set(partnerId, requestsPerSecond) {
       if (requestsPerSecond === null) {
         remove.run(partnerId);
         cache.delete(partnerId);

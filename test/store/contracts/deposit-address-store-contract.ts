@@ -78,11 +78,17 @@ export function describeDepositAddressStoreContract(harness: PortHarness<Deposit
       (await other.watched()).map((one) => one.userId),
       [1, 2],
     );
-    // The first wallet read its list before user 2 was issued elsewhere: its own issues are added.
+    // The first node's watcher sees the address the other node issued after its own first read.
+    assert.deepEqual(
+      (await wallet.watched()).map((one) => one.userId),
+      [1, 2],
+    );
+    assert.equal(await store.countIssuedUnder(wallet.keyId), 2);
+    // Its own issues are added to the list it holds.
     await wallet.addressOf(3, nowMs);
     assert.deepEqual(
       (await wallet.watched()).map((one) => one.userId),
-      [1, 3],
+      [1, 2, 3],
     );
   });
 }

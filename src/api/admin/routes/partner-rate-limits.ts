@@ -41,7 +41,7 @@ export default defineRoutes((app, deps) => {
       const partnerId = parseId(request.params.merchantId);
       const partner = partnerId === undefined ? undefined : await deps.identity.findPartner(partnerId);
       if (partner === undefined) return sendRejection(reply, reject("PARTNER_NOT_FOUND"));
-      deps.partnerRateLimits.set(partner.partnerId, request.body.rateLimitPerSecond);
+      await deps.partnerRateLimits.set(partner.partnerId, request.body.rateLimitPerSecond);
       return ok({
         merchantId: String(partner.partnerId),
         rateLimitPerSecond: request.body.rateLimitPerSecond,
@@ -65,7 +65,7 @@ export default defineRoutes((app, deps) => {
       if (partner === undefined) return sendRejection(reply, reject("PARTNER_NOT_FOUND"));
       return ok({
         merchantId: String(partner.partnerId),
-        rateLimitPerSecond: deps.partnerRateLimits.of(partner.partnerId) ?? null,
+        rateLimitPerSecond: (await deps.partnerRateLimits.of(partner.partnerId)) ?? null,
       });
     },
   );

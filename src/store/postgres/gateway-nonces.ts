@@ -1,0 +1,203 @@
+// PostgreSQL adapter of the gateway's nonce port (src/store/gateway-nonces.ts; SQLite twin:
+// src/store/sqlite/gateway-nonces.ts), shared by every API node: a nonce used on one node is
+// "replayed" on every other for the whole window.
+//
+// The database decides: `INSERT … ON CONFLICT DO UPDATE … WHERE expired` gives a row back only to
+// the first use (or to the first use after the row expired), whichever node asks. A small
+// in-memory window per node sits in front only to answer a replay seen by this node without a
+// round trip; a "fresh" from it is never trusted alone. Nonces are group-committed like the SQLite
+// adapter's: those of one turn of the event loop go in one statement (one round trip, one commit),
+// and each request is answered once its nonce is committed.
+//
+// The per-partner cap (250,000 live nonces) bounds the table against one partner's flood. Live
+// counts are kept per partner per tenth of the window (gateway_nonce_usage, updated in the same
+// statement as the insert), so the check is a few rows' sum, not a count over the partner's rows;
+// the sum covers one bucket more than the window, so it errs on the side of refusing. Nodes check
+// it concurrently, so it can be passed by at most the nonces committed in one concurrent batch.
+// Expired rows are deleted in small batches by whichever node's timer is due.
+
+import {
+  MemoryNonceWindow,
+  type NonceOutcome,
+  type NonceStore,
+  nonceEntriesPerPartnerMax,
+} from "../gateway-nonces.js";
+import type { PostgresPool } from "./database.js";
+import { applyPostgresMigrations } from "./migrations.js";
+
+export const gatewayNonceMigrations: readonly string[] = [
+  `CREATE TABLE gateway_nonces (
+     app_key text NOT NULL,
+     nonce text NOT NULL,
+     expires_at_ms bigint NOT NULL,
+     PRIMARY KEY (app_key, nonce)
+   );
+   CREATE INDEX gateway_nonces_by_expiry ON gateway_nonces (expires_at_ms);
+   CREATE TABLE gateway_nonce_usage (
+     app_key text NOT NULL,
+     bucket_start_ms bigint NOT NULL,
+     count integer NOT NULL,
+     PRIMARY KEY (app_key, bucket_start_ms)
+   );`,
+];
+
+/** Expired rows are looked for at most this often per node. */
+export const postgresGatewayNoncePruneIntervalMs = 60_000;
+/** Rows one prune statement deletes at most: short statements, few locks, no long vacuum debt at once. */
+export const gatewayNoncePruneBatchRowsMax = 5_000;
+/** The live-count buckets per window. */
+const usageBucketsPerWindow = 10;
+
+export interface PostgresGatewayNonceOptions {
+  readonly windowMs: number;
+  readonly entriesPerPartnerMax?: number;
+  /** The clock housekeeping runs on (requests carry their own time). */
+  readonly nowMs?: () => number;
+}
+
+interface PendingNonce {
+  readonly partnerKey: string;
+  readonly nonce: string;
+  readonly expiresAtMs: number;
+  readonly resolve: (outcome: NonceOutcome) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+// $1 app keys, $2 nonces, $3 expiries (parallel arrays, no (app_key, nonce) twice), $4 now,
+// $5 the newest usage bucket no longer counted (every nonce of a later bucket may still be live),
+// $6 the cap, $7 this batch's bucket.
+const rememberStatement = {
+  name: "predex-gateway-nonces-remember",
+  text: `WITH asked AS (
+           SELECT app_key, nonce, expires_at_ms
+           FROM unnest($1::text[], $2::text[], $3::bigint[]) AS asked(app_key, nonce, expires_at_ms)
+         ),
+         allowed AS (
+           SELECT partners.app_key FROM (SELECT app_key, count(*) AS wanted FROM asked GROUP BY app_key) AS partners
+           WHERE partners.wanted + coalesce((
+             SELECT sum(usage.count) FROM gateway_nonce_usage AS usage
+             WHERE usage.app_key = partners.app_key AND usage.bucket_start_ms > $5), 0) <= $6
+         ),
+         inserted AS (
+           INSERT INTO gateway_nonces AS nonces (app_key, nonce, expires_at_ms)
+           SELECT app_key, nonce, expires_at_ms FROM asked WHERE app_key IN (SELECT app_key FROM allowed)
+           ON CONFLICT (app_key, nonce) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
+             WHERE nonces.expires_at_ms <= $4
+           RETURNING app_key, nonce
+         ),
+         counted AS (
+           INSERT INTO gateway_nonce_usage AS usage (app_key, bucket_start_ms, count)
+           SELECT app_key, $7, count(*) FROM inserted GROUP BY app_key
+           ON CONFLICT (app_key, bucket_start_ms) DO UPDATE SET count = usage.count + EXCLUDED.count
+         )
+         SELECT asked.app_key, asked.nonce,
+                (inserted.nonce IS NOT NULL) AS fresh,
+                (asked.app_key IN (SELECT app_key FROM allowed)) AS allowed
+         FROM asked LEFT JOIN inserted USING (app_key, nonce)`,
+};
+
+const pruneStatements = {
+  nonces: {
+    name: "predex-gateway-nonces-prune",
+    text: `DELETE FROM gateway_nonces WHERE ctid = ANY (ARRAY(
+             SELECT ctid FROM gateway_nonces WHERE expires_at_ms <= $1 LIMIT $2))`,
+  },
+  usage: {
+    name: "predex-gateway-nonces-prune-usage",
+    text: "DELETE FROM gateway_nonce_usage WHERE bucket_start_ms < $1",
+  },
+} as const;
+
+export async function openPostgresGatewayNonceStore(
+  pool: PostgresPool,
+  options: PostgresGatewayNonceOptions,
+): Promise<NonceStore> {
+  await applyPostgresMigrations(pool, "gateway_nonces", gatewayNonceMigrations);
+  const entriesMax = options.entriesPerPartnerMax ?? nonceEntriesPerPartnerMax;
+  const window = new MemoryNonceWindow(options.windowMs, entriesMax);
+  const bucketMs = Math.max(1, Math.ceil(options.windowMs / usageBucketsPerWindow));
+  const clock = options.nowMs ?? Date.now;
+  let prunedAtMs = clock();
+  let pruning = false;
+  let pending: PendingNonce[] = [];
+
+  const prune = async (nowMs: number): Promise<void> => {
+    for (;;) {
+      const result = await pool.query({
+        ...pruneStatements.nonces,
+        values: [nowMs, gatewayNoncePruneBatchRowsMax],
+      });
+      if ((result.rowCount ?? 0) < gatewayNoncePruneBatchRowsMax) break;
+    }
+    await pool.query({ ...pruneStatements.usage, values: [nowMs - options.windowMs - 2 * bucketMs] });
+  };
+
+  const maybePrune = (): void => {
+    const nowMs = clock();
+    if (pruning || nowMs - prunedAtMs < postgresGatewayNoncePruneIntervalMs) return;
+    pruning = true;
+    prunedAtMs = nowMs;
+    // Off the request path; a failure is retried at the next interval (expired rows are harmless:
+    // the insert takes an expired row over).
+    prune(nowMs)
+      .catch(() => {})
+      .finally(() => {
+        pruning = false;
+      });
+  };
+
+  const flush = async (nowMs: number): Promise<void> => {
+    const batch = pending;
+    pending = [];
+    const bucketStartMs = Math.floor(nowMs / bucketMs) * bucketMs;
+    let rows: { app_key: string; nonce: string; fresh: boolean; allowed: boolean }[];
+    try {
+      const result = await pool.query<{ app_key: string; nonce: string; fresh: boolean; allowed: boolean }>({
+        ...rememberStatement,
+        values: [
+          batch.map((entry) => entry.partnerKey),
+          batch.map((entry) => entry.nonce),
+          batch.map((entry) => entry.expiresAtMs),
+          nowMs,
+          bucketStartMs - options.windowMs - bucketMs,
+          entriesMax,
+          bucketStartMs,
+        ],
+      });
+      rows = result.rows;
+    } catch (error) {
+      for (const entry of batch) {
+        window.forget(entry.partnerKey, entry.nonce);
+        entry.reject(error);
+      }
+      return;
+    }
+    const outcomes = new Map(rows.map((row) => [`${row.app_key}\u0000${row.nonce}`, row]));
+    for (const entry of batch) {
+      const row = outcomes.get(`${entry.partnerKey}\u0000${entry.nonce}`);
+      if (row?.fresh === true) {
+        entry.resolve("fresh");
+      } else if (row?.allowed === false) {
+        // Not stored: the same nonce may be tried again once the partner is under its cap.
+        window.forget(entry.partnerKey, entry.nonce);
+        entry.resolve("full");
+      } else {
+        // Another node has it (the memory window keeps it, so the next replay here costs nothing).
+        entry.resolve("replayed");
+      }
+    }
+    maybePrune();
+  };
+
+  return {
+    remember(partnerKey, nonce, nowMs) {
+      const expiresAtMs = nowMs + options.windowMs;
+      const outcome = window.rememberUntil(partnerKey, nonce, nowMs, expiresAtMs);
+      if (outcome !== "fresh") return outcome;
+      return new Promise<NonceOutcome>((resolve, reject) => {
+        if (pending.length === 0) setImmediate(() => void flush(nowMs));
+        pending.push({ partnerKey, nonce, expiresAtMs, resolve, reject });
+      });
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// The service stores' contracts on SQLite (the suites: test/store/contracts/); the same suites run
+// on PostgreSQL in test/store/postgres-services.test.ts.
+
+import type { NonceStore } from "../../../src/store/gateway-nonces.js";
+import type { PartnerRateLimits } from "../../../src/store/partner-rate-limits.js";
+import { createSqliteCategoryStore } from "../../../src/store/sqlite/categories.js";
+import { openDatabase, type SqliteDatabase } from "../../../src/store/sqlite/database.js";
+import { createSqliteGatewayNonceStore } from "../../../src/store/sqlite/gateway-nonces.js";
+import { createSqliteIdentityStore } from "../../../src/store/sqlite/identity.js";
+import { createSqliteLegacyApplicationStore } from "../../../src/store/sqlite/legacy-applications.js";
+import { createSqliteLegacyNonceStore } from "../../../src/store/sqlite/legacy-nonces.js";
+import { createSqliteLegacyRequestStore } from "../../../src/store/sqlite/legacy-requests.js";
+import { createSqlitePartnerRateLimits } from "../../../src/store/sqlite/partner-rate-limits.js";
+import { describeCategoryStoreContract } from "../contracts/category-contract.js";
+import { describeGatewayNonceStoreContract } from "../contracts/gateway-nonce-contract.js";
+import { describeLegacyApplicationStoreContract } from "../contracts/legacy-application-contract.js";
+import { describeLegacyNonceStoreContract } from "../contracts/legacy-nonce-contract.js";
+import { describeLegacyRequestStoreContract } from "../contracts/legacy-request-contract.js";
+import {
+  describePartnerRateLimitsContract,
+  withTwoPartners,
+} from "../contracts/partner-rate-limit-contract.js";
+
+const memory = () => openDatabase({ path: ":memory:" });
+
+describeCategoryStoreContract("sqlite", async () => createSqliteCategoryStore(memory()));
+describeLegacyNonceStoreContract("sqlite", async () => createSqliteLegacyNonceStore(memory()));
+describeLegacyApplicationStoreContract("sqlite", async () => createSqliteLegacyApplicationStore(memory()));
+describeLegacyRequestStoreContract("sqlite", async () => createSqliteLegacyRequestStore(memory()));
+
+const nonceDatabases = new WeakMap<NonceStore, SqliteDatabase>();
+describeGatewayNonceStoreContract("sqlite", {
+  async create(options, sameAs) {
+    const db = sameAs === undefined ? memory() : nonceDatabases.get(sameAs)!;
+    const store = createSqliteGatewayNonceStore(db, options);
+    nonceDatabases.set(store, db);
+    return store;
+  },
+});
+
+const limitDatabases = new WeakMap<PartnerRateLimits, SqliteDatabase>();
+describePartnerRateLimitsContract("sqlite", {
+  async create(sameAs) {
+    let db = sameAs === undefined ? undefined : limitDatabases.get(sameAs);
+    if (db === undefined) {
+      db = memory();
+      await withTwoPartners(createSqliteIdentityStore(db));
+    }
+    const limits = createSqlitePartnerRateLimits(db);
+    limitDatabases.set(limits, db);
+    return limits;
+  },
+});
