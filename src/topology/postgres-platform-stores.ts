@@ -31,13 +31,10 @@ import { openPostgresEngineProjectors } from "./postgres-projectors.js";
  * for `serve` and `serve --role api` (engine nodes run: they need only the journal and projectors).
  */
 export const missingPostgresPorts: readonly string[] = [
-  "identity",
-  "mfa",
-  "categories",
   "exchange read models",
-  "gateway nonces",
-  "partner rate limits",
-  "legacy stores",
+  "merchant commissions",
+  "legacy notifications",
+  "legacy bills",
 ];
 
 export interface PostgresPlatformStoresOptions {
