@@ -3,7 +3,7 @@
 // any order) mixed with trading, sent through the durable engine a few at a time,
 //  - the core's ledger invariant holds: deposits − withdrawals = Σ available + Σ frozen + Σ collateral
 //    + trading fees + withdrawal fees;
-//  - the SQLite read models agree with the engine: each user's ledger entries add up to its
+//  - the read models (SQLite and PostgreSQL, the same suite) agree with the engine: each user's ledger entries add up to its
 //    available and frozen balances; deposits, completed withdrawals and fees in the read models
 //    add up to the core's totals; the withdrawals still held by the core are exactly the PENDING and
 //    APPROVED rows.
@@ -20,14 +20,12 @@ import {
   openOrdersOfUser,
 } from "../../src/core/exchange.js";
 import { ledgerEntryTypes } from "../../src/store/exchange-read-models.js";
-import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
-import { createSqliteExchangeReadModels } from "../../src/store/sqlite/exchange-read-models.js";
+import { createOpenMarket, type OpenBinaryMarket } from "./exchange-run.js";
 import {
-  createOpenMarket,
-  type OpenBinaryMarket,
-  openSqliteExchangeEngine,
-  type SqliteExchangeEngine,
-} from "./sqlite-exchange-run.js";
+  type ExchangeRun,
+  type ExchangeStoreHarness,
+  exchangeStoreHarnesses,
+} from "./exchange-store-harness.js";
 
 const unit = 100_000_000n;
 const cent = 1_000_000n;
@@ -107,20 +105,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 interface Run {
-  readonly db: SqliteDatabase;
-  readonly engine: SqliteExchangeEngine;
+  readonly store: ExchangeRun;
   readonly market: OpenBinaryMarket;
 }
 
-function openEngine(db: SqliteDatabase): Promise<SqliteExchangeEngine> {
-  return openSqliteExchangeEngine(db, () => 1_800_000_000_000);
-}
-
-async function startRun(): Promise<Run> {
-  const db = openDatabase({ path: ":memory:" });
-  const engine = await openEngine(db);
-  const market = await createOpenMarket(engine, { title: "Wallet", makerFeeBps: 20, takerFeeBps: 50 });
-  return { db, engine, market };
+async function startRun(harness: ExchangeStoreHarness): Promise<Run> {
+  const store = await harness.open(() => 1_800_000_000_000);
+  const market = await createOpenMarket(store.engine, { title: "Wallet", makerFeeBps: 20, takerFeeBps: 50 });
+  return { store, market };
 }
 
 /** The command of a step, given the committed state (to pick orders and withdrawals that exist). */
@@ -182,18 +174,16 @@ function commandOf(step: Step, state: ExchangeState, market: Run["market"]): Exc
   }
 }
 
-function sumOf(db: SqliteDatabase, sql: string, ...params: unknown[]): bigint {
-  return (
-    (db
-      .prepare(sql)
-      .safeIntegers(true)
-      .pluck()
-      .get(...params) as bigint | null) ?? 0n
-  );
+/** The first column of the query's one row, as bigint (0 for NULL; a PostgreSQL sum is numeric text). */
+async function sumOf(store: ExchangeRun, sql: string, ...params: unknown[]): Promise<bigint> {
+  const row = (await store.query(sql, ...params))[0];
+  const value = row === undefined ? null : Object.values(row)[0];
+  return value === null || value === undefined ? 0n : BigInt(value as bigint | string);
 }
 
 async function checkAgreement(run: Run): Promise<void> {
-  const { db, engine } = run;
+  const { store } = run;
+  const { engine } = store;
   const state = await engine.read((live) => live);
   assert.deepEqual(checkInvariants(state), []);
 
@@ -205,16 +195,14 @@ async function checkAgreement(run: Run): Promise<void> {
   const { deposited, withdrawn, feeIncome, withdrawalFeeIncome } = state.totals;
   assert.equal(deposited - withdrawn, balances + collateral + feeIncome + withdrawalFeeIncome);
 
-  const readModels = createSqliteExchangeReadModels(db);
+  const { readModels } = store;
   // Each user's ledger adds up to its balances, and the balances table agrees.
   for (const account of state.accounts.values()) {
     const userId = account.userId;
-    const sums = db
-      .prepare(
-        "SELECT sum(amount) AS available, sum(frozen_delta) AS frozen FROM exchange_ledger WHERE user_id = ?",
-      )
-      .safeIntegers(true)
-      .get(userId) as { available: bigint; frozen: bigint };
+    const sums = {
+      available: await sumOf(store, "SELECT sum(amount) FROM exchange_ledger WHERE user_id = ?", userId),
+      frozen: await sumOf(store, "SELECT sum(frozen_delta) FROM exchange_ledger WHERE user_id = ?", userId),
+    };
     assert.deepEqual(
       [sums.available, sums.frozen],
       [account.available, account.frozen],
@@ -222,10 +210,13 @@ async function checkAgreement(run: Run): Promise<void> {
     );
     // The history filtered by each type finds exactly that type's entries, newest first.
     for (const type of ledgerEntryTypes) {
-      const expected = db
-        .prepare("SELECT entry_id FROM exchange_ledger WHERE user_id = ? AND type = ? ORDER BY entry_id DESC")
-        .pluck()
-        .all(userId, type) as number[];
+      const expected = (
+        await store.query(
+          "SELECT entry_id FROM exchange_ledger WHERE user_id = ? AND type = ? ORDER BY entry_id DESC",
+          userId,
+          type,
+        )
+      ).map((row) => Number(row.entry_id));
       const found = await readModels.ledger(userId, { page: 1, pageSize: 100 }, { type });
       assert.equal(found.total, expected.length, `user ${userId} ${type} entries`);
       assert.deepEqual(
@@ -233,42 +224,42 @@ async function checkAgreement(run: Run): Promise<void> {
         expected.slice(0, 100),
       );
     }
-    const row = db
-      .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
-      .safeIntegers(true)
-      .get(userId) as { available: bigint; frozen: bigint };
+    const row = await store.balanceRow(userId);
     assert.deepEqual(
-      [row.available, row.frozen],
+      [row?.available, row?.frozen],
       [account.available, account.frozen],
       `user ${userId} balance`,
     );
   }
 
   // Totals: deposits, withdrawals and fees as the read models see them.
-  assert.equal(sumOf(db, "SELECT sum(amount) FROM exchange_deposits"), deposited);
-  assert.equal(sumOf(db, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'DEPOSIT'"), deposited);
+  assert.equal(await sumOf(store, "SELECT sum(amount) FROM exchange_deposits"), deposited);
   assert.equal(
-    sumOf(db, "SELECT sum(amount) FROM exchange_withdrawals WHERE status = 'COMPLETED'"),
+    await sumOf(store, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'DEPOSIT'"),
+    deposited,
+  );
+  assert.equal(
+    await sumOf(store, "SELECT sum(amount) FROM exchange_withdrawals WHERE status = 'COMPLETED'"),
     withdrawn,
   );
-  assert.equal(sumOf(db, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'WITHDRAWAL'"), -withdrawn);
   assert.equal(
-    sumOf(db, "SELECT sum(fee) FROM exchange_withdrawals WHERE status = 'COMPLETED'"),
+    await sumOf(store, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'WITHDRAWAL'"),
+    -withdrawn,
+  );
+  assert.equal(
+    await sumOf(store, "SELECT sum(fee) FROM exchange_withdrawals WHERE status = 'COMPLETED'"),
     withdrawalFeeIncome,
   );
   assert.equal(
-    sumOf(db, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'WITHDRAWAL_FEE'"),
+    await sumOf(store, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'WITHDRAWAL_FEE'"),
     -withdrawalFeeIncome,
   );
-  assert.equal(sumOf(db, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'FEE'"), -feeIncome);
+  assert.equal(await sumOf(store, "SELECT sum(amount) FROM exchange_ledger WHERE type = 'FEE'"), -feeIncome);
 
   // The withdrawals the core still holds are exactly the PENDING and APPROVED rows.
-  const heldRows = db
-    .prepare(
-      "SELECT withdrawal_id, user_id, amount, fee, status FROM exchange_withdrawals WHERE status IN ('PENDING', 'APPROVED') ORDER BY withdrawal_id",
-    )
-    .safeIntegers(true)
-    .all() as Array<{ withdrawal_id: bigint; user_id: bigint; amount: bigint; fee: bigint; status: string }>;
+  const heldRows = (await store.query(
+    "SELECT withdrawal_id, user_id, amount, fee, status FROM exchange_withdrawals WHERE status IN ('PENDING', 'APPROVED') ORDER BY withdrawal_id",
+  )) as Array<{ withdrawal_id: bigint; user_id: bigint; amount: bigint; fee: bigint; status: string }>;
   assert.deepEqual(
     heldRows.map((row) => [Number(row.withdrawal_id), Number(row.user_id), row.amount, row.fee, row.status]),
     [...state.withdrawals.values()].map((held) => [
@@ -280,73 +271,72 @@ async function checkAgreement(run: Run): Promise<void> {
     ]),
   );
   assert.equal(
-    sumOf(db, "SELECT count(*) FROM exchange_withdrawals"),
+    await sumOf(store, "SELECT count(*) FROM exchange_withdrawals"),
     BigInt(state.counters.nextWithdrawalId - 1),
     "one row per withdrawal ever requested",
   );
 }
 
-describe("SQLite wallet read models", () => {
-  it("keep the ledger invariant and agree with the engine across random wallet operations and trading", async () => {
-    /** How often each command was accepted or refused (by code) and each event happened, over all runs. */
-    const seen = new Map<string, number>();
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 20, maxLength: 250, size: "max" }), async (steps) => {
-        let run = await startRun();
-        try {
-          // Everyone starts with some money, so withdrawals and orders have something to act on.
-          for (const userId of users) {
-            await run.engine.submit({
-              type: "Deposit",
-              userId,
-              amount: 500n * unit,
-              txHash: `0xseed-${userId}`,
-            });
-          }
-          // A few commands in flight at once, so a batch holds several and later ones see earlier ones' state.
-          for (let index = 0; index < steps.length; index += 4) {
-            const state = await run.engine.read((live) => live);
-            const commands = steps
-              .slice(index, index + 4)
-              .map((one) => commandOf(one, state, run.market))
-              .filter((command) => command !== undefined);
-            const results = await Promise.all(commands.map((command) => run.engine.submit(command)));
-            for (const [at, result] of results.entries()) {
-              const type = commands[at]!.type;
-              const outcome = result.ok ? type : `${type}:${result.rejection.code}`;
-              seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
-              if (result.ok)
-                for (const event of result.events) seen.set(event.type, (seen.get(event.type) ?? 0) + 1);
+for (const harness of exchangeStoreHarnesses())
+  describe(`wallet read models: ${harness.name}`, { skip: harness.skip }, () => {
+    it("keep the ledger invariant and agree with the engine across random wallet operations and trading", async () => {
+      /** How often each command was accepted or refused (by code) and each event happened, over all runs. */
+      const seen = new Map<string, number>();
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 20, maxLength: 250, size: "max" }), async (steps) => {
+          let run = await startRun(harness);
+          try {
+            // Everyone starts with some money, so withdrawals and orders have something to act on.
+            for (const userId of users) {
+              await run.store.engine.submit({
+                type: "Deposit",
+                userId,
+                amount: 500n * unit,
+                txHash: `0xseed-${userId}`,
+              });
             }
-            if (index % 40 === 0) await checkAgreement(run);
+            // A few commands in flight at once, so a batch holds several and later ones see earlier ones' state.
+            for (let index = 0; index < steps.length; index += 4) {
+              const state = await run.store.engine.read((live) => live);
+              const commands = steps
+                .slice(index, index + 4)
+                .map((one) => commandOf(one, state, run.market))
+                .filter((command) => command !== undefined);
+              const results = await Promise.all(commands.map((command) => run.store.engine.submit(command)));
+              for (const [at, result] of results.entries()) {
+                const type = commands[at]!.type;
+                const outcome = result.ok ? type : `${type}:${result.rejection.code}`;
+                seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
+                if (result.ok)
+                  for (const event of result.events) seen.set(event.type, (seen.get(event.type) ?? 0) + 1);
+              }
+              if (index % 40 === 0) await checkAgreement(run);
+            }
+            await checkAgreement(run);
+            // A restart rebuilds the engine from snapshot + journal; the read models still agree with it.
+            const restarted = { ...run, store: await run.store.restart() };
+            run = restarted;
+            await checkAgreement(restarted);
+          } finally {
+            await run.store.close();
           }
-          await checkAgreement(run);
-          // A restart rebuilds the engine from snapshot + journal; the read models still agree with it.
-          await run.engine.close();
-          const restarted = { ...run, engine: await openEngine(run.db) };
-          await checkAgreement(restarted);
-          run = restarted;
-        } finally {
-          await run.engine.close();
-          run.db.close();
-        }
-      }),
-      { numRuns: 30 },
-    );
-    if (process.env.PREDEX_TEST_VERBOSE) console.log([...seen].sort());
-    // The runs went through every path that matters, not only refusals.
-    for (const wanted of [
-      "TradeExecuted",
-      "WithdrawalRequested",
-      "WithdrawalApproved",
-      "WithdrawalCompleted",
-      "WithdrawalReleased",
-      "Deposit:DEPOSIT_DUPLICATE",
-      "RequestWithdrawal:INSUFFICIENT_BALANCE",
-      "CancelWithdrawal:WITHDRAWAL_NOT_FOUND",
-      "CompleteWithdrawal:WITHDRAWAL_NOT_APPROVED",
-    ]) {
-      assert.ok((seen.get(wanted) ?? 0) > 0, `no ${wanted} in ${JSON.stringify([...seen])}`);
-    }
+        }),
+        { numRuns: 30 },
+      );
+      if (process.env.PREDEX_TEST_VERBOSE) console.log([...seen].sort());
+      // The runs went through every path that matters, not only refusals.
+      for (const wanted of [
+        "TradeExecuted",
+        "WithdrawalRequested",
+        "WithdrawalApproved",
+        "WithdrawalCompleted",
+        "WithdrawalReleased",
+        "Deposit:DEPOSIT_DUPLICATE",
+        "RequestWithdrawal:INSUFFICIENT_BALANCE",
+        "CancelWithdrawal:WITHDRAWAL_NOT_FOUND",
+        "CompleteWithdrawal:WITHDRAWAL_NOT_APPROVED",
+      ]) {
+        assert.ok((seen.get(wanted) ?? 0) > 0, `no ${wanted} in ${JSON.stringify([...seen])}`);
+      }
+    });
   });
-});

@@ -1,23 +1,10 @@
-// Shared set-up of the SQLite read-model tests that drive the exchange through the real engine: an
-// in-memory database with the exchange projector, open markets, funded users, a seeded random
-// stream, and the per-user check that the balance row and the ledger's last entry match the core.
+// Shared set-up of the read-model contract suites that drive the exchange through the real engine
+// (on either store: exchange-store-harness.ts): open markets, funded users, a seeded random stream,
+// and the per-user check that the balance row and the ledger's last entry match the core.
 
 import assert from "node:assert/strict";
-import {
-  createMarketCommand,
-  type ExchangeCommand,
-  type ExchangeEvent,
-  type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
-} from "../../src/core/exchange.js";
-import { Engine } from "../../src/engine/engine.js";
-import type { ExchangeReadModels } from "../../src/store/exchange-read-models.js";
-import type { SqliteDatabase } from "../../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
-import { createSqliteExchangeProjector } from "../../src/store/sqlite/exchange-read-models.js";
-
-export type SqliteExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
+import { createMarketCommand, type ExchangeState } from "../../src/core/exchange.js";
+import type { ExchangeRun, ExchangeTestEngine } from "./exchange-store-harness.js";
 
 /** Mulberry32: a small seeded generator, so a random run is the same every time. */
 export function seededRandom(seed: number): () => number {
@@ -30,23 +17,6 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** The durable engine on `db`, projecting the exchange read models in each commit; a fatal error fails the test. */
-export function openSqliteExchangeEngine(
-  db: SqliteDatabase,
-  clock: () => number,
-): Promise<SqliteExchangeEngine> {
-  return Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-    decider: exchangeDecider,
-    codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [createSqliteExchangeProjector(db)],
-    clock,
-    onFatal: (error) => {
-      throw error;
-    },
-  });
-}
-
 export interface OpenBinaryMarket {
   readonly marketId: number;
   readonly outcomeId: number;
@@ -56,7 +26,7 @@ export interface OpenBinaryMarket {
 
 /** Creates a market of one binary outcome and opens it; both must be accepted. */
 export async function createOpenMarket(
-  engine: SqliteExchangeEngine,
+  engine: ExchangeTestEngine,
   fields: Parameters<typeof createMarketCommand>[0],
 ): Promise<OpenBinaryMarket> {
   const created = await engine.submit(createMarketCommand(fields));
@@ -73,7 +43,7 @@ export async function createOpenMarket(
 
 /** Deposits `amount` to each of users 1..usersCount (txHash `0x<userId>`); each must be accepted. */
 export async function fundUsers(
-  engine: SqliteExchangeEngine,
+  engine: ExchangeTestEngine,
   usersCount: number,
   amount: bigint,
 ): Promise<void> {
@@ -84,22 +54,18 @@ export async function fundUsers(
 
 /** The user's balance row and the balances after its latest ledger entry both equal the core's account. */
 export async function assertBalanceAndLedgerMatch(
-  db: SqliteDatabase,
-  readModels: ExchangeReadModels,
+  run: Pick<ExchangeRun, "balanceRow" | "readModels">,
   state: ExchangeState,
   userId: number,
 ): Promise<void> {
   const account = state.accounts.get(userId)!;
-  const balance = db
-    .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
-    .safeIntegers(true)
-    .get(userId) as { available: bigint; frozen: bigint };
+  const balance = await run.balanceRow(userId);
   assert.deepEqual(
-    [balance.available, balance.frozen],
+    [balance?.available, balance?.frozen],
     [account.available, account.frozen],
     `user ${userId}`,
   );
-  const ledger = await readModels.ledger(userId, { page: 1, pageSize: 1 });
+  const ledger = await run.readModels.ledger(userId, { page: 1, pageSize: 1 });
   assert.deepEqual(
     [ledger.records[0]?.availableAfter, ledger.records[0]?.frozenAfter],
     [account.available, account.frozen],

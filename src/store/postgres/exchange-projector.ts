@@ -1,0 +1,1140 @@
+// The exchange read models' projector on PostgreSQL: the same rows as the SQLite projector
+// (src/store/sqlite/exchange-read-models.ts and its projection/ writers), written the way PostgreSQL
+// is fast: a round trip costs far more than the rows it carries, so a batch is projected in memory
+// and written with a fixed number of statements, whatever its size.
+//
+// Per batch: one read (the balances, positions and outcome options the batch touches), then the
+// events are applied to that in-memory state in journal order, then one statement writes every
+// table the order-book path touches (a chain of data-modifying CTEs, each an `unnest` of column
+// arrays: orders, fills, trades, ledger, balances, positions, price points, deposits, market
+// totals). Each touched balance and position is written once per batch. The rare events (market
+// creation and lifecycle, withdrawals, pool settlement) write with their own statements as they come;
+// those that read positions (settlement, void, a parimutuel pool's settlement) first flush what the
+// batch has buffered, so they read exactly what SQLite's statement-per-event projector would.
+
+import type { ExchangeCommand } from "../../core/commands.js";
+import type {
+  ExchangeEvent,
+  LifecycleEvent,
+  MarketCreatedEvent,
+  OrderCancelledEvent,
+  OrderExpiredEvent,
+  OrderPlacedEvent,
+  PositionClaimedEvent,
+  TradeExecutedEvent,
+  WithdrawalApprovedEvent,
+  WithdrawalCompletedEvent,
+  WithdrawalReleasedEvent,
+  WithdrawalRequestedEvent,
+} from "../../core/events.js";
+import type { PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pools/events.js";
+import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
+import { newPosition, type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
+import { encodePlainData } from "../../engine/journal-codec.js";
+import type { JournalEntry } from "../../engine/store.js";
+import type { LedgerEntryType, TradeRole } from "../exchange-read-models.js";
+import type { PostgresClient } from "./database.js";
+import type { PostgresProjector } from "./engine-store.js";
+
+const atomsPerOne = 100_000_000n;
+
+type WithdrawalEvent =
+  | WithdrawalRequestedEvent
+  | WithdrawalApprovedEvent
+  | WithdrawalReleasedEvent
+  | WithdrawalCompletedEvent;
+
+type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
+
+// ---------------------------------------------------------------------------------------------
+// Statements. Named, so each connection prepares them once.
+
+// Each key is looked up by a LATERAL point query, so the plan is an index probe per key whatever
+// the planner believes of the table's size (a plan cached while a table was small stays cheap).
+const prefetchStatement = {
+  name: "predex-exchange-prefetch",
+  text: `SELECT 'b' AS kind, k.user_id AS id, k.user_id, NULL::bigint AS market_id, NULL::bigint AS outcome_id,
+                NULL::bigint AS option_id, b.available AS a, b.frozen AS b, NULL::bigint AS cost, NULL::bigint AS pnl
+         FROM unnest($1::bigint[]) AS k(user_id)
+         CROSS JOIN LATERAL (SELECT available, frozen FROM exchange_balances WHERE user_id = k.user_id) b
+         UNION ALL
+         SELECT 'p', p.position_id, p.user_id, p.market_id, p.outcome_id, p.option_id, p.shares, p.frozen_shares,
+                p.cost, p.realized_pnl
+         FROM unnest($2::bigint[]) AS k(position_id)
+         CROSS JOIN LATERAL (SELECT * FROM exchange_positions WHERE position_id = k.position_id) p
+         UNION ALL
+         SELECT 'p', p.position_id, p.user_id, p.market_id, p.outcome_id, p.option_id, p.shares, p.frozen_shares,
+                p.cost, p.realized_pnl
+         FROM unnest($3::bigint[], $4::bigint[]) AS k(user_id, option_id)
+         CROSS JOIN LATERAL (
+           SELECT * FROM exchange_positions WHERE user_id = k.user_id AND option_id = k.option_id
+         ) p
+         UNION ALL
+         SELECT 'o', o.option_id, NULL, NULL, o.outcome_id, o.option_id, o.option_index, NULL, NULL, NULL
+         FROM unnest($5::bigint[]) AS k(outcome_id)
+         CROSS JOIN LATERAL (
+           SELECT option_id, outcome_id, option_index FROM market_options WHERE outcome_id = k.outcome_id
+         ) o`,
+};
+
+/** Every buffered table in one statement; the parameters' order is flushColumns'. */
+const flushStatement = {
+  name: "predex-exchange-flush",
+  text: `WITH new_orders AS (
+      INSERT INTO exchange_orders (order_id, user_id, market_id, outcome_id, option_id, side, order_type,
+        time_in_force, limit_price, shares, amount, filled_shares, filled_amount, fee_paid, status,
+        client_order_id, expires_at_ms, created_at_ms, updated_at_ms)
+      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[],
+        $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
+        $14::bigint[], $15::text[], $16::text[], $17::bigint[], $18::bigint[], $19::bigint[])
+    ), order_changes AS (
+      UPDATE exchange_orders o SET filled_shares = o.filled_shares + c.shares,
+        filled_amount = o.filled_amount + c.amount, fee_paid = o.fee_paid + c.fee, status = c.status,
+        updated_at_ms = c.updated_at_ms
+      FROM unnest($20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::text[], $25::bigint[])
+        AS c(order_id, shares, amount, fee, status, updated_at_ms)
+      WHERE o.order_id = c.order_id
+    ), trades AS (
+      INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
+        cross_type, price, shares, fee, time_ms)
+      SELECT * FROM unnest($26::bigint[], $27::text[], $28::bigint[], $29::bigint[], $30::bigint[],
+        $31::bigint[], $32::bigint[], $33::text[], $34::text[], $35::bigint[], $36::bigint[], $37::bigint[],
+        $38::bigint[])
+    ), ledger AS (
+      INSERT INTO exchange_ledger (user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id,
+        time_ms)
+      SELECT user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms
+      FROM unnest($39::bigint[], $40::text[], $41::bigint[], $42::bigint[], $43::bigint[], $44::bigint[],
+        $45::text[], $46::bigint[]) WITH ORDINALITY
+        AS l(user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms, ordinal)
+      ORDER BY ordinal
+    ), balances AS (
+      INSERT INTO exchange_balances (user_id, available, frozen)
+      SELECT * FROM unnest($47::bigint[], $48::bigint[], $49::bigint[])
+      ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen
+    ), positions AS (
+      INSERT INTO exchange_positions (position_id, user_id, market_id, outcome_id, option_id, shares,
+        frozen_shares, cost, realized_pnl)
+      SELECT * FROM unnest($50::bigint[], $51::bigint[], $52::bigint[], $53::bigint[], $54::bigint[],
+        $55::bigint[], $56::bigint[], $57::bigint[], $58::bigint[])
+      ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
+        cost = excluded.cost, realized_pnl = excluded.realized_pnl
+    ), price_points AS (
+      INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price)
+      SELECT * FROM unnest($59::bigint[], $60::bigint[], $61::bigint[], $62::bigint[], $63::bigint[],
+        $64::bigint[])
+    ), deposits AS (
+      INSERT INTO exchange_deposits (tx_hash, user_id, amount, credited_at_ms)
+      SELECT tx_hash, user_id, amount, credited_at_ms
+      FROM unnest($65::text[], $66::bigint[], $67::bigint[], $68::bigint[]) WITH ORDINALITY
+        AS d(tx_hash, user_id, amount, credited_at_ms, ordinal)
+      ORDER BY ordinal
+    ), market_totals AS (
+      UPDATE markets m SET volume = m.volume + t.volume, fee_income = m.fee_income + t.fees
+      FROM unnest($69::bigint[], $70::bigint[], $71::bigint[]) AS t(market_id, volume, fees)
+      WHERE m.market_id = t.market_id
+    )
+    SELECT 1`,
+};
+
+const statements = {
+  insertMarket: {
+    name: "predex-exchange-insert-market",
+    text: `WITH market AS (
+        INSERT INTO markets (market_id, title, model_type, status, category_id, description, rules, tags,
+          creator_id, start_time_ms, end_time_ms, created_at_ms, details)
+        VALUES ($1, $2, $3, 'draft', $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      ), outcomes AS (
+        INSERT INTO market_outcomes (outcome_id, market_id, name)
+        SELECT outcome_id, $1, name FROM unnest($13::bigint[], $14::text[]) AS o(outcome_id, name)
+      )
+      INSERT INTO market_options (option_id, outcome_id, market_id, option_index, title, asset_id)
+      SELECT option_id, outcome_id, $1, option_index, title, asset_id
+      FROM unnest($15::bigint[], $16::bigint[], $17::integer[], $18::text[], $19::text[])
+        AS p(option_id, outcome_id, option_index, title, asset_id)`,
+  },
+  openMarket: {
+    name: "predex-exchange-open-market",
+    text: "UPDATE markets SET status = 'open', opened_at_ms = $1 WHERE market_id = $2",
+  },
+  closeMarket: {
+    name: "predex-exchange-close-market",
+    text: "UPDATE markets SET status = 'closed', closed_at_ms = $1 WHERE market_id = $2",
+  },
+  optionsOfOutcome: {
+    name: "predex-exchange-options-of-outcome",
+    text: "SELECT option_id FROM market_options WHERE outcome_id = $1 ORDER BY option_index",
+  },
+  balanceOf: {
+    name: "predex-exchange-balance-of",
+    text: "SELECT available, frozen FROM exchange_balances WHERE user_id = $1",
+  },
+  positionById: {
+    name: "predex-exchange-position-by-id",
+    text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
+           FROM exchange_positions WHERE position_id = $1`,
+  },
+  positionByUserOption: {
+    name: "predex-exchange-position-by-user-option",
+    text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
+           FROM exchange_positions WHERE user_id = $1 AND option_id = $2`,
+  },
+  resolved: {
+    name: "predex-exchange-resolved",
+    text: `UPDATE markets SET status = 'resolving', resolved_at_ms = $1, challenge_window_ends_at_ms = $2,
+             challenge_bond = $3 WHERE market_id = $4`,
+  },
+  clearProposed: {
+    name: "predex-exchange-clear-proposed",
+    text: "UPDATE market_options SET proposed_win = 0 WHERE outcome_id = $1",
+  },
+  markProposed: {
+    name: "predex-exchange-mark-proposed",
+    text: "UPDATE market_options SET proposed_win = 1 WHERE option_id = $1",
+  },
+  challenged: {
+    name: "predex-exchange-challenged",
+    text: `WITH market AS (UPDATE markets SET challenged = 1 WHERE market_id = $1)
+           INSERT INTO market_challenges (market_id, user_id, bond, reason, challenged_at_ms)
+           VALUES ($1, $2, $3, $4, $5)`,
+  },
+  bondOutcome: {
+    name: "predex-exchange-bond-outcome",
+    text: "UPDATE market_challenges SET bond_outcome = $1, bond_outcome_at_ms = $2 WHERE market_id = $3",
+  },
+  addFees: {
+    name: "predex-exchange-add-fees",
+    text: "UPDATE markets SET fee_income = fee_income + $1 WHERE market_id = $2",
+  },
+  settled: {
+    name: "predex-exchange-settled",
+    text: `WITH market AS (UPDATE markets SET status = 'settled', settled_at_ms = $1 WHERE market_id = $2)
+           UPDATE market_options SET is_win = CASE WHEN option_id = ANY($3::bigint[]) THEN 1 ELSE 0 END
+           WHERE market_id = $2`,
+  },
+  settlePositions: {
+    name: "predex-exchange-settle-positions",
+    text: `UPDATE exchange_positions SET status = 'settled',
+             claimable = CASE WHEN option_id IN (SELECT option_id FROM market_options WHERE market_id = $1 AND is_win = 1)
+               THEN shares + frozen_shares ELSE 0 END
+           WHERE market_id = $1`,
+  },
+  voided: {
+    name: "predex-exchange-voided",
+    text: `WITH market AS (UPDATE markets SET status = 'void', voided_at_ms = $1 WHERE market_id = $2)
+           UPDATE exchange_positions SET status = 'settled', claimable = (shares + frozen_shares) / 2
+           WHERE market_id = $2`,
+  },
+  claimed: {
+    name: "predex-exchange-claimed",
+    text: `UPDATE exchange_positions SET status = 'claimed', claimable = 0, claimed_amount = $1, claimed_at_ms = $2,
+             claim_transaction_id = $3 WHERE position_id = $4`,
+  },
+  insertWithdrawal: {
+    name: "predex-exchange-insert-withdrawal",
+    text: `INSERT INTO exchange_withdrawals (withdrawal_id, user_id, amount, fee, address, status,
+             requested_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, 'PENDING', $6, $6)`,
+  },
+  withdrawalStatus: {
+    name: "predex-exchange-withdrawal-status",
+    text: "UPDATE exchange_withdrawals SET status = $1, updated_at_ms = $2 WHERE withdrawal_id = $3",
+  },
+  winningOption: {
+    name: "predex-exchange-winning-option",
+    text: "SELECT option_id FROM market_options WHERE outcome_id = $1 AND is_win = 1",
+  },
+  positionsOfOutcome: {
+    name: "predex-exchange-positions-of-outcome",
+    text: "SELECT position_id, option_id, shares + frozen_shares AS held FROM exchange_positions WHERE outcome_id = $1",
+  },
+  setClaimable: {
+    name: "predex-exchange-set-claimable",
+    text: `UPDATE exchange_positions p SET claimable = c.claimable
+           FROM unnest($1::bigint[], $2::bigint[]) AS c(position_id, claimable) WHERE p.position_id = c.position_id`,
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// The batch's buffers.
+
+/** A user's USDT in atoms, as the batch has moved it so far. */
+interface BalanceSum {
+  available: bigint;
+  frozen: bigint;
+}
+
+interface NewOrder {
+  readonly values: unknown[];
+}
+
+/** Indexes into NewOrder.values that fills and ends change. */
+const orderColumn = { filledShares: 11, filledAmount: 12, feePaid: 13, status: 14, updatedAtMs: 18 } as const;
+
+interface OrderChange {
+  shares: bigint;
+  amount: bigint;
+  fee: bigint;
+  status: string;
+  updatedAtMs: number;
+}
+
+/** Column arrays of one table, filled row by row, bound as unnest() parameters. */
+class Columns {
+  readonly arrays: unknown[][];
+  constructor(count: number) {
+    this.arrays = Array.from({ length: count }, () => []);
+  }
+  push(...values: unknown[]): void {
+    for (let index = 0; index < values.length; index += 1) this.arrays[index]!.push(values[index]);
+  }
+  get length(): number {
+    return this.arrays[0]!.length;
+  }
+}
+
+type Row = Record<string, unknown>;
+
+const num = (value: unknown): number => Number(value as bigint);
+
+function positionOfRow(row: Row, shares: unknown, frozenShares: unknown): Position {
+  return {
+    positionId: num(row.position_id ?? row.id),
+    userId: num(row.user_id),
+    marketId: num(row.market_id),
+    outcomeId: num(row.outcome_id),
+    optionId: num(row.option_id),
+    shares: shares as bigint,
+    frozenShares: frozenShares as bigint,
+    cost: (row.cost as bigint) ?? 0n,
+    realizedPnl: (row.realized_pnl ?? row.pnl) as bigint,
+  };
+}
+
+/**
+ * Balances and positions as the projector last wrote them, kept across batches: the projector is
+ * the only writer of balances and of a position's shares, cost and PnL (the lifecycle statements
+ * touch only its status and claimable amounts), so while batches follow one another without a gap
+ * or a failure, what it wrote is what the table holds, and a batch of known users reads nothing.
+ */
+class ProjectedState {
+  readonly balances = new Map<number, BalanceSum>();
+  readonly positions = new Map<number, Position>();
+  /** `${userId}:${optionId}` → position id, or null when the user has no position there. */
+  readonly positionIds = new Map<string, number | null>();
+  /** Sequence of the last entry of the last batch projected to the end; undefined when unknown. */
+  lastSequence: bigint | undefined;
+
+  clear(): void {
+    this.balances.clear();
+    this.positions.clear();
+    this.positionIds.clear();
+    this.lastSequence = undefined;
+  }
+}
+
+/** Users or positions kept in memory at most; past it the state is dropped and read again. */
+export const projectedStateEntriesMax = 2_000_000;
+
+/** One batch's projection: the state it read, what it has changed, and the rows it will write. */
+class ExchangeBatch {
+  readonly #client: PostgresClient;
+  readonly #optionIds: Map<number, readonly [number, number]>;
+  readonly #balances: Map<number, BalanceSum>;
+  readonly #dirtyBalances = new Set<number>();
+  readonly #positions: Map<number, Position>;
+  readonly #positionIds: Map<string, number | null>;
+  readonly #dirtyPositions = new Set<number>();
+  /** Position ids the prefetch looked for: one it did not find is new, no need to ask again. */
+  readonly #prefetchedPositionIds = new Set<number>();
+  #newOrders = new Map<number, NewOrder>();
+  #orderChanges = new Map<number, OrderChange>();
+  #trades = new Columns(13);
+  #ledger = new Columns(8);
+  #pricePoints = new Columns(6);
+  #deposits = new Columns(4);
+  #marketTotals = new Map<number, { volume: bigint; fees: bigint }>();
+
+  constructor(
+    client: PostgresClient,
+    optionIds: Map<number, readonly [number, number]>,
+    state: ProjectedState,
+  ) {
+    this.#client = client;
+    this.#optionIds = optionIds;
+    this.#balances = state.balances;
+    this.#positions = state.positions;
+    this.#positionIds = state.positionIds;
+  }
+
+  /** Reads, in one round trip, what the batch's events will need of the stored state. */
+  async prefetch(entries: Entries): Promise<void> {
+    const userIds = new Set<number>();
+    const positionIds = new Set<number>();
+    const pairs = new Map<string, [number, number]>();
+    const outcomeIds = new Set<number>();
+    // Only what is not known from earlier batches.
+    const wantUser = (userId: number) => {
+      if (!this.#balances.has(userId)) userIds.add(userId);
+    };
+    const wantPosition = (positionId: number) => {
+      if (!this.#positions.has(positionId)) positionIds.add(positionId);
+    };
+    const wantPair = (userId: number, optionId: number) => {
+      const key = `${userId}:${optionId}`;
+      if (!this.#positionIds.has(key)) pairs.set(key, [userId, optionId]);
+    };
+    for (const entry of entries) {
+      for (const event of entry.events) {
+        switch (event.type) {
+          case "TradeExecuted":
+            wantUser(event.makerUserId);
+            wantUser(event.takerUserId);
+            wantPosition(event.makerPositionId);
+            wantPosition(event.takerPositionId);
+            if (!this.#optionIds.has(event.outcomeId)) outcomeIds.add(event.outcomeId);
+            break;
+          case "PoolTradeExecuted":
+            wantUser(event.userId);
+            wantPosition(event.positionId);
+            if (!this.#optionIds.has(event.outcomeId)) outcomeIds.add(event.outcomeId);
+            break;
+          case "OrderPlaced":
+            wantUser(event.userId);
+            if (event.frozenShares !== 0n) wantPair(event.userId, event.optionId);
+            break;
+          case "OrderCancelled":
+          case "OrderExpired":
+            wantUser(event.userId);
+            if (event.releasedShares !== 0n) wantPair(event.userId, event.optionId);
+            break;
+          default:
+            if ("userId" in event && typeof event.userId === "number") wantUser(event.userId);
+        }
+      }
+    }
+    if (userIds.size + positionIds.size + pairs.size + outcomeIds.size === 0) return;
+    const pairList = [...pairs.values()];
+    const result = await this.#client.query<Row>({
+      ...prefetchStatement,
+      values: [
+        [...userIds],
+        [...positionIds],
+        pairList.map((pair) => pair[0]),
+        pairList.map((pair) => pair[1]),
+        [...outcomeIds],
+      ],
+    });
+    for (const userId of userIds) this.#balances.set(userId, { available: 0n, frozen: 0n });
+    for (const key of pairs.keys()) this.#positionIds.set(key, null);
+    for (const positionId of positionIds) this.#prefetchedPositionIds.add(positionId);
+    const options = new Map<number, { optionId: number; index: number }[]>();
+    for (const row of result.rows) {
+      if (row.kind === "b") {
+        this.#balances.set(num(row.id), { available: row.a as bigint, frozen: row.b as bigint });
+      } else if (row.kind === "p") {
+        this.#remember(positionOfRow(row, row.a, row.b));
+      } else {
+        const outcomeId = num(row.outcome_id);
+        const list = options.get(outcomeId) ?? [];
+        list.push({ optionId: num(row.option_id), index: Number(row.a) });
+        options.set(outcomeId, list);
+      }
+    }
+    for (const [outcomeId, list] of options) {
+      if (list.length !== 2) continue;
+      list.sort((a, b) => a.index - b.index);
+      this.#optionIds.set(outcomeId, [list[0]!.optionId, list[1]!.optionId]);
+    }
+  }
+
+  #remember(position: Position): void {
+    this.#positions.set(position.positionId, position);
+    this.#positionIds.set(`${position.userId}:${position.optionId}`, position.positionId);
+  }
+
+  async #balanceOf(userId: number): Promise<BalanceSum> {
+    let balance = this.#balances.get(userId);
+    if (balance === undefined) {
+      // Not foreseen by prefetch (an event type it does not know): read it on its own.
+      const row = (await this.#client.query<Row>({ ...statements.balanceOf, values: [userId] })).rows[0];
+      balance = { available: (row?.available as bigint) ?? 0n, frozen: (row?.frozen as bigint) ?? 0n };
+      this.#balances.set(userId, balance);
+    }
+    return balance;
+  }
+
+  /** Records one USDT movement and moves the batch's running balance. */
+  async ledger(
+    userId: number,
+    type: LedgerEntryType,
+    amount: bigint,
+    frozenDelta: bigint,
+    refId: string,
+    timeMs: number,
+  ): Promise<void> {
+    const balance = await this.#balanceOf(userId);
+    balance.available += amount;
+    balance.frozen += frozenDelta;
+    if (balance.available < 0n || balance.frozen < 0n) {
+      throw new Error(`read models: negative balance for user ${userId} after ${type} ${refId}`);
+    }
+    this.#dirtyBalances.add(userId);
+    this.#ledger.push(userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs);
+  }
+
+  /** The stored position, or a new empty one for a user's first shares of the option. */
+  async position(
+    positionId: number,
+    userId: number,
+    optionId: number,
+    marketId: number,
+    outcomeId: number,
+  ): Promise<Position> {
+    let position = this.#positions.get(positionId);
+    if (position === undefined) {
+      // A position the prefetch looked for and did not find is new: no need to ask again.
+      const row = this.#prefetchedPositionIds.has(positionId)
+        ? undefined
+        : (await this.#client.query<Row>({ ...statements.positionById, values: [positionId] })).rows[0];
+      position =
+        row === undefined
+          ? newPosition(positionId, userId, marketId, outcomeId, optionId)
+          : positionOfRow(row, row.shares, row.frozen_shares);
+      this.#remember(position);
+    }
+    return position;
+  }
+
+  savePosition(position: Position): void {
+    this.#dirtyPositions.add(position.positionId);
+  }
+
+  /** Moves shares between a position's free and frozen columns; nothing when the user has none. */
+  async moveFrozenShares(userId: number, optionId: number, frozen: bigint): Promise<void> {
+    const key = `${userId}:${optionId}`;
+    let positionId = this.#positionIds.get(key);
+    if (positionId === undefined) {
+      const row = (
+        await this.#client.query<Row>({ ...statements.positionByUserOption, values: [userId, optionId] })
+      ).rows[0];
+      if (row === undefined) this.#positionIds.set(key, null);
+      else this.#remember(positionOfRow(row, row.shares, row.frozen_shares));
+      positionId = this.#positionIds.get(key);
+    }
+    if (positionId === null || positionId === undefined) return;
+    const position = this.#positions.get(positionId)!;
+    position.shares -= frozen;
+    position.frozenShares += frozen;
+    this.#dirtyPositions.add(positionId);
+  }
+
+  /** The Yes and No option ids of an outcome, in option order. */
+  async optionIdsOf(outcomeId: number): Promise<readonly [number, number]> {
+    let ids = this.#optionIds.get(outcomeId);
+    if (ids === undefined) {
+      const rows = (await this.#client.query<Row>({ ...statements.optionsOfOutcome, values: [outcomeId] }))
+        .rows;
+      if (rows.length !== 2) throw new Error(`read models: outcome ${outcomeId} has no Yes/No options`);
+      ids = [num(rows[0]!.option_id), num(rows[1]!.option_id)];
+      this.#optionIds.set(outcomeId, ids);
+    }
+    return ids;
+  }
+
+  insertOrder(event: OrderPlacedEvent): void {
+    this.#newOrders.set(event.orderId, {
+      values: [
+        event.orderId,
+        event.userId,
+        event.marketId,
+        event.outcomeId,
+        event.optionId,
+        event.side,
+        event.orderType,
+        event.timeInForce,
+        event.limitPrice,
+        event.shares,
+        event.amount,
+        event.filledShares,
+        event.filledAmount,
+        event.feePaid,
+        event.status,
+        event.clientOrderId,
+        event.expiresAtMs,
+        event.createdAtMs,
+        event.createdAtMs,
+      ],
+    });
+  }
+
+  /** A fill of a resting order (shares, amount and fee added) or its end (zeros): its new status. */
+  changeOrder(
+    orderId: number,
+    shares: bigint,
+    amount: bigint,
+    fee: bigint,
+    status: string,
+    atMs: number,
+  ): void {
+    const placed = this.#newOrders.get(orderId);
+    if (placed !== undefined) {
+      const values = placed.values;
+      values[orderColumn.filledShares] = (values[orderColumn.filledShares] as bigint) + shares;
+      values[orderColumn.filledAmount] = (values[orderColumn.filledAmount] as bigint) + amount;
+      values[orderColumn.feePaid] = (values[orderColumn.feePaid] as bigint) + fee;
+      values[orderColumn.status] = status;
+      values[orderColumn.updatedAtMs] = atMs;
+      return;
+    }
+    const change = this.#orderChanges.get(orderId);
+    if (change === undefined) {
+      this.#orderChanges.set(orderId, { shares, amount, fee, status, updatedAtMs: atMs });
+      return;
+    }
+    change.shares += shares;
+    change.amount += amount;
+    change.fee += fee;
+    change.status = status;
+    change.updatedAtMs = atMs;
+  }
+
+  insertTrade(values: readonly unknown[]): void {
+    this.#trades.push(...values);
+  }
+
+  insertPricePoint(
+    optionId: number,
+    timeMs: number,
+    tradeId: number,
+    marketId: number,
+    outcomeId: number,
+    price: bigint,
+  ): void {
+    this.#pricePoints.push(optionId, timeMs, tradeId, marketId, outcomeId, price);
+  }
+
+  insertDeposit(txHash: string, userId: number, amount: bigint, creditedAtMs: number): void {
+    this.#deposits.push(txHash, userId, amount, creditedAtMs);
+  }
+
+  addMarketTotals(marketId: number, volume: bigint, fees: bigint): void {
+    const totals = this.#marketTotals.get(marketId);
+    if (totals === undefined) this.#marketTotals.set(marketId, { volume, fees });
+    else {
+      totals.volume += volume;
+      totals.fees += fees;
+    }
+  }
+
+  /** Writes everything buffered so far in one statement; the running balances and positions stay. */
+  async flush(): Promise<void> {
+    const orders = new Columns(19);
+    for (const order of this.#newOrders.values()) orders.push(...order.values);
+    const changes = new Columns(6);
+    for (const [orderId, change] of this.#orderChanges) {
+      changes.push(orderId, change.shares, change.amount, change.fee, change.status, change.updatedAtMs);
+    }
+    const balances = new Columns(3);
+    for (const userId of this.#dirtyBalances) {
+      const balance = this.#balances.get(userId)!;
+      balances.push(userId, balance.available, balance.frozen);
+    }
+    const positions = new Columns(9);
+    for (const positionId of this.#dirtyPositions) {
+      const p = this.#positions.get(positionId)!;
+      positions.push(
+        p.positionId,
+        p.userId,
+        p.marketId,
+        p.outcomeId,
+        p.optionId,
+        p.shares,
+        p.frozenShares,
+        p.cost,
+        p.realizedPnl,
+      );
+    }
+    const totals = new Columns(3);
+    for (const [marketId, sums] of this.#marketTotals) totals.push(marketId, sums.volume, sums.fees);
+    const written =
+      orders.length +
+      changes.length +
+      this.#trades.length +
+      this.#ledger.length +
+      balances.length +
+      positions.length +
+      this.#pricePoints.length +
+      this.#deposits.length +
+      totals.length;
+    if (written > 0) {
+      await this.#client.query({
+        ...flushStatement,
+        values: [
+          ...orders.arrays,
+          ...changes.arrays,
+          ...this.#trades.arrays,
+          ...this.#ledger.arrays,
+          ...balances.arrays,
+          ...positions.arrays,
+          ...this.#pricePoints.arrays,
+          ...this.#deposits.arrays,
+          ...totals.arrays,
+        ],
+      });
+    }
+    this.#newOrders = new Map();
+    this.#orderChanges = new Map();
+    this.#trades = new Columns(13);
+    this.#ledger = new Columns(8);
+    this.#pricePoints = new Columns(6);
+    this.#deposits = new Columns(4);
+    this.#marketTotals = new Map();
+    this.#dirtyBalances.clear();
+    this.#dirtyPositions.clear();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The events.
+
+/** Creates the projector the engine runs in every commit (the tables must exist: see the migrations). */
+export function createPostgresExchangeProjector(): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+  // Options never change once created, so the Yes/No ids of an outcome are safe to keep in memory.
+  const optionIds = new Map<number, readonly [number, number]>();
+  const state = new ProjectedState();
+
+  return async (client, entries) => {
+    if (entries.length === 0) return;
+    // The kept balances and positions are what the table holds only if this batch directly follows
+    // the last one projected to its end (and that one committed: the engine stops on a failed
+    // commit, and a retry or another leader's batches show as a sequence that does not follow).
+    const first = entries[0]!.sequence;
+    const follows = state.lastSequence !== undefined && first === state.lastSequence + 1n;
+    const large = state.balances.size + state.positions.size > projectedStateEntriesMax;
+    if (!follows || large) state.clear();
+    state.lastSequence = undefined;
+    const batch = new ExchangeBatch(client, optionIds, state);
+    await batch.prefetch(entries);
+    for (const entry of entries) {
+      for (const event of entry.events) await project(client, batch, event, optionIds);
+    }
+    await batch.flush();
+    state.lastSequence = entries.at(-1)!.sequence;
+  };
+}
+
+async function project(
+  client: PostgresClient,
+  batch: ExchangeBatch,
+  event: ExchangeEvent,
+  optionIds: Map<number, readonly [number, number]>,
+): Promise<void> {
+  switch (event.type) {
+    case "MarketCreated":
+      await onMarketCreated(client, event, optionIds);
+      break;
+    case "MarketOpened":
+      await client.query({ ...statements.openMarket, values: [event.atMs, event.marketId] });
+      break;
+    case "MarketClosed":
+      await client.query({ ...statements.closeMarket, values: [event.atMs, event.marketId] });
+      break;
+    case "DepositCredited":
+      await batch.ledger(event.userId, "DEPOSIT", event.amount, 0n, event.txHash, event.atMs);
+      batch.insertDeposit(event.txHash, event.userId, event.amount, event.atMs);
+      break;
+    case "OrderPlaced":
+      await onOrderPlaced(batch, event);
+      break;
+    case "OrderRepeated":
+      break;
+    case "TradeExecuted":
+      await onTrade(batch, event);
+      break;
+    case "OrderCancelled":
+    case "OrderExpired":
+      await onOrderReleased(batch, event);
+      break;
+    case "MarketResolved":
+    case "ResolutionChallenged":
+    case "ChallengeBondReturned":
+    case "ChallengeBondForfeited":
+    case "MarketSettled":
+    case "MarketVoided":
+    case "PositionClaimed":
+      await onLifecycle(client, batch, event);
+      break;
+    case "WithdrawalRequested":
+    case "WithdrawalApproved":
+    case "WithdrawalReleased":
+    case "WithdrawalCompleted":
+      await onWithdrawal(client, batch, event);
+      break;
+    case "AmmPoolFunded":
+      // Platform money into the outcome's collateral: no user's balance moves.
+      break;
+    case "PoolTradeExecuted":
+      await onPoolTrade(batch, event);
+      break;
+    case "PoolSettled":
+      await onPoolSettled(client, batch, event);
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`read models: unknown event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+async function onMarketCreated(
+  client: PostgresClient,
+  event: MarketCreatedEvent,
+  optionIds: Map<number, readonly [number, number]>,
+): Promise<void> {
+  const details = event.details ?? null;
+  const outcomes = new Columns(2);
+  const options = new Columns(5);
+  for (const outcome of event.outcomes) {
+    outcomes.push(outcome.outcomeId, outcome.name);
+    for (const option of outcome.options) {
+      options.push(option.optionId, outcome.outcomeId, option.optionIndex, option.title, option.assetId);
+    }
+  }
+  await client.query({
+    ...statements.insertMarket,
+    values: [
+      event.marketId,
+      event.title,
+      event.modelType,
+      textOf(details?.categoryId),
+      textOf(details?.description) ?? "",
+      textOf(details?.rules) ?? "",
+      textOf(details?.tags) ?? "",
+      event.creatorId,
+      event.startTimeMs,
+      event.endTimeMs,
+      event.createdAtMs,
+      details === null ? null : encodePlainData(details),
+      ...outcomes.arrays,
+      ...options.arrays,
+    ],
+  });
+  for (const outcome of event.outcomes) {
+    const sorted = [...outcome.options].sort((a, b) => a.optionIndex - b.optionIndex);
+    if (sorted.length === 2) optionIds.set(outcome.outcomeId, [sorted[0]!.optionId, sorted[1]!.optionId]);
+  }
+}
+
+async function onOrderPlaced(batch: ExchangeBatch, event: OrderPlacedEvent): Promise<void> {
+  batch.insertOrder(event);
+  // The resting part's funds or shares are frozen before any of the command's fills (evolve's order).
+  if (event.frozenAmount !== 0n) {
+    await batch.ledger(
+      event.userId,
+      "FREEZE",
+      -event.frozenAmount,
+      event.frozenAmount,
+      String(event.orderId),
+      event.createdAtMs,
+    );
+  }
+  if (event.frozenShares !== 0n)
+    await batch.moveFrozenShares(event.userId, event.optionId, event.frozenShares);
+}
+
+async function onOrderReleased(
+  batch: ExchangeBatch,
+  event: OrderCancelledEvent | OrderExpiredEvent,
+): Promise<void> {
+  const status = event.type === "OrderExpired" ? "EXPIRED" : "CANCELLED";
+  batch.changeOrder(event.orderId, 0n, 0n, 0n, status, event.atMs);
+  if (event.releasedAmount !== 0n) {
+    await batch.ledger(
+      event.userId,
+      "UNFREEZE",
+      event.releasedAmount,
+      -event.releasedAmount,
+      String(event.orderId),
+      event.atMs,
+    );
+  }
+  if (event.releasedShares !== 0n) {
+    await batch.moveFrozenShares(event.userId, event.optionId, -event.releasedShares);
+  }
+}
+
+async function onTrade(batch: ExchangeBatch, event: TradeExecutedEvent): Promise<void> {
+  const time = event.atMs;
+  batch.changeOrder(
+    event.makerOrderId,
+    event.shares,
+    event.makerNotional,
+    event.makerFee,
+    event.makerStatus,
+    time,
+  );
+  for (const role of ["MAKER", "TAKER"] as const) {
+    const maker = role === "MAKER";
+    batch.insertTrade([
+      event.tradeId,
+      role,
+      maker ? event.makerOrderId : event.takerOrderId,
+      maker ? event.makerUserId : event.takerUserId,
+      event.marketId,
+      event.outcomeId,
+      maker ? event.makerOptionId : event.takerOptionId,
+      maker ? event.makerSide : event.takerSide,
+      event.cross,
+      maker ? event.makerPrice : event.takerPrice,
+      event.shares,
+      maker ? event.makerFee : event.takerFee,
+      time,
+    ]);
+  }
+
+  // The maker's cash: what its reserve no longer needs comes back, then the fill and the fee.
+  const released = -event.makerFrozenDelta;
+  if (released !== 0n) {
+    await batch.ledger(event.makerUserId, "UNFREEZE", released, -released, String(event.makerOrderId), time);
+  }
+  const makerMoved = await tradeAndFee(batch, event, "MAKER");
+  if (released + makerMoved !== event.makerAvailableDelta) {
+    throw new Error(`read models: trade ${event.tradeId} maker entries differ from its balance delta`);
+  }
+  const takerMoved = await tradeAndFee(batch, event, "TAKER");
+  if (takerMoved !== event.takerAvailableDelta) {
+    throw new Error(`read models: trade ${event.tradeId} taker entries differ from its balance delta`);
+  }
+
+  // Positions, by the core's own average-cost rules.
+  for (const role of ["MAKER", "TAKER"] as const) {
+    const maker = role === "MAKER";
+    const position = await batch.position(
+      maker ? event.makerPositionId : event.takerPositionId,
+      maker ? event.makerUserId : event.takerUserId,
+      maker ? event.makerOptionId : event.takerOptionId,
+      event.marketId,
+      event.outcomeId,
+    );
+    const notional = maker ? event.makerNotional : event.takerNotional;
+    const fee = maker ? event.makerFee : event.takerFee;
+    if ((maker ? event.makerSide : event.takerSide) === "BUY")
+      recordBuy(position, event.shares, notional, fee);
+    else recordSell(position, event.shares, maker, notional, fee);
+    batch.savePosition(position);
+  }
+
+  // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
+  const [yesId, noId] = await batch.optionIdsOf(event.outcomeId);
+  batch.insertPricePoint(yesId, time, event.tradeId, event.marketId, event.outcomeId, event.yesPrice);
+  batch.insertPricePoint(
+    noId,
+    time,
+    event.tradeId,
+    event.marketId,
+    event.outcomeId,
+    atomsPerOne - event.yesPrice,
+  );
+  // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
+  const volume = event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
+  batch.addMarketTotals(event.marketId, volume, event.makerFee + event.takerFee);
+}
+
+/** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
+async function tradeAndFee(
+  batch: ExchangeBatch,
+  event: TradeExecutedEvent,
+  role: TradeRole,
+): Promise<bigint> {
+  const maker = role === "MAKER";
+  const userId = maker ? event.makerUserId : event.takerUserId;
+  const notional = maker ? event.makerNotional : event.takerNotional;
+  const fee = maker ? event.makerFee : event.takerFee;
+  const tradeRef = String(event.tradeId);
+  const cash = (maker ? event.makerSide : event.takerSide) === "BUY" ? -notional : notional;
+  await batch.ledger(userId, "TRADE", cash, 0n, tradeRef, event.atMs);
+  if (fee !== 0n) await batch.ledger(userId, "FEE", -fee, 0n, tradeRef, event.atMs);
+  return cash - fee;
+}
+
+async function onLifecycle(
+  client: PostgresClient,
+  batch: ExchangeBatch,
+  event: LifecycleEvent | PositionClaimedEvent,
+): Promise<void> {
+  const marketRef = "marketId" in event ? String(event.marketId) : "";
+  switch (event.type) {
+    case "MarketResolved":
+      await client.query({
+        ...statements.resolved,
+        values: [event.atMs, event.windowEndsAtMs, event.challengeBond, event.marketId],
+      });
+      for (const winner of event.winners) {
+        await client.query({ ...statements.clearProposed, values: [winner.outcomeId] });
+        await client.query({ ...statements.markProposed, values: [winner.optionId] });
+      }
+      break;
+    case "ResolutionChallenged":
+      await client.query({
+        ...statements.challenged,
+        values: [event.marketId, event.userId, event.bond, event.reason, event.atMs],
+      });
+      await batch.ledger(event.userId, "CHALLENGE_BOND", -event.bond, event.bond, marketRef, event.atMs);
+      break;
+    case "ChallengeBondReturned":
+      await client.query({ ...statements.bondOutcome, values: ["RETURNED", event.atMs, event.marketId] });
+      await batch.ledger(event.userId, "BOND_RETURN", event.amount, -event.amount, marketRef, event.atMs);
+      break;
+    case "ChallengeBondForfeited":
+      await client.query({ ...statements.bondOutcome, values: ["FORFEITED", event.atMs, event.marketId] });
+      batch.addMarketTotals(event.marketId, 0n, event.amount);
+      await batch.ledger(event.userId, "BOND_FORFEIT", 0n, -event.amount, marketRef, event.atMs);
+      break;
+    case "MarketSettled":
+      // Reads the positions: everything the batch has moved so far is written first.
+      await batch.flush();
+      await client.query({
+        ...statements.settled,
+        values: [event.atMs, event.marketId, event.winners.map((winner) => winner.optionId)],
+      });
+      await client.query({ ...statements.settlePositions, values: [event.marketId] });
+      break;
+    case "MarketVoided":
+      await batch.flush();
+      await client.query({ ...statements.voided, values: [event.atMs, event.marketId] });
+      break;
+    case "PositionClaimed":
+      await client.query({
+        ...statements.claimed,
+        values: [event.amount, event.atMs, event.transactionId, event.positionId],
+      });
+      await batch.ledger(event.userId, "CLAIM", event.amount, 0n, event.transactionId, event.atMs);
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`read models: unknown lifecycle event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+async function onWithdrawal(
+  client: PostgresClient,
+  batch: ExchangeBatch,
+  event: WithdrawalEvent,
+): Promise<void> {
+  const refId = String(event.withdrawalId);
+  switch (event.type) {
+    case "WithdrawalRequested": {
+      const held = event.amount + event.fee;
+      await client.query({
+        ...statements.insertWithdrawal,
+        values: [event.withdrawalId, event.userId, event.amount, event.fee, event.address, event.atMs],
+      });
+      await batch.ledger(event.userId, "WITHDRAWAL_FREEZE", -held, held, refId, event.atMs);
+      break;
+    }
+    case "WithdrawalApproved":
+      await client.query({
+        ...statements.withdrawalStatus,
+        values: ["APPROVED", event.atMs, event.withdrawalId],
+      });
+      break;
+    case "WithdrawalReleased": {
+      const held = event.amount + event.fee;
+      await client.query({
+        ...statements.withdrawalStatus,
+        values: [event.reason, event.atMs, event.withdrawalId],
+      });
+      await batch.ledger(event.userId, "WITHDRAWAL_UNFREEZE", held, -held, refId, event.atMs);
+      break;
+    }
+    case "WithdrawalCompleted": {
+      const held = event.amount + event.fee;
+      // Released, then debited: the amounts of a user's entries add up to the available balance.
+      await client.query({
+        ...statements.withdrawalStatus,
+        values: ["COMPLETED", event.atMs, event.withdrawalId],
+      });
+      await batch.ledger(event.userId, "WITHDRAWAL_UNFREEZE", held, -held, refId, event.atMs);
+      await batch.ledger(event.userId, "WITHDRAWAL", -event.amount, 0n, refId, event.atMs);
+      if (event.fee !== 0n)
+        await batch.ledger(event.userId, "WITHDRAWAL_FEE", -event.fee, 0n, refId, event.atMs);
+      break;
+    }
+    default: {
+      const unreachable: never = event;
+      throw new Error(`read models: unknown withdrawal event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+async function onPoolTrade(batch: ExchangeBatch, event: PoolTradeExecutedEvent): Promise<void> {
+  const time = event.atMs;
+  const tradeRef = String(event.tradeId);
+  const averagePrice = (event.amount * atomsPerOne) / event.shares;
+  batch.insertTrade([
+    event.tradeId,
+    "TAKER",
+    event.orderId,
+    event.userId,
+    event.marketId,
+    event.outcomeId,
+    event.optionId,
+    event.side,
+    "TRANSFER",
+    averagePrice,
+    event.shares,
+    event.fee,
+    time,
+  ]);
+  const cash = event.side === "BUY" ? -event.amount : event.amount;
+  await batch.ledger(event.userId, "TRADE", cash, 0n, tradeRef, time);
+  if (event.fee !== 0n) await batch.ledger(event.userId, "FEE", -event.fee, 0n, tradeRef, time);
+  if (cash - event.fee !== event.availableDelta) {
+    throw new Error(`read models: pool trade ${event.tradeId} entries differ from its balance delta`);
+  }
+  const position = await batch.position(
+    event.positionId,
+    event.userId,
+    event.optionId,
+    event.marketId,
+    event.outcomeId,
+  );
+  if (event.side === "BUY") recordBuy(position, event.shares, event.amount, event.fee);
+  else recordSell(position, event.shares, false, event.amount, event.fee);
+  batch.savePosition(position);
+  // The traded option's price after the trade, and the other option's as its complement.
+  for (const optionId of await batch.optionIdsOf(event.outcomeId)) {
+    const price = optionId === event.optionId ? event.priceAfter : atomsPerOne - event.priceAfter;
+    batch.insertPricePoint(optionId, time, event.tradeId, event.marketId, event.outcomeId, price);
+  }
+  batch.addMarketTotals(event.marketId, event.amount, event.fee);
+}
+
+async function onPoolSettled(
+  client: PostgresClient,
+  batch: ExchangeBatch,
+  event: PoolSettledEvent,
+): Promise<void> {
+  if (event.modelType !== "parimutuel") return;
+  batch.addMarketTotals(event.marketId, 0n, event.fee + event.dust);
+  // Reads the positions and the winners: everything the batch has moved so far is written first.
+  await batch.flush();
+  const winner = (await client.query<Row>({ ...statements.winningOption, values: [event.outcomeId] }))
+    .rows[0];
+  const winningOptionId = winner === undefined ? undefined : num(winner.option_id);
+  const holders = await client.query<Row>({ ...statements.positionsOfOutcome, values: [event.outcomeId] });
+  const settlement = { ...event };
+  const claimable = new Columns(2);
+  for (const row of holders.rows) {
+    claimable.push(
+      row.position_id,
+      stakePayout(row.held as bigint, num(row.option_id) === winningOptionId, settlement),
+    );
+  }
+  if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+}
+
+function textOf(value: unknown): string | null {
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : null;
+}

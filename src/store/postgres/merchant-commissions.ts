@@ -1,0 +1,131 @@
+// Merchant commission on PostgreSQL (the SQLite twin and the rules: src/store/sqlite/merchant-commissions.ts):
+// each merchant earns its `commissionRate` of the fees its users pay, per UTC month and per rate in
+// force, rounded down once over the month's total. Projected in the trade's own commit.
+//
+// Per batch the fees are summed per (user, month) in memory and written with ONE statement that
+// finds each user's merchant and current rate in the identity tables (identity_users.partner_id,
+// identity_partners.commission_rate_bps: the PostgreSQL identity store keeps SQLite's table and
+// column names) and adds them to the month's row; the commission is recomputed from the new total in
+// numeric, so a fee total times a rate never overflows 64 bits. No read round trip.
+
+import type { ExchangeCommand } from "../../core/commands.js";
+import type { ExchangeEvent } from "../../core/events.js";
+import { type MerchantCommissionReadModel, periodOf } from "../merchant-commissions.js";
+import type { PostgresClient, PostgresPool } from "./database.js";
+import type { PostgresProjector } from "./engine-store.js";
+import { applyPostgresMigrations } from "./migrations.js";
+
+export const postgresMerchantCommissionMigrations: readonly string[] = [
+  `CREATE TABLE merchant_commissions (
+     merchant_id bigint NOT NULL,
+     period text NOT NULL,
+     commission_rate_bps integer NOT NULL,
+     fee_total bigint NOT NULL,
+     commission_total bigint NOT NULL,
+     PRIMARY KEY (merchant_id, period, commission_rate_bps)
+   );`,
+];
+
+export async function applyPostgresMerchantCommissionMigrations(pool: PostgresPool): Promise<void> {
+  await applyPostgresMigrations(pool, "commissions", postgresMerchantCommissionMigrations);
+}
+
+const accrueStatement = {
+  name: "predex-commissions-accrue",
+  text: `INSERT INTO merchant_commissions AS m (merchant_id, period, commission_rate_bps, fee_total, commission_total)
+         SELECT u.partner_id, a.period, p.commission_rate_bps, sum(a.fee)::bigint,
+                div(sum(a.fee) * p.commission_rate_bps, 10000)::bigint
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS a(user_id, period, fee)
+         JOIN identity_users u ON u.user_id = a.user_id
+         JOIN identity_partners p ON p.partner_id = u.partner_id
+         GROUP BY u.partner_id, a.period, p.commission_rate_bps
+         ON CONFLICT (merchant_id, period, commission_rate_bps) DO UPDATE
+           SET fee_total = m.fee_total + excluded.fee_total,
+               commission_total = div((m.fee_total + excluded.fee_total)::numeric * excluded.commission_rate_bps, 10000)::bigint`,
+};
+
+const identityExistsStatement = {
+  name: "predex-commissions-identity-exists",
+  text: "SELECT to_regclass('identity_users') IS NOT NULL AND to_regclass('identity_partners') IS NOT NULL AS present",
+};
+
+/** How long a projector without identity tables waits before it looks for them again. */
+const identityRecheckMs = 10_000;
+
+/**
+ * The commission projector. Without identity tables (an engine on a database no API node has
+ * migrated yet, or tests of the exchange alone) nothing accrues, as on SQLite; it looks again at
+ * most every 10 s, so an engine started before its API nodes starts accruing once they exist.
+ */
+export function createPostgresCommissionProjector(): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+  let identityPresent = false;
+  let checkedAtMs = Number.NEGATIVE_INFINITY;
+  const identityTablesExist = async (client: PostgresClient): Promise<boolean> => {
+    if (identityPresent) return true;
+    const now = Date.now();
+    if (now - checkedAtMs < identityRecheckMs) return false;
+    checkedAtMs = now;
+    identityPresent = (await client.query<{ present: boolean }>(identityExistsStatement)).rows[0]!.present;
+    return identityPresent;
+  };
+
+  return async (client, entries) => {
+    // Summed per (user, month) here; the statement groups users by merchant and rate.
+    const fees = new Map<string, { userId: number; period: string; fee: bigint }>();
+    const accrue = (userId: number, fee: bigint, timeMs: number): void => {
+      if (fee === 0n) return;
+      const period = periodOf(timeMs);
+      const key = `${userId}|${period}`;
+      const row = fees.get(key);
+      if (row === undefined) fees.set(key, { userId, period, fee });
+      else row.fee += fee;
+    };
+    for (const entry of entries) {
+      for (const event of entry.events) {
+        // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
+        if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
+        if (event.type !== "TradeExecuted") continue;
+        accrue(event.makerUserId, event.makerFee, event.atMs);
+        accrue(event.takerUserId, event.takerFee, event.atMs);
+      }
+    }
+    if (fees.size === 0 || !(await identityTablesExist(client))) return;
+    const rows = [...fees.values()];
+    await client.query({
+      ...accrueStatement,
+      values: [rows.map((row) => row.userId), rows.map((row) => row.period), rows.map((row) => row.fee)],
+    });
+  };
+}
+
+export async function openPostgresMerchantCommissions(
+  pool: PostgresPool,
+): Promise<MerchantCommissionReadModel> {
+  await applyPostgresMerchantCommissionMigrations(pool);
+  return {
+    async commission(merchantId, period) {
+      const result = await pool.query<{
+        commission_rate_bps: number;
+        fee_total: bigint;
+        commission_total: bigint;
+      }>({
+        name: "predex-commissions-of-merchant",
+        text: `SELECT commission_rate_bps, fee_total, commission_total FROM merchant_commissions
+               WHERE merchant_id = $1 AND period = $2 ORDER BY commission_rate_bps`,
+        values: [merchantId, period],
+      });
+      const byRate = result.rows.map((row) => ({
+        rateBps: Number(row.commission_rate_bps),
+        feeTotal: row.fee_total,
+        commissionTotal: row.commission_total,
+      }));
+      return {
+        merchantId,
+        period,
+        feeTotal: byRate.reduce((sum, row) => sum + row.feeTotal, 0n),
+        commissionTotal: byRate.reduce((sum, row) => sum + row.commissionTotal, 0n),
+        byRate,
+      };
+    },
+  };
+}
