@@ -19,7 +19,7 @@ import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { type MasterKeyPolicy, resolveMasterKey } from "./cli/master-key.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import type { EngineLimits } from "./engine/engine.js";
-import { createGatewayVerifier, nonceWindowMs } from "./gateway/verifier.js";
+import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
@@ -125,8 +125,8 @@ export async function startPlatform(
       : undefined;
   const stores =
     db !== undefined
-      ? openSqlitePlatformStores(db)
-      : await openPostgresPlatformStores({ url: config.databaseUrl!, role, masterKey, logger });
+      ? openSqlitePlatformStores(db, { nowMs })
+      : await openPostgresPlatformStores({ url: config.databaseUrl!, role, masterKey, logger, nowMs });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const adminTokenFile =
@@ -221,7 +221,7 @@ export async function startPlatform(
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
       nowMs,
       // Per partner and durable for the window: a restart still refuses a captured request.
-      nonces: stores.gatewayNonces({ windowMs: nonceWindowMs, nowMs }),
+      nonces: stores.gatewayNonces,
     }),
     mfa,
     socketChannels: new Map(),
@@ -244,6 +244,7 @@ export async function startPlatform(
     consoleQueries: stores.consoleQueries,
     legacyStores: stores.legacyStores,
     priceSamples: stores.priceSamples,
+    sharedRateLimitStores: stores.sharedRateLimitStores,
     journalArchiver: exchange.journalArchiver,
   };
 

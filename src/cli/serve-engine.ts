@@ -8,7 +8,7 @@ import { pino } from "pino";
 import { loadTopologyConfig } from "../config/topology-config.js";
 import { ConfigError, type PlatformConfig } from "../config.js";
 import { startEngineNode } from "../topology/engine-node.js";
-import { missingPostgresProjectors, openPostgresEngineProjectors } from "../topology/postgres-projectors.js";
+import { openPostgresEngineProjectors } from "../topology/postgres-projectors.js";
 import { resolveMasterKey } from "./master-key.js";
 
 /** Returns -1: the process keeps running until a signal (or lost leadership) ends it. */
@@ -22,12 +22,6 @@ export async function runEngineRole(config: PlatformConfig): Promise<number> {
   const resolvedKey = resolveMasterKey(config, "external");
   const logger = pino({ level: config.logLevel });
   for (const warning of resolvedKey.warnings) logger.warn(warning);
-  if (missingPostgresProjectors.length > 0) {
-    logger.warn(
-      { missing: missingPostgresProjectors },
-      "this build has no PostgreSQL projector for some read models: the journal is complete, those read models are not written",
-    );
-  }
   const node = await startEngineNode({
     databaseUrl: config.databaseUrl,
     topology,

@@ -32,6 +32,7 @@ import type { PostgresProjector } from "../store/postgres/engine-store.js";
 import { createForwardedCommandsProjector } from "../store/postgres/forwarded-commands.js";
 import { defaultNodeId, engineApplicationName } from "../store/postgres/leadership.js";
 import { WarmStandby } from "../store/postgres/warm-standby.js";
+import type { PostgresEngineProjectors } from "./postgres-projectors.js";
 
 export type PostgresExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, PostgresClient>;
 
@@ -41,9 +42,7 @@ export interface EngineNodeOptions {
   readonly masterKey: Buffer;
   readonly logger: Logger;
   /** The read models every commit projects (built by the PostgreSQL platform stores). */
-  readonly openProjectors: (
-    pool: PostgresPool,
-  ) => Promise<PostgresProjector<ExchangeCommand, ExchangeEvent>[]>;
+  readonly openProjectors: (pool: PostgresPool) => Promise<PostgresEngineProjectors>;
   readonly clock?: () => number;
   readonly limits?: Partial<EngineLimits>;
   readonly observer?: EngineObserver;
@@ -106,11 +105,14 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
   let release: (() => Promise<void>) | undefined;
   let standby: WarmStandby<ExchangeState, ExchangeCommand, ExchangeEvent>;
   let projectors: PostgresProjector<ExchangeCommand, ExchangeEvent>[];
+  let readModels: PostgresEngineProjectors | undefined;
   // The id each forwarded command arrived with, by the command object the engine journals.
   const forwardIds = new WeakMap<ExchangeCommand, string>();
   try {
+    const opened = await options.openProjectors(pool);
+    readModels = opened;
     projectors = [
-      ...(await options.openProjectors(pool)),
+      ...opened.projectors,
       await createForwardedCommandsProjector<ExchangeCommand, ExchangeEvent>(pool, (command) =>
         forwardIds.get(command),
       ),
@@ -129,6 +131,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       onFollowError: (error) => logger.warn({ err: error }, "standby: reading the journal failed; retrying"),
     });
   } catch (error) {
+    await readModels?.close();
     await pool.end();
     throw error;
   }
@@ -221,6 +224,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       await engine?.close();
       await server?.close();
       await release?.();
+      await readModels?.close();
       await pool.end();
     },
   };

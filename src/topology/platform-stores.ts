@@ -9,6 +9,7 @@ import type { EngineFatalError } from "../engine/errors.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import { openExchangeHost } from "../exchange/exchange-host.js";
 import type { JournalArchiver } from "../exchange/journal-archiver.js";
+import { nonceWindowMs } from "../gateway/verifier.js";
 import type { CategoryStore } from "../store/categories.js";
 import type { ChainStore } from "../store/chain-store.js";
 import type { ConsoleQueries } from "../store/console-queries.js";
@@ -22,6 +23,7 @@ import type { MfaStore } from "../store/mfa.js";
 import type { OperationsQueries } from "../store/operations-queries.js";
 import type { PartnerRateLimits } from "../store/partner-rate-limits.js";
 import type { PriceSampleStore } from "../store/price-samples.js";
+import type { SharedRateLimitStores } from "../store/shared-rate-limits.js";
 import { createSqliteCategoryStore } from "../store/sqlite/categories.js";
 import { createConsoleQueries } from "../store/sqlite/console-queries.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
@@ -29,7 +31,7 @@ import { createSqliteDepositAddressStore } from "../store/sqlite/deposit-address
 import { createSqliteGatewayNonceStore } from "../store/sqlite/gateway-nonces.js";
 import { createSqliteIdentityStore } from "../store/sqlite/identity.js";
 import { createSqliteLegacyStores } from "../store/sqlite/legacy-stores.js";
-import { createSqliteMarketCatalog, type MarketsChangedListener } from "../store/sqlite/market-catalog.js";
+import { createSqliteMarketCatalog } from "../store/sqlite/market-catalog.js";
 import { createSqliteMfaStore } from "../store/sqlite/mfa.js";
 import { createSqliteOperationsQueries } from "../store/sqlite/operations-queries.js";
 import { createSqlitePartnerRateLimits } from "../store/sqlite/partner-rate-limits.js";
@@ -63,11 +65,13 @@ export interface PlatformStores {
   readonly mfa: MfaStore;
   readonly categories: CategoryStore;
   readonly marketCatalog: MarketCatalogStore;
-  /** Markets a commit touched (the catalogue drops its cached views of them). */
-  onMarketsChanged(listener: MarketsChangedListener): void;
+  /** Markets a commit touched, undefined for "any" (the catalogue drops its cached views of them). */
+  onMarketsChanged(listener: (marketIds: ReadonlySet<number> | undefined) => void): void;
   readonly depositAddresses: DepositAddressStore;
-  /** The gateway's durable nonces for a window (src/gateway/verifier.ts). */
-  gatewayNonces(options: { windowMs: number; nowMs: () => number }): NonceStore;
+  /** The gateway's durable nonces for its window (src/gateway/verifier.ts). */
+  readonly gatewayNonces: NonceStore;
+  /** A rate-limit store every API node shares (PostgreSQL); undefined: each process counts alone. */
+  readonly sharedRateLimitStores: SharedRateLimitStores | undefined;
   readonly operations: OperationsQueries;
   readonly partnerRateLimits: PartnerRateLimits;
   readonly consoleQueries: ConsoleQueries;
@@ -82,7 +86,10 @@ export interface PlatformStores {
 }
 
 /** Every port on the one SQLite file; the engine is this process's own, with its projectors. */
-export function openSqlitePlatformStores(db: SqliteDatabase): PlatformStores {
+export function openSqlitePlatformStores(
+  db: SqliteDatabase,
+  options: { nowMs: () => number },
+): PlatformStores {
   const marketCatalog = createSqliteMarketCatalog(db);
   const stores: PlatformStores = {
     kind: "sqlite",
@@ -92,7 +99,8 @@ export function openSqlitePlatformStores(db: SqliteDatabase): PlatformStores {
     marketCatalog: marketCatalog.store,
     onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
     depositAddresses: createSqliteDepositAddressStore(db),
-    gatewayNonces: (options) => createSqliteGatewayNonceStore(db, options),
+    gatewayNonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs: options.nowMs }),
+    sharedRateLimitStores: undefined,
     operations: createSqliteOperationsQueries(db),
     partnerRateLimits: createSqlitePartnerRateLimits(db),
     consoleQueries: createConsoleQueries(db),

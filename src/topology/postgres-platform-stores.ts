@@ -18,69 +18,106 @@ import {
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
+import { nonceWindowMs } from "../gateway/verifier.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
+import type { LegacyStores } from "../store/legacy-stores.js";
+import { openPostgresCategoryStore } from "../store/postgres/categories.js";
+import { openPostgresChainStore } from "../store/postgres/chain-store.js";
+import { openPostgresConsoleQueries } from "../store/postgres/console-queries.js";
 import { openPostgresPool, type PostgresPool } from "../store/postgres/database.js";
+import { openPostgresDepositAddressStore } from "../store/postgres/deposit-addresses.js";
 import { openPostgresEngineCluster } from "../store/postgres/engine-cluster.js";
-import type { MarketsChangedListener } from "../store/sqlite/market-catalog.js";
+import { applyPostgresExchangeMigrations } from "../store/postgres/exchange-projectors.js";
+import { openPostgresExchangeReadModels } from "../store/postgres/exchange-read-models.js";
+import { openPostgresGatewayNonceStore } from "../store/postgres/gateway-nonces.js";
+import { openPostgresIdentityStore } from "../store/postgres/identity.js";
+import { openPostgresLegacyApplicationStore } from "../store/postgres/legacy-applications.js";
+import { openPostgresLegacyBillQueries } from "../store/postgres/legacy-bills.js";
+import { openPostgresLegacyNonceStore } from "../store/postgres/legacy-nonces.js";
+import { openPostgresNotificationReadModel } from "../store/postgres/legacy-notifications.js";
+import { openPostgresLegacyRequestStore } from "../store/postgres/legacy-requests.js";
+import { openPostgresMarketCatalog } from "../store/postgres/market-catalog.js";
+import { openPostgresMerchantCommissions } from "../store/postgres/merchant-commissions.js";
+import { openPostgresMfaStore } from "../store/postgres/mfa.js";
+import { openPostgresOperationsQueries } from "../store/postgres/operations-queries.js";
+import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
+import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
+import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
 import { type EngineNode, startEngineNode } from "./engine-node.js";
 import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
 import { openPostgresEngineProjectors } from "./postgres-projectors.js";
-
-/**
- * Ports with no PostgreSQL adapter in this build. While one is listed, PREDEX_DATABASE_URL is refused
- * for `serve` and `serve --role api` (engine nodes run: they need only the journal and projectors).
- */
-export const missingPostgresPorts: readonly string[] = [
-  "exchange read models",
-  "merchant commissions",
-  "legacy notifications",
-  "legacy bills",
-];
 
 export interface PostgresPlatformStoresOptions {
   readonly url: string;
   readonly role: "all" | "api";
   readonly masterKey: Buffer;
   readonly logger: Logger;
+  readonly nowMs: () => number;
   readonly topology?: TopologyConfig;
 }
 
 export async function openPostgresPlatformStores(
-  _options: PostgresPlatformStoresOptions,
+  options: PostgresPlatformStoresOptions,
 ): Promise<PlatformStores> {
-  if (missingPostgresPorts.length > 0) {
-    throw new ConfigError(
-      `PREDEX_DATABASE_URL is set, but this build has no PostgreSQL adapter yet for: ${missingPostgresPorts.join(", ")}. ` +
-        "Unset it for SQLite (engine nodes run already: serve --role engine)",
-    );
+  const pool = openApiNodePool(options.url);
+  try {
+    // Identity first: several stores' tables refer to users and partners.
+    const identity = await openPostgresIdentityStore(pool);
+    // The tables the engine projects into, so an API node may start before any engine node.
+    await applyPostgresExchangeMigrations(pool);
+    const marketCatalog = await openPostgresMarketCatalog(pool, {
+      onListenError: (error) =>
+        options.logger.warn({ err: error }, "catalogue: change listener reconnecting"),
+    });
+    const readModels = await openPostgresExchangeReadModels(pool);
+    const requests = await openPostgresLegacyRequestStore(pool);
+    const legacyStores: LegacyStores = {
+      nonces: await openPostgresLegacyNonceStore(pool),
+      requests,
+      notifications: await openPostgresNotificationReadModel(pool),
+      applications: await openPostgresLegacyApplicationStore(pool),
+      commissions: await openPostgresMerchantCommissions(pool),
+      bills: await openPostgresLegacyBillQueries(pool),
+    };
+    return {
+      kind: "postgres",
+      identity,
+      mfa: await openPostgresMfaStore(pool),
+      categories: await openPostgresCategoryStore(pool),
+      marketCatalog: marketCatalog.store,
+      onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+      depositAddresses: await openPostgresDepositAddressStore(pool),
+      gatewayNonces: await openPostgresGatewayNonceStore(pool, {
+        windowMs: nonceWindowMs,
+        nowMs: options.nowMs,
+      }),
+      sharedRateLimitStores: await openPostgresRateLimitStores(pool),
+      operations: await openPostgresOperationsQueries(pool),
+      partnerRateLimits: await openPostgresPartnerRateLimits(pool),
+      consoleQueries: await openPostgresConsoleQueries(pool),
+      legacyStores,
+      priceSamples: await openPostgresPriceSampleStore(pool),
+      openChainStore: () => openPostgresChainStore(pool),
+      openExchange: (exchange) => openPostgresExchange(pool, { ...options, readModels, exchange }),
+      async close() {
+        await marketCatalog.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
   }
-  // Reached once every adapter exists: the ports are wired here (see docs/postgres-plan.md).
-  throw new ConfigError("PostgreSQL platform stores are not wired in this build");
-}
-
-/** Markets a batch touched, as the catalogue's projector tells the catalogue on the leader. */
-export function marketsTouched(
-  entries: readonly { readonly events: readonly ExchangeEvent[] }[],
-): ReadonlySet<number> {
-  const touched = new Set<number>();
-  for (const entry of entries) {
-    for (const event of entry.events) {
-      if ("marketId" in event && typeof event.marketId === "number") touched.add(event.marketId);
-    }
-  }
-  return touched;
 }
 
 /**
  * The exchange of a PostgreSQL node: a forwarding engine on a replica of the journal, and for an
- * all-in-one node an engine node beside it. Markets the followed batches touch go to
- * `marketsChanged` (the catalogue's cache on this node).
+ * all-in-one node an engine node beside it.
  */
 export async function openPostgresExchange(
   pool: PostgresPool,
   options: PostgresPlatformStoresOptions & {
     readonly readModels: ExchangeReadModels;
-    readonly marketsChanged: readonly MarketsChangedListener[];
     readonly exchange: PlatformExchangeOptions;
   },
 ): Promise<PlatformExchange> {
@@ -112,10 +149,6 @@ export async function openPostgresExchange(
     key: deriveCommandKey(options.masterKey),
     logger: options.exchange.logger.child({ component: "forwarding" }),
     failoverDeadlineMs: topology.failoverDeadlineMs,
-  });
-  engine.onCommitted((entries) => {
-    const touched = marketsTouched(entries);
-    if (touched.size > 0) for (const listener of options.marketsChanged) listener(touched);
   });
   return {
     engine,
