@@ -18,13 +18,13 @@ const layers = {
   adapters: "^src/store/(sqlite|memory|postgres)/",
   // The journal archiver is a worker on the engine's port (like the chain watcher): a service.
   services:
-    "^src/(catalog|wallet|mfa|legacy|realtime|identity|gateway|chain|metrics)/|^src/exchange/journal-archiver[.]ts$",
+    "^src/(catalog|wallet|mfa|legacy|realtime|identity|gateway|chain|metrics|cluster)/|^src/exchange/journal-archiver[.]ts$",
   surfaces: "^src/api/",
   // Settings parsed from the environment: read by the surfaces and composition, never by services.
   settings: "^src/config([.]ts$|/)",
   // Builds the adapters and wires everything: the process entry points, the demo, and the host that
   // opens the engine on SQLite.
-  composition: "^src/(server[.]ts|cli/|demo/)|^src/exchange/exchange-host[.]ts$",
+  composition: "^src/(server[.]ts|cli/|demo/|topology/)|^src/exchange/exchange-host[.]ts$",
   tools: "^tools/",
 };
 

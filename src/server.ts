@@ -19,8 +19,7 @@ import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { type MasterKeyPolicy, resolveMasterKey } from "./cli/master-key.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import type { EngineLimits } from "./engine/engine.js";
-import { openExchangeHost } from "./exchange/exchange-host.js";
-import { createGatewayVerifier, nonceWindowMs } from "./gateway/verifier.js";
+import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox } from "./identity/secret-box.js";
 import { loadOrCreateSecretFile, randomToken } from "./identity/secret-files.js";
 import { IdentityService } from "./identity/service.js";
@@ -28,19 +27,10 @@ import { PlatformMetrics } from "./metrics/platform-metrics.js";
 import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
-import { createSqliteCategoryStore } from "./store/sqlite/categories.js";
-import { createConsoleQueries } from "./store/sqlite/console-queries.js";
 import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
-import { createSqliteDepositAddressStore } from "./store/sqlite/deposit-addresses.js";
-import { createSqliteGatewayNonceStore } from "./store/sqlite/gateway-nonces.js";
-import { createSqliteIdentityStore } from "./store/sqlite/identity.js";
-import { createSqliteLegacyStores } from "./store/sqlite/legacy-stores.js";
-import { createSqliteMarketCatalog } from "./store/sqlite/market-catalog.js";
-import { createSqliteMfaStore } from "./store/sqlite/mfa.js";
-import { createSqliteOperationsQueries } from "./store/sqlite/operations-queries.js";
-import { createSqlitePartnerRateLimits } from "./store/sqlite/partner-rate-limits.js";
-import { openPriceSampleStore } from "./store/sqlite/price-samples.js";
 import { startWalCheckpointer } from "./store/sqlite/wal-checkpointer.js";
+import { openSqlitePlatformStores, type PlatformStores } from "./topology/platform-stores.js";
+import { openPostgresPlatformStores } from "./topology/postgres-platform-stores.js";
 import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
@@ -72,6 +62,12 @@ export interface PlatformOptions {
   readonly metrics?: boolean;
   /** The engine's queue and batch limits; tests lower queueCommandsMax to see overload. */
   readonly engineLimits?: Partial<EngineLimits>;
+  /**
+   * "all" (the default): this process runs the engine too (on PostgreSQL, as one of the engine
+   * nodes, src/topology/engine-node.ts). "api": only the listeners; commands go to the engine
+   * leader (PostgreSQL only; `serve --role api`).
+   */
+  readonly role?: "all" | "api";
 }
 
 export interface Platform {
@@ -81,8 +77,10 @@ export interface Platform {
   /** True when this start created the admin token (it is then printed once). */
   readonly adminTokenCreated: boolean;
   readonly deps: PlatformDeps;
-  /** The SQLite database the adapters share; composition and tests only (no service holds it). */
-  readonly db: SqliteDatabase;
+  /** The SQLite database the adapters share (undefined on PostgreSQL); composition and tests only. */
+  readonly db: SqliteDatabase | undefined;
+  /** Every port's adapter, on SQLite or PostgreSQL (src/topology/platform-stores.ts). */
+  readonly stores: PlatformStores;
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
   /** The WebSocket channels and the price sampler (src/realtime). */
   readonly realtime: Realtime;
@@ -108,9 +106,10 @@ export async function startPlatform(
   config: PlatformConfig,
   options: PlatformOptions = {},
 ): Promise<Platform> {
-  if (config.databaseUrl !== undefined) {
+  const role = options.role ?? "all";
+  if (role === "api" && config.databaseUrl === undefined) {
     throw new ConfigError(
-      "PREDEX_DATABASE_URL is set, but this build has no PostgreSQL store yet; unset it for SQLite",
+      "serve --role api needs PREDEX_DATABASE_URL (postgres://…), shared with the engine nodes",
     );
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -121,12 +120,22 @@ export async function startPlatform(
   for (const warning of resolvedKey.warnings) logger.warn(warning);
   const masterKey = resolvedKey.key;
   if (config.smtpUrl === undefined) logger.warn(localMailWarning(config));
-  const db = openDatabase({ path: join(config.dataDir, databaseFileName) });
+  const db =
+    config.databaseUrl === undefined
+      ? openDatabase({ path: join(config.dataDir, databaseFileName) })
+      : undefined;
+  const stores =
+    db !== undefined
+      ? openSqlitePlatformStores(db, { nowMs })
+      : await openPostgresPlatformStores({ url: config.databaseUrl!, role, masterKey, logger, nowMs });
   // WAL checkpoints run on a worker thread, not in whichever engine commit crosses the threshold.
-  const checkpointer = startWalCheckpointer(db, join(config.dataDir, databaseFileName), {
-    onError: (error) =>
-      logger.warn({ err: error }, "WAL checkpointer problem; the connection checkpoints itself"),
-  });
+  const checkpointer =
+    db === undefined
+      ? undefined
+      : startWalCheckpointer(db, join(config.dataDir, databaseFileName), {
+          onError: (error) =>
+            logger.warn({ err: error }, "WAL checkpointer problem; the connection checkpoints itself"),
+        });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const adminTokenFile =
@@ -136,13 +145,13 @@ export async function startPlatform(
   const adminToken = config.adminToken ?? adminTokenFile!.value;
 
   const identity = new IdentityService({
-    store: createSqliteIdentityStore(db),
+    store: stores.identity,
     secretBox: createSecretBox(masterKey),
     nowMs,
     sessionTtlSeconds: config.sessionTtlSeconds,
   });
   const mfa = new MfaService({
-    store: createSqliteMfaStore(db),
+    store: stores.mfa,
     secretBox: createSecretBox(masterKey),
     codeHasher: createCodeHasher(masterKey),
     mailer: createMailer({
@@ -152,14 +161,12 @@ export async function startPlatform(
     }),
     users: identity,
   });
-  const marketCatalog = createSqliteMarketCatalog(db);
-  // The engine's recovery (snapshot + journal) runs here, before any listener takes a request.
-  const exchange = await openExchangeHost({
-    db,
-    projectors: [marketCatalog.projector],
+  // The engine's recovery (snapshot + journal, or an API node's replica) runs here, before any
+  // listener takes a request.
+  const exchange = await stores.openExchange({
     userHistoryIndexLag: options.userHistoryIndexLag,
     journalArchiveDir: config.journalArchiveDir,
-    ...(options.engineLimits === undefined ? {} : { limits: options.engineLimits }),
+    limits: options.engineLimits,
     clock: nowMs,
     observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
@@ -169,29 +176,34 @@ export async function startPlatform(
       process.exit(70);
     },
   });
-  const categories = new CategoryService({ store: createSqliteCategoryStore(db), nowMs });
+  const categories = new CategoryService({ store: stores.categories, nowMs });
   const catalogue = new Catalogue({
     engine: exchange.engine,
     exchangeReadModels: exchange.readModels,
-    store: marketCatalog.store,
+    store: stores.marketCatalog,
     categories,
     users: identity,
     nowMs,
-    onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+    onMarketsChanged: (listener) => stores.onMarketsChanged(listener),
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
   const depositKey = depositKeySource(config.chain.depositXpub, config.dataDir);
-  const depositAddresses = new DepositAddresses(depositKey.accountKey, createSqliteDepositAddressStore(db));
+  if (config.databaseUrl !== undefined && depositKey.demo !== undefined) {
+    // Each node would derive from its own data dir's demo mnemonic: addresses would differ by node.
+    logger.warn(
+      "PREDEX_DEPOSIT_XPUB is not set: this node derives deposit addresses from the demo mnemonic in its own data dir; with several API nodes set the same PREDEX_DEPOSIT_XPUB on every node",
+    );
+  }
+  const depositAddresses = new DepositAddresses(depositKey.accountKey, stores.depositAddresses);
   let chainWallet: ChainWallet | undefined;
   if (config.chain.network !== undefined) {
     try {
       // Loaded only with a chain configured: viem and the wallet stay out of a plain start.
       const { startChainWallet } = await import("./chain/chain-wallet.js");
-      const { createSqliteChainStore } = await import("./store/sqlite/chain-store.js");
       chainWallet = await startChainWallet({
         network: config.chain.network,
         withdrawalKeyFile: config.chain.withdrawalKeyFile,
-        store: createSqliteChainStore(db),
+        store: await stores.openChainStore(),
         engine: exchange.engine,
         readModels: exchange.readModels,
         addresses: depositAddresses,
@@ -204,8 +216,8 @@ export async function startPlatform(
     } catch (error) {
       await exchange.close();
       await catalogue.close();
-      await checkpointer.stop();
-      db.close();
+      await checkpointer?.stop();
+      await stores.close();
       throw error;
     }
   }
@@ -219,7 +231,7 @@ export async function startPlatform(
       lookupAppKey: (appKey) => identity.lookupAppKey(appKey),
       nowMs,
       // Per partner and durable for the window: a restart still refuses a captured request.
-      nonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs }),
+      nonces: stores.gatewayNonces,
     }),
     mfa,
     socketChannels: new Map(),
@@ -237,11 +249,12 @@ export async function startPlatform(
       ...(chainWallet === undefined ? {} : { amountDecimalsMax: Math.min(chainWallet.decimals, 8) }),
     }),
     metrics,
-    operations: createSqliteOperationsQueries(db),
-    partnerRateLimits: createSqlitePartnerRateLimits(db),
-    consoleQueries: createConsoleQueries(db),
-    legacyStores: createSqliteLegacyStores(db),
-    priceSamples: openPriceSampleStore(db),
+    operations: stores.operations,
+    partnerRateLimits: stores.partnerRateLimits,
+    consoleQueries: stores.consoleQueries,
+    legacyStores: stores.legacyStores,
+    priceSamples: stores.priceSamples,
+    sharedRateLimitStores: stores.sharedRateLimitStores,
     journalArchiver: exchange.journalArchiver,
   };
 
@@ -276,8 +289,8 @@ export async function startPlatform(
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
     await catalogue.close();
-    await checkpointer.stop();
-    db.close();
+    await checkpointer?.stop();
+    await stores.close();
   };
   try {
     const scheme = https === undefined ? "http" : "https";
@@ -293,6 +306,7 @@ export async function startPlatform(
       adminTokenCreated: adminTokenFile?.created ?? false,
       deps,
       db,
+      stores,
       apps,
       realtime,
       depositKey,

@@ -15,6 +15,9 @@ const usage = `Usage: predex <command>
 Commands:
   serve [--demo]            start every listener; --demo also seeds the demo (a partner, categories,
                             markets, funded users) once and runs a market maker (PREDEX_DEMO_BOT=0: off)
+  serve --role engine       an engine node on PostgreSQL (PREDEX_DATABASE_URL): a warm standby that
+                            leads when it takes the lock (docs/deployment.md)
+  serve --role api          the four listeners, commands forwarded to the engine leader (PostgreSQL)
 ${demoUsage}
   admin partner create      create a partner through the admin API
         [--name NAME] [--rsa-public-key-file FILE] [--commission-rate RATE] [--webhook-url URL]
@@ -39,6 +42,13 @@ Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PRED
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
 PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT,
 PREDEX_JOURNAL_ARCHIVE_DIR
+
+Several nodes on PostgreSQL (docs/deployment.md; all optional):
+  PREDEX_ENGINE_HOST          where an engine node's command port listens (127.0.0.1)
+  PREDEX_ENGINE_PORT          its port (0: any free port, advertised through the database)
+  PREDEX_ENGINE_ADVERTISE_HOST  the host API nodes reach it by (default PREDEX_ENGINE_HOST)
+  PREDEX_ENGINE_LEASE_MS      a paused leader is replaced after this long (5000)
+  PREDEX_FAILOVER_DEADLINE_MS an API node holds a command this long without a leader (10000)
 
 Chain wallet (docs/chain.md; without the first two, no chain: deposits by the operator only):
   PREDEX_CHAIN_RPC_URL        an EVM node's JSON-RPC URL; with PREDEX_USDT_CONTRACT (the token's

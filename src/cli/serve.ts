@@ -3,14 +3,22 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.js";
+import { ConfigError, loadConfig } from "../config.js";
 import { adminTokenFileName, localMailWarning, type Platform, startPlatform } from "../server.js";
 import { startServeDemo } from "./demo-serve.js";
+import { runEngineRole } from "./serve-engine.js";
 
 /** Returns -1: the process keeps running until a signal closes the platform. */
 export async function runServe(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...args], options: { demo: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    args: [...args],
+    options: { demo: { type: "boolean", default: false }, role: { type: "string", default: "all" } },
+  });
   const loaded = loadConfig();
+  if (values.role === "engine") return runEngineRole(loaded);
+  if (values.role !== "all" && values.role !== "api") {
+    throw new ConfigError(`--role must be engine, api or all (got "${values.role}")`);
+  }
   // The demo's market maker sends several requests a second: logged at info, they would bury
   // everything a newcomer reads. PREDEX_LOG_LEVEL=info still shows them.
   const quietDemo = values.demo && process.env.PREDEX_LOG_LEVEL === undefined;
@@ -18,6 +26,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   // Only the demo may create a master key beside the database (src/cli/master-key.ts).
   const platform = await startPlatform(config, {
     masterKeyPolicy: values.demo ? "create-in-data-dir" : "external",
+    role: values.role,
   });
 
   console.log("predex is running");

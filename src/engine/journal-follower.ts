@@ -7,18 +7,25 @@
 import type { Decider, StateCodec } from "../core/decider.js";
 import { JournalCorruptionError } from "./errors.js";
 import { hashEncodedState, type RecoveredState, recoverState } from "./recovery.js";
-import type { EngineStore } from "./store.js";
+import type { EngineStore, JournalEntry } from "./store.js";
 
 export interface JournalFollowerOptions<State, Command, Event> {
   readonly decider: Decider<State, Command, Event>;
   readonly codec: StateCodec<State>;
   readonly store: EngineStore<Command, Event, unknown>;
+  /**
+   * Called after each page of entries is folded in, with those entries, while the state is exactly
+   * at the last of them (an API node's realtime hub reads the state from inside it, as it does from
+   * the engine's onCommitted). Must not throw.
+   */
+  readonly onFolded?: (entries: readonly JournalEntry<Command, Event>[]) => void;
 }
 
 export class JournalFollower<State, Command, Event> {
   readonly #decider: Decider<State, Command, Event>;
   readonly #codec: StateCodec<State>;
   #store: EngineStore<Command, Event, unknown>;
+  readonly #onFolded: ((entries: readonly JournalEntry<Command, Event>[]) => void) | undefined;
   #position: RecoveredState<State>;
   /** The catch-up running now; a second call joins it and then runs once more. */
   #running: Promise<bigint> | undefined;
@@ -38,6 +45,7 @@ export class JournalFollower<State, Command, Event> {
     this.#decider = options.decider;
     this.#codec = options.codec;
     this.#store = options.store;
+    this.#onFolded = options.onFolded;
     this.#position = recovered;
   }
 
@@ -106,6 +114,7 @@ export class JournalFollower<State, Command, Event> {
         for (const event of entry.events) state = this.#decider.evolve(state, event);
         this.#position = { ...this.#position, state, sequence: entry.sequence, nowMs: entry.nowMs };
       }
+      if (batch.length > 0) this.#onFolded?.(batch);
     }
   }
 }

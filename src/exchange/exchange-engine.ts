@@ -1,8 +1,32 @@
 // The exchange's engine as services and surfaces see it: submit commands, read committed state,
-// follow commits. Which database it commits to is the adapter's business (exchange-host.ts opens
-// it on SQLite), so the transaction type is left open here (`never`: no caller may add a projector).
+// follow commits. Two things implement it: the engine itself (src/engine/engine.ts, opened by
+// exchange-host.ts on SQLite or by an engine node on PostgreSQL), and an API node's forwarding
+// engine (src/cluster/forwarding-engine.ts), which sends commands to the leader and reads a local
+// replica that follows the committed journal. Nothing here says which database it commits to, and
+// no caller may add a projector.
 
 import type { ExchangeCommand, ExchangeEvent, ExchangeState } from "../core/exchange.js";
-import type { Engine } from "../engine/engine.js";
+import type { CommittedListener, EnginePhase, StatePosition, SubmitResult } from "../engine/engine.js";
 
-export type ExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, never>;
+export interface ExchangeEngine {
+  /** "running" while it takes commands; "failed" once it stopped for good. */
+  readonly phase: EnginePhase;
+  /** The last committed command the state this engine reads has folded in. */
+  readonly committedSequence: bigint;
+  /** Commands waiting here to be sequenced (an API node: commands in flight to the leader). */
+  readonly queuedCommands: number;
+  /** Resolves after the durable commit; the state read here then already holds it. */
+  submit(command: ExchangeCommand): Promise<SubmitResult<ExchangeEvent>>;
+  /** Runs `reader` against committed state (see Engine.read). */
+  read<T>(reader: (state: Readonly<ExchangeState>, position: StatePosition) => T): Promise<T>;
+  /** Each committed batch, in sequence order, once (see Engine.onCommitted). */
+  onCommitted(listener: CommittedListener<ExchangeCommand, ExchangeEvent>): () => void;
+  /** Stops taking commands (the leader's engine first commits what is queued). */
+  close(): Promise<void>;
+}
+
+/** The leader's engine: what only the node that writes has (the journal archiver reads it). */
+export interface ExchangeLeaderEngine extends ExchangeEngine {
+  /** The sequence of the last snapshot written: the journal before it may be archived. */
+  readonly snapshotSequence: bigint;
+}

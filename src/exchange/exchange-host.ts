@@ -8,6 +8,7 @@ import {
   dueScheduledCommands,
   type ExchangeCommand,
   type ExchangeEvent,
+  type ExchangeState,
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
@@ -55,8 +56,11 @@ export interface ExchangeHostOptions {
   readonly journalArchiveDir?: string | undefined;
 }
 
+/** The engine the host opens on the SQLite file (tests reach its replay check and snapshot position). */
+export type SqliteExchangeEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
+
 export interface ExchangeHost {
-  readonly engine: ExchangeEngine;
+  readonly engine: SqliteExchangeEngine;
   readonly readModels: ExchangeReadModels;
   /** Each merchant's fees and commission per month (for the legacy monthly bills). */
   readonly commissions: MerchantCommissionReadModel;
@@ -123,7 +127,7 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     options.journalArchiveDir === undefined
       ? undefined
       : new JournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
-  const engine: ExchangeEngine = await Engine.open({
+  const engine: SqliteExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
     store,

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { ExchangeCommand, ExchangeEvent } from "../core/exchange.js";
 import type { ArchiveManifest, JournalArchive } from "../engine/journal-archive.js";
 import type { EngineStore } from "../engine/store.js";
-import type { ExchangeEngine } from "./exchange-engine.js";
+import type { ExchangeLeaderEngine } from "./exchange-engine.js";
 
 /** How often the platform archives what the snapshots have made unnecessary. */
 export const journalArchiveIntervalMs = 60_000;
@@ -34,7 +34,7 @@ export interface JournalArchiver {
 }
 
 export function startJournalArchiver(options: {
-  readonly engine: ExchangeEngine;
+  readonly engine: ExchangeLeaderEngine;
   readonly store: EngineStore<ExchangeCommand, ExchangeEvent, unknown>;
   readonly archive: JournalArchive<ExchangeCommand, ExchangeEvent>;
   readonly logger: Logger;

@@ -287,7 +287,7 @@ async function send(operation: Operation, input: FuzzInput): Promise<Answer> {
 
 /** What a refused request must leave alone: the journal and the row count of every data table. */
 function stateFingerprint(): string {
-  const db = platform.platform.db;
+  const db = platform.platform.db!;
   const tables = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()

@@ -2,9 +2,16 @@
 // and serves its OpenAPI document at /docs.
 
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
 import { ConfigError } from "../../src/config.js";
-import { startTestPlatform, type TestPlatform } from "./harness.js";
+import { databaseFileName, startPlatform } from "../../src/server.js";
+import { startTestPlatform, type TestPlatform, testPlatformConfig } from "./harness.js";
 
 let platform: TestPlatform;
 before(async () => {
@@ -47,11 +54,37 @@ describe("listeners", () => {
   });
 });
 
-describe("configuration the build cannot honour", () => {
-  it("refuses PREDEX_DATABASE_URL clearly instead of silently using SQLite", async () => {
-    await assert.rejects(
-      startTestPlatform({ env: { PREDEX_DATABASE_URL: "postgres://127.0.0.1/predex" } }),
-      (error: unknown) => error instanceof ConfigError && error.message.includes("PREDEX_DATABASE_URL"),
-    );
+describe("PREDEX_DATABASE_URL", () => {
+  it("selects PostgreSQL: a server that is not there fails the start, SQLite is never used instead", async () => {
+    // A loopback port nothing listens on.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const dataDir = mkdtempSync(join(tmpdir(), "predex-no-postgres-"));
+    try {
+      const config = testPlatformConfig(dataDir, {
+        PREDEX_DATABASE_URL: `postgres://127.0.0.1:${port}/predex`,
+      });
+      await assert.rejects(startPlatform(config, { logger: pino({ level: "silent" }) }), (error: unknown) =>
+        /ECONNREFUSED|connect/.test(String((error as Error).message ?? error)),
+      );
+      assert.ok(!existsSync(join(dataDir, databaseFileName)), "no SQLite file was created");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("is required by serve --role api", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "predex-api-role-"));
+    try {
+      const config = { ...testPlatformConfig(dataDir), databaseUrl: undefined };
+      await assert.rejects(
+        startPlatform(config, { role: "api", logger: pino({ level: "silent" }) }),
+        (error: unknown) => error instanceof ConfigError && error.message.includes("PREDEX_DATABASE_URL"),
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

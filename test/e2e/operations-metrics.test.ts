@@ -173,7 +173,7 @@ describe("probes", () => {
         message: "not ready: engine closed",
         data: { ready: false, engine: "closed", database: "ok" },
       });
-      stopping.platform.db.close();
+      await stopping.platform.stores.close();
       const databaseGone = await stopping.raw("admin", { path: "/readyz" });
       assert.equal(databaseGone.status, 503);
       assert.equal((databaseGone.json as { data: { database: string } }).data.database, "unreachable");

@@ -65,7 +65,7 @@ describe("user history across the bulk index", () => {
     const resting = await buy(alice, first, "yes", 2);
     await alice.client.cancelOrder(resting.orderId);
 
-    const db = platform.platform.db;
+    const db = platform.platform.db!;
     const watermark = (table: string) =>
       db
         .prepare("SELECT indexed_through FROM exchange_user_index_watermarks WHERE table_name = ?")

@@ -79,6 +79,22 @@ const upsertSnapshotStatement = {
          ON CONFLICT (sequence) DO UPDATE
            SET now_ms = excluded.now_ms, state = excluded.state, hash = excluded.hash, epoch = excluded.epoch`,
 };
+const firstSequenceStatement = {
+  name: "predex-engine-first-sequence",
+  text: "SELECT min(sequence)::bigint AS sequence FROM engine_journal",
+};
+const leaderEpochForShareStatement = {
+  name: "predex-engine-leader-epoch-for-share",
+  text: "SELECT epoch FROM engine_leader FOR SHARE",
+};
+const latestSnapshotSequenceStatement = {
+  name: "predex-engine-latest-snapshot-sequence",
+  text: "SELECT coalesce(max(sequence), 0)::bigint AS sequence FROM engine_snapshots",
+};
+const deleteJournalStatement = {
+  name: "predex-engine-delete-journal",
+  text: "DELETE FROM engine_journal WHERE sequence <= $1",
+};
 const pruneSnapshotsStatement = {
   name: "predex-engine-prune-snapshots",
   text: `DELETE FROM engine_snapshots
@@ -194,6 +210,38 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     } catch (error) {
       throw translateWriteError(error);
     }
+  }
+
+  /**
+   * Deletes the journal through `sequence` once the archiver has written it elsewhere (the leader
+   * only, under its epoch: a fenced leader's archiver deletes nothing). Refuses to delete past the
+   * latest snapshot or the last entry, so recovery never needs an archived entry.
+   */
+  async deleteJournalThrough(sequence: bigint): Promise<void> {
+    const epoch = this.#writerEpoch();
+    await inTransaction(this.pool, async (client) => {
+      const leader = await client.query<{ epoch: bigint }>(leaderEpochForShareStatement);
+      if (leader.rows[0]!.epoch !== epoch) {
+        throw new EngineFencedError(
+          `Fenced: journal delete from epoch ${epoch}, the leader epoch is ${leader.rows[0]!.epoch}`,
+        );
+      }
+      const last = (await client.query<{ sequence: bigint }>(lastSequenceStatement)).rows[0]!.sequence;
+      const snapshot = (await client.query<{ sequence: bigint }>(latestSnapshotSequenceStatement)).rows[0]!
+        .sequence;
+      if (sequence >= last || sequence > snapshot) {
+        throw new Error(
+          `Journal entries through ${sequence} are still needed: the journal ends at ${last}, the latest snapshot is at ${snapshot}`,
+        );
+      }
+      await client.query({ ...deleteJournalStatement, values: [sequence] });
+    });
+  }
+
+  async firstSequence(): Promise<bigint> {
+    const first = (await this.pool.query<{ sequence: bigint | null }>(firstSequenceStatement)).rows[0]!
+      .sequence;
+    return first ?? (await this.lastSequence()) + 1n;
   }
 
   #writerEpoch(): bigint {

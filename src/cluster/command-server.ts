@@ -1,0 +1,192 @@
+// The engine leader's command port: API nodes POST commands here (command-wire.ts) and get the
+// engine's answer after the durable commit. It listens on any free port of the host it is given
+// (port 0); the engine node advertises the address through the database under its epoch.
+//
+// A command id seen in the last few seconds is answered with its first answer, not run again: an API
+// node that lost an answer (a reset connection, its own timeout) retries the same id, and the retry
+// joins the command already queued or committed. Ids older than the signature window are dropped;
+// a request that old is refused by its signature's time anyway.
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { SubmitResult } from "../engine/engine.js";
+import { EngineFatalError, EngineOverloadedError, EngineStoppedError } from "../engine/errors.js";
+import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
+import {
+  commandSignatureHeader,
+  commandSignatureProblem,
+  commandSignatureWindowMs,
+  commandTimeHeader,
+} from "./command-auth.js";
+import {
+  type CommandAnswer,
+  type CommandRefusal,
+  commandPath,
+  type ForwardedCommand,
+} from "./command-wire.js";
+
+/** A command body larger than this is refused (the largest real command is a few kilobytes). */
+export const commandBodyBytesMax = 1024 * 1024;
+
+export interface CommandServerOptions<Command, Event> {
+  /** Submits to the engine; `forwardId` is recorded with the journal entry (forwarded-commands.ts). */
+  readonly submit: (command: Command, forwardId: string) => Promise<SubmitResult<Event>>;
+  /** False once this node must not take commands (leadership lost): answered "not-leader". */
+  readonly accepting: () => boolean;
+  readonly key: Buffer;
+  readonly host: string;
+  /** 0: any free port. */
+  readonly port: number;
+  readonly logger: Logger;
+  readonly nowMs?: () => number;
+}
+
+export interface CommandServer {
+  /** http://host:port of the bound address. */
+  readonly url: string;
+  /** The bound port (the node advertises its reachable host with it). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+interface Remembered<Event> {
+  readonly answer: Promise<CommandAnswer<Event>>;
+  readonly atMs: number;
+}
+
+function refusalOf(error: unknown): { refused: CommandRefusal; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof EngineOverloadedError) return { refused: "overloaded", message };
+  if (error instanceof EngineStoppedError) return { refused: "stopped", message };
+  if (error instanceof EngineFatalError) return { refused: "fatal", message };
+  // Anything else happened after the command may have been queued: the API node must settle it.
+  return { refused: "fatal", message };
+}
+
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    request.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > commandBodyBytesMax) {
+        resolve(undefined);
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, body: string): void {
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
+export async function startCommandServer<Command, Event>(
+  options: CommandServerOptions<Command, Event>,
+): Promise<CommandServer> {
+  const nowMs = options.nowMs ?? Date.now;
+  const remembered = new Map<string, Remembered<Event>>();
+
+  const forget = (now: number) => {
+    // Insertion order is time order: the expired ids are a prefix.
+    for (const [id, entry] of remembered) {
+      if (now - entry.atMs <= 2 * commandSignatureWindowMs) return;
+      remembered.delete(id);
+    }
+  };
+
+  const run = (command: Command, forwardId: string): Promise<CommandAnswer<Event>> =>
+    options.submit(command, forwardId).then(
+      (result): CommandAnswer<Event> => result,
+      (error: unknown): CommandAnswer<Event> => ({ ok: false, ...refusalOf(error) }),
+    );
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== "POST" || request.url !== commandPath) {
+      send(response, 404, encodePlainData({ error: "not found" }));
+      return;
+    }
+    const body = await readBody(request);
+    if (body === undefined) {
+      send(response, 413, encodePlainData({ error: "body too large" }));
+      return;
+    }
+    const now = nowMs();
+    const problem = commandSignatureProblem(
+      options.key,
+      request.headers[commandTimeHeader] as string | undefined,
+      request.headers[commandSignatureHeader] as string | undefined,
+      body,
+      now,
+    );
+    if (problem !== undefined) {
+      options.logger.warn({ problem }, "engine command port: refused an unauthenticated request");
+      send(response, 401, encodePlainData({ error: problem }));
+      return;
+    }
+    let forwarded: ForwardedCommand<Command>;
+    try {
+      forwarded = decodePlainData<ForwardedCommand<Command>>(body);
+      if (typeof forwarded.id !== "string" || typeof forwarded.command !== "object") throw new Error();
+    } catch {
+      send(response, 400, encodePlainData({ error: "malformed command" }));
+      return;
+    }
+    forget(now);
+    let entry = remembered.get(forwarded.id);
+    if (entry === undefined) {
+      if (!options.accepting()) {
+        const answer: CommandAnswer<Event> = {
+          ok: false,
+          refused: "not-leader",
+          message: "This engine node does not lead",
+        };
+        send(response, 503, encodePlainData(answer));
+        return;
+      }
+      entry = { answer: run(forwarded.command, forwarded.id), atMs: now };
+      remembered.set(forwarded.id, entry);
+    }
+    const answer = await entry.answer;
+    // A refusal that did nothing may be retried under the same id (the queue drains, a node leads).
+    if ("refused" in answer && answer.refused !== "fatal") remembered.delete(forwarded.id);
+    send(response, "refused" in answer ? 503 : 200, encodePlainData(answer));
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      options.logger.error({ err: error }, "engine command port: request failed");
+      if (!response.headersSent) send(response, 500, encodePlainData({ error: "internal" }));
+      else response.destroy();
+    });
+  });
+  // API nodes keep connections open between commands; the default 5 s would close them under them.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

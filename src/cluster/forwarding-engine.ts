@@ -1,0 +1,332 @@
+// The engine as an API node has it (the ExchangeEngine port, without running one): commands go to
+// the leader over its command port (command-server.ts), and reads run on a local replica that
+// follows the committed journal (JournalFollower: snapshot + journal at start, then every append,
+// woken by NOTIFY and a timer). The replica's batches are what onCommitted gives, so the realtime
+// hub on every API node sees the same entries, in the same order, with the same sequence numbers.
+//
+// Read-your-writes: an accepted command is answered only once the replica has folded in its journal
+// sequence, so whatever the caller reads next on this node already holds it.
+//
+// Across a takeover a command is never applied twice and an acknowledged one is never lost:
+// - the leader refused it without taking it (connection refused, "not-leader", "stopped"): look up
+//   the leader again and send it again;
+// - its answer was lost (a reset connection, a leader that stopped answering, "fatal"): it may be in
+//   the journal. The same leader (same epoch) is asked again with the same command id and answers
+//   with the first answer (command-server.ts). Once another leader leads (a higher epoch), every
+//   append of the older epochs is final (the epoch bump waits for appends in flight and fences the
+//   rest), and the leader records each forwarded command's id with its journal entry in the same
+//   transaction (src/store/postgres/forwarded-commands.ts): found, that entry is the answer; not
+//   found, it was never committed and is sent to the new leader;
+// - after failoverDeadlineMs without a leader: EngineStoppedError, the surfaces' try-again-later.
+
+import { randomUUID } from "node:crypto";
+import { Agent, request as httpRequest } from "node:http";
+import type { Logger } from "pino";
+import type { Decider, StateCodec } from "../core/decider.js";
+import type { CommittedListener, EnginePhase, StatePosition, SubmitResult } from "../engine/engine.js";
+import { EngineOverloadedError, EngineStoppedError, JournalCorruptionError } from "../engine/errors.js";
+import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
+import { JournalFollower } from "../engine/journal-follower.js";
+import type { JournalEntry } from "../engine/store.js";
+import type {
+  AdvertisedLeader,
+  EngineClusterStore,
+  JournalWakeupSubscription,
+} from "../store/engine-cluster.js";
+import { commandSignatureHeader, commandTimeHeader, signCommand } from "./command-auth.js";
+import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
+
+export interface ForwardingEngineOptions<State, Command, Event> {
+  readonly decider: Decider<State, Command, Event>;
+  readonly codec: StateCodec<State>;
+  readonly cluster: EngineClusterStore<Command, Event>;
+  /** deriveCommandKey(master key): the same on every node. */
+  readonly key: Buffer;
+  readonly logger: Logger;
+  /** How long a command waits for a leader across a takeover before the try-again-later answer. */
+  readonly failoverDeadlineMs?: number;
+  /** One attempt waits this long for the leader's answer, then asks again (same id: no double run). */
+  readonly attemptTimeoutMs?: number;
+  /** Connections kept open to the leader. */
+  readonly connectionsMax?: number;
+}
+
+export const defaultFailoverDeadlineMs = 10_000;
+export const defaultAttemptTimeoutMs = 2_000;
+
+type Attempt<Event> =
+  | { readonly kind: "answered"; readonly result: SubmitResult<Event> }
+  | { readonly kind: "overloaded"; readonly message: string }
+  /** The leader did not take the command: sending it again cannot run it twice. */
+  | { readonly kind: "not-taken" }
+  /** The leader may have taken it: only the same id, or the journal, can say. */
+  | { readonly kind: "unknown" };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Counts of what forwarding went through, for the operator and the failover test. */
+export interface ForwardingStats {
+  /** Commands answered (by a leader or from the journal). */
+  answered: number;
+  /** Attempts that had to be made again (refused, lost, timed out). */
+  retries: number;
+  /** Commands whose answer was lost with a leader and that were found committed in the journal. */
+  settledFromJournal: number;
+  /** Commands given up after failoverDeadlineMs. */
+  gaveUp: number;
+}
+
+export class ForwardingEngine<State, Command, Event> {
+  readonly stats: ForwardingStats = { answered: 0, retries: 0, settledFromJournal: 0, gaveUp: 0 };
+  readonly #options: ForwardingEngineOptions<State, Command, Event>;
+  readonly #follower: JournalFollower<State, Command, Event>;
+  readonly #listeners: Set<CommittedListener<Command, Event>>;
+  readonly #agent: Agent;
+  readonly #failoverDeadlineMs: number;
+  readonly #attemptTimeoutMs: number;
+  #wakeups: JournalWakeupSubscription | undefined;
+  #leader: AdvertisedLeader | undefined;
+  #phase: EnginePhase = "running";
+  #inFlight = 0;
+
+  static async start<State, Command, Event>(
+    options: ForwardingEngineOptions<State, Command, Event>,
+  ): Promise<ForwardingEngine<State, Command, Event>> {
+    // The follower calls back into the engine built right after it (before any catch-up runs).
+    const listeners = new Set<CommittedListener<Command, Event>>();
+    const follower = await JournalFollower.start({
+      decider: options.decider,
+      codec: options.codec,
+      store: options.cluster.journal,
+      onFolded: (entries) => notify(listeners, entries, options.logger),
+    });
+    const engine = new ForwardingEngine(options, follower, listeners);
+    engine.#wakeups = await options.cluster.listenForAppends(() => engine.#catchUpQuietly());
+    return engine;
+  }
+
+  private constructor(
+    options: ForwardingEngineOptions<State, Command, Event>,
+    follower: JournalFollower<State, Command, Event>,
+    listeners: Set<CommittedListener<Command, Event>>,
+  ) {
+    this.#options = options;
+    this.#follower = follower;
+    this.#listeners = listeners;
+    this.#failoverDeadlineMs = options.failoverDeadlineMs ?? defaultFailoverDeadlineMs;
+    this.#attemptTimeoutMs = options.attemptTimeoutMs ?? defaultAttemptTimeoutMs;
+    this.#agent = new Agent({ keepAlive: true, maxSockets: options.connectionsMax ?? 256 });
+  }
+
+  get phase(): EnginePhase {
+    return this.#phase;
+  }
+
+  /** The last journal entry the local replica has folded in. */
+  get committedSequence(): bigint {
+    return this.#follower.sequence;
+  }
+
+  /** Commands sent to the leader and not answered yet. */
+  get queuedCommands(): number {
+    return this.#inFlight;
+  }
+
+  read<T>(reader: (state: Readonly<State>, position: StatePosition) => T): Promise<T> {
+    if (this.#phase === "failed") return Promise.reject(new EngineStoppedError("The replica stopped"));
+    const { state, sequence, nowMs } = this.#follower.position;
+    try {
+      return Promise.resolve(reader(state, { sequence, nowMs }));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  onCommitted(listener: CommittedListener<Command, Event>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async submit(command: Command): Promise<SubmitResult<Event>> {
+    if (this.#phase !== "running") throw new EngineStoppedError("The engine connection is closed");
+    this.#inFlight += 1;
+    try {
+      return await this.#forward(command);
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#phase === "closed") return;
+    if (this.#phase === "running") this.#phase = "closed";
+    await this.#wakeups?.close();
+    this.#agent.destroy();
+  }
+
+  async #forward(command: Command): Promise<SubmitResult<Event>> {
+    const id = randomUUID();
+    const body = encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
+    const deadline = Date.now() + this.#failoverDeadlineMs;
+    /** The highest epoch that may hold the command without having answered. */
+    let unsettledEpoch: bigint | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const leader = await this.#currentLeader(attempt > 0);
+      if (leader !== undefined) {
+        if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
+          // Every append of the older epochs is final now: the journal says whether it was committed.
+          const entry = await this.#options.cluster.findForwarded<Command, Event>(id);
+          if (entry !== undefined) {
+            this.stats.settledFromJournal += 1;
+            this.#options.logger.info(
+              { sequence: entry.sequence, epoch: leader.epoch },
+              "a command whose answer was lost with the old leader is in the journal: answered from it",
+            );
+            return await this.#answered({
+              ok: true,
+              sequence: entry.sequence,
+              nowMs: entry.nowMs,
+              events: entry.events,
+            });
+          }
+          unsettledEpoch = undefined;
+        }
+        const outcome = await this.#send(leader, body);
+        if (outcome.kind === "answered") return await this.#answered(outcome.result);
+        if (outcome.kind === "overloaded") throw new EngineOverloadedError("leader queueCommandsMax", 0);
+        if (outcome.kind === "unknown") {
+          if (unsettledEpoch === undefined || leader.epoch > unsettledEpoch) unsettledEpoch = leader.epoch;
+        }
+      }
+      if (Date.now() >= deadline || this.#phase !== "running") {
+        this.stats.gaveUp += 1;
+        throw new EngineStoppedError(
+          `No engine leader answered within ${this.#failoverDeadlineMs} ms` +
+            (unsettledEpoch === undefined ? "; the command was not committed" : "; it may still commit"),
+        );
+      }
+      this.stats.retries += 1;
+      await sleep(Math.min(20 * 2 ** Math.min(attempt, 4), 250));
+    }
+  }
+
+  /** The cached leader, or the database's answer when `refresh` (after a failed attempt) or unknown. */
+  async #currentLeader(refresh: boolean): Promise<AdvertisedLeader | undefined> {
+    if (this.#leader !== undefined && !refresh) return this.#leader;
+    try {
+      this.#leader = await this.#options.cluster.currentLeader();
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, "could not read the engine leader's address");
+      this.#leader = undefined;
+    }
+    return this.#leader;
+  }
+
+  /** Answers once the replica holds the command, so a read right after sees it. */
+  async #answered(result: SubmitResult<Event>): Promise<SubmitResult<Event>> {
+    this.stats.answered += 1;
+    if (!result.ok) return result;
+    const deadline = Date.now() + this.#failoverDeadlineMs;
+    while (this.#follower.sequence < result.sequence) {
+      try {
+        await this.#follower.catchUp();
+      } catch (error) {
+        if (Date.now() >= deadline) {
+          this.#options.logger.error(
+            { err: error, sequence: result.sequence },
+            "the replica could not read a committed command; answering without read-your-writes",
+          );
+          return result;
+        }
+        await sleep(50);
+      }
+    }
+    return result;
+  }
+
+  #send(leader: AdvertisedLeader, body: string): Promise<Attempt<Event>> {
+    const timeMs = Date.now();
+    const url = new URL(commandPath, leader.url);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (attempt: Attempt<Event>) => {
+        if (settled) return;
+        settled = true;
+        resolve(attempt);
+      };
+      const request = httpRequest(
+        url,
+        {
+          method: "POST",
+          agent: this.#agent,
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            [commandTimeHeader]: String(timeMs),
+            [commandSignatureHeader]: signCommand(this.#options.key, timeMs, body),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", () => settle({ kind: "unknown" }));
+          response.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            settle(this.#attemptOf(response.statusCode ?? 0, text));
+          });
+        },
+      );
+      request.setTimeout(this.#attemptTimeoutMs, () => request.destroy(new Error("no answer in time")));
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        // Refused: nothing listens there, so nothing was taken. Anything else may have reached it.
+        settle(error.code === "ECONNREFUSED" ? { kind: "not-taken" } : { kind: "unknown" });
+      });
+      request.end(body);
+    });
+  }
+
+  #attemptOf(status: number, text: string): Attempt<Event> {
+    let answer: CommandAnswer<Event>;
+    try {
+      answer = decodePlainData<CommandAnswer<Event>>(text);
+    } catch {
+      return { kind: "unknown" };
+    }
+    if (status === 200 && !("refused" in answer)) return { kind: "answered", result: answer };
+    if (status === 503 && "refused" in answer) {
+      if (answer.refused === "overloaded") return { kind: "overloaded", message: answer.message };
+      if (answer.refused === "fatal") return { kind: "unknown" };
+      return { kind: "not-taken" };
+    }
+    // 401 (another master key), 400, 500: a deployment error, not a takeover. Say it loudly.
+    this.#options.logger.error({ status, body: text.slice(0, 200) }, "the engine leader refused a command");
+    return { kind: "not-taken" };
+  }
+
+  #catchUpQuietly(): void {
+    this.#follower.catchUp().catch((error: unknown) => {
+      if (error instanceof JournalCorruptionError) {
+        // The journal contradicts the replica (a gap: this node fell behind an archived stretch).
+        // It cannot serve reads that are right any more; /readyz and the sockets say so.
+        this.#phase = "failed";
+        this.#options.logger.fatal({ err: error }, "the replica cannot follow the journal");
+        return;
+      }
+      this.#options.logger.warn({ err: error }, "the replica could not read the journal; retrying");
+    });
+  }
+}
+
+function notify<Command, Event>(
+  listeners: ReadonlySet<CommittedListener<Command, Event>>,
+  entries: readonly JournalEntry<Command, Event>[],
+  logger: Logger,
+): void {
+  for (const listener of listeners) {
+    try {
+      listener(entries);
+    } catch (error) {
+      logger.error({ err: error }, "a commit listener failed");
+    }
+  }
+}

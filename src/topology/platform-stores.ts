@@ -1,0 +1,138 @@
+// The composition seam between the platform and its database: every port the platform needs, built
+// once by openSqlitePlatformStores (the embedded file, `npm start`) or openPostgresPlatformStores
+// (PREDEX_DATABASE_URL), and the exchange engine as this node has it. server.ts builds the services
+// from a PlatformStores and never asks which database is behind it.
+
+import type { Logger } from "pino";
+import type { EngineLimits, EngineObserver } from "../engine/engine.js";
+import type { EngineFatalError } from "../engine/errors.js";
+import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import { openExchangeHost } from "../exchange/exchange-host.js";
+import type { JournalArchiver } from "../exchange/journal-archiver.js";
+import { nonceWindowMs } from "../gateway/verifier.js";
+import type { CategoryStore } from "../store/categories.js";
+import type { ChainStore } from "../store/chain-store.js";
+import type { ConsoleQueries } from "../store/console-queries.js";
+import type { DepositAddressStore } from "../store/deposit-addresses.js";
+import type { ExchangeReadModels } from "../store/exchange-read-models.js";
+import type { NonceStore } from "../store/gateway-nonces.js";
+import type { IdentityStore } from "../store/identity.js";
+import type { LegacyStores } from "../store/legacy-stores.js";
+import type { MarketCatalogStore } from "../store/market-catalog.js";
+import type { MfaStore } from "../store/mfa.js";
+import type { OperationsQueries } from "../store/operations-queries.js";
+import type { PartnerRateLimits } from "../store/partner-rate-limits.js";
+import type { PriceSampleStore } from "../store/price-samples.js";
+import type { SharedRateLimitStores } from "../store/shared-rate-limits.js";
+import { createSqliteCategoryStore } from "../store/sqlite/categories.js";
+import { createConsoleQueries } from "../store/sqlite/console-queries.js";
+import type { SqliteDatabase } from "../store/sqlite/database.js";
+import { createSqliteDepositAddressStore } from "../store/sqlite/deposit-addresses.js";
+import { createSqliteGatewayNonceStore } from "../store/sqlite/gateway-nonces.js";
+import { createSqliteIdentityStore } from "../store/sqlite/identity.js";
+import { createSqliteLegacyStores } from "../store/sqlite/legacy-stores.js";
+import { createSqliteMarketCatalog } from "../store/sqlite/market-catalog.js";
+import { createSqliteMfaStore } from "../store/sqlite/mfa.js";
+import { createSqliteOperationsQueries } from "../store/sqlite/operations-queries.js";
+import { createSqlitePartnerRateLimits } from "../store/sqlite/partner-rate-limits.js";
+import { openPriceSampleStore } from "../store/sqlite/price-samples.js";
+
+/** What the engine of this node needs from the platform (the same for every store). */
+export interface PlatformExchangeOptions {
+  readonly clock: () => number;
+  readonly logger: Logger;
+  readonly onFatal: (error: EngineFatalError | Error) => void;
+  readonly limits?: Partial<EngineLimits> | undefined;
+  readonly observer?: EngineObserver | undefined;
+  readonly journalArchiveDir?: string | undefined;
+  /** See PlatformOptions.userHistoryIndexLag (SQLite's bulk user index only). */
+  readonly userHistoryIndexLag?: number | undefined;
+}
+
+/** The exchange as this node has it: its own engine (SQLite, a leader) or a forwarding engine. */
+export interface PlatformExchange {
+  readonly engine: ExchangeEngine;
+  /** Orders, trades, ledger, positions… as the engine's projectors wrote them. */
+  readonly readModels: ExchangeReadModels;
+  readonly journalArchiver: JournalArchiver | undefined;
+  /** Stops the engine (commits what is queued) or the forwarding and the replica. */
+  close(): Promise<void>;
+}
+
+export interface PlatformStores {
+  readonly kind: "sqlite" | "postgres";
+  readonly identity: IdentityStore;
+  readonly mfa: MfaStore;
+  readonly categories: CategoryStore;
+  readonly marketCatalog: MarketCatalogStore;
+  /** Markets a commit touched, undefined for "any" (the catalogue drops its cached views of them). */
+  onMarketsChanged(listener: (marketIds: ReadonlySet<number> | undefined) => void): void;
+  readonly depositAddresses: DepositAddressStore;
+  /** The gateway's durable nonces for its window (src/gateway/verifier.ts). */
+  readonly gatewayNonces: NonceStore;
+  /** A rate-limit store every API node shares (PostgreSQL); undefined: each process counts alone. */
+  readonly sharedRateLimitStores: SharedRateLimitStores | undefined;
+  readonly operations: OperationsQueries;
+  readonly partnerRateLimits: PartnerRateLimits;
+  readonly consoleQueries: ConsoleQueries;
+  readonly legacyStores: LegacyStores;
+  readonly priceSamples: PriceSampleStore;
+  /** The chain wallet's store, opened only when a chain is configured. */
+  openChainStore(): Promise<ChainStore>;
+  /** Opens the exchange engine of this node (recovery runs here, before any listener starts). */
+  openExchange(options: PlatformExchangeOptions): Promise<PlatformExchange>;
+  /** Closes the database (after the exchange and every service that uses a store). */
+  close(): Promise<void>;
+}
+
+/** Every port on the one SQLite file; the engine is this process's own, with its projectors. */
+export function openSqlitePlatformStores(
+  db: SqliteDatabase,
+  options: { nowMs: () => number },
+): PlatformStores {
+  const marketCatalog = createSqliteMarketCatalog(db);
+  const stores: PlatformStores = {
+    kind: "sqlite",
+    identity: createSqliteIdentityStore(db),
+    mfa: createSqliteMfaStore(db),
+    categories: createSqliteCategoryStore(db),
+    marketCatalog: marketCatalog.store,
+    onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+    depositAddresses: createSqliteDepositAddressStore(db),
+    gatewayNonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs: options.nowMs }),
+    sharedRateLimitStores: undefined,
+    operations: createSqliteOperationsQueries(db),
+    partnerRateLimits: createSqlitePartnerRateLimits(db),
+    consoleQueries: createConsoleQueries(db),
+    legacyStores: createSqliteLegacyStores(db),
+    priceSamples: openPriceSampleStore(db),
+    async openChainStore() {
+      // Loaded only with a chain configured.
+      const { createSqliteChainStore } = await import("../store/sqlite/chain-store.js");
+      return createSqliteChainStore(db);
+    },
+    async openExchange(options) {
+      const host = await openExchangeHost({
+        db,
+        projectors: [marketCatalog.projector],
+        userHistoryIndexLag: options.userHistoryIndexLag,
+        journalArchiveDir: options.journalArchiveDir,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        clock: options.clock,
+        observer: options.observer,
+        logger: options.logger,
+        onFatal: options.onFatal,
+      });
+      return {
+        engine: host.engine,
+        readModels: host.readModels,
+        journalArchiver: host.journalArchiver,
+        close: () => host.close(),
+      };
+    },
+    async close() {
+      db.close();
+    },
+  };
+  return stores;
+}

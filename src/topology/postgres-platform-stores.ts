@@ -1,0 +1,167 @@
+// Every port on PostgreSQL (PREDEX_DATABASE_URL), for an API node (`serve --role api`) or an
+// all-in-one node on PostgreSQL (`serve`). The exchange engine of such a node is always a forwarding
+// engine (src/cluster/forwarding-engine.ts): commands go to whichever engine node leads, reads run
+// on a replica that follows the committed journal. An all-in-one node also starts an engine node in
+// the same process (src/topology/engine-node.ts), which follows as a standby and leads when it gets
+// the lock; its API half forwards to the leader like any API node (to itself when it leads), so any
+// number of all-in-one nodes run side by side.
+
+import type { Logger } from "pino";
+import { deriveCommandKey } from "../cluster/command-auth.js";
+import { ForwardingEngine } from "../cluster/forwarding-engine.js";
+import { loadTopologyConfig, type TopologyConfig } from "../config/topology-config.js";
+import { ConfigError } from "../config.js";
+import {
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+} from "../core/exchange.js";
+import { nonceWindowMs } from "../gateway/verifier.js";
+import type { ExchangeReadModels } from "../store/exchange-read-models.js";
+import type { LegacyStores } from "../store/legacy-stores.js";
+import { openPostgresCategoryStore } from "../store/postgres/categories.js";
+import { openPostgresChainStore } from "../store/postgres/chain-store.js";
+import { openPostgresConsoleQueries } from "../store/postgres/console-queries.js";
+import { openPostgresPool, type PostgresPool } from "../store/postgres/database.js";
+import { openPostgresDepositAddressStore } from "../store/postgres/deposit-addresses.js";
+import { openPostgresEngineCluster } from "../store/postgres/engine-cluster.js";
+import { applyPostgresExchangeMigrations } from "../store/postgres/exchange-projectors.js";
+import { openPostgresExchangeReadModels } from "../store/postgres/exchange-read-models.js";
+import { openPostgresGatewayNonceStore } from "../store/postgres/gateway-nonces.js";
+import { openPostgresIdentityStore } from "../store/postgres/identity.js";
+import { openPostgresLegacyApplicationStore } from "../store/postgres/legacy-applications.js";
+import { openPostgresLegacyBillQueries } from "../store/postgres/legacy-bills.js";
+import { openPostgresLegacyNonceStore } from "../store/postgres/legacy-nonces.js";
+import { openPostgresNotificationReadModel } from "../store/postgres/legacy-notifications.js";
+import { openPostgresLegacyRequestStore } from "../store/postgres/legacy-requests.js";
+import { openPostgresMarketCatalog } from "../store/postgres/market-catalog.js";
+import { openPostgresMerchantCommissions } from "../store/postgres/merchant-commissions.js";
+import { openPostgresMfaStore } from "../store/postgres/mfa.js";
+import { openPostgresOperationsQueries } from "../store/postgres/operations-queries.js";
+import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
+import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
+import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
+import { type EngineNode, startEngineNode } from "./engine-node.js";
+import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
+import { openPostgresEngineProjectors } from "./postgres-projectors.js";
+
+export interface PostgresPlatformStoresOptions {
+  readonly url: string;
+  readonly role: "all" | "api";
+  readonly masterKey: Buffer;
+  readonly logger: Logger;
+  readonly nowMs: () => number;
+  readonly topology?: TopologyConfig;
+}
+
+export async function openPostgresPlatformStores(
+  options: PostgresPlatformStoresOptions,
+): Promise<PlatformStores> {
+  const pool = openApiNodePool(options.url);
+  try {
+    // Identity first: several stores' tables refer to users and partners.
+    const identity = await openPostgresIdentityStore(pool);
+    // The tables the engine projects into, so an API node may start before any engine node.
+    await applyPostgresExchangeMigrations(pool);
+    const marketCatalog = await openPostgresMarketCatalog(pool, {
+      onListenError: (error) =>
+        options.logger.warn({ err: error }, "catalogue: change listener reconnecting"),
+    });
+    const readModels = await openPostgresExchangeReadModels(pool);
+    const requests = await openPostgresLegacyRequestStore(pool);
+    const legacyStores: LegacyStores = {
+      nonces: await openPostgresLegacyNonceStore(pool),
+      requests,
+      notifications: await openPostgresNotificationReadModel(pool),
+      applications: await openPostgresLegacyApplicationStore(pool),
+      commissions: await openPostgresMerchantCommissions(pool),
+      bills: await openPostgresLegacyBillQueries(pool),
+    };
+    return {
+      kind: "postgres",
+      identity,
+      mfa: await openPostgresMfaStore(pool),
+      categories: await openPostgresCategoryStore(pool),
+      marketCatalog: marketCatalog.store,
+      onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+      depositAddresses: await openPostgresDepositAddressStore(pool),
+      gatewayNonces: await openPostgresGatewayNonceStore(pool, {
+        windowMs: nonceWindowMs,
+        nowMs: options.nowMs,
+      }),
+      sharedRateLimitStores: await openPostgresRateLimitStores(pool),
+      operations: await openPostgresOperationsQueries(pool),
+      partnerRateLimits: await openPostgresPartnerRateLimits(pool),
+      consoleQueries: await openPostgresConsoleQueries(pool),
+      legacyStores,
+      priceSamples: await openPostgresPriceSampleStore(pool),
+      openChainStore: () => openPostgresChainStore(pool),
+      openExchange: (exchange) => openPostgresExchange(pool, { ...options, readModels, exchange }),
+      async close() {
+        await marketCatalog.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+/**
+ * The exchange of a PostgreSQL node: a forwarding engine on a replica of the journal, and for an
+ * all-in-one node an engine node beside it.
+ */
+export async function openPostgresExchange(
+  pool: PostgresPool,
+  options: PostgresPlatformStoresOptions & {
+    readonly readModels: ExchangeReadModels;
+    readonly exchange: PlatformExchangeOptions;
+  },
+): Promise<PlatformExchange> {
+  const topology = options.topology ?? loadTopologyConfig(process.env, (message) => new ConfigError(message));
+  let engineNode: EngineNode | undefined;
+  if (options.role === "all") {
+    engineNode = await startEngineNode({
+      databaseUrl: options.url,
+      topology,
+      masterKey: options.masterKey,
+      logger: options.exchange.logger,
+      openProjectors: openPostgresEngineProjectors,
+      clock: options.exchange.clock,
+      ...(options.exchange.limits === undefined ? {} : { limits: options.exchange.limits }),
+      ...(options.exchange.observer === undefined ? {} : { observer: options.exchange.observer }),
+      onFatal: (reason) => options.exchange.onFatal(reason),
+      journalArchiveDir: options.exchange.journalArchiveDir,
+    });
+  }
+  const applicationName = `predex-api:${process.pid}`;
+  const cluster = await openPostgresEngineCluster<ExchangeCommand, ExchangeEvent>(pool, {
+    url: options.url,
+    applicationName,
+  });
+  const engine = await ForwardingEngine.start<ExchangeState, ExchangeCommand, ExchangeEvent>({
+    decider: exchangeDecider,
+    codec: exchangeStateCodec,
+    cluster,
+    key: deriveCommandKey(options.masterKey),
+    logger: options.exchange.logger.child({ component: "forwarding" }),
+    failoverDeadlineMs: topology.failoverDeadlineMs,
+  });
+  return {
+    engine,
+    readModels: options.readModels,
+    journalArchiver: undefined,
+    async close() {
+      await engine.close();
+      await engineNode?.close();
+    },
+  };
+}
+
+/** The pool of an API node's ports: its sessions are named, so an operator sees whose they are. */
+export function openApiNodePool(url: string): PostgresPool {
+  return openPostgresPool({ url, applicationName: `predex-api:${process.pid}`, poolConnectionsMax: 20 });
+}

@@ -1,0 +1,70 @@
+// A `predex` CLI process (the real entry point, src/cli/main.ts) for the multi-process topology
+// tests: its stdout lines are kept, and a test waits for a line matching a pattern. Signals go to
+// this child's PID only.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+const cliEntry = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+
+export class CliNode {
+  readonly lines: string[] = [];
+  readonly exited: Promise<number | null>;
+  #waiters: (() => void)[] = [];
+
+  private constructor(readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      this.lines.push(line);
+      for (const waiter of this.#waiters.splice(0)) waiter();
+    });
+    child.on("exit", () => {
+      for (const waiter of this.#waiters.splice(0)) waiter();
+    });
+  }
+
+  static start(args: readonly string[], env: Readonly<Record<string, string>>): CliNode {
+    return new CliNode(
+      spawn(process.execPath, ["--import", "tsx", cliEntry, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "inherit"],
+      }),
+    );
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The first line matching `pattern` (its match), waiting up to timeoutMs. */
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const line of this.lines) {
+        const match = pattern.exec(line);
+        if (match !== null) return match;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || !this.running) {
+        throw new Error(
+          `no line matching ${pattern} (${this.running ? "timeout" : "exited"}): ${this.lines.join(" | ")}`,
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 1_000));
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+}

@@ -1,0 +1,235 @@
+// Engine nodes in processes of their own (the real CLI: `predex serve --role engine`) and two API
+// nodes' forwarding engines (src/cluster/forwarding-engine.ts, each with its own pool, replica and
+// wake-ups) sending a mixed stream of exchange commands (test/sim/command-stream.ts: orders of all
+// three models, cancels, deposits, claims, withdrawals, lifecycle). The leader is SIGKILLed in the
+// middle of the burst; the standby takes over and the burst goes on through it. Then the new leader
+// is SIGSTOPped, a third node takes over once its lease runs out, and the paused one is resumed:
+// it must exit having written nothing.
+//
+// Checked: every acknowledged command is in the journal at the sequence it was acknowledged with,
+// no two acknowledgements share a sequence (no command applied twice), both replicas received every
+// committed entry once, in order, with the same sequence numbers, and reached the same state as a
+// full replay of the journal, whose invariants hold (money conserved to the atom). The time from
+// SIGKILL to the first command acknowledged by the new leader is reported (bench:pg-failover measures it).
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
+import { deriveCommandKey } from "../../src/cluster/command-auth.js";
+import { ForwardingEngine } from "../../src/cluster/forwarding-engine.js";
+import {
+  assertInvariants,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+} from "../../src/core/exchange.js";
+import { encodePlainData } from "../../src/engine/journal-codec.js";
+import { JournalFollower } from "../../src/engine/journal-follower.js";
+import type { JournalEntry } from "../../src/engine/store.js";
+import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
+import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import { testMasterKeyHex } from "../e2e/harness.js";
+import { CommandStream } from "../sim/command-stream.js";
+import { CliNode } from "../support/cli-node.js";
+import {
+  type PostgresCluster,
+  postgresSkipReason,
+  startPostgresCluster,
+} from "../support/postgres-cluster.js";
+
+const skipReason = postgresSkipReason();
+const acknowledgedBeforeKill = 250;
+const commandsPerReplica = 900;
+const workersPerReplica = 6;
+const leaseMs = 2_000;
+const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
+
+type Exchange = ForwardingEngine<ExchangeState, ExchangeCommand, ExchangeEvent>;
+
+interface Acknowledged {
+  readonly sequence: bigint;
+  readonly encoded: string;
+  readonly atMs: number;
+}
+
+describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { skip: skipReason }, () => {
+  let cluster: PostgresCluster;
+  const nodes: CliNode[] = [];
+  const replicas: Exchange[] = [];
+  const pools: PostgresPool[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "predex-topology-"));
+
+  before(async () => {
+    cluster = await startPostgresCluster();
+  });
+  after(async () => {
+    for (const node of nodes) {
+      node.kill("SIGCONT");
+      node.kill("SIGKILL");
+      await node.exited;
+    }
+    for (const replica of replicas) await replica.close();
+    for (const pool of pools) await pool.end();
+    await cluster?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("loses no acknowledged command, applies none twice, and fences the paused leader", async (t) => {
+    const url = await cluster.createDatabase("failover");
+    const env = {
+      PREDEX_DATABASE_URL: url,
+      PREDEX_MASTER_KEY: testMasterKeyHex,
+      PREDEX_DATA_DIR: dataDir,
+      PREDEX_LOG_LEVEL: "warn",
+      PREDEX_ENGINE_LEASE_MS: String(leaseMs),
+    };
+    const startEngine = () => {
+      const node = CliNode.start(["serve", "--role", "engine"], env);
+      nodes.push(node);
+      return node;
+    };
+    const first = startEngine();
+    await first.waitFor(leadingLine, 60_000);
+    const second = startEngine();
+    await second.waitFor(/standby, following/, 60_000);
+
+    const startReplica = async (name: string): Promise<{ engine: Exchange; seen: bigint[] }> => {
+      const pool = openPostgresPool({ url, applicationName: `predex-api:${name}`, poolConnectionsMax: 4 });
+      pools.push(pool);
+      const engineCluster = await openPostgresEngineCluster<ExchangeCommand, ExchangeEvent>(pool, {
+        url,
+        applicationName: `predex-api:${name}`,
+        pollEveryMs: 200,
+      });
+      const engine = await ForwardingEngine.start({
+        decider: exchangeDecider,
+        codec: exchangeStateCodec,
+        cluster: engineCluster,
+        key: deriveCommandKey(Buffer.from(testMasterKeyHex, "hex")),
+        logger: pino({ level: "silent" }),
+        failoverDeadlineMs: 30_000,
+        attemptTimeoutMs: 1_000,
+      });
+      replicas.push(engine);
+      const seen: bigint[] = [];
+      engine.onCommitted((entries) => {
+        for (const entry of entries) seen.push(entry.sequence);
+      });
+      return { engine, seen };
+    };
+    const apiNodes = [await startReplica("a"), await startReplica("b")];
+
+    const acknowledged: Acknowledged[] = [];
+    let refusedForGood = 0;
+    let killedAtMs = Number.POSITIVE_INFINITY;
+    let killed: Promise<void> | undefined;
+    const burst = async (engine: Exchange, seed: number, count: number) => {
+      const stream = new CommandStream(seed);
+      let left = count;
+      const worker = async () => {
+        while (left > 0) {
+          left -= 1;
+          const [command] = await engine.read((state) => stream.next(state, Date.now(), 1));
+          try {
+            const result = await engine.submit(command!);
+            if (result.ok) {
+              acknowledged.push({
+                sequence: result.sequence,
+                encoded: encodePlainData(command),
+                atMs: Date.now(),
+              });
+            }
+          } catch {
+            refusedForGood += 1;
+          }
+          if (killed === undefined && acknowledged.length >= acknowledgedBeforeKill) {
+            killed = (async () => {
+              first.kill("SIGKILL");
+              killedAtMs = Date.now();
+              await first.exited;
+            })();
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: workersPerReplica }, worker));
+    };
+    await Promise.all(apiNodes.map((node, index) => burst(node.engine, index + 1, commandsPerReplica)));
+    await killed;
+    const [, epochText, tookOverText] = await second.waitFor(leadingLine, 30_000);
+    const secondEpoch = BigInt(epochText!);
+    const secondTookOverAt = BigInt(tookOverText!);
+    const firstOnNewLeader = acknowledged
+      .filter((ack) => ack.sequence > secondTookOverAt)
+      .reduce((earliest, ack) => Math.min(earliest, ack.atMs), Number.POSITIVE_INFINITY);
+    t.diagnostic(
+      `SIGKILL → first command acknowledged by the new leader: ${firstOnNewLeader - killedAtMs} ms ` +
+        `(epoch ${secondEpoch}, took over at ${secondTookOverAt}; ${acknowledged.length} acknowledged)`,
+    );
+    assert.equal(refusedForGood, 0, "no command was refused across the takeover");
+    const stats = apiNodes.map((node) => node.engine.stats);
+    t.diagnostic(`forwarding: ${JSON.stringify(stats)}`);
+
+    // SIGSTOP the new leader with commands in flight; a third node takes over when the lease runs out.
+    const third = startEngine();
+    await third.waitFor(/standby, following/, 60_000);
+    const stoppedBurst = Promise.all(apiNodes.map((node, index) => burst(node.engine, index + 11, 60)));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    second.kill("SIGSTOP");
+    const [, thirdEpochText, thirdTookOverText] = await third.waitFor(leadingLine, 30_000);
+    await stoppedBurst;
+    const thirdTookOverAt = BigInt(thirdTookOverText!);
+    assert.ok(BigInt(thirdEpochText!) > secondEpoch);
+    second.kill("SIGCONT");
+    const secondExit = await second.exited;
+    assert.notEqual(secondExit, 0, "the resumed old leader exits");
+    assert.equal(refusedForGood, 0, "no command was refused across the second takeover");
+
+    const checkPool = openPostgresPool({ url, applicationName: "predex-test-check" });
+    pools.push(checkPool);
+    const lateWrites = await checkPool.query<{ rows: bigint }>(
+      "SELECT count(*)::bigint AS rows FROM engine_journal WHERE epoch = $1 AND sequence > $2",
+      [secondEpoch, thirdTookOverAt],
+    );
+    assert.equal(lateWrites.rows[0]!.rows, 0n, "the paused leader wrote nothing after the takeover");
+
+    // Every acknowledgement is in the journal, at its sequence, exactly that command.
+    const reader = await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(checkPool);
+    const journal = new Map<bigint, JournalEntry<ExchangeCommand, ExchangeEvent>>();
+    for await (const page of reader.readJournal(0n))
+      for (const entry of page) journal.set(entry.sequence, entry);
+    const end = await reader.lastSequence();
+    assert.equal(BigInt(journal.size), end);
+    const sequences = new Set<bigint>();
+    for (const ack of acknowledged) {
+      assert.ok(!sequences.has(ack.sequence), `sequence ${ack.sequence} acknowledged once`);
+      sequences.add(ack.sequence);
+      assert.equal(encodePlainData(journal.get(ack.sequence)?.command), ack.encoded);
+    }
+
+    // Both replicas saw every entry once, in order, and reached the full replay's state.
+    const replay = await JournalFollower.start({
+      decider: exchangeDecider,
+      codec: exchangeStateCodec,
+      store: reader,
+    });
+    assert.equal(replay.sequence, end);
+    assertInvariants(replay.position.state as ExchangeState);
+    for (const node of apiNodes) {
+      for (let waited = 0; node.engine.committedSequence < end && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(
+        node.seen,
+        Array.from({ length: Number(end) }, (_, index) => BigInt(index + 1)),
+      );
+      const hash = await node.engine.read((state) => exchangeStateCodec.encode(state));
+      assert.equal(hash, exchangeStateCodec.encode(replay.position.state));
+    }
+  });
+});
