@@ -10,6 +10,11 @@
 // trades, and no balance runs out. Loopback only, bounded by phase durations and a request cap.
 // The last line of stdout is the JSON result; a table per concurrency comes before it.
 //
+// PREDEX_DATABASE_URL=postgres://… measures the platform on PostgreSQL instead (#16): orders at 64
+// clients against two server processes, one on a fresh database of that server and one on SQLite
+// (the baseline), in alternating phases of one run. PREDEX_DATABASE_URL=throwaway starts a durable
+// throwaway cluster for it (test/support/postgres-cluster.ts; Debian's postgresql must be installed).
+//
 // BENCH_METRICS=compare measures what the metrics cost instead: orders at 64 clients against two
 // server processes, one built with metrics (as production runs) and one without, in alternating
 // phases; the JSON line's baseline is then the server without metrics.
@@ -25,6 +30,7 @@ import {
 } from "./lib/load.js";
 import { metricsHookNsPerResponse } from "./lib/metrics-hook-cost.js";
 import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";
+import { freshBenchDatabase } from "./lib/postgres-database.js";
 import {
   type BenchServer,
   comparesMetrics,
@@ -59,6 +65,7 @@ interface Targets {
 
 if (isServerProcess()) await serve();
 else if (comparesMetrics()) await measureMetricsCost();
+else if ((process.env.PREDEX_DATABASE_URL ?? "") !== "") await measurePostgresAgainstSqlite();
 else await measure();
 
 /** Child process: one platform, a partner, an open market and funded users with sessions. */
@@ -225,6 +232,78 @@ async function measureMetricsCost(): Promise<void> {
       { metrics: false },
     ),
   );
+}
+
+/** Phases of each server in the PostgreSQL comparison, alternating SQLite, PostgreSQL, SQLite, … */
+const storePhasesPerServer = 3;
+
+/** Parent process, PREDEX_DATABASE_URL set: orders at 64 clients on PostgreSQL, SQLite the baseline. */
+async function measurePostgresAgainstSqlite(): Promise<void> {
+  const clients = baselineConcurrency;
+  const database = await freshBenchDatabase(process.env.PREDEX_DATABASE_URL!, "orders");
+  try {
+    await withBenchServer<Targets>(import.meta.url, [], (sqlite) =>
+      withBenchServer<Targets>(
+        import.meta.url,
+        cpuProfileFlags(),
+        async (postgres) => {
+          const agent = new Agent({ keepAlive: true, maxSockets: clients });
+          const measureServer = (server: BenchServer<Targets>, durationMs: number) =>
+            measurePhase(server, modeLoad(server.targets, agent, "orders", clients, durationMs));
+          await measureServer(sqlite, warmupMs);
+          await measureServer(postgres, warmupMs);
+          const results: Record<"sqlite" | "postgres", PhaseResult[]> = { sqlite: [], postgres: [] };
+          const pairs = Number(process.env.BENCH_PHASE_PAIRS ?? storePhasesPerServer);
+          const pairRatios: number[] = [];
+          for (let pair = 0; pair < pairs; pair += 1) {
+            const onSqlite = await measureServer(sqlite, phaseMs);
+            const onPostgres = await measureServer(postgres, phaseMs);
+            results.sqlite.push(onSqlite);
+            results.postgres.push(onPostgres);
+            pairRatios.push(
+              onPostgres.requests / onPostgres.elapsedMs / (onSqlite.requests / onSqlite.elapsedMs),
+            );
+          }
+          agent.destroy();
+          const measured = summarizePhases(results.postgres);
+          const baseline = summarizePhases(results.sqlite);
+          if (measured.failures + baseline.failures > 0)
+            throw new Error("some requests did not answer 200 / code 0");
+          process.stderr.write(
+            `SQLite:     ${baseline.perSecond.toFixed(0)} orders/s (p50 ${baseline.p50Ms.toFixed(2)} ms, p99 ${baseline.p99Ms.toFixed(2)} ms, ${baseline.cpuUsPerRequest.toFixed(1)} us server CPU/order)\n` +
+              `PostgreSQL: ${measured.perSecond.toFixed(0)} orders/s (p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${measured.cpuUsPerRequest.toFixed(1)} us server CPU/order, PostgreSQL's own CPU not included)\n`,
+          );
+          console.log(
+            JSON.stringify({
+              bench: "orders",
+              mode: "postgres",
+              unit: "orders/s",
+              value: Math.round(measured.perSecond),
+              baseline: {
+                name: "POST /ordering/create-order, 64 clients, the same bench on SQLite, same run",
+                value: Math.round(baseline.perSecond),
+              },
+              ratio: round(measured.perSecond / baseline.perSecond, 3),
+              p50_ms: round(measured.p50Ms, 3),
+              p99_ms: round(measured.p99Ms, 3),
+              baseline_p50_ms: round(baseline.p50Ms, 3),
+              baseline_p99_ms: round(baseline.p99Ms, 3),
+              server_cpu_us_per_order: round(measured.cpuUsPerRequest, 1),
+              baseline_server_cpu_us_per_order: round(baseline.cpuUsPerRequest, 1),
+              ratio_median_of_pairs: round(
+                pairRatios.sort((a, b) => a - b)[Math.floor(pairRatios.length / 2)]!,
+                3,
+              ),
+              durable_cluster: database.throwaway,
+            }),
+          );
+        },
+        { databaseUrl: database.url },
+      ),
+    );
+  } finally {
+    await database.drop();
+  }
 }
 
 /**

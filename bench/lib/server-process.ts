@@ -35,6 +35,8 @@ export function comparesMetrics(): boolean {
 
 /** Set by the parent on a server child that must run without metrics (see comparesMetrics). */
 const serverWithoutMetricsVariable = "BENCH_SERVER_WITHOUT_METRICS";
+/** Set by the parent on a server child that must run on this PostgreSQL database (else SQLite). */
+const serverDatabaseUrlVariable = "BENCH_SERVER_DATABASE_URL";
 
 /** A platform on a fresh data directory, every listener on a free loopback port, logging off. */
 export async function startBenchPlatform(
@@ -51,6 +53,9 @@ export async function startBenchPlatform(
     PREDEX_LEGACY_PORT: "0",
     PREDEX_ADMIN_PORT: "0",
     PREDEX_LOG_LEVEL: "silent",
+    ...(process.env[serverDatabaseUrlVariable]
+      ? { PREDEX_DATABASE_URL: process.env[serverDatabaseUrlVariable] }
+      : {}),
   });
   const platform = await startPlatform(config, options);
   return {
@@ -105,17 +110,18 @@ export async function withBenchServer<Targets>(
   scriptUrl: string,
   nodeOptions: readonly string[],
   generateLoad: (server: BenchServer<Targets>) => Promise<void>,
-  serverOptions: { readonly metrics?: boolean } = {},
+  serverOptions: { readonly metrics?: boolean; readonly databaseUrl?: string } = {},
 ): Promise<void> {
   const child = spawn(
     process.execPath,
     [...nodeOptions, "--import", "tsx", new URL(scriptUrl).pathname, "--serve"],
     {
       stdio: ["pipe", "pipe", "inherit"],
-      env:
-        serverOptions.metrics === false
-          ? { ...process.env, [serverWithoutMetricsVariable]: "1" }
-          : { ...process.env, [serverWithoutMetricsVariable]: "0" },
+      env: {
+        ...process.env,
+        [serverWithoutMetricsVariable]: serverOptions.metrics === false ? "1" : "0",
+        [serverDatabaseUrlVariable]: serverOptions.databaseUrl ?? "",
+      },
     },
   );
   try {
