@@ -51,6 +51,8 @@ const depositPerUserUsdt = "10000000";
 const usersMax = 2 * Math.max(...concurrencies);
 /** Phases of each server in BENCH_METRICS=compare, alternating without, with, without, … */
 const metricsPhasesPerServer = 3;
+/** Phases of each server in the PostgreSQL comparison, alternating SQLite, PostgreSQL, SQLite, … */
+const storePhasesPerServer = 3;
 
 interface Targets {
   readonly baseUrl: string;
@@ -233,9 +235,6 @@ async function measureMetricsCost(): Promise<void> {
     ),
   );
 }
-
-/** Phases of each server in the PostgreSQL comparison, alternating SQLite, PostgreSQL, SQLite, … */
-const storePhasesPerServer = 3;
 
 /** Parent process, PREDEX_DATABASE_URL set: orders at 64 clients on PostgreSQL, SQLite the baseline. */
 async function measurePostgresAgainstSqlite(): Promise<void> {

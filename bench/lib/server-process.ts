@@ -138,6 +138,11 @@ export async function withBenchServer<Targets>(
     };
     await generateLoad({ targets, serverCpuUs });
   } finally {
-    child.kill("SIGTERM");
+    // Waits for the server to finish closing: a bench may drop its database right after.
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    }
   }
 }
