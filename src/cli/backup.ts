@@ -27,10 +27,23 @@ export function backupMasterKeyPath(backupPath: string): string {
   return `${backupPath}.master.key`;
 }
 
+/**
+ * On PostgreSQL there is no SQLite file to copy: the database's own tools back it up (and a restore
+ * here would silently put back a file nobody reads).
+ */
+function refuseOnPostgres(command: "backup" | "restore", databaseUrl: string | undefined): boolean {
+  if (databaseUrl === undefined) return false;
+  console.error(
+    `predex ${command}: PREDEX_DATABASE_URL is set, so the platform's data is in PostgreSQL, not in a SQLite file. Use PostgreSQL's tools: pg_basebackup with WAL archiving for point-in-time recovery (docs/deployment.md, "Backups and point-in-time recovery").`,
+  );
+  return true;
+}
+
 export async function runBackup(args: readonly string[]): Promise<number> {
   const file = onlyFile(args, "backup");
   if (file === undefined) return 2;
   const config = loadConfig();
+  if (refuseOnPostgres("backup", config.databaseUrl)) return 2;
   try {
     const summary = await backupDatabase(join(config.dataDir, databaseFileName), file);
     console.log(
@@ -57,6 +70,7 @@ export async function runRestore(args: readonly string[]): Promise<number> {
   const file = onlyFile(args, "restore");
   if (file === undefined) return 2;
   const config = loadConfig();
+  if (refuseOnPostgres("restore", config.databaseUrl)) return 2;
   let restored: Awaited<ReturnType<typeof restoreDatabase>>;
   try {
     restored = await restoreDatabase(file, join(config.dataDir, databaseFileName), Date.now());
