@@ -60,13 +60,6 @@ async function archiveNow(adminUrl: string | undefined): Promise<number> {
 
 async function verify(): Promise<number> {
   const config = loadConfig();
-  if (config.databaseUrl !== undefined) {
-    // The archive itself is store-neutral; this offline check reads the SQLite file only.
-    console.error(
-      "predex journal verify: PREDEX_DATABASE_URL is set; verify reads the embedded SQLite journal only. On PostgreSQL the engine leader archives (POST /admin/journal/archive); a standby checks the invariants before it takes over.",
-    );
-    return 2;
-  }
   const path = join(config.dataDir, databaseFileName);
   if (!existsSync(path)) {
     console.error(`predex journal verify: no database at ${path}`);

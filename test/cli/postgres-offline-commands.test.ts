@@ -1,5 +1,5 @@
-// With PREDEX_DATABASE_URL set the data is in PostgreSQL: the commands that work on the embedded
-// SQLite file (backup, restore, journal verify) refuse and name PostgreSQL's own tools, rather than
+// With PREDEX_DATABASE_URL set the data is in PostgreSQL: the commands that copy the embedded
+// SQLite file (backup, restore) refuse and name PostgreSQL's own tools, rather than
 // copy or check a file nobody reads.
 
 import assert from "node:assert/strict";
@@ -26,7 +26,6 @@ describe("SQLite-only commands on a PostgreSQL deployment", () => {
   for (const args of [
     ["backup", join(dataDir, "copy.db")],
     ["restore", join(dataDir, "copy.db")],
-    ["journal", "verify"],
   ]) {
     it(`predex ${args.join(" ")} refuses and names what to use instead`, async () => {
       const refused = await run(process.execPath, ["--import", "tsx", cliEntry, ...args], { env }).then(
