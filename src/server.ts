@@ -28,6 +28,7 @@ import { createMailer } from "./mfa/mailer.js";
 import { createCodeHasher } from "./mfa/secrets.js";
 import { MfaService } from "./mfa/service.js";
 import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
+import { startWalCheckpointer } from "./store/sqlite/wal-checkpointer.js";
 import { openSqlitePlatformStores, type PlatformStores } from "./topology/platform-stores.js";
 import { openPostgresPlatformStores } from "./topology/postgres-platform-stores.js";
 import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
@@ -127,6 +128,14 @@ export async function startPlatform(
     db !== undefined
       ? openSqlitePlatformStores(db, { nowMs })
       : await openPostgresPlatformStores({ url: config.databaseUrl!, role, masterKey, logger, nowMs });
+  // WAL checkpoints run on a worker thread, not in whichever engine commit crosses the threshold.
+  const checkpointer =
+    db === undefined
+      ? undefined
+      : startWalCheckpointer(db, join(config.dataDir, databaseFileName), {
+          onError: (error) =>
+            logger.warn({ err: error }, "WAL checkpointer problem; the connection checkpoints itself"),
+        });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
 
   const adminTokenFile =
@@ -207,6 +216,7 @@ export async function startPlatform(
     } catch (error) {
       await exchange.close();
       await catalogue.close();
+      await checkpointer?.stop();
       await stores.close();
       throw error;
     }
@@ -279,6 +289,7 @@ export async function startPlatform(
     // After the listeners (no new commands) and before the database (the engine commits queued work).
     await exchange.close();
     await catalogue.close();
+    await checkpointer?.stop();
     await stores.close();
   };
   try {

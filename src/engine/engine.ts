@@ -17,7 +17,14 @@ import {
   verifyReplayAgainst,
 } from "./recovery.js";
 import { SnapshotWorker, type SnapshotWorkerCore } from "./snapshot-worker.js";
-import type { EngineStore, JournalEntry, JournalSource, Projector, StateSnapshot } from "./store.js";
+import type {
+  EngineStore,
+  JournalEntry,
+  JournalSource,
+  PackedStateSnapshot,
+  Projector,
+  StateSnapshot,
+} from "./store.js";
 
 export interface EngineLimits {
   /** Commands waiting to be sequenced; one more is refused with EngineOverloadedError. */
@@ -146,7 +153,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   #loop: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   readonly #snapshotWorker: SnapshotWorker | undefined;
-  /** A snapshot being encoded on the worker and written, if any; at most one at a time. */
+  /** A snapshot being made (on the worker, or encoded inline) and written, if any; at most one at a time. */
   #snapshotInFlight: Promise<void> | undefined;
 
   /** Recovers state from the store (latest snapshot + journal) and starts taking commands. */
@@ -304,6 +311,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
    * committed sequence and compares the encodings with the live state, byte for byte.
    */
   async verifyReplay(): Promise<ReplayVerification> {
+    // A snapshot being written is part of what is verified once it is in.
+    await this.#snapshotInFlight;
     const live = await this.read((state, position) => ({
       sequence: position.sequence,
       encodedState: this.#codec.encode(state),
@@ -413,24 +422,18 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   async #maybeSnapshot(): Promise<void> {
     if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
       return;
-    if (this.#snapshotWorker !== undefined && !this.#snapshotWorker.failed) {
-      // Not awaited: the worker encodes while the engine goes on committing. The request is posted
-      // now, after this batch's events and before the next batch's, so it is the state right here.
-      if (this.#snapshotInFlight !== undefined) return;
-      this.#snapshotInFlight = this.#saveSnapshot()
-        .catch((error: unknown) => this.#onError(error, "snapshot"))
-        .finally(() => {
-          this.#snapshotInFlight = undefined;
-        });
-      return;
-    }
-    try {
-      await this.#saveSnapshot();
-    } catch (error) {
-      // The journal already holds everything, so a missing snapshot only makes the next start
-      // replay more; the next attempt comes after another snapshotEveryCommands commands.
-      this.#onError(error, "snapshot");
-    }
+    if (this.#snapshotInFlight !== undefined) return;
+    // Not awaited: the engine goes on committing while the snapshot is made and written. The
+    // worker is asked now, after this batch's events and before the next batch's; without it the
+    // state is encoded inline, synchronously, before #saveSnapshot's first await. Either way it is
+    // the state right here, and the store writes it meanwhile (in steps, on SQLite). A failure
+    // only makes the next start replay more (the journal holds everything); the next attempt
+    // comes after another snapshotEveryCommands commands.
+    this.#snapshotInFlight = this.#saveSnapshot()
+      .catch((error: unknown) => this.#onError(error, "snapshot"))
+      .finally(() => {
+        this.#snapshotInFlight = undefined;
+      });
   }
 
   async #saveSnapshot(): Promise<void> {
@@ -438,7 +441,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#snapshotAttemptSequence = position.sequence;
     const startedMs = this.#observer === undefined ? 0 : performance.now();
     // A failed worker (reported through onError once) falls back to encoding inline.
-    const snapshot: StateSnapshot =
+    const snapshot: StateSnapshot | PackedStateSnapshot =
       this.#snapshotWorker === undefined || this.#snapshotWorker.failed
         ? makeSnapshot(this.#codec, position)
         : await this.#snapshotWorker.snapshot(position.sequence);

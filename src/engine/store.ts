@@ -25,6 +25,19 @@ export interface StateSnapshot {
 }
 
 /**
+ * A snapshot as the snapshot worker hands it over: the encoding packed (UTF-8, brotli;
+ * snapshot-packing.ts) into a buffer that crossed threads without a copy. A store keeps it packed
+ * or unpacks it; loadLatestSnapshot always gives back the text.
+ */
+export interface PackedStateSnapshot {
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly packedState: Uint8Array;
+  /** sha256 of the unpacked text in hex, as StateSnapshot.hash. */
+  readonly hash: string;
+}
+
+/**
  * Updates read models from a committed batch, inside the same transaction as the journal write:
  * either both are durable or neither is. `Transaction` is what the adapter hands out (the
  * better-sqlite3 handle for SQLite, a pooled client inside BEGIN for PostgreSQL), so projectors are
@@ -52,8 +65,13 @@ export interface EngineStore<Command, Event, Transaction> {
   ): Promise<void>;
   /** The snapshot with the highest sequence, if any. */
   loadLatestSnapshot(): Promise<StateSnapshot | undefined>;
-  /** Writes a snapshot atomically; older snapshots may be pruned. */
-  saveSnapshot(snapshot: StateSnapshot): Promise<void>;
+  /**
+   * Writes a snapshot atomically: recovery sees it whole or not at all, even after a crash in the
+   * middle. Older snapshots may be pruned. The engine's commits may run while a save is under way
+   * (the SQLite store writes a large one in small steps, one per turn of the event loop); a store
+   * runs its saves one after another.
+   */
+  saveSnapshot(snapshot: StateSnapshot | PackedStateSnapshot): Promise<void>;
   /**
    * Optional, for stores whose journal can be archived (src/engine/journal-archive.ts): deletes the
    * journal entries with sequence ≤ `sequence`, after the archiver has written them durably

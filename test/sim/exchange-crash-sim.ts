@@ -54,6 +54,11 @@ export interface SimOptions {
   /** Cuts the power at exactly this write boundary of the run (counted from the first open). */
   readonly firstCrashAtWrite?: number;
   readonly snapshotEveryCommands?: number;
+  /**
+   * Bytes per snapshot chunk row (SqliteEngineStore): small, so a snapshot is written over many
+   * write boundaries and the power is cut between its chunks, before and after the row naming them.
+   */
+  readonly snapshotChunkBytes?: number;
   readonly journalBatchCommandsMax?: number;
   /** Commands submitted together (one group) at most. */
   readonly groupCommandsMax?: number;
@@ -82,6 +87,8 @@ export interface SimReport {
   readonly refusals: Readonly<Record<string, number>>;
   /** The last sequence moved to the journal archive by the end. */
   readonly archivedThrough: bigint;
+  /** Chunk rows of the snapshots kept at the end: more than one a snapshot means cuts fell between them. */
+  readonly snapshotChunkRows: number;
 }
 
 type SimEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
@@ -92,6 +99,9 @@ export class SimFailure extends Error {
     this.name = "SimFailure";
   }
 }
+
+/** A sim's snapshot is a few KB: in chunks of 1 KiB it spans several writes. */
+export const simSnapshotChunkBytes = 1024;
 
 /** A directory in RAM when there is one: the simulation fsyncs on every commit. */
 function scratchDirectory(): string {
@@ -180,7 +190,9 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     >({
       decider: exchangeDecider,
       codec: exchangeStateCodec,
-      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db, {
+        snapshotChunkBytes: options.snapshotChunkBytes ?? simSnapshotChunkBytes,
+      }),
       projectors: createExchangeProjectors(db, { projectors: [catalog.projector] }),
       journalHistory: archiveFor(power).history(new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db)),
       clock,
@@ -323,6 +335,7 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     journaledCommands,
     refusals,
     archivedThrough,
+    snapshotChunkRows: opened.real.prepare("SELECT count(*) FROM snapshot_chunks").pluck().get() as number,
   };
   await opened.engine.close();
   opened.real.close();
@@ -330,7 +343,7 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
 }
 
 /** Tables that are the engine's own, not read models. */
-const engineTables = new Set(["journal", "snapshots", "schema_migrations"]);
+const engineTables = new Set(["journal", "snapshots", "snapshot_chunks", "schema_migrations"]);
 
 /**
  * Projects the whole journal, one entry per batch, into a fresh in-memory database with the same

@@ -17,6 +17,9 @@ describe("crash simulation of the exchange", () => {
     const uncrashed = await runSimulation(base);
     assert.equal(uncrashed.crashPoints, 0);
     assert.ok(uncrashed.writeBoundaries > 60, `the run passes many writes (${uncrashed.writeBoundaries})`);
+    // Snapshots are written in several chunk rows each, so the cuts below fall between a
+    // snapshot's chunks too, before the row naming them: recovery must use the previous snapshot.
+    assert.ok(uncrashed.snapshotChunkRows > 4, `snapshots span chunks (${uncrashed.snapshotChunkRows})`);
     let cut = 0;
     for (let write = 1; write <= uncrashed.writeBoundaries; write++) {
       const report = await runSimulation({ ...base, firstCrashAtWrite: write });

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { hashEncodedState } from "../../src/engine/recovery.js";
+import { packEncodedState } from "../../src/engine/snapshot-packing.js";
 import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../src/engine/store.js";
 
 export type ContractCommand = { readonly type: string; readonly [field: string]: unknown };
@@ -169,6 +170,41 @@ export function describeEngineStoreContract<Transaction>(
       assert.deepEqual(await store.loadLatestSnapshot(), snapshot(30n, large));
       await store.saveSnapshot(snapshot(30n, "thirty, rewritten"));
       assert.deepEqual(await store.loadLatestSnapshot(), snapshot(30n, "thirty, rewritten"));
+      await harness.disposeAll();
+    });
+
+    it("keeps a packed snapshot (the snapshot worker's) and gives back its text", async () => {
+      let store = await harness.create();
+      await store.commitBatch(entries(1n, 5), []);
+      const text = JSON.stringify({ orders: Array.from({ length: 5_000 }, (_, index) => [index, "ü ✓"]) });
+      const { state, ...rest } = snapshot(5n, text);
+      await store.saveSnapshot({ ...rest, packedState: packEncodedState(state) });
+      store = await harness.reopen(store);
+      assert.deepEqual(await store.loadLatestSnapshot(), snapshot(5n, text));
+      await harness.disposeAll();
+    });
+
+    it("goes on committing while a large snapshot is saved, which lands whole", async () => {
+      let store = await harness.create();
+      await store.commitBatch(entries(1n, 10), [harness.recordSequences]);
+      await store.saveSnapshot(snapshot(5n, "five"));
+      // Several MB that do not compress: a store that writes in steps takes many of them.
+      let seed = 7;
+      const noise = Array.from({ length: 600_000 }, () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return (seed % 36).toString(36);
+      }).join("");
+      const large = snapshot(10n, JSON.stringify({ noise, tail: "ü" }));
+      const { state, ...rest } = large;
+      const saving = store.saveSnapshot({ ...rest, packedState: packEncodedState(state) });
+      for (let first = 11n; first <= 30n; first += 2n) {
+        await store.commitBatch(entries(first, 2), [harness.recordSequences]);
+      }
+      await saving;
+      store = await harness.reopen(store);
+      assert.equal(await store.lastSequence(), 30n);
+      assert.equal((await harness.readRecordedSequences(store)).length, 30);
+      assert.deepEqual(await store.loadLatestSnapshot(), large);
       await harness.disposeAll();
     });
   });

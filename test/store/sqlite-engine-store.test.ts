@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { hashEncodedState } from "../../src/engine/recovery.js";
+import { packEncodedState } from "../../src/engine/snapshot-packing.js";
+import type { StateSnapshot } from "../../src/engine/store.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
+import { PowerCut, withPowerCut } from "../sim/power-cut-database.js";
 import {
   type ContractCommand,
   type ContractEvent,
@@ -64,5 +68,134 @@ describe("SQLite engine store", () => {
     await assert.rejects(store.commitBatch([entry], [async () => {}]), /must be synchronous/);
     assert.equal(await store.lastSequence(), 0n);
     (store as SqliteEngineStore<ContractCommand, ContractEvent>).db.close();
+  });
+});
+
+describe("SQLite engine store: snapshots in chunks", () => {
+  const chunkBytes = 1_000;
+  const textOf = (label: string) =>
+    JSON.stringify({ label, rows: Array.from({ length: 3_000 }, (_, index) => `${label}-${index * 7919}`) });
+  const snapshotOf = (sequence: bigint, label: string): StateSnapshot => {
+    const state = textOf(label);
+    return { sequence, nowMs: Number(sequence), state, hash: hashEncodedState(state) };
+  };
+  const packed = (snapshot: StateSnapshot) => ({
+    sequence: snapshot.sequence,
+    nowMs: snapshot.nowMs,
+    hash: snapshot.hash,
+    packedState: packEncodedState(snapshot.state),
+  });
+  const chunkRows = (db: SqliteDatabase) =>
+    db.prepare("SELECT count(*) FROM snapshot_chunks").pluck().get() as number;
+  const namedChunkRows = (db: SqliteDatabase) =>
+    db
+      .prepare("SELECT count(*) FROM snapshot_chunks WHERE write_id IN (SELECT write_id FROM snapshots)")
+      .pluck()
+      .get() as number;
+  const journal = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      sequence: BigInt(index + 1),
+      nowMs: index + 1,
+      command: { type: "noop" },
+      events: [],
+    }));
+
+  it("survives a power cut at every write of a chunked snapshot: the previous one stays whole", async () => {
+    const path = join(directory, "chunk-crash.sqlite");
+    const first = new SqliteEngineStore<ContractCommand, ContractEvent>(openDatabase({ path }), {
+      snapshotChunkBytes: chunkBytes,
+    });
+    await first.commitBatch(journal(40), []);
+    await first.saveSnapshot(packed(snapshotOf(10n, "ten")));
+    first.db.close();
+
+    // The inline form (UTF-8 chunks) and the worker's (packed), each cut at every write boundary
+    // of one uncut save of it (chunks, the pointer row, the sweep).
+    const next = snapshotOf(20n, "twenty");
+    for (const form of [next, packed(next)]) {
+      const probe = withPowerCut(openDatabase({ path: join(directory, "chunk-probe.sqlite") }));
+      const probeStore = new SqliteEngineStore<ContractCommand, ContractEvent>(probe.db, {
+        snapshotChunkBytes: chunkBytes,
+      });
+      await probeStore.commitBatch(journal(40), []);
+      await probeStore.saveSnapshot(packed(snapshotOf(10n, "ten")));
+      const before = probe.power.writes;
+      await probeStore.saveSnapshot(form);
+      const saveWrites = probe.power.writes - before;
+      probe.db.close();
+      rmSync(join(directory, "chunk-probe.sqlite"), { force: true });
+      assert.ok(saveWrites > 4, `the save spans many writes (${saveWrites})`);
+
+      for (let cut = 1; cut <= saveWrites; cut++) {
+        const copy = join(directory, `chunk-crash-${cut}.sqlite`);
+        const source = openDatabase({ path });
+        await source.backup(copy);
+        source.close();
+        const { db, power } = withPowerCut(openDatabase({ path: copy }));
+        const store = new SqliteEngineStore<ContractCommand, ContractEvent>(db, {
+          snapshotChunkBytes: chunkBytes,
+        });
+        power.cutAt(power.writes + cut);
+        await assert.rejects(store.saveSnapshot(form), PowerCut);
+        db.close();
+
+        const reopened = new SqliteEngineStore<ContractCommand, ContractEvent>(openDatabase({ path: copy }), {
+          snapshotChunkBytes: chunkBytes,
+        });
+        const latest = await reopened.loadLatestSnapshot();
+        // Cut before the pointer's commit: the old snapshot; at or after it: the new one, whole.
+        assert.ok(
+          latest?.sequence === 10n ? latest.state === textOf("ten") : latest?.state === textOf("twenty"),
+          `cut ${cut}: the latest snapshot is whole (${latest?.sequence})`,
+        );
+        assert.equal(latest!.hash, hashEncodedState(latest!.state));
+        // The next save sweeps whatever the cut left behind.
+        await reopened.saveSnapshot(packed(snapshotOf(30n, "thirty")));
+        assert.equal(chunkRows(reopened.db), namedChunkRows(reopened.db), `cut ${cut}: no orphaned chunks`);
+        assert.equal((await reopened.loadLatestSnapshot())?.state, textOf("thirty"));
+        reopened.db.close();
+        rmSync(copy, { force: true });
+      }
+    }
+  });
+
+  it("keeps two snapshots and deletes the chunks of the pruned ones", async () => {
+    const store = new SqliteEngineStore<ContractCommand, ContractEvent>(
+      openDatabase({ path: join(directory, "chunk-prune.sqlite") }),
+      { snapshotChunkBytes: chunkBytes },
+    );
+    await store.commitBatch(journal(40), []);
+    for (const sequence of [10n, 20n, 30n, 40n])
+      await store.saveSnapshot(packed(snapshotOf(sequence, `s${sequence}`)));
+    await store.saveSnapshot(snapshotOf(40n, "forty again"));
+    const sequences = store.db.prepare("SELECT sequence FROM snapshots ORDER BY sequence").pluck().all();
+    assert.deepEqual(sequences, [30, 40]);
+    assert.equal(chunkRows(store.db), namedChunkRows(store.db));
+    assert.ok(chunkRows(store.db) > 2);
+    assert.equal((await store.loadLatestSnapshot())?.state, textOf("forty again"));
+    // Snapshot steps commit without an fsync; the connection is back to FULL for the engine's batches.
+    assert.equal(store.db.pragma("synchronous", { simple: true }), 2);
+    store.db.close();
+  });
+
+  it("refuses a snapshot whose chunks are missing, and reads one written before chunks existed", async () => {
+    const store = new SqliteEngineStore<ContractCommand, ContractEvent>(
+      openDatabase({ path: join(directory, "chunk-missing.sqlite") }),
+      { snapshotChunkBytes: chunkBytes },
+    );
+    await store.commitBatch(journal(40), []);
+    const legacy = snapshotOf(5n, "legacy");
+    store.db
+      .prepare("INSERT INTO snapshots (sequence, now_ms, state, hash) VALUES (?, ?, ?, ?)")
+      .run(legacy.sequence, legacy.nowMs, legacy.state, legacy.hash);
+    assert.deepEqual(await store.loadLatestSnapshot(), legacy);
+    await store.saveSnapshot(packed(snapshotOf(10n, "ten")));
+    store.db
+      .prepare(
+        "DELETE FROM snapshot_chunks WHERE chunk = 1 AND write_id = (SELECT write_id FROM snapshots WHERE sequence = 10)",
+      )
+      .run();
+    await assert.rejects(store.loadLatestSnapshot(), { name: "JournalCorruptionError" });
+    store.db.close();
   });
 });

@@ -16,6 +16,11 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   const app = Fastify({
     loggerInstance: deps.logger.child({ surface: "admin" }),
     bodyLimit: bodyBytesMax,
+    // As on the signed host: ids are short, and a path parameter over this length or a malformed
+    // %-escape is answered by the same error mapping in the admin envelope (400/1001), not with
+    // Fastify's own `{statusCode, error, message}` body and its 414.
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors: handlePartnerError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorate("platform", deps);

@@ -4,7 +4,14 @@
 // here too, and nothing the engine holds in memory can alias "disk".
 
 import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
-import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../engine/store.js";
+import { unpackSnapshot } from "../../engine/snapshot-packing.js";
+import type {
+  EngineStore,
+  JournalEntry,
+  PackedStateSnapshot,
+  Projector,
+  StateSnapshot,
+} from "../../engine/store.js";
 
 /** Entries handed out per step of readJournal. */
 export const memoryJournalReadBatchEntriesMax = 512;
@@ -148,8 +155,10 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
     return this.#image.snapshots.at(-1);
   }
 
-  async saveSnapshot(snapshot: StateSnapshot): Promise<void> {
+  async saveSnapshot(saved: StateSnapshot | PackedStateSnapshot): Promise<void> {
     this.#assertAlive();
+    // Kept as text: this store is for tests, where the snapshot's bytes are no burden.
+    const snapshot = unpackSnapshot(saved);
     const snapshotNumber = ++this.#snapshotCount;
     await this.#faults.beforeSnapshot?.(snapshotNumber, snapshot);
     this.#assertAlive();

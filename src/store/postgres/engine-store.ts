@@ -5,8 +5,17 @@
 // writer's fencing epoch and the database refuses a stale one (engine-schema.ts): a store opened
 // with an epoch that has since been superseded cannot write a single row.
 
+import { promisify } from "node:util";
+import { brotliDecompress } from "node:zlib";
 import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
-import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../engine/store.js";
+import { isPackedSnapshot } from "../../engine/snapshot-packing.js";
+import type {
+  EngineStore,
+  JournalEntry,
+  PackedStateSnapshot,
+  Projector,
+  StateSnapshot,
+} from "../../engine/store.js";
 import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 import { engineMigrations, fencedSqlState, outOfOrderSqlState } from "./engine-schema.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -15,6 +24,8 @@ import { applyPostgresMigrations } from "./migrations.js";
 export const postgresJournalReadBatchEntriesMax = 1024;
 /** Snapshots kept; the older ones are deleted when a new one is written. */
 export const postgresSnapshotsKeptMax = 2;
+
+const unpackOffThread = promisify(brotliDecompress);
 
 /** Projectors on PostgreSQL get the pooled connection, already inside the batch's transaction. */
 export type PostgresProjector<Command, Event> = Projector<PostgresClient, Command, Event>;
@@ -180,13 +191,19 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     return { sequence: row.sequence, nowMs: Number(row.now_ms), state: row.state, hash: row.hash };
   }
 
-  async saveSnapshot(snapshot: StateSnapshot): Promise<void> {
+  async saveSnapshot(snapshot: StateSnapshot | PackedStateSnapshot): Promise<void> {
     const epoch = this.#writerEpoch();
+    // A packed snapshot is unpacked on libuv's thread pool, and its UTF-8 bytes go to the server as
+    // they are: node-postgres sends a Buffer parameter in binary format, which for a text column
+    // is the text's bytes, so no 91 MB string is ever built on the event loop.
+    const state: string | Buffer = isPackedSnapshot(snapshot)
+      ? await unpackOffThread(snapshot.packedState)
+      : snapshot.state;
     try {
       await inTransaction(this.pool, async (client) => {
         await client.query({
           ...upsertSnapshotStatement,
-          values: [snapshot.sequence, snapshot.nowMs, snapshot.state, snapshot.hash, epoch],
+          values: [snapshot.sequence, snapshot.nowMs, state, snapshot.hash, epoch],
         });
         await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
       });
