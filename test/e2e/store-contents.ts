@@ -1,0 +1,108 @@
+// What a test platform has stored, read the same way on either store, for the end-to-end tests that
+// check a property of the stored data rather than of an answer: that no secret is kept in clear,
+// that a refused request wrote nothing. On SQLite it reads the platform's database (the file's
+// bytes, the tables); in the PostgreSQL pass (testingOnPostgres) it queries the platform's own
+// database (testDatabaseUrl) over one connection kept for the test file.
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { databaseFileName } from "../../src/server.js";
+import { type TestPlatform, testDatabaseUrl } from "./harness.js";
+
+type Inspected = Pick<TestPlatform, "platform" | "dataDir">;
+
+const pools = new Map<string, pg.Pool>();
+
+/** One connection per database for the whole file; it lets the process exit when idle. */
+function poolOf(url: string): pg.Pool {
+  let pool = pools.get(url);
+  if (pool === undefined) {
+    pool = new pg.Pool({ connectionString: url, max: 1, allowExitOnIdle: true, idleTimeoutMillis: 1_000 });
+    pools.set(url, pool);
+  }
+  return pool;
+}
+
+function postgresUrlOf(test: Inspected): string | undefined {
+  return testDatabaseUrl(test.dataDir);
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** The platform's tables (every schema but the system's), sorted. */
+async function postgresTables(pool: pg.Pool): Promise<string[]> {
+  const result = await pool.query<{ name: string }>(
+    `SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
+      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')
+      ORDER BY 1`,
+  );
+  return result.rows.map((row) => row.name);
+}
+
+/**
+ * Everything the platform has stored, as searchable text: on SQLite the database file and its WAL
+ * (latin1), on PostgreSQL every row of every table in its text form (bytea as \x hex).
+ */
+export async function storedText(test: Inspected): Promise<string> {
+  const url = postgresUrlOf(test);
+  if (url === undefined) {
+    return [databaseFileName, `${databaseFileName}-wal`]
+      .map((name) => {
+        try {
+          return readFileSync(join(test.dataDir, name)).toString("latin1");
+        } catch {
+          return "";
+        }
+      })
+      .join("");
+  }
+  const pool = poolOf(url);
+  const parts: string[] = [];
+  for (const table of await postgresTables(pool)) {
+    const result = await pool.query<{ row: string }>(`SELECT t::text AS row FROM ${table} t`);
+    for (const { row } of result.rows) parts.push(row);
+  }
+  return parts.join("\n");
+}
+
+/**
+ * The row count of every table whose name `volatile` does not match, as `table=count` sorted by
+ * table: a refused request must leave it as it was.
+ */
+export async function tableRowCounts(test: Inspected, volatile: RegExp): Promise<string[]> {
+  const url = postgresUrlOf(test);
+  if (url === undefined) {
+    const db = test.platform.db!;
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    return tables
+      .filter((table) => !volatile.test(table))
+      .map(
+        (table) =>
+          `${table}=${
+            db
+              .prepare(`SELECT count(*) FROM ${quoted(table)}`)
+              .pluck()
+              .get() as number
+          }`,
+      );
+  }
+  const pool = poolOf(url);
+  const tables = (await postgresTables(pool)).filter((table) => !volatile.test(table));
+  if (tables.length === 0) return [];
+  // One round trip for every count.
+  const result = await pool.query<{ name: string; count: string }>(
+    tables
+      .map(
+        (table, index) => `SELECT ${index} AS n, '${table}' AS name, count(*)::text AS count FROM ${table}`,
+      )
+      .join(" UNION ALL ")
+      .concat(" ORDER BY n"),
+  );
+  return result.rows.map((row) => `${row.name}=${row.count}`);
+}
