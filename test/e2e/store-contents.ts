@@ -18,7 +18,19 @@ const pools = new Map<string, pg.Pool>();
 function poolOf(url: string): pg.Pool {
   let pool = pools.get(url);
   if (pool === undefined) {
-    pool = new pg.Pool({ connectionString: url, max: 1, allowExitOnIdle: true, idleTimeoutMillis: 1_000 });
+    pool = new pg.Pool({
+      connectionString: url,
+      max: 1,
+      allowExitOnIdle: true,
+      idleTimeoutMillis: 1_000,
+      // bigint columns (ids, counts) as numbers, as SQLite gives them to the same tests.
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === pg.types.builtins.INT8
+            ? (value: string) => Number(value)
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
     pools.set(url, pool);
   }
   return pool;
@@ -105,4 +117,20 @@ export async function tableRowCounts(test: Inspected, volatile: RegExp): Promise
       .concat(" ORDER BY n"),
   );
   return result.rows.map((row) => `${row.name}=${row.count}`);
+}
+
+/**
+ * The rows of a query written once for both stores: `?` placeholders (numbered for PostgreSQL),
+ * plain SQL both dialects read the same. Integer columns arrive as numbers on either.
+ */
+export async function selectRows<Row extends Record<string, unknown>>(
+  test: Inspected,
+  sql: string,
+  params: readonly (string | number)[] = [],
+): Promise<Row[]> {
+  const url = postgresUrlOf(test);
+  if (url === undefined) return test.platform.db!.prepare(sql).all(...params) as Row[];
+  let index = 0;
+  const text = sql.replaceAll("?", () => `$${++index}`);
+  return (await poolOf(url).query<Row>(text, [...params])).rows;
 }

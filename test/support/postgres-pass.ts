@@ -17,8 +17,6 @@ const e2eDirectory = join(import.meta.dirname, "../e2e");
 export const sqliteOnlyE2eFiles: Readonly<Record<string, string>> = {
   "backup-restore.test.ts":
     "predex backup/restore is SQLite's online backup of the database file; on PostgreSQL an operator backs up the server (pg_basebackup/PITR, docs/deployment.md)",
-  "user-history.test.ts":
-    "the bulk user-history index with its watermarks (exchange_user_index_watermarks, PREDEX lag) is SQLite's read model; PostgreSQL indexes history rows as it projects them",
   "postgres-legacy-rate-limit.test.ts":
     "already runs on PostgreSQL in the main pass (its own cluster and two API nodes)",
 };
