@@ -7,7 +7,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
+import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js";
+import type { EngineStore } from "../../src/engine/store.js";
 import { databaseFileName } from "../../src/server.js";
+import { openPostgresPool } from "../../src/store/postgres/database.js";
+import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import { openDatabase } from "../../src/store/sqlite/database.js";
+import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { type TestPlatform, testDatabaseUrl } from "./harness.js";
 
 type Inspected = Pick<TestPlatform, "platform" | "dataDir">;
@@ -133,4 +139,40 @@ export async function selectRows<Row extends Record<string, unknown>>(
   let index = 0;
   const text = sql.replaceAll("?", () => `$${++index}`);
   return (await poolOf(url).query<Row>(text, [...params])).rows;
+}
+
+export interface StoredExchange {
+  /** The engine's journal and snapshots, read only (no fence on PostgreSQL: writes would fail). */
+  readonly store: EngineStore<ExchangeCommand, ExchangeEvent, unknown>;
+  /** The rows of plain SQL both dialects read the same; integers (money in atoms) as bigint. */
+  rows(sql: string): Promise<Record<string, bigint>[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The stored exchange of a data dir whose platform has stopped (a test that ran `predex serve` as a
+ * child on it): SQLite's file, or in the PostgreSQL pass the dir's database.
+ */
+export async function openStoredExchange(dataDir: string): Promise<StoredExchange> {
+  const bigints = (rows: Record<string, unknown>[]) =>
+    rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([key, value]) => [key, BigInt(value as bigint | string)])),
+    );
+  const url = testDatabaseUrl(dataDir);
+  if (url === undefined) {
+    const db = openDatabase({ path: join(dataDir, databaseFileName) });
+    return {
+      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+      rows: async (sql) => bigints(db.prepare(sql).safeIntegers(true).all() as Record<string, unknown>[]),
+      close: async () => {
+        db.close();
+      },
+    };
+  }
+  const pool = openPostgresPool({ url, applicationName: "predex-test-inspection", poolConnectionsMax: 1 });
+  return {
+    store: await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(pool),
+    rows: async (sql) => bigints((await pool.query<Record<string, unknown>>(sql)).rows),
+    close: () => pool.end(),
+  };
 }
