@@ -6,6 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import pg from "pg";
 import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js";
 import type { EngineStore } from "../../src/engine/store.js";
@@ -175,4 +176,36 @@ export async function openStoredExchange(dataDir: string): Promise<StoredExchang
     rows: async (sql) => bigints((await pool.query<Record<string, unknown>>(sql)).rows),
     close: () => pool.end(),
   };
+}
+
+/**
+ * The rows of plain SQL both dialects read the same, from a data dir's store while a server of its
+ * own may be running on it (SQLite read only beside its WAL; PostgreSQL over one connection);
+ * integers as bigint on either.
+ */
+export async function storedRows(dataDir: string, sql: string): Promise<Record<string, unknown>[]> {
+  const url = testDatabaseUrl(dataDir);
+  if (url === undefined) {
+    const db = new Database(join(dataDir, databaseFileName), { readonly: true });
+    try {
+      return db.prepare(sql).safeIntegers(true).all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === pg.types.builtins.INT8
+          ? (value: string) => BigInt(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  await client.connect();
+  try {
+    return (await client.query<Record<string, unknown>>(sql)).rows;
+  } finally {
+    await client.end();
+  }
 }
