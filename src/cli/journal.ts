@@ -5,7 +5,8 @@
 // manual run and the scheduled one never race over the manifest.
 //
 // verify needs no running platform and changes nothing: it opens the database beside it (SQLite's
-// WAL lets a reader run next to the platform) and the archive directory, replays every entry from
+// WAL lets a reader run next to the platform; with PREDEX_DATABASE_URL, PostgreSQL's journal as a
+// reader without a fence, as a standby follows it) and the archive directory, replays every entry from
 // sequence 1 (archive segments, each checked against its sha256, then the live journal) and
 // compares the state at the latest snapshot with that snapshot's hash, then replays to the
 // journal's end and prints the state hash there.
@@ -13,7 +14,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.js";
+import { loadConfig, type PlatformConfig } from "../config.js";
 import {
   type ExchangeCommand,
   type ExchangeEvent,
@@ -23,7 +24,10 @@ import {
 } from "../core/exchange.js";
 import { JournalArchive } from "../engine/journal-archive.js";
 import { hashEncodedState, initialPosition, replayJournal } from "../engine/recovery.js";
+import type { EngineStore } from "../engine/store.js";
 import { databaseFileName } from "../server.js";
+import { openPostgresPool } from "../store/postgres/database.js";
+import { PostgresEngineStore } from "../store/postgres/engine-store.js";
 import { openDatabase } from "../store/sqlite/database.js";
 import { SqliteEngineStore } from "../store/sqlite/engine-store.js";
 import { adminConnection } from "./admin.js";
@@ -58,16 +62,49 @@ async function archiveNow(adminUrl: string | undefined): Promise<number> {
   return 0;
 }
 
+type VerifiedStore = EngineStore<ExchangeCommand, ExchangeEvent, unknown>;
+
+/** The platform's engine store, read only: SQLite's file in the data dir, or PostgreSQL's journal. */
+async function openVerifiedStore(
+  config: PlatformConfig,
+): Promise<{ store: VerifiedStore; close(): Promise<void> } | string> {
+  if (config.databaseUrl !== undefined) {
+    const pool = openPostgresPool({ url: config.databaseUrl, applicationName: "predex-journal-verify" });
+    try {
+      // No fence: a reader, every write would fail.
+      const store = await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(pool);
+      return { store, close: () => pool.end() };
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+  }
+  const path = join(config.dataDir, databaseFileName);
+  if (!existsSync(path)) return `no database at ${path}`;
+  const db = openDatabase({ path });
+  return {
+    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
 async function verify(): Promise<number> {
   const config = loadConfig();
-  const path = join(config.dataDir, databaseFileName);
-  if (!existsSync(path)) {
-    console.error(`predex journal verify: no database at ${path}`);
+  let opened: Awaited<ReturnType<typeof openVerifiedStore>>;
+  try {
+    opened = await openVerifiedStore(config);
+  } catch (error) {
+    console.error(`predex journal verify: ${(error as Error).message}`);
     return 1;
   }
-  const db = openDatabase({ path });
+  if (typeof opened === "string") {
+    console.error(`predex journal verify: ${opened}`);
+    return 1;
+  }
+  const { store } = opened;
   try {
-    const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
     const archive = new JournalArchive<ExchangeCommand, ExchangeEvent>(config.journalArchiveDir);
     const history = archive.history(store);
     const manifest = await archive.readManifest();
@@ -83,7 +120,7 @@ async function verify(): Promise<number> {
     const report = {
       archivedThrough: manifest.archivedThrough,
       archiveSegments: manifest.segments.length,
-      firstLiveSequence: String(await store.firstSequence()),
+      firstLiveSequence: String(await store.firstSequence!()),
       lastSequence: String(lastSequence),
       snapshotSequence: snapshot === undefined ? null : String(snapshot.sequence),
       snapshotMatches,
@@ -95,6 +132,6 @@ async function verify(): Promise<number> {
     console.error(`predex journal verify: ${(error as Error).message}`);
     return 1;
   } finally {
-    db.close();
+    await opened.close();
   }
 }

@@ -66,6 +66,8 @@ export interface LeaderState {
   readonly engine: PostgresExchangeEngine;
   /** The journal's end when this node took over. */
   readonly tookOverAt: bigint;
+  /** The leader's journal archiver (POST /admin/journal/archive), when an archive directory is set. */
+  readonly journalArchiver: JournalArchiver | undefined;
 }
 
 export interface EngineNode {
@@ -203,7 +205,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       { nodeId, epoch: String(epoch), sequence: String(takeover.state.sequence), commandUrl },
       "engine node: leading",
     );
-    return { epoch, commandUrl, engine: running, tookOverAt: takeover.state.sequence };
+    return { epoch, commandUrl, engine: running, tookOverAt: takeover.state.sequence, journalArchiver };
   })();
   // A failed takeover (the database gone, broken invariants) ends the node like a lost leadership.
   leading.catch((error: unknown) => {

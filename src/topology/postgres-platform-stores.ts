@@ -18,6 +18,7 @@ import {
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
+import type { JournalArchiver } from "../exchange/journal-archiver.js";
 import { nonceWindowMs } from "../gateway/verifier.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { LegacyStores } from "../store/legacy-stores.js";
@@ -43,7 +44,7 @@ import { openPostgresOperationsQueries } from "../store/postgres/operations-quer
 import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
 import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
 import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
-import { type EngineNode, startEngineNode } from "./engine-node.js";
+import { type EngineNode, type LeaderState, startEngineNode } from "./engine-node.js";
 import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
 import { openPostgresEngineProjectors } from "./postgres-projectors.js";
 
@@ -153,11 +154,38 @@ export async function openPostgresExchange(
   return {
     engine,
     readModels: options.readModels,
-    journalArchiver: undefined,
+    journalArchiver: engineNode === undefined ? undefined : leaderJournalArchiver(engineNode),
     async close() {
       await engine.close();
       await engineNode?.close();
     },
+  };
+}
+
+/**
+ * The all-in-one node's archiver, once its engine node leads (POST /admin/journal/archive): the
+ * engine node archives every minute by itself; this runs it now on request.
+ */
+function leaderJournalArchiver(engineNode: EngineNode): JournalArchiver | undefined {
+  let leader: LeaderState | undefined;
+  engineNode.leading.then(
+    (state) => {
+      leader = state;
+    },
+    () => {},
+  );
+  return {
+    get archive() {
+      if (leader?.journalArchiver === undefined) throw new Error("This node does not lead the engine");
+      return leader.journalArchiver.archive;
+    },
+    runNow() {
+      if (leader?.journalArchiver === undefined)
+        return Promise.reject(new Error("This node does not lead the engine: archive on the leader"));
+      return leader.journalArchiver.runNow();
+    },
+    // The engine node stops its own archiver.
+    async stop() {},
   };
 }
 

@@ -8,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { PredexClient } from "../../src/sdk/client.js";
 import { startPlatform } from "../../src/server.js";
 import { startTestPlatform, type TestPlatform, testPlatformConfig } from "./harness.js";
+import { storedText } from "./store-contents.js";
 
 let platform: TestPlatform;
 before(async () => {
@@ -107,18 +108,14 @@ describe("POST /admin/partners", () => {
 
   it("stores neither the APP Secret nor the API key in clear", async () => {
     const partner = await platform.createPartner();
-    const bytes = ["predex.db", "predex.db-wal"]
-      .map((name) => {
-        try {
-          return readFileSync(join(platform.dataDir, name)).toString("latin1");
-        } catch {
-          return "";
-        }
-      })
-      .join("");
+    // SQLite: the database file's bytes; PostgreSQL: every row of every table as text.
+    const bytes = await storedText(platform);
     assert.ok(bytes.includes(partner.appKey), "the APP Key is an identifier and is stored");
     assert.ok(!bytes.includes(partner.appSecret));
     assert.ok(!bytes.includes(partner.apiKey));
+    // Nor as the hex of their bytes (a bytea column in PostgreSQL's text form).
+    for (const secret of [partner.appSecret, partner.apiKey])
+      assert.ok(!bytes.includes(Buffer.from(secret).toString("hex")));
   });
 });
 

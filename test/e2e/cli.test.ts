@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { PredexClient } from "../../src/sdk/client.js";
-import { testPlatformEnv } from "./harness.js";
+import { testDatabaseEnv, testPlatformEnv } from "./harness.js";
 
 const run = promisify(execFile);
 const cliEntry = join(import.meta.dirname, "../../src/cli/main.ts");
@@ -57,6 +57,8 @@ describe("predex serve --demo", () => {
   const env = {
     ...process.env,
     ...testPlatformEnv(dataDir),
+    // The dir's database in the PostgreSQL pass (the same one after the restart).
+    ...testDatabaseEnv(dataDir),
     PREDEX_LOG_LEVEL: "warn",
     PREDEX_ADMIN_TOKEN: "",
   };

@@ -13,6 +13,7 @@ import fc from "fast-check";
 import { signRequest } from "../../src/sdk/signer.js";
 import type { SurfaceName } from "../../src/server.js";
 import { type LegacyPlatform, startLegacyPlatform } from "../legacy/fixtures.js";
+import { tableRowCounts } from "./store-contents.js";
 
 // FUZZ_SEED and FUZZ_RUNS explore further by hand; CI runs the fixed seed and count.
 const seed = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -285,21 +286,15 @@ async function send(operation: Operation, input: FuzzInput): Promise<Answer> {
   return { status: response.status, text: await response.text() };
 }
 
-/** What a refused request must leave alone: the journal and the row count of every data table. */
-function stateFingerprint(): string {
-  const db = platform.platform.db!;
-  const tables = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .pluck()
-    .all() as string[];
+/**
+ * What a refused request must leave alone: the journal and the row count of every data table (on
+ * SQLite or PostgreSQL, test/e2e/store-contents.ts).
+ */
+async function stateFingerprint(): Promise<string> {
   // Tables a read or a refusal may legitimately write: nonces, rate limits, click counters,
   // price samples, the journal's own snapshots.
   const volatile = /nonce|rate|click|sample|snapshot|session|heat|hot/i;
-  const counts = tables
-    .filter((table) => !volatile.test(table))
-    .map(
-      (table) => `${table}=${(db.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() as number) ?? 0}`,
-    );
+  const counts = await tableRowCounts(platform, volatile);
   return [`sequence=${platform.platform.deps.engine.committedSequence}`, ...counts].join(" ");
 }
 
@@ -313,7 +308,7 @@ describe("fuzzing every route of the four OpenAPI documents with malformed input
       for (const operation of operations) {
         await fc.assert(
           fc.asyncProperty(inputArbitrary(operation), async (input) => {
-            const before = stateFingerprint();
+            const before = await stateFingerprint();
             let answer: Answer;
             try {
               answer = await send(operation, input);
@@ -327,7 +322,7 @@ describe("fuzzing every route of the four OpenAPI documents with malformed input
                 `${operation.method} ${operation.path} -> ${answer.status} ${answer.text.slice(0, 200)} for ${JSON.stringify(input).slice(0, 300)}`,
               );
             } else if (answer.status >= 400) {
-              const afterRefusal = stateFingerprint();
+              const afterRefusal = await stateFingerprint();
               if (afterRefusal !== before) {
                 failures.push(`${operation.method} ${operation.path} -> ${answer.status} changed state`);
               }

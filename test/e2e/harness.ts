@@ -118,6 +118,23 @@ export function testPlatformConfig(
   return loadConfig({ ...testPlatformEnv(dataDir), ...testDatabaseEnv(dataDir), ...env });
 }
 
+/** The name of a data dir's database in the PostgreSQL pass: the same dir, the same database. */
+function testDatabaseName(dataDir: string): string {
+  return `predex_${createHash("sha256").update(dataDir).digest("hex").slice(0, 24)}`;
+}
+
+/**
+ * In the PostgreSQL pass, the URL of a data dir's database (testDatabaseEnv creates it); undefined
+ * in the SQLite pass.
+ */
+export function testDatabaseUrl(dataDir: string): string | undefined {
+  const clusterUrl = process.env.PREDEX_TEST_POSTGRES_URL;
+  if (clusterUrl === undefined || clusterUrl === "") return undefined;
+  const url = new URL(clusterUrl);
+  url.pathname = `/${testDatabaseName(dataDir)}`;
+  return url.href;
+}
+
 /**
  * In the PostgreSQL pass (test/support/with-postgres.ts sets PREDEX_TEST_POSTGRES_URL), the
  * database of a data dir: one per dir, created on first use and found again by a restart on the
@@ -125,16 +142,15 @@ export function testPlatformConfig(
  */
 export function testDatabaseEnv(dataDir: string): Record<string, string> {
   const clusterUrl = process.env.PREDEX_TEST_POSTGRES_URL;
-  if (clusterUrl === undefined || clusterUrl === "") return {};
-  const name = `predex_${createHash("sha256").update(dataDir).digest("hex").slice(0, 24)}`;
+  const url = testDatabaseUrl(dataDir);
+  if (clusterUrl === undefined || url === undefined) return {};
+  const name = testDatabaseName(dataDir);
   // Synchronous (config loading is): psql ships with the server package the pass needs anyway.
   execFileSync("psql", ["--quiet", "--no-psqlrc", "--dbname", clusterUrl, "--set", "ON_ERROR_STOP=1"], {
     input: `SELECT 'CREATE DATABASE ${name}' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '${name}')\\gexec\n`,
     stdio: ["pipe", "ignore", "inherit"],
   });
-  const url = new URL(clusterUrl);
-  url.pathname = `/${name}`;
-  return { PREDEX_DATABASE_URL: url.href };
+  return { PREDEX_DATABASE_URL: url };
 }
 
 /** True in the end-to-end suite's PostgreSQL pass. */

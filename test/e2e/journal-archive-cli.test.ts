@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startTestPlatform, type TestPlatform, testPlatformEnv } from "./harness.js";
+import { startTestPlatform, type TestPlatform, testDatabaseEnv, testPlatformEnv } from "./harness.js";
 
 const run = promisify(execFile);
 const cliEntry = join(import.meta.dirname, "../../src/cli/main.ts");
@@ -44,6 +44,8 @@ describe("journal archive from the admin API and the CLI", () => {
     const env = {
       ...process.env,
       ...testPlatformEnv(test.dataDir),
+      // The platform's database in the PostgreSQL pass (verify reads it).
+      ...testDatabaseEnv(test.dataDir),
       PREDEX_ADMIN_TOKEN: test.platform.adminToken,
     };
     const archived = await run(

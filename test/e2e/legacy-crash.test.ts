@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { rsaKeyPair } from "../legacy/fixtures.js";
-import { testMasterKeyHex } from "./harness.js";
+import { testDatabaseEnv, testMasterKeyHex } from "./harness.js";
+import { storedRows } from "./store-contents.js";
 
 const cliEntry = join(import.meta.dirname, "../../src/cli/main.ts");
 const adminToken = "legacy-crash-test-admin-token";
@@ -30,6 +30,8 @@ async function serve(dataDir: string): Promise<Server> {
     env: {
       ...process.env,
       PREDEX_DATA_DIR: dataDir,
+      // The dir's database in the PostgreSQL pass (the same one after the restart).
+      ...testDatabaseEnv(dataDir),
       PREDEX_PORT: "0",
       PREDEX_PUBLIC_PORT: "0",
       PREDEX_LEGACY_PORT: "0",
@@ -139,17 +141,13 @@ describe("the legacy queue across a SIGKILL", () => {
     await killed;
     assert.ok(acknowledged.length >= 150);
 
-    // What the kill left behind, read from the file itself.
-    const dbPath = join(dataDir, "predex.db");
-    const atKill = new Database(dbPath, { readonly: true });
-    const pendingAtKill = (
-      atKill.prepare("SELECT count(*) AS n FROM legacy_requests WHERE status = 'PENDING'").get() as {
-        n: number;
-      }
-    ).n;
-    const queuedAtKill = (atKill.prepare("SELECT count(*) AS n FROM legacy_requests").get() as { n: number })
-      .n;
-    atKill.close();
+    // What the kill left behind, read from the store itself (SQLite's file or PostgreSQL).
+    const [atKill] = await storedRows(
+      dataDir,
+      "SELECT count(*) AS queued, sum(CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END) AS pending FROM legacy_requests",
+    );
+    const queuedAtKill = Number(atKill!.queued);
+    const pendingAtKill = Number(atKill!.pending);
     assert.ok(queuedAtKill >= acknowledged.length, "every acknowledged request was durably queued");
     assert.ok(pendingAtKill > 0, "the kill left requests pending");
     t.diagnostic(
@@ -166,13 +164,11 @@ describe("the legacy queue across a SIGKILL", () => {
     // Requests the kill interrupted after they were queued but before they were answered run too.
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const check = new Database(dbPath, { readonly: true });
-      const pending = (
-        check.prepare("SELECT count(*) AS n FROM legacy_requests WHERE status = 'PENDING'").get() as {
-          n: number;
-        }
-      ).n;
-      check.close();
+      const [check] = await storedRows(
+        dataDir,
+        "SELECT count(*) AS n FROM legacy_requests WHERE status = 'PENDING'",
+      );
+      const pending = Number(check!.n);
       if (pending === 0) break;
       assert.ok(Date.now() < deadline, "the queue drained after the restart");
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -181,18 +177,17 @@ describe("the legacy queue across a SIGKILL", () => {
     second.child.kill("SIGTERM");
     await exitedCleanly;
 
-    const db = new Database(dbPath, { readonly: true });
-    const requests = db.prepare("SELECT request_id, status FROM legacy_requests").all() as {
+    const requests = (await storedRows(dataDir, "SELECT request_id, status FROM legacy_requests")) as {
       request_id: string;
       status: string;
     }[];
-    const orders = db
-      .prepare(
+    const orders = (
+      await storedRows(
+        dataDir,
         `SELECT client_order_id, count(*) AS n FROM exchange_orders
          WHERE user_id IN (${userIds.join(",")}) GROUP BY client_order_id`,
       )
-      .all() as { client_order_id: string; n: number }[];
-    db.close();
+    ).map((row) => ({ client_order_id: row.client_order_id as string, n: Number(row.n) }));
     assert.ok(requests.every((request) => request.status === "SUCCESS"));
     assert.equal(orders.length, requests.length, "one order per request");
     assert.ok(
@@ -205,14 +200,11 @@ describe("the legacy queue across a SIGKILL", () => {
     );
 
     // The balance agrees: 1 USDT frozen per order, no more.
-    const final = new Database(dbPath, { readonly: true });
-    const frozenAtoms = (
-      final
-        .prepare(
-          `SELECT sum(frozen) AS frozen FROM exchange_balances WHERE user_id IN (${userIds.join(",")})`,
-        )
-        .get() as { frozen: number }
-    ).frozen;
-    assert.equal(frozenAtoms, requests.length * 100_000_000);
+    const [final] = await storedRows(
+      dataDir,
+      `SELECT CAST(sum(frozen) AS BIGINT) AS frozen FROM exchange_balances WHERE user_id IN (${userIds.join(",")})`,
+    );
+    const frozenAtoms = final!.frozen as bigint;
+    assert.equal(frozenAtoms, BigInt(requests.length) * 100_000_000n);
   });
 });

@@ -10,7 +10,7 @@ import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { ConfigError } from "../../src/config.js";
 import { startPlatform } from "../../src/server.js";
-import { startTestPlatform, testPlatformConfig, testPlatformEnv } from "./harness.js";
+import { startTestPlatform, testingOnPostgres, testPlatformConfig, testPlatformEnv } from "./harness.js";
 
 const run = promisify(execFile);
 const cliEntry = new URL("../../src/cli/main.ts", import.meta.url).pathname;
@@ -92,10 +92,14 @@ describe("data files", () => {
       await client.sendMfaEmailCode();
       const { dataDir } = platform;
       assert.equal(statSync(dataDir).mode & 0o777, 0o700);
+      // On PostgreSQL the database is the server's (its own files and permissions): no SQLite file
+      // is made, and the data dir keeps the rest.
+      const databaseFiles = ["predex.db", "predex.db-wal", "predex.db-shm"];
+      if (testingOnPostgres) {
+        for (const file of databaseFiles) assert.equal(existsSync(join(dataDir, file)), false, file);
+      }
       const files = [
-        "predex.db",
-        "predex.db-wal",
-        "predex.db-shm",
+        ...(testingOnPostgres ? [] : databaseFiles),
         "master.key",
         "admin-token",
         join("mail", "outbox.jsonl"),

@@ -14,10 +14,8 @@ import { balanceOf, exchangeStateCodec } from "../../src/core/exchange.js";
 import { parseAtoms } from "../../src/core/money.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
-import { databaseFileName } from "../../src/server.js";
-import { openDatabase } from "../../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
-import { testMasterKeyHex, testPlatformEnv } from "./harness.js";
+import { testDatabaseEnv, testMasterKeyHex, testPlatformEnv } from "./harness.js";
+import { openStoredExchange } from "./store-contents.js";
 import { isoAt } from "./trading-fixtures.js";
 
 const usersCount = 8;
@@ -41,6 +39,8 @@ async function startServer(dataDir: string): Promise<Server> {
     env: {
       ...process.env,
       ...testPlatformEnv(dataDir),
+      // The dir's database in the PostgreSQL pass (the same one after the restart).
+      ...testDatabaseEnv(dataDir),
       PREDEX_ADMIN_TOKEN: adminToken,
       PREDEX_MASTER_KEY: testMasterKeyHex,
     },
@@ -209,9 +209,9 @@ describe("SIGKILL in the middle of an order burst", () => {
     // The ledger: what came in is exactly where it is now, in the engine's state and in the read models.
     second.child.kill("SIGTERM");
     assert.equal(await second.exited, 0);
-    const db = openDatabase({ path: join(dataDir, databaseFileName) });
+    const stored = await openStoredExchange(dataDir);
     try {
-      const store = new SqliteEngineStore(db);
+      const { store } = stored;
       const snapshot = await store.loadLatestSnapshot();
       assert.ok(
         snapshot !== undefined && snapshot.sequence === (await store.lastSequence()),
@@ -219,27 +219,22 @@ describe("SIGKILL in the middle of an order burst", () => {
       );
       const state = exchangeStateCodec.decode(snapshot.state);
       let balances = 0n;
-      const readModelBalances = db
-        .prepare("SELECT user_id, available, frozen FROM exchange_balances")
-        .safeIntegers(true)
-        .all() as { user_id: bigint; available: bigint; frozen: bigint }[];
+      const readModelBalances = await stored.rows("SELECT user_id, available, frozen FROM exchange_balances");
       for (const row of readModelBalances) {
         const live = balanceOf(state, Number(row.user_id));
         assert.deepEqual([row.available, row.frozen], [live.available, live.frozen], `user ${row.user_id}`);
-        balances += row.available + row.frozen;
+        balances += row.available! + row.frozen!;
       }
       const collateral = [...state.outcomes.values()].reduce((sum, item) => sum + item.collateral, 0n);
       const deposits = BigInt(usersCount) * atoms(depositUsdt);
       assert.equal(state.totals.deposited, deposits);
       assert.equal(balances + collateral + state.totals.feeIncome, deposits);
-      const ledgerSum = db
-        .prepare("SELECT sum(amount) + sum(frozen_delta) FROM exchange_ledger")
-        .safeIntegers(true)
-        .pluck()
-        .get() as bigint;
-      assert.equal(ledgerSum, balances);
+      const [ledger] = await stored.rows(
+        "SELECT CAST(sum(amount) + sum(frozen_delta) AS BIGINT) AS total FROM exchange_ledger",
+      );
+      assert.equal(ledger!.total, balances);
     } finally {
-      db.close();
+      await stored.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 // The shared @fastify/rate-limit store on PostgreSQL, through the interface the plugin calls:
-// concurrent increments from two nodes (two pools) count every request exactly once, windows are
-// aligned on the clock and start again at zero, limiters and their children count apart.
+// concurrent increments from two nodes (two pools) count every request exactly once, windows start at
+// a key's first request (as in process) and start again at zero, limiters and their children count apart.
 
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -50,12 +50,14 @@ if (skipReason !== undefined) {
         Array.from({ length: 80 }, (_, index) => index + 1),
       );
       assert.ok(
-        results.every((result) => result.ttl === 750),
-        "the window ends at 11,000",
+        results.every((result) => result.ttl === 1_000),
+        "the window started at the key's first request and ends at 11,250",
       );
       assert.equal((await increment(nodeB, "merchant:2")).current, 1, "another key counts apart");
 
-      nowMs = 11_000;
+      nowMs = 11_249;
+      assert.equal((await increment(nodeB, "merchant:1")).current, 81, "still inside the window");
+      nowMs = 11_250;
       const next = await increment(nodeA, "merchant:1");
       assert.deepEqual(next, { current: 1, ttl: 1_000 }, "a new window starts at zero");
 
