@@ -149,6 +149,7 @@ export async function openPostgresExchange(
     key: deriveCommandKey(options.masterKey),
     logger: options.exchange.logger.child({ component: "forwarding" }),
     failoverDeadlineMs: topology.failoverDeadlineMs,
+    ...(engineNode === undefined ? {} : { local: engineNode.localCommands }),
   });
   return {
     engine,
