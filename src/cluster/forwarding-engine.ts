@@ -107,7 +107,11 @@ export class ForwardingEngine<State, Command, Event> {
       onFolded: (entries) => notify(listeners, entries, options.logger),
     });
     const engine = new ForwardingEngine(options, follower, listeners);
-    engine.#wakeups = await options.cluster.listenForAppends(() => engine.#catchUpQuietly());
+    engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
+      // A commit this replica has already folded in (the answer to a command caught it up): no read.
+      if (lastSequence !== undefined && follower.sequence >= lastSequence) return;
+      engine.#catchUpQuietly();
+    });
     return engine;
   }
 
@@ -241,7 +245,7 @@ export class ForwardingEngine<State, Command, Event> {
     const deadline = Date.now() + this.#failoverDeadlineMs;
     while (this.#follower.sequence < result.sequence) {
       try {
-        await this.#follower.catchUp();
+        await this.#follower.catchUpTo(result.sequence);
       } catch (error) {
         if (Date.now() >= deadline) {
           this.#options.logger.error(
