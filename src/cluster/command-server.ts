@@ -11,7 +11,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { SubmitResult } from "../engine/engine.js";
-import { EngineFatalError, EngineOverloadedError, EngineStoppedError } from "../engine/errors.js";
 import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
 import {
   commandSignatureHeader,
@@ -19,12 +18,8 @@ import {
   commandSignatureWindowMs,
   commandTimeHeader,
 } from "./command-auth.js";
-import {
-  type CommandAnswer,
-  type CommandRefusal,
-  commandPath,
-  type ForwardedCommand,
-} from "./command-wire.js";
+import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
+import { answerOf } from "./local-command-port.js";
 
 /** A command body larger than this is refused (the largest real command is a few kilobytes). */
 export const commandBodyBytesMax = 1024 * 1024;
@@ -53,15 +48,6 @@ export interface CommandServer {
 interface Remembered<Event> {
   readonly answer: Promise<CommandAnswer<Event>>;
   readonly atMs: number;
-}
-
-function refusalOf(error: unknown): { refused: CommandRefusal; message: string } {
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof EngineOverloadedError) return { refused: "overloaded", message };
-  if (error instanceof EngineStoppedError) return { refused: "stopped", message };
-  if (error instanceof EngineFatalError) return { refused: "fatal", message };
-  // Anything else happened after the command may have been queued: the API node must settle it.
-  return { refused: "fatal", message };
 }
 
 function readBody(request: IncomingMessage): Promise<string | undefined> {
@@ -105,10 +91,7 @@ export async function startCommandServer<Command, Event>(
   };
 
   const run = (command: Command, forwardId: string): Promise<CommandAnswer<Event>> =>
-    options.submit(command, forwardId).then(
-      (result): CommandAnswer<Event> => result,
-      (error: unknown): CommandAnswer<Event> => ({ ok: false, ...refusalOf(error) }),
-    );
+    answerOf(options.submit, command, forwardId);
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (request.method !== "POST" || request.url !== commandPath) {

@@ -35,6 +35,7 @@ import type {
 } from "../store/engine-cluster.js";
 import { commandSignatureHeader, commandTimeHeader, signCommand } from "./command-auth.js";
 import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
+import type { LocalCommandPort } from "./local-command-port.js";
 
 export interface ForwardingEngineOptions<State, Command, Event> {
   readonly decider: Decider<State, Command, Event>;
@@ -49,6 +50,11 @@ export interface ForwardingEngineOptions<State, Command, Event> {
   readonly attemptTimeoutMs?: number;
   /** Connections kept open to the leader. */
   readonly connectionsMax?: number;
+  /**
+   * An all-in-one node's own engine node: while it is the advertised leader, commands go to it
+   * in-process (local-command-port.ts) instead of over loopback HTTP.
+   */
+  readonly local?: LocalCommandPort<Command, Event>;
 }
 
 export const defaultFailoverDeadlineMs = 10_000;
@@ -101,7 +107,11 @@ export class ForwardingEngine<State, Command, Event> {
       onFolded: (entries) => notify(listeners, entries, options.logger),
     });
     const engine = new ForwardingEngine(options, follower, listeners);
-    engine.#wakeups = await options.cluster.listenForAppends(() => engine.#catchUpQuietly());
+    engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
+      // A commit this replica has already folded in (the answer to a command caught it up): no read.
+      if (lastSequence !== undefined && follower.sequence >= lastSequence) return;
+      engine.#catchUpQuietly();
+    });
     return engine;
   }
 
@@ -166,7 +176,7 @@ export class ForwardingEngine<State, Command, Event> {
 
   async #forward(command: Command): Promise<SubmitResult<Event>> {
     const id = randomUUID();
-    const body = encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
+    let body: string | undefined;
     const deadline = Date.now() + this.#failoverDeadlineMs;
     /** The highest epoch that may hold the command without having answered. */
     let unsettledEpoch: bigint | undefined;
@@ -191,7 +201,13 @@ export class ForwardingEngine<State, Command, Event> {
           }
           unsettledEpoch = undefined;
         }
-        const outcome = await this.#send(leader, body);
+        const local = this.#options.local;
+        let outcome: Attempt<Event>;
+        if (local?.serves(leader)) outcome = attemptOfAnswer(await local.submit(command, id));
+        else {
+          body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
+          outcome = await this.#send(leader, body);
+        }
         if (outcome.kind === "answered") return await this.#answered(outcome.result);
         if (outcome.kind === "overloaded") throw new EngineOverloadedError("leader queueCommandsMax", 0);
         if (outcome.kind === "unknown") {
@@ -229,7 +245,7 @@ export class ForwardingEngine<State, Command, Event> {
     const deadline = Date.now() + this.#failoverDeadlineMs;
     while (this.#follower.sequence < result.sequence) {
       try {
-        await this.#follower.catchUp();
+        await this.#follower.catchUpTo(result.sequence);
       } catch (error) {
         if (Date.now() >= deadline) {
           this.#options.logger.error(
@@ -292,11 +308,8 @@ export class ForwardingEngine<State, Command, Event> {
     } catch {
       return { kind: "unknown" };
     }
-    if (status === 200 && !("refused" in answer)) return { kind: "answered", result: answer };
-    if (status === 503 && "refused" in answer) {
-      if (answer.refused === "overloaded") return { kind: "overloaded", message: answer.message };
-      if (answer.refused === "fatal") return { kind: "unknown" };
-      return { kind: "not-taken" };
+    if ((status === 200 && !("refused" in answer)) || (status === 503 && "refused" in answer)) {
+      return attemptOfAnswer(answer);
     }
     // 401 (another master key), 400, 500: a deployment error, not a takeover. Say it loudly.
     this.#options.logger.error({ status, body: text.slice(0, 200) }, "the engine leader refused a command");
@@ -315,6 +328,14 @@ export class ForwardingEngine<State, Command, Event> {
       this.#options.logger.warn({ err: error }, "the replica could not read the journal; retrying");
     });
   }
+}
+
+/** What a leader's answer (over HTTP or in-process) means for the command. */
+function attemptOfAnswer<Event>(answer: CommandAnswer<Event>): Attempt<Event> {
+  if (!("refused" in answer)) return { kind: "answered", result: answer };
+  if (answer.refused === "overloaded") return { kind: "overloaded", message: answer.message };
+  if (answer.refused === "fatal") return { kind: "unknown" };
+  return { kind: "not-taken" };
 }
 
 function notify<Command, Event>(

@@ -94,6 +94,20 @@ export class JournalFollower<State, Command, Event> {
   }
 
   /**
+   * Catches up at least to `sequence`: a pass already running that gets there is enough (catchUp
+   * would queue one more pass after it, a read that finds nothing when nothing else was committed).
+   */
+  async catchUpTo(sequence: bigint): Promise<bigint> {
+    const running = this.#running;
+    if (running !== undefined) {
+      const reached = await running;
+      if (reached >= sequence) return reached;
+    }
+    if (this.#position.sequence >= sequence) return this.#position.sequence;
+    return this.catchUp();
+  }
+
+  /**
    * Entry by entry, moving the position after each, so a read that fails half-way (a lost
    * connection) leaves state and position agreeing and the next pass goes on from there.
    * (recovery.ts's replayJournal checks only at the end, which suits a start but not a follower.)

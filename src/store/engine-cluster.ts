@@ -33,6 +33,9 @@ export interface JournalWakeupSubscription {
 export interface EngineClusterStore<Command, Event> extends LeaderDirectory, CommittedCommandLookup {
   /** A reader of the journal and snapshots (never a writer). */
   readonly journal: EngineStore<Command, Event, unknown>;
-  /** Calls onWake whenever the journal may have grown (a notification, a timer, a reconnect). */
-  listenForAppends(onWake: () => void): Promise<JournalWakeupSubscription>;
+  /**
+   * Calls onWake whenever the journal may have grown (a notification, a timer, a reconnect); a
+   * notification names the last sequence committed, so a follower already there need not look.
+   */
+  listenForAppends(onWake: (lastSequence?: bigint) => void): Promise<JournalWakeupSubscription>;
 }

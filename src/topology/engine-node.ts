@@ -9,6 +9,7 @@
 import type { Logger } from "pino";
 import { deriveCommandKey } from "../cluster/command-auth.js";
 import { type CommandServer, startCommandServer } from "../cluster/command-server.js";
+import { answerOf, type LocalCommandPort } from "../cluster/local-command-port.js";
 import type { TopologyConfig } from "../config/topology-config.js";
 import {
   assertInvariants,
@@ -19,7 +20,7 @@ import {
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
-import { Engine, type EngineLimits, type EngineObserver } from "../engine/engine.js";
+import { Engine, type EngineLimits, type EngineObserver, type SubmitResult } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
 import { JournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
@@ -76,6 +77,8 @@ export interface EngineNode {
   readonly followingFrom: bigint;
   /** Resolves when this node leads (never, while another node does). */
   readonly leading: Promise<LeaderState>;
+  /** This node's command port in-process, for the API half of an all-in-one node (local-command-port.ts). */
+  readonly localCommands: LocalCommandPort<ExchangeCommand, ExchangeEvent>;
   /** Gives up leadership (or stops waiting for it), commits what is queued, closes the pool. */
   close(): Promise<void>;
 }
@@ -108,6 +111,17 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
   let standby: WarmStandby<ExchangeState, ExchangeCommand, ExchangeEvent>;
   let projectors: PostgresProjector<ExchangeCommand, ExchangeEvent>[];
   let readModels: PostgresEngineProjectors | undefined;
+  let localLeader:
+    | {
+        readonly epoch: bigint;
+        readonly url: string;
+        readonly submit: (
+          command: ExchangeCommand,
+          forwardId: string,
+        ) => Promise<SubmitResult<ExchangeEvent>>;
+        readonly accepting: () => boolean;
+      }
+    | undefined;
   // The id each forwarded command arrived with, by the command object the engine journals.
   const forwardIds = new WeakMap<ExchangeCommand, string>();
   try {
@@ -185,12 +199,14 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       archive === undefined
         ? undefined
         : startJournalArchiver({ engine: running, store: takeover.store, archive, logger });
+    const submit = (command: ExchangeCommand, forwardId: string) => {
+      forwardIds.set(command, forwardId);
+      return running.submit(command);
+    };
+    const accepting = () => !closing && takeover.leadership.isHeld() && running.phase === "running";
     server = await startCommandServer<ExchangeCommand, ExchangeEvent>({
-      submit: (command, forwardId) => {
-        forwardIds.set(command, forwardId);
-        return running.submit(command);
-      },
-      accepting: () => !closing && takeover.leadership.isHeld() && running.phase === "running",
+      submit,
+      accepting,
       key: deriveCommandKey(options.masterKey),
       host: topology.engineHost,
       port: topology.enginePort,
@@ -201,6 +217,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       : topology.engineAdvertiseHost;
     const commandUrl = `http://${host}:${server.port}`;
     await advertiseLeader(pool, epoch, commandUrl);
+    localLeader = { epoch, url: commandUrl, submit, accepting };
     logger.info(
       { nodeId, epoch: String(epoch), sequence: String(takeover.state.sequence), commandUrl },
       "engine node: leading",
@@ -212,10 +229,30 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     if (!closing) fail(error instanceof Error ? error : new Error(String(error)), exitCodes.engineFailed);
   });
 
+  const localCommands: LocalCommandPort<ExchangeCommand, ExchangeEvent> = {
+    serves: (leader) =>
+      localLeader !== undefined &&
+      leader.epoch === localLeader.epoch &&
+      leader.url === localLeader.url &&
+      localLeader.accepting(),
+    submit: (command, forwardId) => {
+      // serves() was true a moment ago; a leadership lost since is refused as over HTTP.
+      if (localLeader === undefined || !localLeader.accepting()) {
+        return Promise.resolve({
+          ok: false,
+          refused: "not-leader",
+          message: "This engine node does not lead",
+        });
+      }
+      return answerOf(localLeader.submit, command, forwardId);
+    },
+  };
+
   return {
     nodeId,
     followingFrom,
     leading,
+    localCommands,
     async close() {
       // New commands are refused from here ("not-leader": API nodes look for the next leader); those
       // already queued are committed and answered before the port closes.

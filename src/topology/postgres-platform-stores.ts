@@ -44,6 +44,7 @@ import { openPostgresOperationsQueries } from "../store/postgres/operations-quer
 import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
 import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
 import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
+import { cacheSessions } from "../store/postgres/session-cache.js";
 import { type EngineNode, type LeaderState, startEngineNode } from "./engine-node.js";
 import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
 import { openPostgresEngineProjectors } from "./postgres-projectors.js";
@@ -63,7 +64,9 @@ export async function openPostgresPlatformStores(
   const pool = openApiNodePool(options.url);
   try {
     // Identity first: several stores' tables refer to users and partners.
-    const identity = await openPostgresIdentityStore(pool);
+    // Session lookups kept for up to a second (session-cache.ts): a revocation on another node is
+    // seen here within that bound; on this node at once.
+    const identity = cacheSessions(await openPostgresIdentityStore(pool));
     // The tables the engine projects into, so an API node may start before any engine node.
     await applyPostgresExchangeMigrations(pool);
     const marketCatalog = await openPostgresMarketCatalog(pool, {
@@ -150,6 +153,7 @@ export async function openPostgresExchange(
     key: deriveCommandKey(options.masterKey),
     logger: options.exchange.logger.child({ component: "forwarding" }),
     failoverDeadlineMs: topology.failoverDeadlineMs,
+    ...(engineNode === undefined ? {} : { local: engineNode.localCommands }),
   });
   return {
     engine,

@@ -54,6 +54,38 @@ describe("journal follower", () => {
     assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
   });
 
+  it("catchUpTo joins a running pass that reaches the sequence, and reads no more than needed", async () => {
+    const store = memoryStore();
+    const { engine } = await openAccountsEngine(store);
+    let reads = 0;
+    const counted: AccountsStore = {
+      ...flakyReads(store),
+      readJournal(after: bigint) {
+        reads += 1;
+        return store.readJournal(after);
+      },
+    };
+    const follower = await JournalFollower.start({
+      decider: accountsDecider,
+      codec: accountsCodec,
+      store: counted,
+    });
+    reads = 0;
+    for (const command of scriptedCommands(30)) await engine.submit(command);
+    const target = engine.committedSequence;
+    const running = follower.catchUp();
+    assert.equal(await follower.catchUpTo(target), target);
+    await running;
+    assert.equal(reads, 1, "one pass, not a second one queued behind it");
+    assert.equal(await follower.catchUpTo(target), target);
+    assert.equal(reads, 1, "already there: no read at all");
+    for (const command of scriptedCommands(60).slice(30)) await engine.submit(command);
+    assert.ok(engine.committedSequence > target);
+    assert.equal(await follower.catchUpTo(engine.committedSequence), engine.committedSequence);
+    assert.equal(reads, 2);
+    assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
+  });
+
   it("keeps state and position agreeing when a read fails half-way, and goes on at the next wake-up", async () => {
     const store = memoryStore();
     const { engine } = await openAccountsEngine(store);

@@ -76,7 +76,7 @@ export async function openPostgresEngineCluster<Command, Event>(
         events: decodePlainData<E[]>(row.events),
       };
     },
-    listenForAppends(onWake: () => void): Promise<JournalWakeupSubscription> {
+    listenForAppends(onWake: (lastSequence?: bigint) => void): Promise<JournalWakeupSubscription> {
       return listenForJournalAppends({
         url: options.url,
         applicationName: options.applicationName,

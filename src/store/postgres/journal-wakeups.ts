@@ -10,8 +10,11 @@ import { journalChannel } from "./engine-schema.js";
 export interface JournalWakeupsOptions {
   readonly url: string;
   readonly applicationName: string;
-  /** Called on every notification, every tick and every reconnect; must not throw. */
-  readonly onWake: () => void;
+  /**
+   * Called on every notification (with the batch's last sequence, the trigger's payload), every
+   * tick and every reconnect (without: look in any case); must not throw.
+   */
+  readonly onWake: (lastSequence?: bigint) => void;
   /** The timer's period: the longest a lost notification can delay the follower. */
   readonly pollEveryMs?: number;
   /** Pause before reconnecting after the listening connection fails. */
@@ -33,7 +36,9 @@ export async function listenForJournalAppends(options: JournalWakeupsOptions): P
   const connect = async (): Promise<void> => {
     const next = await connectPostgresClient({ url: options.url, applicationName: options.applicationName });
     next.on("notification", (message) => {
-      if (message.channel === journalChannel) options.onWake();
+      if (message.channel !== journalChannel) return;
+      const payload = message.payload ?? "";
+      options.onWake(/^[0-9]+$/.test(payload) ? BigInt(payload) : undefined);
     });
     const onFailure = () => {
       if (client !== next) return;

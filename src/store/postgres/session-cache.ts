@@ -1,0 +1,102 @@
+// Session lookups of a PostgreSQL node, kept briefly in memory. Every signed request resolves its
+// session cookie, and on PostgreSQL that point read was half of all the statements a create-order
+// cost (bench:orders). A session found is kept for `sessionCacheMs`; a token not found is never kept
+// (tokens are random, so a cache of misses would only grow with guesses).
+//
+// What this costs in exactness, and the bound (docs/decisions.md, "pg-perf"):
+// - On this node nothing changes: a revocation (revokeUserSessions) or a new session that evicts the
+//   user's oldest ones (createSession) drops every kept session of that user before it returns.
+// - Expiry is unchanged: the identity service checks expiresAtMs against its clock on every request.
+// - Another node's revocation reaches this node within `sessionCacheMs` at most: a session revoked
+//   elsewhere is accepted here for at most that long after the revocation committed.
+
+import type { IdentityStore, SessionRecord } from "../identity.js";
+
+/** The longest a session revoked on another node is still accepted on this one. */
+export const defaultSessionCacheMs = 1_000;
+/** Sessions kept at most; beyond it the oldest kept is dropped first. */
+export const sessionCacheEntriesMax = 100_000;
+
+interface Kept {
+  readonly session: SessionRecord;
+  readonly keptAtMs: number;
+}
+
+export interface SessionCacheOptions {
+  readonly sessionCacheMs?: number;
+  readonly nowMs?: () => number;
+}
+
+/** The same store, with findSession answered from memory for up to `sessionCacheMs`. */
+export function cacheSessions(store: IdentityStore, options: SessionCacheOptions = {}): IdentityStore {
+  const sessionCacheMs = options.sessionCacheMs ?? defaultSessionCacheMs;
+  const nowMs = options.nowMs ?? Date.now;
+  const kept = new Map<string, Kept>();
+  const tokensOfUser = new Map<number, Set<string>>();
+  // Bumped by every revocation or new session: a read that overlapped one is answered but not kept,
+  // since it may have seen the row from before the change.
+  let changes = 0;
+
+  const forget = (tokenSha256: string) => {
+    const entry = kept.get(tokenSha256);
+    if (entry === undefined) return;
+    kept.delete(tokenSha256);
+    const tokens = tokensOfUser.get(entry.session.userId);
+    tokens?.delete(tokenSha256);
+    if (tokens?.size === 0) tokensOfUser.delete(entry.session.userId);
+  };
+  const forgetUser = (userId: number) => {
+    changes += 1;
+    for (const token of tokensOfUser.get(userId) ?? []) kept.delete(token);
+    tokensOfUser.delete(userId);
+  };
+  const keep = (session: SessionRecord, atMs: number) => {
+    forget(session.tokenSha256);
+    if (kept.size >= sessionCacheEntriesMax) forget(kept.keys().next().value as string);
+    kept.set(session.tokenSha256, { session, keptAtMs: atMs });
+    let tokens = tokensOfUser.get(session.userId);
+    if (tokens === undefined) {
+      tokens = new Set();
+      tokensOfUser.set(session.userId, tokens);
+    }
+    tokens.add(session.tokenSha256);
+  };
+
+  return {
+    createPartner: (partner) => store.createPartner(partner),
+    findPartnerById: (partnerId) => store.findPartnerById(partnerId),
+    findPartnerByAppKey: (appKey) => store.findPartnerByAppKey(appKey),
+    findPartnerByName: (name) => store.findPartnerByName(name),
+    findPartnerByApiKeySha256: (sha256) => store.findPartnerByApiKeySha256(sha256),
+    registerUser: (input) => store.registerUser(input),
+    findUserById: (userId) => store.findUserById(userId),
+    async createSession(session, sessionsPerUserMax) {
+      // The store may drop the user's oldest live sessions: none of them may be answered from here.
+      forgetUser(session.userId);
+      try {
+        await store.createSession(session, sessionsPerUserMax);
+      } finally {
+        forgetUser(session.userId);
+      }
+    },
+    async findSession(tokenSha256) {
+      const now = nowMs();
+      const entry = kept.get(tokenSha256);
+      if (entry !== undefined && now - entry.keptAtMs < sessionCacheMs) return entry.session;
+      const changesBefore = changes;
+      const session = await store.findSession(tokenSha256);
+      if (session === undefined) forget(tokenSha256);
+      else if (changes === changesBefore) keep(session, now);
+      else forget(tokenSha256);
+      return session;
+    },
+    async revokeUserSessions(userId, atMs) {
+      forgetUser(userId);
+      try {
+        return await store.revokeUserSessions(userId, atMs);
+      } finally {
+        forgetUser(userId);
+      }
+    },
+  };
+}
