@@ -5,145 +5,37 @@
 // bigint from our pool; ids and times become numbers as the port says, money stays bigint.
 
 import type { MarketDetails } from "../../core/commands.js";
-import type {
-  MarketStatus,
-  ModelType,
-  OrderSide,
-  OrderStatus,
-  OrderType,
-  PositionStatus,
-  TimeInForce,
-} from "../../core/exchange.js";
+import type { MarketStatus, ModelType } from "../../core/exchange.js";
 import { decodePlainData } from "../../engine/journal-codec.js";
+import {
+  big,
+  depositOf,
+  ledgerEntryOf,
+  num,
+  numOrNull,
+  orderOf,
+  positionOf,
+  type Row,
+  tradeOf,
+  withdrawalOf,
+} from "../exchange-read-model-rows.js";
 import type {
   CatalogMarket,
   CatalogOutcome,
-  DepositRecord,
   ExchangeReadModels,
-  LedgerEntryRecord,
-  LedgerEntryType,
-  OrderRecord,
   Page,
   PageRequest,
-  PositionRecord,
   PricePointRecord,
-  TradeRecord,
-  TradeRole,
   UserFilter,
-  WithdrawalRecord,
-  WithdrawalRecordStatus,
 } from "../exchange-read-models.js";
 import { pageWindow } from "../page-window.js";
 import type { PostgresPool } from "./database.js";
 import { postgresExchangeMigrations } from "./exchange-schema.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
-type Row = Record<string, unknown>;
-
-const num = (value: unknown): number => Number(value as bigint);
-const numOrNull = (value: unknown): number | null => (value === null ? null : Number(value as bigint));
-const big = (value: unknown): bigint => value as bigint;
-const bigOrNull = (value: unknown): bigint | null => (value === null ? null : (value as bigint));
-
 /** Creates the exchange read models' tables (once, across nodes). */
 export async function applyPostgresExchangeReadModelMigrations(pool: PostgresPool): Promise<void> {
   await applyPostgresMigrations(pool, "exchange", postgresExchangeMigrations);
-}
-
-function orderOf(row: Row): OrderRecord {
-  return {
-    orderId: num(row.order_id),
-    userId: num(row.user_id),
-    marketId: num(row.market_id),
-    outcomeId: num(row.outcome_id),
-    optionId: num(row.option_id),
-    side: row.side as OrderSide,
-    orderType: row.order_type as OrderType,
-    timeInForce: row.time_in_force as TimeInForce,
-    limitPrice: bigOrNull(row.limit_price),
-    shares: bigOrNull(row.shares),
-    amount: bigOrNull(row.amount),
-    filledShares: big(row.filled_shares),
-    filledAmount: big(row.filled_amount),
-    feePaid: big(row.fee_paid),
-    status: row.status as OrderStatus,
-    clientOrderId: row.client_order_id as string | null,
-    expiresAtMs: numOrNull(row.expires_at_ms),
-    createdAtMs: num(row.created_at_ms),
-    updatedAtMs: num(row.updated_at_ms),
-  };
-}
-
-function tradeOf(row: Row): TradeRecord {
-  return {
-    tradeId: num(row.trade_id),
-    orderId: num(row.order_id),
-    userId: num(row.user_id),
-    marketId: num(row.market_id),
-    outcomeId: num(row.outcome_id),
-    optionId: num(row.option_id),
-    side: row.side as OrderSide,
-    role: row.role as TradeRole,
-    cross: row.cross_type as TradeRecord["cross"],
-    price: big(row.price),
-    shares: big(row.shares),
-    fee: big(row.fee),
-    timeMs: num(row.time_ms),
-  };
-}
-
-function ledgerEntryOf(row: Row): LedgerEntryRecord {
-  return {
-    entryId: num(row.entry_id),
-    userId: num(row.user_id),
-    type: row.type as LedgerEntryType,
-    amount: big(row.amount),
-    frozenDelta: big(row.frozen_delta),
-    availableAfter: big(row.available_after),
-    frozenAfter: big(row.frozen_after),
-    refId: row.ref_id as string,
-    timeMs: num(row.time_ms),
-  };
-}
-
-function depositOf(row: Row): DepositRecord {
-  return {
-    txHash: row.tx_hash as string,
-    userId: num(row.user_id),
-    amount: big(row.amount),
-    creditedAtMs: num(row.credited_at_ms),
-  };
-}
-
-function withdrawalOf(row: Row): WithdrawalRecord {
-  return {
-    withdrawalId: num(row.withdrawal_id),
-    userId: num(row.user_id),
-    amount: big(row.amount),
-    fee: big(row.fee),
-    address: row.address as string,
-    status: row.status as WithdrawalRecordStatus,
-    requestedAtMs: num(row.requested_at_ms),
-    updatedAtMs: num(row.updated_at_ms),
-  };
-}
-
-function positionOf(row: Row): PositionRecord {
-  return {
-    positionId: num(row.position_id),
-    userId: num(row.user_id),
-    marketId: num(row.market_id),
-    outcomeId: num(row.outcome_id),
-    optionId: num(row.option_id),
-    shares: big(row.shares),
-    frozenShares: big(row.frozen_shares),
-    cost: big(row.cost),
-    realizedPnl: big(row.realized_pnl),
-    status: row.status as PositionStatus,
-    claimable: big(row.claimable),
-    claimedAmount: big(row.claimed_amount),
-    claimTransactionId: row.claim_transaction_id as string | null,
-  };
 }
 
 const columnsOf = {

@@ -3,136 +3,35 @@
 
 import type { Statement } from "better-sqlite3";
 import type { MarketDetails } from "../../core/commands.js";
-import type {
-  MarketStatus,
-  ModelType,
-  OrderSide,
-  OrderStatus,
-  OrderType,
-  PositionStatus,
-  TimeInForce,
-} from "../../core/exchange.js";
+import type { MarketStatus, ModelType } from "../../core/exchange.js";
 import { decodePlainData } from "../../engine/journal-codec.js";
+import {
+  big,
+  depositOf,
+  ledgerEntryOf,
+  num,
+  numOrNull,
+  orderOf,
+  positionOf,
+  type Row,
+  tradeOf,
+  withdrawalOf,
+} from "../exchange-read-model-rows.js";
 import type {
   CatalogMarket,
   CatalogOutcome,
-  DepositRecord,
   ExchangeReadModels,
-  LedgerEntryRecord,
-  LedgerEntryType,
   OrderFilter,
-  OrderRecord,
   Page,
   PageRequest,
-  PositionRecord,
   PricePointRecord,
-  TradeRecord,
-  TradeRole,
   UserFilter,
-  WithdrawalRecord,
-  WithdrawalRecordStatus,
 } from "../exchange-read-models.js";
 import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
-import { big, bigOrNull, num, numOrNull, prepareBig, type Row } from "./exchange-rows.js";
+import { prepareBig } from "./exchange-rows.js";
 import { exchangeReadModelMigrations, isTradingLedgerType, rareLedgerTypeWhere } from "./exchange-schema.js";
 import { createUserHistoryReader } from "./user-history-index.js";
-
-function orderOf(row: Row): OrderRecord {
-  return {
-    orderId: num(row.order_id),
-    userId: num(row.user_id),
-    marketId: num(row.market_id),
-    outcomeId: num(row.outcome_id),
-    optionId: num(row.option_id),
-    side: row.side as OrderSide,
-    orderType: row.order_type as OrderType,
-    timeInForce: row.time_in_force as TimeInForce,
-    limitPrice: bigOrNull(row.limit_price),
-    shares: bigOrNull(row.shares),
-    amount: bigOrNull(row.amount),
-    filledShares: big(row.filled_shares),
-    filledAmount: big(row.filled_amount),
-    feePaid: big(row.fee_paid),
-    status: row.status as OrderStatus,
-    clientOrderId: row.client_order_id as string | null,
-    expiresAtMs: numOrNull(row.expires_at_ms),
-    createdAtMs: num(row.created_at_ms),
-    updatedAtMs: num(row.updated_at_ms),
-  };
-}
-
-function tradeOf(row: Row): TradeRecord {
-  return {
-    tradeId: num(row.trade_id),
-    orderId: num(row.order_id),
-    userId: num(row.user_id),
-    marketId: num(row.market_id),
-    outcomeId: num(row.outcome_id),
-    optionId: num(row.option_id),
-    side: row.side as OrderSide,
-    role: row.role as TradeRole,
-    cross: row.cross_type as TradeRecord["cross"],
-    price: big(row.price),
-    shares: big(row.shares),
-    fee: big(row.fee),
-    timeMs: num(row.time_ms),
-  };
-}
-
-function ledgerEntryOf(row: Row): LedgerEntryRecord {
-  return {
-    entryId: num(row.entry_id),
-    userId: num(row.user_id),
-    type: row.type as LedgerEntryType,
-    amount: big(row.amount),
-    frozenDelta: big(row.frozen_delta),
-    availableAfter: big(row.available_after),
-    frozenAfter: big(row.frozen_after),
-    refId: row.ref_id as string,
-    timeMs: num(row.time_ms),
-  };
-}
-
-function depositOf(row: Row): DepositRecord {
-  return {
-    txHash: row.tx_hash as string,
-    userId: num(row.user_id),
-    amount: big(row.amount),
-    creditedAtMs: num(row.credited_at_ms),
-  };
-}
-
-function withdrawalOf(row: Row): WithdrawalRecord {
-  return {
-    withdrawalId: num(row.withdrawal_id),
-    userId: num(row.user_id),
-    amount: big(row.amount),
-    fee: big(row.fee),
-    address: row.address as string,
-    status: row.status as WithdrawalRecordStatus,
-    requestedAtMs: num(row.requested_at_ms),
-    updatedAtMs: num(row.updated_at_ms),
-  };
-}
-
-function positionOf(row: Row): PositionRecord {
-  return {
-    positionId: num(row.position_id),
-    userId: num(row.user_id),
-    marketId: num(row.market_id),
-    outcomeId: num(row.outcome_id),
-    optionId: num(row.option_id),
-    shares: big(row.shares),
-    frozenShares: big(row.frozen_shares),
-    cost: big(row.cost),
-    realizedPnl: big(row.realized_pnl),
-    status: row.status as PositionStatus,
-    claimable: big(row.claimable),
-    claimedAmount: big(row.claimed_amount),
-    claimTransactionId: row.claim_transaction_id as string | null,
-  };
-}
 
 function mapPage<Record>(found: { rows: Row[]; total: number }, map: (row: Row) => Record): Page<Record> {
   return { records: found.rows.map(map), total: found.total };

@@ -2,9 +2,10 @@
 // bigint (safeIntegers), so nothing is ever rounded through a double.
 
 import type { Statement } from "better-sqlite3";
+import type { Row } from "../exchange-read-model-rows.js";
 import type { SqliteDatabase } from "./database.js";
 
-export type Row = Record<string, unknown>;
+export { big, bigOrNull, num, numOrNull, type Row } from "../exchange-read-model-rows.js";
 
 /** Prepares a statement whose integers come back as bigint (money never passes through a double). */
 export function prepareBig<Params extends unknown[], Result = Row>(
@@ -13,8 +14,3 @@ export function prepareBig<Params extends unknown[], Result = Row>(
 ): Statement<Params, Result> {
   return db.prepare<Params, Result>(sql).safeIntegers(true);
 }
-
-export const num = (value: unknown): number => Number(value as bigint);
-export const numOrNull = (value: unknown): number | null => (value === null ? null : Number(value as bigint));
-export const big = (value: unknown): bigint => value as bigint;
-export const bigOrNull = (value: unknown): bigint | null => (value === null ? null : (value as bigint));
