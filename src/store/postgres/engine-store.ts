@@ -30,6 +30,26 @@ const unpackOffThread = promisify(brotliDecompress);
 /** Projectors on PostgreSQL get the pooled connection, already inside the batch's transaction. */
 export type PostgresProjector<Command, Event> = Projector<PostgresClient, Command, Event>;
 
+/**
+ * A projector whose rows the store writes in its own journal append statement instead (a round trip
+ * fewer per batch): the forwarded-command projector marks itself so. The store writes, for each entry
+ * whose command has a forward id, (forward id, sequence, now) into engine_forwarded_commands; the
+ * projector itself then only does its occasional pruning.
+ */
+export interface ForwardIdsInAppend<Command> {
+  readonly forwardIdInAppendOf: (command: Command) => string | undefined;
+}
+
+function forwardIdOfProjectors<Command, Event>(
+  projectors: readonly PostgresProjector<Command, Event>[],
+): ((command: Command) => string | undefined) | undefined {
+  for (const projector of projectors) {
+    const rider = (projector as Partial<ForwardIdsInAppend<Command>>).forwardIdInAppendOf;
+    if (rider !== undefined) return rider;
+  }
+  return undefined;
+}
+
 /** A write refused because another leader has taken over since this store's epoch. */
 export class EngineFencedError extends Error {
   override readonly name = "EngineFencedError";
@@ -60,6 +80,18 @@ const appendStatement = {
   text: `INSERT INTO engine_journal (sequence, now_ms, command, events, epoch)
          SELECT sequence, now_ms, command, events, $5
          FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS batch(sequence, now_ms, command, events)`,
+};
+// The append with the batch's forward ids riding in it (src/store/postgres/forwarded-commands.ts):
+// one round trip instead of two. Both inserts of a data-modifying WITH always run in full.
+const appendWithForwardIdsStatement = {
+  name: "predex-engine-append-forwarded",
+  text: `WITH appended AS (
+           INSERT INTO engine_journal (sequence, now_ms, command, events, epoch)
+           SELECT sequence, now_ms, command, events, $5
+           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS batch(sequence, now_ms, command, events)
+         )
+         INSERT INTO engine_forwarded_commands (forward_id, sequence, committed_at_ms)
+         SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[])`,
 };
 const lastSequenceStatement = {
   name: "predex-engine-last-sequence",
@@ -174,9 +206,38 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       commands.push(encodePlainData(entry.command));
       events.push(encodePlainData(entry.events));
     }
+    const forwardIdOf = forwardIdOfProjectors(projectors);
+    const forwardIds: string[] = [];
+    const forwardSequences: bigint[] = [];
+    const forwardNowMs: number[] = [];
+    if (forwardIdOf !== undefined) {
+      for (const entry of entries) {
+        const id = forwardIdOf(entry.command);
+        if (id === undefined) continue;
+        forwardIds.push(id);
+        forwardSequences.push(entry.sequence);
+        forwardNowMs.push(entry.nowMs);
+      }
+    }
     try {
       await inTransaction(this.pool, async (client) => {
-        await client.query({ ...appendStatement, values: [sequences, nowMs, commands, events, epoch] });
+        await client.query(
+          forwardIds.length === 0
+            ? { ...appendStatement, values: [sequences, nowMs, commands, events, epoch] }
+            : {
+                ...appendWithForwardIdsStatement,
+                values: [
+                  sequences,
+                  nowMs,
+                  commands,
+                  events,
+                  epoch,
+                  forwardIds,
+                  forwardSequences,
+                  forwardNowMs,
+                ],
+              },
+        );
         for (const projector of projectors) await projector(client, entries);
       });
     } catch (error) {

@@ -35,6 +35,7 @@ import type { JournalEntry } from "../../engine/store.js";
 import type { LedgerEntryType, TradeRole } from "../exchange-read-models.js";
 import type { PostgresClient } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
+import { type CommissionAccrual, type CommissionFees, commissionAccrualSql } from "./merchant-commissions.js";
 
 const atomsPerOne = 100_000_000n;
 
@@ -135,6 +136,21 @@ const flushStatement = {
       WHERE m.market_id = t.market_id
     )
     SELECT 1`,
+};
+
+/** The flush statement's parameters ($1–$71). */
+const flushColumnsCount = 71;
+
+/** The flush with the batch's commission accrual as one more part (parameters 72–74). */
+const flushWithCommissionsText = flushStatement.text.replace(
+  /\)\s*SELECT 1$/,
+  `), commissions AS (\n${commissionAccrualSql(flushColumnsCount + 1)}\n    )\n    SELECT 1`,
+);
+if (flushWithCommissionsText === flushStatement.text)
+  throw new Error("the flush statement no longer ends in SELECT 1");
+const flushWithCommissionsStatement = {
+  name: "predex-exchange-flush-commissions",
+  text: flushWithCommissionsText,
 };
 
 const statements = {
@@ -627,7 +643,7 @@ class ExchangeBatch {
   }
 
   /** Writes everything buffered so far in one statement; the running balances and positions stay. */
-  async flush(): Promise<void> {
+  async flush(commissionFees?: CommissionFees): Promise<void> {
     const orders = new Columns(19);
     for (const order of this.#newOrders.values()) orders.push(...order.values);
     const changes = new Columns(6);
@@ -666,9 +682,9 @@ class ExchangeBatch {
       this.#pricePoints.length +
       this.#deposits.length +
       totals.length;
-    if (written > 0) {
+    if (written > 0 || commissionFees !== undefined) {
       await this.#client.query({
-        ...flushStatement,
+        ...(commissionFees === undefined ? flushStatement : flushWithCommissionsStatement),
         values: [
           ...orders.arrays,
           ...changes.arrays,
@@ -679,6 +695,7 @@ class ExchangeBatch {
           ...this.#pricePoints.arrays,
           ...this.#deposits.arrays,
           ...totals.arrays,
+          ...(commissionFees ?? []),
         ],
       });
     }
@@ -697,8 +714,13 @@ class ExchangeBatch {
 // ---------------------------------------------------------------------------------------------
 // The events.
 
-/** Creates the projector the engine runs in every commit (the tables must exist: see the migrations). */
-export function createPostgresExchangeProjector(): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+/**
+ * Creates the projector the engine runs in every commit (the tables must exist: see the migrations).
+ * With `commissions`, the batch's merchant commission accrual is written by the same flush statement.
+ */
+export function createPostgresExchangeProjector(
+  options: { readonly commissions?: CommissionAccrual } = {},
+): PostgresProjector<ExchangeCommand, ExchangeEvent> {
   // Options never change once created, so the Yes/No ids of an outcome are safe to keep in memory.
   const optionIds = new Map<number, readonly [number, number]>();
   const state = new ProjectedState();
@@ -718,7 +740,7 @@ export function createPostgresExchangeProjector(): PostgresProjector<ExchangeCom
     for (const entry of entries) {
       for (const event of entry.events) await project(client, batch, event, optionIds);
     }
-    await batch.flush();
+    await batch.flush(await options.commissions?.feesOf(client, entries));
     state.lastSequence = entries.at(-1)!.sequence;
   };
 }

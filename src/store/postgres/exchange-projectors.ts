@@ -1,6 +1,6 @@
 // The read models every commit projects on PostgreSQL, in order: the PostgreSQL twin of
-// createExchangeProjectors (src/exchange/exchange-host.ts). The exchange's own read models, then
-// merchant commission (reads the identity tables), then the legacy settlement notifications (read the
+// createExchangeProjectors (src/exchange/exchange-host.ts). The exchange's own read models with
+// merchant commission (reads the identity tables) in the same flush statement, then the legacy settlement notifications (read the
 // positions the exchange projector has just written), cut right after each entry that settles or
 // voids a market, as on SQLite, so the notifications read positions as they were at the settlement.
 
@@ -17,7 +17,7 @@ import {
 } from "./legacy-notifications.js";
 import {
   applyPostgresMerchantCommissionMigrations,
-  createPostgresCommissionProjector,
+  createCommissionAccrual,
 } from "./merchant-commissions.js";
 
 export type ExchangeProjector = PostgresProjector<ExchangeCommand, ExchangeEvent>;
@@ -42,8 +42,8 @@ export function createPostgresExchangeProjectors(
   options: PostgresExchangeProjectorsOptions = {},
 ): ExchangeProjector[] {
   const projectors = [
-    createPostgresExchangeProjector(),
-    createPostgresCommissionProjector(),
+    // The commission accrual is a part of the exchange's flush statement (one round trip fewer).
+    createPostgresExchangeProjector({ commissions: createCommissionAccrual() }),
     createPostgresLegacyNotificationProjector(),
   ];
   return [projectUpToEachSettlement(projectors), ...(options.projectors ?? [])];

@@ -5,13 +5,16 @@
 // same order, two nodes opening the same market) are never mistaken for each other, as matching by
 // the command's text would.
 //
+// The rows are written by the engine store's journal append statement itself (the projector carries
+// `forwardIdInAppendOf`, see ForwardIdsInAppend in engine-store.ts): one round trip fewer per batch.
+//
 // Rows are only needed while a retry can still come (the API node's failover deadline, seconds);
 // they are kept for an hour and pruned by the projector itself, a bounded delete every few hundred
 // batches.
 
 import type { JournalEntry } from "../../engine/store.js";
-import type { PostgresPool } from "./database.js";
-import type { PostgresProjector } from "./engine-store.js";
+import type { PostgresClient, PostgresPool } from "./database.js";
+import type { ForwardIdsInAppend, PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
 export const forwardedCommandsKeptMs = 60 * 60 * 1000;
@@ -31,11 +34,6 @@ export async function applyForwardedCommandsMigrations(pool: PostgresPool): Prom
   await applyPostgresMigrations(pool, "engine_forwarding", forwardedCommandsMigrations);
 }
 
-const insertStatement = {
-  name: "predex-forwarding-insert",
-  text: `INSERT INTO engine_forwarded_commands (forward_id, sequence, committed_at_ms)
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])`,
-};
 const pruneStatement = {
   name: "predex-forwarding-prune",
   text: `DELETE FROM engine_forwarded_commands WHERE forward_id IN (
@@ -50,26 +48,16 @@ export const findForwardedStatement = {
 
 /**
  * The projector that records forward ids; `forwardIdOf` gives the id a command object arrived with
- * (the engine journals the very object the command port submitted).
+ * (the engine journals the very object the command port submitted). The PostgreSQL engine store
+ * writes the rows in its append statement; this projector prunes old ones.
  */
 export async function createForwardedCommandsProjector<Command, Event>(
   pool: PostgresPool,
   forwardIdOf: (command: Command) => string | undefined,
-): Promise<PostgresProjector<Command, Event>> {
+): Promise<PostgresProjector<Command, Event> & ForwardIdsInAppend<Command>> {
   await applyForwardedCommandsMigrations(pool);
   let batches = 0;
-  return async (client, entries: readonly JournalEntry<Command, Event>[]) => {
-    const ids: string[] = [];
-    const sequences: bigint[] = [];
-    const times: number[] = [];
-    for (const entry of entries) {
-      const id = forwardIdOf(entry.command);
-      if (id === undefined) continue;
-      ids.push(id);
-      sequences.push(entry.sequence);
-      times.push(entry.nowMs);
-    }
-    if (ids.length > 0) await client.query({ ...insertStatement, values: [ids, sequences, times] });
+  const projector = async (client: PostgresClient, entries: readonly JournalEntry<Command, Event>[]) => {
     batches += 1;
     if (batches % pruneEveryBatches === 0 && entries.length > 0) {
       await client.query({
@@ -78,4 +66,5 @@ export async function createForwardedCommandsProjector<Command, Event>(
       });
     }
   };
+  return Object.assign(projector, { forwardIdInAppendOf: forwardIdOf });
 }

@@ -6,10 +6,12 @@
 // finds each user's merchant and current rate in the identity tables (identity_users.partner_id,
 // identity_partners.commission_rate_bps: the PostgreSQL identity store keeps SQLite's table and
 // column names) and adds them to the month's row; the commission is recomputed from the new total in
-// numeric, so a fee total times a rate never overflows 64 bits. No read round trip.
+// numeric, so a fee total times a rate never overflows 64 bits. No read round trip; in the engine the
+// statement is a part of the exchange projector's flush (createCommissionAccrual), not one of its own.
 
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
+import type { JournalEntry } from "../../engine/store.js";
 import { type MerchantCommissionReadModel, periodOf } from "../merchant-commissions.js";
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
@@ -30,19 +32,25 @@ export async function applyPostgresMerchantCommissionMigrations(pool: PostgresPo
   await applyPostgresMigrations(pool, "commissions", postgresMerchantCommissionMigrations);
 }
 
-const accrueStatement = {
-  name: "predex-commissions-accrue",
-  text: `INSERT INTO merchant_commissions AS m (merchant_id, period, commission_rate_bps, fee_total, commission_total)
+/**
+ * The accrual as SQL whose three arrays (user ids, periods, fees) are the parameters from `$first`:
+ * a statement of its own, or a data-modifying `WITH` part of the exchange's flush (one round trip
+ * fewer per batch, src/store/postgres/exchange-projector.ts).
+ */
+export function commissionAccrualSql(first: number): string {
+  return `INSERT INTO merchant_commissions AS m (merchant_id, period, commission_rate_bps, fee_total, commission_total)
          SELECT u.partner_id, a.period, p.commission_rate_bps, sum(a.fee)::bigint,
                 div(sum(a.fee) * p.commission_rate_bps, 10000)::bigint
-         FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS a(user_id, period, fee)
+         FROM unnest($${first}::bigint[], $${first + 1}::text[], $${first + 2}::bigint[]) AS a(user_id, period, fee)
          JOIN identity_users u ON u.user_id = a.user_id
          JOIN identity_partners p ON p.partner_id = u.partner_id
          GROUP BY u.partner_id, a.period, p.commission_rate_bps
          ON CONFLICT (merchant_id, period, commission_rate_bps) DO UPDATE
            SET fee_total = m.fee_total + excluded.fee_total,
-               commission_total = div((m.fee_total + excluded.fee_total)::numeric * excluded.commission_rate_bps, 10000)::bigint`,
-};
+               commission_total = div((m.fee_total + excluded.fee_total)::numeric * excluded.commission_rate_bps, 10000)::bigint`;
+}
+
+const accrueStatement = { name: "predex-commissions-accrue", text: commissionAccrualSql(1) };
 
 const identityExistsStatement = {
   name: "predex-commissions-identity-exists",
@@ -52,12 +60,23 @@ const identityExistsStatement = {
 /** How long a projector without identity tables waits before it looks for them again. */
 const identityRecheckMs = 10_000;
 
+/** A batch's fees summed per (user, month): the accrual's three arrays, in order. */
+export type CommissionFees = readonly [userIds: number[], periods: string[], fees: bigint[]];
+
+export interface CommissionAccrual {
+  /** The fees these entries accrue, or undefined when nothing does (no fee, or no identity tables). */
+  feesOf(
+    client: PostgresClient,
+    entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
+  ): Promise<CommissionFees | undefined>;
+}
+
 /**
- * The commission projector. Without identity tables (an engine on a database no API node has
+ * The fees to accrue per batch. Without identity tables (an engine on a database no API node has
  * migrated yet, or tests of the exchange alone) nothing accrues, as on SQLite; it looks again at
  * most every 10 s, so an engine started before its API nodes starts accruing once they exist.
  */
-export function createPostgresCommissionProjector(): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+export function createCommissionAccrual(): CommissionAccrual {
   let identityPresent = false;
   let checkedAtMs = Number.NEGATIVE_INFINITY;
   const identityTablesExist = async (client: PostgresClient): Promise<boolean> => {
@@ -69,32 +88,40 @@ export function createPostgresCommissionProjector(): PostgresProjector<ExchangeC
     return identityPresent;
   };
 
-  return async (client, entries) => {
-    // Summed per (user, month) here; the statement groups users by merchant and rate.
-    const fees = new Map<string, { userId: number; period: string; fee: bigint }>();
-    const accrue = (userId: number, fee: bigint, timeMs: number): void => {
-      if (fee === 0n) return;
-      const period = periodOf(timeMs);
-      const key = `${userId}|${period}`;
-      const row = fees.get(key);
-      if (row === undefined) fees.set(key, { userId, period, fee });
-      else row.fee += fee;
-    };
-    for (const entry of entries) {
-      for (const event of entry.events) {
-        // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
-        if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
-        if (event.type !== "TradeExecuted") continue;
-        accrue(event.makerUserId, event.makerFee, event.atMs);
-        accrue(event.takerUserId, event.takerFee, event.atMs);
+  return {
+    async feesOf(client, entries) {
+      // Summed per (user, month) here; the statement groups users by merchant and rate.
+      const fees = new Map<string, { userId: number; period: string; fee: bigint }>();
+      const accrue = (userId: number, fee: bigint, timeMs: number): void => {
+        if (fee === 0n) return;
+        const period = periodOf(timeMs);
+        const key = `${userId}|${period}`;
+        const row = fees.get(key);
+        if (row === undefined) fees.set(key, { userId, period, fee });
+        else row.fee += fee;
+      };
+      for (const entry of entries) {
+        for (const event of entry.events) {
+          // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
+          if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
+          if (event.type !== "TradeExecuted") continue;
+          accrue(event.makerUserId, event.makerFee, event.atMs);
+          accrue(event.takerUserId, event.takerFee, event.atMs);
+        }
       }
-    }
-    if (fees.size === 0 || !(await identityTablesExist(client))) return;
-    const rows = [...fees.values()];
-    await client.query({
-      ...accrueStatement,
-      values: [rows.map((row) => row.userId), rows.map((row) => row.period), rows.map((row) => row.fee)],
-    });
+      if (fees.size === 0 || !(await identityTablesExist(client))) return undefined;
+      const rows = [...fees.values()];
+      return [rows.map((row) => row.userId), rows.map((row) => row.period), rows.map((row) => row.fee)];
+    },
+  };
+}
+
+/** The commission projector on its own: one statement per batch that has fees. */
+export function createPostgresCommissionProjector(): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+  const accrual = createCommissionAccrual();
+  return async (client, entries) => {
+    const fees = await accrual.feesOf(client, entries);
+    if (fees !== undefined) await client.query({ ...accrueStatement, values: [...fees] });
   };
 }
 
