@@ -2,8 +2,20 @@
 // bigint through safeIntegers, PostgreSQL's pool parses int8 as bigint): the same columns, the
 // same records, one mapping. Money stays bigint from the column to the record.
 
-import type { OrderSide, OrderStatus, OrderType, PositionStatus, TimeInForce } from "../core/exchange.js";
+import type { MarketDetails } from "../core/commands.js";
 import type {
+  MarketStatus,
+  ModelType,
+  OrderSide,
+  OrderStatus,
+  OrderType,
+  PositionStatus,
+  TimeInForce,
+} from "../core/exchange.js";
+import { decodePlainData } from "../engine/journal-codec.js";
+import type {
+  CatalogMarket,
+  CatalogOutcome,
   DepositRecord,
   LedgerEntryRecord,
   LedgerEntryType,
@@ -115,5 +127,47 @@ export function positionOf(row: Row): PositionRecord {
     claimable: big(row.claimable),
     claimedAmount: big(row.claimed_amount),
     claimTransactionId: row.claim_transaction_id as string | null,
+  };
+}
+
+/**
+ * A market from its `markets` row and its options' rows (outcome_id, name, option_id, option_index,
+ * title, asset_id), ordered by outcome, then option index.
+ */
+export function catalogMarketOf(marketId: number, row: Row, optionRows: readonly Row[]): CatalogMarket {
+  const outcomes: { outcomeId: number; name: string; options: CatalogOutcome["options"][number][] }[] = [];
+  for (const option of optionRows) {
+    const outcomeId = num(option.outcome_id);
+    let outcome = outcomes.at(-1);
+    if (outcome === undefined || outcome.outcomeId !== outcomeId) {
+      outcome = { outcomeId, name: option.name as string, options: [] };
+      outcomes.push(outcome);
+    }
+    outcome.options.push({
+      optionId: num(option.option_id),
+      optionIndex: num(option.option_index),
+      title: option.title as string,
+      assetId: option.asset_id as string,
+    });
+  }
+  return {
+    marketId,
+    title: row.title as string,
+    modelType: row.model_type as ModelType,
+    status: row.status as MarketStatus,
+    categoryId: row.category_id as string | null,
+    description: row.description as string,
+    rules: row.rules as string,
+    tags: row.tags as string,
+    creatorId: numOrNull(row.creator_id),
+    startTimeMs: numOrNull(row.start_time_ms),
+    endTimeMs: numOrNull(row.end_time_ms),
+    createdAtMs: num(row.created_at_ms),
+    openedAtMs: numOrNull(row.opened_at_ms),
+    closedAtMs: numOrNull(row.closed_at_ms),
+    volume: big(row.volume),
+    feeIncome: big(row.fee_income),
+    details: row.details === null ? null : decodePlainData<MarketDetails>(row.details as string),
+    outcomes,
   };
 }

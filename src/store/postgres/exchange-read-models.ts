@@ -4,15 +4,12 @@
 // tables: exchange-schema.ts; the projector that fills them: exchange-projector.ts. int8 arrives as
 // bigint from our pool; ids and times become numbers as the port says, money stays bigint.
 
-import type { MarketDetails } from "../../core/commands.js";
-import type { MarketStatus, ModelType } from "../../core/exchange.js";
-import { decodePlainData } from "../../engine/journal-codec.js";
 import {
   big,
+  catalogMarketOf,
   depositOf,
   ledgerEntryOf,
   num,
-  numOrNull,
   orderOf,
   positionOf,
   type Row,
@@ -20,8 +17,6 @@ import {
   withdrawalOf,
 } from "../exchange-read-model-rows.js";
 import type {
-  CatalogMarket,
-  CatalogOutcome,
   ExchangeReadModels,
   Page,
   PageRequest,
@@ -232,8 +227,6 @@ export async function openPostgresExchangeReadModels(pool: PostgresPool): Promis
         marketId,
       ]);
       if (row === undefined) return undefined;
-      const outcomes: { outcomeId: number; name: string; options: CatalogOutcome["options"][number][] }[] =
-        [];
       const options = await all(
         "predex-exchange-market-options",
         `SELECT o.outcome_id, o.name, p.option_id, p.option_index, p.title, p.asset_id
@@ -241,40 +234,7 @@ export async function openPostgresExchangeReadModels(pool: PostgresPool): Promis
          WHERE o.market_id = $1 ORDER BY o.outcome_id, p.option_index`,
         [marketId],
       );
-      for (const option of options) {
-        const outcomeId = num(option.outcome_id);
-        let outcome = outcomes.at(-1);
-        if (outcome === undefined || outcome.outcomeId !== outcomeId) {
-          outcome = { outcomeId, name: option.name as string, options: [] };
-          outcomes.push(outcome);
-        }
-        outcome.options.push({
-          optionId: num(option.option_id),
-          optionIndex: Number(option.option_index),
-          title: option.title as string,
-          assetId: option.asset_id as string,
-        });
-      }
-      return {
-        marketId,
-        title: row.title as string,
-        modelType: row.model_type as ModelType,
-        status: row.status as MarketStatus,
-        categoryId: row.category_id as string | null,
-        description: row.description as string,
-        rules: row.rules as string,
-        tags: row.tags as string,
-        creatorId: numOrNull(row.creator_id),
-        startTimeMs: numOrNull(row.start_time_ms),
-        endTimeMs: numOrNull(row.end_time_ms),
-        createdAtMs: num(row.created_at_ms),
-        openedAtMs: numOrNull(row.opened_at_ms),
-        closedAtMs: numOrNull(row.closed_at_ms),
-        volume: big(row.volume),
-        feeIncome: big(row.fee_income),
-        details: row.details === null ? null : decodePlainData<MarketDetails>(row.details as string),
-        outcomes,
-      } satisfies CatalogMarket;
+      return catalogMarketOf(marketId, row, options);
     },
   };
 }

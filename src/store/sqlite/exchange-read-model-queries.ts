@@ -2,15 +2,12 @@
 // exchange-schema.ts; the projector that fills them: exchange-read-models.ts).
 
 import type { Statement } from "better-sqlite3";
-import type { MarketDetails } from "../../core/commands.js";
-import type { MarketStatus, ModelType } from "../../core/exchange.js";
-import { decodePlainData } from "../../engine/journal-codec.js";
 import {
   big,
+  catalogMarketOf,
   depositOf,
   ledgerEntryOf,
   num,
-  numOrNull,
   orderOf,
   positionOf,
   type Row,
@@ -18,8 +15,6 @@ import {
   withdrawalOf,
 } from "../exchange-read-model-rows.js";
 import type {
-  CatalogMarket,
-  CatalogOutcome,
   ExchangeReadModels,
   OrderFilter,
   Page,
@@ -201,42 +196,7 @@ export function createSqliteExchangeReadModels(db: SqliteDatabase): ExchangeRead
     async market(marketId) {
       const row = marketById.get(marketId);
       if (row === undefined) return undefined;
-      const outcomes: { outcomeId: number; name: string; options: CatalogOutcome["options"][number][] }[] =
-        [];
-      for (const option of optionsOfMarket.all(marketId)) {
-        const outcomeId = num(option.outcome_id);
-        let outcome = outcomes.at(-1);
-        if (outcome === undefined || outcome.outcomeId !== outcomeId) {
-          outcome = { outcomeId, name: option.name as string, options: [] };
-          outcomes.push(outcome);
-        }
-        outcome.options.push({
-          optionId: num(option.option_id),
-          optionIndex: num(option.option_index),
-          title: option.title as string,
-          assetId: option.asset_id as string,
-        });
-      }
-      return {
-        marketId,
-        title: row.title as string,
-        modelType: row.model_type as ModelType,
-        status: row.status as MarketStatus,
-        categoryId: row.category_id as string | null,
-        description: row.description as string,
-        rules: row.rules as string,
-        tags: row.tags as string,
-        creatorId: numOrNull(row.creator_id),
-        startTimeMs: numOrNull(row.start_time_ms),
-        endTimeMs: numOrNull(row.end_time_ms),
-        createdAtMs: num(row.created_at_ms),
-        openedAtMs: numOrNull(row.opened_at_ms),
-        closedAtMs: numOrNull(row.closed_at_ms),
-        volume: big(row.volume),
-        feeIncome: big(row.fee_income),
-        details: row.details === null ? null : decodePlainData<MarketDetails>(row.details as string),
-        outcomes,
-      } satisfies CatalogMarket;
+      return catalogMarketOf(marketId, row, optionsOfMarket.all(marketId));
     },
   };
 }
