@@ -91,6 +91,7 @@ export class ForwardingEngine<State, Command, Event> {
   readonly #failoverDeadlineMs: number;
   readonly #attemptTimeoutMs: number;
   #wakeups: JournalWakeupSubscription | undefined;
+  #stopFollowingLocal: (() => void) | undefined;
   #leader: AdvertisedLeader | undefined;
   #phase: EnginePhase = "running";
   #inFlight = 0;
@@ -107,6 +108,13 @@ export class ForwardingEngine<State, Command, Event> {
       onFolded: (entries) => notify(listeners, entries, options.logger),
     });
     const engine = new ForwardingEngine(options, follower, listeners);
+    // This node's own leading engine hands over what it commits (copies: the replica's state must
+    // share nothing with the engine's), so answers need no read of the journal; anything that does
+    // not follow on (a batch committed before this replica caught up) is read as always.
+    engine.#stopFollowingLocal = options.local?.onCommitted((entries) => {
+      if (engine.#phase === "failed") return;
+      if (!follower.foldCommitted(structuredClone(entries))) engine.#catchUpQuietly();
+    });
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
       if (lastSequence !== undefined && follower.sequence >= lastSequence) return;
@@ -170,6 +178,7 @@ export class ForwardingEngine<State, Command, Event> {
   async close(): Promise<void> {
     if (this.#phase === "closed") return;
     if (this.#phase === "running") this.#phase = "closed";
+    this.#stopFollowingLocal?.();
     await this.#wakeups?.close();
     this.#agent.destroy();
   }

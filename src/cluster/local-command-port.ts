@@ -4,10 +4,13 @@
 // its forward id (recorded with the journal entry, so exactly-once across takeovers holds), it is
 // taken only while the node leads and its engine runs, and the answer is the same CommandAnswer,
 // refusals included. What it saves per command is CPU: an HTTP request and response on both sides,
-// the HMAC signature and its check, and the body and answer through the journal codec twice.
+// the HMAC signature and its check, and the body and answer through the journal codec twice. And
+// its API half's copy of the engine state is handed each committed batch (onCommitted) instead of
+// reading it back from the database after every commit.
 
 import type { SubmitResult } from "../engine/engine.js";
 import { EngineFatalError, EngineOverloadedError, EngineStoppedError } from "../engine/errors.js";
+import type { JournalEntry } from "../engine/store.js";
 import type { CommandAnswer, CommandRefusal } from "./command-wire.js";
 
 export interface LocalCommandPort<Command, Event> {
@@ -17,6 +20,12 @@ export interface LocalCommandPort<Command, Event> {
    */
   serves(leader: { readonly url: string; readonly epoch: bigint }): boolean;
   submit(command: Command, forwardId: string): Promise<CommandAnswer<Event>>;
+  /**
+   * Calls `listener` with each batch this node's engine commits while it leads, in order, right
+   * after the commit and before any submitter is answered (the engine's onCommitted). The entries
+   * are the engine's own objects: a listener that keeps them keeps copies. Returns an unsubscribe.
+   */
+  onCommitted(listener: (entries: readonly JournalEntry<Command, Event>[]) => void): () => void;
 }
 
 /** How the engine's failures are told to the forwarding side (the same as over HTTP). */

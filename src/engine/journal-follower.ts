@@ -108,27 +108,44 @@ export class JournalFollower<State, Command, Event> {
   }
 
   /**
+   * Folds in entries handed over in-process by the engine that committed them (an all-in-one
+   * node's own leader), so the copy follows without reading them back from the store. They must be
+   * the follower's own: copies, never objects the engine keeps (evolve may keep an event's arrays
+   * in the state it changes in place). Returns false, folding nothing, when they do not directly
+   * follow the position or a read is running: the store's journal is then the one source, and the
+   * caller asks for a catch-up (entries the copy already holds return true).
+   */
+  foldCommitted(entries: readonly JournalEntry<Command, Event>[]): boolean {
+    if (entries.length === 0 || entries.at(-1)!.sequence <= this.#position.sequence) return true;
+    if (this.#running !== undefined || entries[0]!.sequence !== this.#position.sequence + 1n) return false;
+    this.#fold(entries);
+    return true;
+  }
+
+  /**
    * Entry by entry, moving the position after each, so a read that fails half-way (a lost
    * connection) leaves state and position agreeing and the next pass goes on from there.
    * (recovery.ts's replayJournal checks only at the end, which suits a start but not a follower.)
    */
   async #foldNewEntries(): Promise<void> {
-    for await (const batch of this.#store.readJournal(this.#position.sequence)) {
-      for (const entry of batch) {
-        const { sequence, nowMs } = this.#position;
-        if (entry.sequence !== sequence + 1n) {
-          throw new JournalCorruptionError(
-            `Journal gap: expected sequence ${sequence + 1n}, found ${entry.sequence}`,
-          );
-        }
-        if (entry.nowMs < nowMs) {
-          throw new JournalCorruptionError(`Journal time goes backwards at sequence ${entry.sequence}`);
-        }
-        let state = this.#position.state;
-        for (const event of entry.events) state = this.#decider.evolve(state, event);
-        this.#position = { ...this.#position, state, sequence: entry.sequence, nowMs: entry.nowMs };
+    for await (const batch of this.#store.readJournal(this.#position.sequence)) this.#fold(batch);
+  }
+
+  #fold(batch: readonly JournalEntry<Command, Event>[]): void {
+    for (const entry of batch) {
+      const { sequence, nowMs } = this.#position;
+      if (entry.sequence !== sequence + 1n) {
+        throw new JournalCorruptionError(
+          `Journal gap: expected sequence ${sequence + 1n}, found ${entry.sequence}`,
+        );
       }
-      if (batch.length > 0) this.#onFolded?.(batch);
+      if (entry.nowMs < nowMs) {
+        throw new JournalCorruptionError(`Journal time goes backwards at sequence ${entry.sequence}`);
+      }
+      let state = this.#position.state;
+      for (const event of entry.events) state = this.#decider.evolve(state, event);
+      this.#position = { ...this.#position, state, sequence: entry.sequence, nowMs: entry.nowMs };
     }
+    if (batch.length > 0) this.#onFolded?.(batch);
   }
 }

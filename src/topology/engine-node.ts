@@ -24,6 +24,7 @@ import { Engine, type EngineLimits, type EngineObserver, type SubmitResult } fro
 import type { EngineFatalError } from "../engine/errors.js";
 import { JournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
+import type { JournalEntry } from "../engine/store.js";
 import { exchangeSnapshotWorker, schedulerIntervalMs } from "../exchange/exchange-host.js";
 import { type JournalArchiver, startJournalArchiver } from "../exchange/journal-archiver.js";
 import type { PostgresClient, PostgresPool } from "../store/postgres/database.js";
@@ -122,6 +123,10 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         readonly accepting: () => boolean;
       }
     | undefined;
+  // Who hears of this node's commits while it leads (localCommands.onCommitted).
+  const committedListeners = new Set<
+    (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => void
+  >();
   // The id each forwarded command arrived with, by the command object the engine journals.
   const forwardIds = new WeakMap<ExchangeCommand, string>();
   try {
@@ -187,6 +192,9 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       onError: (error, context) => logger.error({ err: error, context }, "exchange engine problem"),
     });
     const running = engine;
+    running.onCommitted((entries) => {
+      for (const listener of committedListeners) listener(entries);
+    });
     scheduler = startScheduler({
       engine: running,
       due: dueScheduledCommands,
@@ -245,6 +253,10 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         });
       }
       return answerOf(localLeader.submit, command, forwardId);
+    },
+    onCommitted(listener) {
+      committedListeners.add(listener);
+      return () => committedListeners.delete(listener);
     },
   };
 

@@ -56,6 +56,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
   let cluster: PostgresCluster;
   let url: string;
+  let enginePool: PostgresPool;
   const pools: PostgresPool[] = [];
   let leadership: Leadership;
   let engineCatalog: PostgresMarketCatalog;
@@ -71,7 +72,7 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
   before(async () => {
     cluster = await startPostgresCluster();
     url = await cluster.createDatabase("catalog_nodes");
-    const enginePool = pool(engineApplicationName("engine-1"));
+    enginePool = pool(engineApplicationName("engine-1"));
     await applyPostgresExchangeMigrations(enginePool);
     leadership = await acquireLeadership(enginePool, { url, nodeId: "engine-1" });
     engineCatalog = await openPostgresMarketCatalog(enginePool);
@@ -181,5 +182,61 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
       Math.abs(2 ** (stats.heat! - (nowMs - Date.UTC(2026, 0, 1)) / 86_400_000) - expected) < 1e-6,
       String(stats.heat),
     );
+  });
+
+  it("heats a market in the batch's one statement, adding clicks flushed meanwhile by another node", async () => {
+    const market = await createOpenMarket("Heated in one statement");
+    const outcome = market.outcomes[0]!;
+    for (const userId of [3, 4]) {
+      assert.ok(
+        (await engine.submit({ type: "Deposit", userId, amount: 1_000n * unit, txHash: `0xh${userId}` })).ok,
+      );
+    }
+    // Each round mints one pair (1 USDT of volume) in a batch of its own.
+    const mintOnePair = async () => {
+      for (const [userId, optionId] of [
+        [3, outcome.options[0]!.optionId],
+        [4, outcome.options[1]!.optionId],
+      ] as const) {
+        const placed = await engine.submit(
+          limitOrderCommand({
+            userId,
+            marketId: market.marketId,
+            outcomeId: outcome.outcomeId,
+            optionId,
+            side: "BUY",
+            limitPrice: 50_000_000n,
+            shares: unit,
+          }),
+        );
+        assert.ok(placed.ok);
+      }
+    };
+    const oneStatements: string[] = [];
+    const query = enginePool.query.bind(enginePool) as (...args: unknown[]) => unknown;
+    (enginePool as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const text = (args[0] as { text?: unknown }).text;
+      if (typeof text === "string" && text.includes("catalog_heated")) oneStatements.push(text);
+      return query(...args);
+    };
+    try {
+      await mintOnePair(); // the first heat of this market: read locked, in a transaction
+      await mintOnePair(); // from the heat written last: one statement
+      await apiCatalog.store.addClicks(new Map([[market.marketId, 5]]), nowMs);
+      await mintOnePair(); // the clicks changed the heat: the statement adds to the row's heat
+      await mintOnePair(); // and goes on from what that wrote
+    } finally {
+      delete (enginePool as unknown as { query?: unknown }).query;
+    }
+    assert.ok(
+      oneStatements.length >= 3,
+      `the heats rode in the batches' one statement (${oneStatements.length})`,
+    );
+    const stats = await apiCatalog.store.stats(market.marketId);
+    assert.equal(stats.clicks, 5);
+    // 5 clicks of 1 USDT each and 4 minted pairs of 1 USDT each.
+    const expected = 5 + 4;
+    const sum = 2 ** (stats.heat! - (nowMs - Date.UTC(2026, 0, 1)) / 86_400_000);
+    assert.ok(Math.abs(sum - expected) < 1e-6, `${sum} ≠ ${expected}`);
   });
 });

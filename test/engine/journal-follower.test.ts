@@ -122,4 +122,49 @@ describe("journal follower", () => {
     assert.equal(await follower.catchUp(), end);
     assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
   });
+
+  it("folds batches its own engine hands over without reading them, and only those that follow on", async () => {
+    const store = memoryStore();
+    const { engine } = await openAccountsEngine(store);
+    let reads = 0;
+    const counted: AccountsStore = {
+      ...flakyReads(store),
+      readJournal(after: bigint) {
+        reads += 1;
+        return store.readJournal(after);
+      },
+    };
+    const folded: bigint[] = [];
+    const follower = await JournalFollower.start({
+      decider: accountsDecider,
+      codec: accountsCodec,
+      store: counted,
+      onFolded: (entries) => folded.push(...entries.map((entry) => entry.sequence)),
+    });
+    const handedOver: boolean[] = [];
+    engine.onCommitted((entries) => handedOver.push(follower.foldCommitted(structuredClone(entries))));
+    reads = 0;
+    for (const command of scriptedCommands(40)) await engine.submit(command);
+    assert.equal(reads, 0, "nothing read back");
+    assert.ok(handedOver.length > 0 && handedOver.every(Boolean));
+    assert.equal(follower.sequence, engine.committedSequence);
+    assert.deepEqual(folded, Array.from({ length: folded.length }, (_, i) => BigInt(i + 1)));
+    assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
+
+    // Entries it already holds are nothing new; entries past a gap are refused and change nothing.
+    const last = engine.committedSequence;
+    const entries: JournalEntry<AccountCommand, AccountEvent>[] = [];
+    for await (const batch of store.readJournal(0n)) entries.push(...batch);
+    assert.equal(follower.foldCommitted(entries.slice(-3)), true);
+    const ahead = entries.slice(-2).map((entry) => ({ ...entry, sequence: entry.sequence + 5n }));
+    assert.equal(follower.foldCommitted(ahead), false);
+    assert.equal(follower.sequence, last);
+
+    // While a read runs, the read is the one source: a hand-over is refused.
+    const running = follower.catchUp();
+    const next = { ...entries.at(-1)!, sequence: last + 1n };
+    assert.equal(follower.foldCommitted([next]), false);
+    await running;
+    assert.equal(follower.sequence, last);
+  });
 });

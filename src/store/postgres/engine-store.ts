@@ -1,6 +1,7 @@
 // The engine's journal and snapshots on PostgreSQL. A batch (journal rows and every projector's
-// read-model writes) is one transaction on one pooled connection, committed with
-// synchronous_commit=on before the Promise resolves, so the engine acknowledges only what is durable
+// read-model writes) is one transaction, committed with synchronous_commit=on before the Promise
+// resolves: the common batch as ONE statement (batch-statement.ts), any other as BEGIN, the append,
+// each projector's statements, COMMIT on one pooled connection, so the engine acknowledges only what is durable
 // (and, with synchronous replication configured on the server, replicated). Every row carries the
 // writer's fencing epoch and the database refuses a stale one (engine-schema.ts): a store opened
 // with an epoch that has since been superseded cannot write a single row.
@@ -16,6 +17,13 @@ import type {
   Projector,
   StateSnapshot,
 } from "../../engine/store.js";
+import {
+  type BatchStatementWriter,
+  joinParts,
+  type StatementPart,
+  statementOf,
+  writerOfAll,
+} from "./batch-statement.js";
 import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 import { engineMigrations, fencedSqlState, outOfOrderSqlState } from "./engine-schema.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -74,24 +82,28 @@ interface SnapshotRow {
   hash: string;
 }
 
-// Named statements are prepared once per connection and reused.
-const appendStatement = {
-  name: "predex-engine-append",
-  text: `INSERT INTO engine_journal (sequence, now_ms, command, events, epoch)
-         SELECT sequence, now_ms, command, events, $5
-         FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS batch(sequence, now_ms, command, events)`,
-};
-// The append with the batch's forward ids riding in it (src/store/postgres/forwarded-commands.ts):
-// one round trip instead of two. Both inserts of a data-modifying WITH always run in full.
-const appendWithForwardIdsStatement = {
-  name: "predex-engine-append-forwarded",
-  text: `WITH appended AS (
+// The journal append, as CTEs: on its own (below) or as the first part of a batch's one statement
+// (batch-statement.ts). The forward ids ride in the same statement (src/store/postgres/
+// forwarded-commands.ts): both inserts of a data-modifying WITH always run in full.
+const appendCtes = `journal_appended AS (
            INSERT INTO engine_journal (sequence, now_ms, command, events, epoch)
            SELECT sequence, now_ms, command, events, $5
            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS batch(sequence, now_ms, command, events)
-         )
-         INSERT INTO engine_forwarded_commands (forward_id, sequence, committed_at_ms)
-         SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[])`,
+         )`;
+const forwardIdsCtes = `journal_forwarded AS (
+           INSERT INTO engine_forwarded_commands (forward_id, sequence, committed_at_ms)
+           SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[])
+         )`;
+/** Parameters of the append without forward ids ($1–$5). */
+const appendParametersCount = 5;
+// Named statements are prepared once per connection and reused.
+const appendStatement = {
+  name: "predex-engine-append",
+  text: `WITH ${appendCtes} SELECT 1`,
+};
+const appendWithForwardIdsStatement = {
+  name: "predex-engine-append-forwarded",
+  text: `WITH ${appendCtes}, ${forwardIdsCtes} SELECT 1`,
 };
 const lastSequenceStatement = {
   name: "predex-engine-last-sequence",
@@ -195,6 +207,46 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     entries: readonly JournalEntry<Command, Event>[],
     projectors: readonly PostgresProjector<Command, Event>[],
   ): Promise<void> {
+    const append = this.#appendPart(entries, projectors);
+    const writer = writerOfAll<Command, Event>(projectors);
+    try {
+      if (writer?.writesInOneStatement(entries) === true) {
+        await this.#commitInOneStatement(append, writer, entries);
+        return;
+      }
+      await inTransaction(this.pool, async (client) => {
+        await client.query({
+          ...(append.values.length === appendParametersCount
+            ? appendStatement
+            : appendWithForwardIdsStatement),
+          values: [...append.values],
+        });
+        for (const projector of projectors) await projector(client, entries);
+      });
+    } catch (error) {
+      throw translateWriteError(error);
+    }
+  }
+
+  /** The common batch: the append and every projector's writes as one statement (batch-statement.ts). */
+  async #commitInOneStatement(
+    append: StatementPart,
+    writer: BatchStatementWriter<Command, Event>,
+    entries: readonly JournalEntry<Command, Event>[],
+  ): Promise<void> {
+    const projected = await writer.prepare(this.pool, entries);
+    const statement = statementOf(
+      joinParts(projected.part === undefined ? [append] : [append, projected.part]),
+    );
+    const row = (await this.pool.query(statement)).rows[0] as Record<string, unknown>;
+    projected.committed((projected.part?.selects ?? []).map((_, index) => row[`s${index}`]));
+  }
+
+  /** The journal rows (and the forward ids of forwarded commands) as the append's CTEs. */
+  #appendPart(
+    entries: readonly JournalEntry<Command, Event>[],
+    projectors: readonly PostgresProjector<Command, Event>[],
+  ): StatementPart {
     const epoch = this.#writerEpoch();
     const sequences: bigint[] = [];
     const nowMs: number[] = [];
@@ -219,30 +271,13 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
         forwardNowMs.push(entry.nowMs);
       }
     }
-    try {
-      await inTransaction(this.pool, async (client) => {
-        await client.query(
-          forwardIds.length === 0
-            ? { ...appendStatement, values: [sequences, nowMs, commands, events, epoch] }
-            : {
-                ...appendWithForwardIdsStatement,
-                values: [
-                  sequences,
-                  nowMs,
-                  commands,
-                  events,
-                  epoch,
-                  forwardIds,
-                  forwardSequences,
-                  forwardNowMs,
-                ],
-              },
-        );
-        for (const projector of projectors) await projector(client, entries);
-      });
-    } catch (error) {
-      throw translateWriteError(error);
+    if (forwardIds.length === 0) {
+      return { ctes: appendCtes, values: [sequences, nowMs, commands, events, epoch] };
     }
+    return {
+      ctes: `${appendCtes}, ${forwardIdsCtes}`,
+      values: [sequences, nowMs, commands, events, epoch, forwardIds, forwardSequences, forwardNowMs],
+    };
   }
 
   async loadLatestSnapshot(): Promise<StateSnapshot | undefined> {

@@ -33,7 +33,14 @@ import { newPosition, type Position, recordBuy, recordSell } from "../../core/wa
 import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import type { LedgerEntryType, TradeRole } from "../exchange-read-models.js";
-import type { PostgresClient } from "./database.js";
+import {
+  type BatchStatementWriter,
+  joinParts,
+  type OneStatementRider,
+  type StatementPart,
+  statementOf,
+} from "./batch-statement.js";
+import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { type CommissionAccrual, type CommissionFees, commissionAccrualSql } from "./merchant-commissions.js";
 
@@ -78,10 +85,19 @@ const prefetchStatement = {
          ) o`,
 };
 
-/** Every buffered table in one statement; the parameters' order is flushColumns'. */
-const flushStatement = {
-  name: "predex-exchange-flush",
-  text: `WITH new_orders AS (
+/**
+ * Every buffered table in one statement's CTEs (the parameters' order is flush's): on their own in
+ * a batch's transaction, or a part of the batch's one statement (batch-statement.ts).
+ *
+ * Never a named statement: planned on every execution with the batch's own arrays and the tables'
+ * sizes as they are now. A named statement's generic plan is made once per connection, at its sixth
+ * run, and kept: on a fresh database that is when exchange_orders holds a few hundred rows, and the
+ * plan then joins the order changes by scanning the whole table (a hash join over a sequential scan),
+ * a cost that grows with every order ever placed (3.8 ms a batch at 26,000 orders in bench:orders)
+ * until an ANALYZE replans it. A custom plan probes the primary key per changed order at any size;
+ * planning costs about 0.5 ms a batch (pg_stat_statements, track_planning).
+ */
+const flushCtes = `new_orders AS (
       INSERT INTO exchange_orders (order_id, user_id, market_id, outcome_id, option_id, side, order_type,
         time_in_force, limit_price, shares, amount, filled_shares, filled_amount, fee_paid, status,
         client_order_id, expires_at_ms, created_at_ms, updated_at_ms)
@@ -134,24 +150,13 @@ const flushStatement = {
       UPDATE markets m SET volume = m.volume + t.volume, fee_income = m.fee_income + t.fees
       FROM unnest($69::bigint[], $70::bigint[], $71::bigint[]) AS t(market_id, volume, fees)
       WHERE m.market_id = t.market_id
-    )
-    SELECT 1`,
-};
+    )`;
 
-/** The flush statement's parameters ($1–$71). */
+/** The flush's parameters ($1–$71). */
 const flushColumnsCount = 71;
 
-/** The flush with the batch's commission accrual as one more part (parameters 72–74). */
-const flushWithCommissionsText = flushStatement.text.replace(
-  /\)\s*SELECT 1$/,
-  `), commissions AS (\n${commissionAccrualSql(flushColumnsCount + 1)}\n    )\n    SELECT 1`,
-);
-if (flushWithCommissionsText === flushStatement.text)
-  throw new Error("the flush statement no longer ends in SELECT 1");
-const flushWithCommissionsStatement = {
-  name: "predex-exchange-flush-commissions",
-  text: flushWithCommissionsText,
-};
+/** The batch's commission accrual as one more CTE of the flush (parameters 72–74). */
+const commissionsCte = `commissions AS (\n${commissionAccrualSql(flushColumnsCount + 1)}\n    )`;
 
 const statements = {
   insertMarket: {
@@ -353,7 +358,8 @@ export const projectedStateEntriesMax = 2_000_000;
 
 /** One batch's projection: the state it read, what it has changed, and the rows it will write. */
 class ExchangeBatch {
-  readonly #client: PostgresClient;
+  /** The batch's transaction, or (preparing a part of the batch's one statement) the pool, for reads. */
+  readonly #client: PostgresClient | PostgresPool;
   readonly #optionIds: Map<number, readonly [number, number]>;
   readonly #balances: Map<number, BalanceSum>;
   readonly #dirtyBalances = new Set<number>();
@@ -371,7 +377,7 @@ class ExchangeBatch {
   #marketTotals = new Map<number, { volume: bigint; fees: bigint }>();
 
   constructor(
-    client: PostgresClient,
+    client: PostgresClient | PostgresPool,
     optionIds: Map<number, readonly [number, number]>,
     state: ProjectedState,
   ) {
@@ -644,6 +650,15 @@ class ExchangeBatch {
 
   /** Writes everything buffered so far in one statement; the running balances and positions stay. */
   async flush(commissionFees?: CommissionFees): Promise<void> {
+    const part = this.takeFlushPart(commissionFees);
+    if (part !== undefined) await this.#client.query(statementOf(joinParts([part])));
+  }
+
+  /**
+   * Everything buffered so far as the CTEs of one statement (undefined when there is nothing to
+   * write), and the buffers emptied; the running balances and positions stay.
+   */
+  takeFlushPart(commissionFees?: CommissionFees): StatementPart | undefined {
     const orders = new Columns(19);
     for (const order of this.#newOrders.values()) orders.push(...order.values);
     const changes = new Columns(6);
@@ -682,23 +697,24 @@ class ExchangeBatch {
       this.#pricePoints.length +
       this.#deposits.length +
       totals.length;
-    if (written > 0 || commissionFees !== undefined) {
-      await this.#client.query({
-        ...(commissionFees === undefined ? flushStatement : flushWithCommissionsStatement),
-        values: [
-          ...orders.arrays,
-          ...changes.arrays,
-          ...this.#trades.arrays,
-          ...this.#ledger.arrays,
-          ...balances.arrays,
-          ...positions.arrays,
-          ...this.#pricePoints.arrays,
-          ...this.#deposits.arrays,
-          ...totals.arrays,
-          ...(commissionFees ?? []),
-        ],
-      });
-    }
+    const part =
+      written === 0 && commissionFees === undefined
+        ? undefined
+        : {
+            ctes: commissionFees === undefined ? flushCtes : `${flushCtes}, ${commissionsCte}`,
+            values: [
+              ...orders.arrays,
+              ...changes.arrays,
+              ...this.#trades.arrays,
+              ...this.#ledger.arrays,
+              ...balances.arrays,
+              ...positions.arrays,
+              ...this.#pricePoints.arrays,
+              ...this.#deposits.arrays,
+              ...totals.arrays,
+              ...(commissionFees ?? []),
+            ],
+          };
     this.#newOrders = new Map();
     this.#orderChanges = new Map();
     this.#trades = new Columns(13);
@@ -708,6 +724,7 @@ class ExchangeBatch {
     this.#marketTotals = new Map();
     this.#dirtyBalances.clear();
     this.#dirtyPositions.clear();
+    return part;
   }
 }
 
@@ -720,13 +737,13 @@ class ExchangeBatch {
  */
 export function createPostgresExchangeProjector(
   options: { readonly commissions?: CommissionAccrual } = {},
-): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+): PostgresProjector<ExchangeCommand, ExchangeEvent> & OneStatementRider<ExchangeCommand, ExchangeEvent> {
   // Options never change once created, so the Yes/No ids of an outcome are safe to keep in memory.
   const optionIds = new Map<number, readonly [number, number]>();
   const state = new ProjectedState();
 
-  return async (client, entries) => {
-    if (entries.length === 0) return;
+  /** A batch over the kept state, or over none when this batch does not follow the last one projected. */
+  const startBatch = (reader: PostgresClient | PostgresPool, entries: Entries) => {
     // The kept balances and positions are what the table holds only if this batch directly follows
     // the last one projected to its end (and that one committed: the engine stops on a failed
     // commit, and a retry or another leader's batches show as a sequence that does not follow).
@@ -735,7 +752,12 @@ export function createPostgresExchangeProjector(
     const large = state.balances.size + state.positions.size > projectedStateEntriesMax;
     if (!follows || large) state.clear();
     state.lastSequence = undefined;
-    const batch = new ExchangeBatch(client, optionIds, state);
+    return new ExchangeBatch(reader, optionIds, state);
+  };
+
+  const projector = async (client: PostgresClient, entries: Entries) => {
+    if (entries.length === 0) return;
+    const batch = startBatch(client, entries);
     await batch.prefetch(entries);
     for (const entry of entries) {
       for (const event of entry.events) await project(client, batch, event, optionIds);
@@ -743,6 +765,55 @@ export function createPostgresExchangeProjector(
     await batch.flush(await options.commissions?.feesOf(client, entries));
     state.lastSequence = entries.at(-1)!.sequence;
   };
+
+  const oneStatement: BatchStatementWriter<ExchangeCommand, ExchangeEvent> = {
+    writesInOneStatement: (entries) => entries.every((entry) => entry.events.every(isBuffered)),
+    async prepare(reader, entries) {
+      if (entries.length === 0) return { part: undefined, committed: () => {} };
+      const batch = startBatch(reader, entries);
+      await batch.prefetch(entries);
+      for (const entry of entries) {
+        for (const event of entry.events) {
+          if (!isBuffered(event))
+            throw new Error(`read models: ${event.type} is not written in one statement`);
+          await projectBuffered(batch, event);
+        }
+      }
+      const part = batch.takeFlushPart(await options.commissions?.feesOf(reader, entries));
+      const last = entries.at(-1)!.sequence;
+      return {
+        part,
+        committed: () => {
+          state.lastSequence = last;
+        },
+      };
+    },
+  };
+  return Object.assign(projector, { oneStatement });
+}
+
+/**
+ * The events whose rows a batch only buffers (written by the flush): a batch of nothing else can be
+ * a part of the batch's one statement. The others write with statements of their own as they come.
+ */
+const bufferedEvents = [
+  "DepositCredited",
+  "OrderPlaced",
+  "OrderRepeated",
+  "TradeExecuted",
+  "OrderCancelled",
+  "OrderExpired",
+  "AmmPoolFunded",
+  "PoolTradeExecuted",
+] as const satisfies readonly ExchangeEvent["type"][];
+const bufferedEventTypes: ReadonlySet<string> = new Set(bufferedEvents);
+
+/** The events a batch only buffers (written by its flush), and those that write as they come. */
+type BufferedEvent = Extract<ExchangeEvent, { type: (typeof bufferedEvents)[number] }>;
+type WritingEvent = Exclude<ExchangeEvent, BufferedEvent>;
+
+function isBuffered(event: ExchangeEvent): event is BufferedEvent {
+  return bufferedEventTypes.has(event.type);
 }
 
 async function project(
@@ -751,16 +822,13 @@ async function project(
   event: ExchangeEvent,
   optionIds: Map<number, readonly [number, number]>,
 ): Promise<void> {
+  if (isBuffered(event)) await projectBuffered(batch, event);
+  else await projectWriting(client, batch, event, optionIds);
+}
+
+/** Projects an event into the batch's buffers and running balances: it reads, never writes. */
+async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Promise<void> {
   switch (event.type) {
-    case "MarketCreated":
-      await onMarketCreated(client, event, optionIds);
-      break;
-    case "MarketOpened":
-      await client.query({ ...statements.openMarket, values: [event.atMs, event.marketId] });
-      break;
-    case "MarketClosed":
-      await client.query({ ...statements.closeMarket, values: [event.atMs, event.marketId] });
-      break;
     case "DepositCredited":
       await batch.ledger(event.userId, "DEPOSIT", event.amount, 0n, event.txHash, event.atMs);
       batch.insertDeposit(event.txHash, event.userId, event.amount, event.atMs);
@@ -777,6 +845,36 @@ async function project(
     case "OrderExpired":
       await onOrderReleased(batch, event);
       break;
+    case "AmmPoolFunded":
+      // Platform money into the outcome's collateral: no user's balance moves.
+      break;
+    case "PoolTradeExecuted":
+      await onPoolTrade(batch, event);
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`read models: unknown event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Projects an event that writes with statements of its own, inside the batch's transaction. */
+async function projectWriting(
+  client: PostgresClient,
+  batch: ExchangeBatch,
+  event: WritingEvent,
+  optionIds: Map<number, readonly [number, number]>,
+): Promise<void> {
+  switch (event.type) {
+    case "MarketCreated":
+      await onMarketCreated(client, event, optionIds);
+      break;
+    case "MarketOpened":
+      await client.query({ ...statements.openMarket, values: [event.atMs, event.marketId] });
+      break;
+    case "MarketClosed":
+      await client.query({ ...statements.closeMarket, values: [event.atMs, event.marketId] });
+      break;
     case "MarketResolved":
     case "ResolutionChallenged":
     case "ChallengeBondReturned":
@@ -791,12 +889,6 @@ async function project(
     case "WithdrawalReleased":
     case "WithdrawalCompleted":
       await onWithdrawal(client, batch, event);
-      break;
-    case "AmmPoolFunded":
-      // Platform money into the outcome's collateral: no user's balance moves.
-      break;
-    case "PoolTradeExecuted":
-      await onPoolTrade(batch, event);
       break;
     case "PoolSettled":
       await onPoolSettled(client, batch, event);

@@ -7,6 +7,7 @@
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
+import { writerOfAll } from "./batch-statement.js";
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { createPostgresExchangeProjector } from "./exchange-projector.js";
@@ -21,6 +22,7 @@ import {
 } from "./merchant-commissions.js";
 
 export type ExchangeProjector = PostgresProjector<ExchangeCommand, ExchangeEvent>;
+type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 
 export interface PostgresExchangeProjectorsOptions {
   /** More read models projected in the same commits, after the exchange's own (e.g. the catalogue's). */
@@ -67,9 +69,12 @@ export function cutAfterEachSettlement<Entry extends JournalEntry<ExchangeComman
 }
 
 function projectUpToEachSettlement(projectors: readonly ExchangeProjector[]): ExchangeProjector {
-  return async (client: PostgresClient, entries) => {
+  const projector = async (client: PostgresClient, entries: Entries) => {
     for (const run of cutAfterEachSettlement(entries)) {
       for (const projector of projectors) await projector(client, run);
     }
   };
+  // A batch the notifications take in one statement settles nothing, so it is one run.
+  const oneStatement = writerOfAll<ExchangeCommand, ExchangeEvent>(projectors);
+  return oneStatement === undefined ? projector : Object.assign(projector, { oneStatement });
 }

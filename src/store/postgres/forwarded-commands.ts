@@ -13,6 +13,7 @@
 // batches.
 
 import type { JournalEntry } from "../../engine/store.js";
+import type { BatchStatementWriter, OneStatementRider } from "./batch-statement.js";
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { ForwardIdsInAppend, PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -54,17 +55,32 @@ export const findForwardedStatement = {
 export async function createForwardedCommandsProjector<Command, Event>(
   pool: PostgresPool,
   forwardIdOf: (command: Command) => string | undefined,
-): Promise<PostgresProjector<Command, Event> & ForwardIdsInAppend<Command>> {
+): Promise<
+  PostgresProjector<Command, Event> & ForwardIdsInAppend<Command> & OneStatementRider<Command, Event>
+> {
   await applyForwardedCommandsMigrations(pool);
   let batches = 0;
-  const projector = async (client: PostgresClient, entries: readonly JournalEntry<Command, Event>[]) => {
+  /** The prune's cutoff when this batch is one that prunes (every pruneEveryBatches-th). */
+  const pruneCutoffMs = (entries: readonly JournalEntry<Command, Event>[]) => {
     batches += 1;
-    if (batches % pruneEveryBatches === 0 && entries.length > 0) {
-      await client.query({
-        ...pruneStatement,
-        values: [entries.at(-1)!.nowMs - forwardedCommandsKeptMs, pruneRowsMax],
-      });
-    }
+    return batches % pruneEveryBatches === 0 && entries.length > 0
+      ? entries.at(-1)!.nowMs - forwardedCommandsKeptMs
+      : undefined;
   };
-  return Object.assign(projector, { forwardIdInAppendOf: forwardIdOf });
+  const projector = async (client: PostgresClient, entries: readonly JournalEntry<Command, Event>[]) => {
+    const cutoffMs = pruneCutoffMs(entries);
+    if (cutoffMs !== undefined) await client.query({ ...pruneStatement, values: [cutoffMs, pruneRowsMax] });
+  };
+  const oneStatement: BatchStatementWriter<Command, Event> = {
+    writesInOneStatement: () => true,
+    async prepare(_reader, entries) {
+      const cutoffMs = pruneCutoffMs(entries);
+      const part =
+        cutoffMs === undefined
+          ? undefined
+          : { ctes: `forwarded_pruned AS (${pruneStatement.text})`, values: [cutoffMs, pruneRowsMax] };
+      return { part, committed: () => {} };
+    },
+  };
+  return Object.assign(projector, { forwardIdInAppendOf: forwardIdOf, oneStatement });
 }

@@ -7,6 +7,7 @@ import type { ExchangeEvent } from "../../core/events.js";
 import { atomsToNumber } from "../../core/money.js";
 import type { NotificationReadModel, NotificationRecord, NotificationType } from "../legacy-notifications.js";
 import { pageWindow } from "../page-window.js";
+import type { BatchStatementWriter, OneStatementRider } from "./batch-statement.js";
 import type { PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -67,8 +68,9 @@ const statements = {
 export function createPostgresLegacyNotificationProjector(): PostgresProjector<
   ExchangeCommand,
   ExchangeEvent
-> {
-  return async (client, entries) => {
+> &
+  OneStatementRider<ExchangeCommand, ExchangeEvent> {
+  const projector: PostgresProjector<ExchangeCommand, ExchangeEvent> = async (client, entries) => {
     for (const entry of entries) {
       for (const event of entry.events) {
         if (event.type !== "MarketSettled" && event.type !== "MarketVoided") continue;
@@ -122,6 +124,15 @@ export function createPostgresLegacyNotificationProjector(): PostgresProjector<
       }
     }
   };
+  // Only a settlement or a void writes notifications: any other batch writes nothing here.
+  const oneStatement: BatchStatementWriter<ExchangeCommand, ExchangeEvent> = {
+    writesInOneStatement: (entries) =>
+      entries.every((entry) =>
+        entry.events.every((event) => event.type !== "MarketSettled" && event.type !== "MarketVoided"),
+      ),
+    prepare: async () => ({ part: undefined, committed: () => {} }),
+  };
+  return Object.assign(projector, { oneStatement });
 }
 
 interface ListRow {

@@ -38,6 +38,7 @@ import { addHeat, hotScoreUsdtPerClick } from "../hot-score.js";
 import type { HolderRow, MarketCatalogStore, MarketSearchQuery, MarketStats } from "../market-catalog.js";
 import { catalogDetailsOf, creatorNameOf } from "../market-details.js";
 import { pageWindow } from "../page-window.js";
+import type { BatchStatementWriter, StatementPart } from "./batch-statement.js";
 import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -203,10 +204,8 @@ export async function openPostgresMarketCatalog(
   // batch rolled back or clicks flushed meanwhile make it miss, and the heat is then read locked).
   const lastWrittenHeats = new Map<number, number | null>();
 
-  const projector: PostgresProjector<ExchangeCommand, ExchangeEvent> = async (
-    client,
-    entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
-  ) => {
+  /** What a batch changes in the catalogue: markets touched, markets created, heat added per market. */
+  const scan = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     const touched = new Set<number>();
     const created: IndexedMarket[] = [];
     // The batch's heat additions per market, in journal order.
@@ -241,12 +240,23 @@ export async function openPostgresMarketCatalog(
         }
       }
     }
+    return { touched, created, heatAdded };
+  };
+  const fold = (heat: number | null, added: readonly { weight: number; atMs: number }[]) => {
+    let folded = heat;
+    for (const { weight, atMs } of added) folded = addHeat(folded, weight, atMs);
+    return folded;
+  };
+  const forgetHeatsIfMany = () => {
+    if (lastWrittenHeats.size > lastWrittenHeatsMax) lastWrittenHeats.clear();
+  };
+
+  const projector: PostgresProjector<ExchangeCommand, ExchangeEvent> = async (
+    client,
+    entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
+  ) => {
+    const { touched, created, heatAdded } = scan(entries);
     await indexMarkets(client, created);
-    const fold = (heat: number | null, added: readonly { weight: number; atMs: number }[]) => {
-      let folded = heat;
-      for (const { weight, atMs } of added) folded = addHeat(folded, weight, atMs);
-      return folded;
-    };
     // First try: each market's heat from the one this projector last wrote, written only where the
     // row still holds it (a compare-and-set the UPDATE rechecks after any lock wait).
     const guessedIds: number[] = [];
@@ -265,8 +275,9 @@ export async function openPostgresMarketCatalog(
     }
     if (touched.size > 0 || guessedIds.length > 0) {
       // The guessed heats and the notification in one round trip; the notification is delivered at commit.
+      // Unnamed, so planned with this batch's arrays and market_stats as it is now: a generic plan
+      // made while the table was small would scan all of it (exchange-projector.ts, flushStatement).
       const result = await client.query<{ heated: bigint[] }>({
-        name: "predex-catalog-heat-if-unchanged-and-notify",
         text: `WITH heated AS (
                  UPDATE market_stats s SET heat = h.heat
                  FROM unnest($1::bigint[], $2::float8[], $3::float8[]) AS h (market_id, expected, heat)
@@ -313,9 +324,91 @@ export async function openPostgresMarketCatalog(
         for (const [index, marketId] of marketIds.entries()) lastWrittenHeats.set(marketId, heats[index]!);
       }
     }
-    if (lastWrittenHeats.size > lastWrittenHeatsMax) lastWrittenHeats.clear();
+    forgetHeatsIfMany();
     // This process's listeners at once, as on SQLite; every node's (this one's too) at commit.
     if (touched.size > 0) tell(touched);
+  };
+
+  // In a batch's one statement (batch-statement.ts): a batch that creates no market and heats only
+  // markets this projector has written before. Each heat is then the one computed here from the
+  // last written heat, written where the row still holds that (as above); where it does not (clicks
+  // flushed by an API node meanwhile, which the UPDATE rechecks after waiting for their lock), the
+  // batch's heat is added to the row's heat by the statement itself, so nothing needs a second
+  // statement. That sum is the same log-sum as addHeat, in PostgreSQL's floating point.
+  const oneStatement: BatchStatementWriter<ExchangeCommand, ExchangeEvent> = {
+    writesInOneStatement(entries) {
+      const { created, heatAdded } = scan(entries);
+      return (
+        created.length === 0 && [...heatAdded.keys()].every((marketId) => lastWrittenHeats.has(marketId))
+      );
+    },
+    async prepare(_reader, entries) {
+      const { touched, heatAdded } = scan(entries);
+      if (touched.size === 0 && heatAdded.size === 0) return { part: undefined, committed: () => {} };
+      const marketIds: number[] = [];
+      const expectedHeats: (number | null)[] = [];
+      const guessedHeats: (number | null)[] = [];
+      const batchHeats: (number | null)[] = [];
+      for (const [marketId, added] of heatAdded) {
+        const expected = lastWrittenHeats.get(marketId) ?? null;
+        marketIds.push(marketId);
+        expectedHeats.push(expected);
+        guessedHeats.push(fold(expected, added));
+        batchHeats.push(fold(null, added));
+      }
+      const part: StatementPart = {
+        ctes: `catalog_heated AS (
+                 UPDATE market_stats s SET heat = h.heat
+                 FROM unnest($1::bigint[], $2::float8[], $3::float8[]) AS h (market_id, expected, heat)
+                 WHERE s.market_id = h.market_id AND s.heat IS NOT DISTINCT FROM h.expected
+                 RETURNING s.market_id
+               ),
+               catalog_reheated AS (
+                 UPDATE market_stats s SET heat = CASE
+                   WHEN s.heat IS NULL OR r.added IS NULL THEN coalesce(s.heat, r.added)
+                   ELSE greatest(s.heat, r.added)
+                        + ln(1 + power(2::float8, least(s.heat, r.added) - greatest(s.heat, r.added))) / ln(2::float8)
+                 END
+                 FROM unnest($1::bigint[], $4::float8[]) AS r (market_id, added)
+                 WHERE s.market_id = r.market_id
+                   AND r.market_id NOT IN (SELECT market_id FROM catalog_heated)
+                 RETURNING s.market_id, s.heat
+               ),
+               catalog_notified AS (
+                 SELECT count(pg_notify($5, payload)) AS sent FROM unnest($6::text[]) AS payload
+               )`,
+        values: [
+          marketIds,
+          expectedHeats,
+          guessedHeats,
+          batchHeats,
+          marketsChangedChannel,
+          notificationPayloads(touched),
+        ],
+        selects: [
+          "(SELECT coalesce(array_agg(market_id), '{}') FROM catalog_heated)",
+          "(SELECT coalesce(array_agg(market_id ORDER BY market_id), '{}') FROM catalog_reheated)",
+          "(SELECT coalesce(array_agg(heat ORDER BY market_id), '{}') FROM catalog_reheated)",
+          "(SELECT sent FROM catalog_notified)",
+        ],
+      };
+      return {
+        part,
+        committed(selected) {
+          const heated = new Set((selected[0] as bigint[]).map(Number));
+          marketIds.forEach((marketId, index) => {
+            if (heated.has(marketId)) lastWrittenHeats.set(marketId, guessedHeats[index]!);
+          });
+          const reheated = selected[1] as bigint[];
+          const reheats = selected[2] as (number | null)[];
+          for (const [index, marketId] of reheated.entries()) {
+            lastWrittenHeats.set(Number(marketId), reheats[index]!);
+          }
+          forgetHeatsIfMany();
+          if (touched.size > 0) tell(touched);
+        },
+      };
+    },
   };
 
   const listedWhere = (filter: { categoryId?: string | undefined; status?: string | undefined }) => {
@@ -435,7 +528,7 @@ export async function openPostgresMarketCatalog(
 
   return {
     store,
-    projector,
+    projector: Object.assign(projector, { oneStatement }),
     onMarketsChanged(listener) {
       listeners.push(listener);
       listening.start();

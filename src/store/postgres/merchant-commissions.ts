@@ -66,7 +66,7 @@ export type CommissionFees = readonly [userIds: number[], periods: string[], fee
 export interface CommissionAccrual {
   /** The fees these entries accrue, or undefined when nothing does (no fee, or no identity tables). */
   feesOf(
-    client: PostgresClient,
+    client: PostgresClient | PostgresPool,
     entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
   ): Promise<CommissionFees | undefined>;
 }
@@ -79,7 +79,7 @@ export interface CommissionAccrual {
 export function createCommissionAccrual(): CommissionAccrual {
   let identityPresent = false;
   let checkedAtMs = Number.NEGATIVE_INFINITY;
-  const identityTablesExist = async (client: PostgresClient): Promise<boolean> => {
+  const identityTablesExist = async (client: PostgresClient | PostgresPool): Promise<boolean> => {
     if (identityPresent) return true;
     const now = Date.now();
     if (now - checkedAtMs < identityRecheckMs) return false;
