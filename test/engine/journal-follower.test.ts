@@ -148,7 +148,10 @@ describe("journal follower", () => {
     assert.equal(reads, 0, "nothing read back");
     assert.ok(handedOver.length > 0 && handedOver.every(Boolean));
     assert.equal(follower.sequence, engine.committedSequence);
-    assert.deepEqual(folded, Array.from({ length: folded.length }, (_, i) => BigInt(i + 1)));
+    assert.deepEqual(
+      folded,
+      Array.from({ length: folded.length }, (_, i) => BigInt(i + 1)),
+    );
     assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
 
     // Entries it already holds are nothing new; entries past a gap are refused and change nothing.
