@@ -111,14 +111,15 @@ export class JournalFollower<State, Command, Event> {
    * Folds in entries handed over in-process by the engine that committed them (an all-in-one
    * node's own leader), so the copy follows without reading them back from the store. They must be
    * the follower's own: copies, never objects the engine keeps (evolve may keep an event's arrays
-   * in the state it changes in place). Returns false, folding nothing, when they do not directly
-   * follow the position or a read is running: the store's journal is then the one source, and the
-   * caller asks for a catch-up (entries the copy already holds return true).
+   * in the state it changes in place). Hand-overs and reads may interleave: each folds only the
+   * entries the copy does not hold yet. Returns false, folding nothing, when the new entries do not
+   * directly follow the position (the copy is behind): the caller then asks for a catch-up.
    */
   foldCommitted(entries: readonly JournalEntry<Command, Event>[]): boolean {
-    if (entries.length === 0 || entries.at(-1)!.sequence <= this.#position.sequence) return true;
-    if (this.#running !== undefined || entries[0]!.sequence !== this.#position.sequence + 1n) return false;
-    this.#fold(entries);
+    const unfolded = this.#unfolded(entries);
+    if (unfolded.length === 0) return true;
+    if (unfolded[0]!.sequence !== this.#position.sequence + 1n) return false;
+    this.#fold(unfolded);
     return true;
   }
 
@@ -128,7 +129,16 @@ export class JournalFollower<State, Command, Event> {
    * (recovery.ts's replayJournal checks only at the end, which suits a start but not a follower.)
    */
   async #foldNewEntries(): Promise<void> {
-    for await (const batch of this.#store.readJournal(this.#position.sequence)) this.#fold(batch);
+    for await (const batch of this.#store.readJournal(this.#position.sequence)) {
+      // A hand-over (foldCommitted) may have folded some of this page while it was being read.
+      this.#fold(this.#unfolded(batch));
+    }
+  }
+
+  /** The entries after the position (a batch is in sequence order). */
+  #unfolded(batch: readonly JournalEntry<Command, Event>[]): readonly JournalEntry<Command, Event>[] {
+    const first = batch.findIndex((entry) => entry.sequence > this.#position.sequence);
+    return first === -1 ? [] : first === 0 ? batch : batch.slice(first);
   }
 
   #fold(batch: readonly JournalEntry<Command, Event>[]): void {
