@@ -254,9 +254,16 @@ async function measurePostgresAgainstSqlite(): Promise<void> {
           const results: Record<"sqlite" | "postgres", PhaseResult[]> = { sqlite: [], postgres: [] };
           const pairs = Number(process.env.BENCH_PHASE_PAIRS ?? storePhasesPerServer);
           const pairRatios: number[] = [];
+          let postgresCpuMicros: number | undefined = 0;
           for (let pair = 0; pair < pairs; pair += 1) {
             const onSqlite = await measureServer(sqlite, phaseMs);
+            const cpuBefore = database.cpuMicros();
             const onPostgres = await measureServer(postgres, phaseMs);
+            const cpuAfter = database.cpuMicros();
+            postgresCpuMicros =
+              postgresCpuMicros === undefined || cpuBefore === undefined || cpuAfter === undefined
+                ? undefined
+                : postgresCpuMicros + (cpuAfter - cpuBefore);
             results.sqlite.push(onSqlite);
             results.postgres.push(onPostgres);
             pairRatios.push(
@@ -268,9 +275,12 @@ async function measurePostgresAgainstSqlite(): Promise<void> {
           const baseline = summarizePhases(results.sqlite);
           if (measured.failures + baseline.failures > 0)
             throw new Error("some requests did not answer 200 / code 0");
+          const postgresRequests = results.postgres.reduce((sum, phase) => sum + phase.requests, 0);
+          const postgresCpuUsPerOrder =
+            postgresCpuMicros === undefined ? undefined : postgresCpuMicros / postgresRequests;
           process.stderr.write(
             `SQLite:     ${baseline.perSecond.toFixed(0)} orders/s (p50 ${baseline.p50Ms.toFixed(2)} ms, p99 ${baseline.p99Ms.toFixed(2)} ms, ${baseline.cpuUsPerRequest.toFixed(1)} us server CPU/order)\n` +
-              `PostgreSQL: ${measured.perSecond.toFixed(0)} orders/s (p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${measured.cpuUsPerRequest.toFixed(1)} us server CPU/order, PostgreSQL's own CPU not included)\n`,
+              `PostgreSQL: ${measured.perSecond.toFixed(0)} orders/s (p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${measured.cpuUsPerRequest.toFixed(1)} us server CPU/order, ${postgresCpuUsPerOrder === undefined ? "PostgreSQL's own CPU not measured" : `${postgresCpuUsPerOrder.toFixed(1)} us PostgreSQL CPU/order`})\n`,
           );
           console.log(
             JSON.stringify({
@@ -293,6 +303,9 @@ async function measurePostgresAgainstSqlite(): Promise<void> {
                 pairRatios.sort((a, b) => a - b)[Math.floor(pairRatios.length / 2)]!,
                 3,
               ),
+              ...(postgresCpuUsPerOrder === undefined
+                ? {}
+                : { postgres_cpu_us_per_order: round(postgresCpuUsPerOrder, 1) }),
               durable_cluster: database.throwaway,
             }),
           );
