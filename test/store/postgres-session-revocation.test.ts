@@ -168,6 +168,29 @@ if (skipReason !== undefined) {
       }
     });
 
+    it("starts while its listening connection cannot be opened, keeping nothing until it listens", async () => {
+      const { url, poolA, poolB, user, createSession, keptOn } = await database();
+      const role = "predex_revocation_late_listener";
+      await poolA.query(`CREATE ROLE ${role} NOLOGIN`);
+      const listenUrl = new URL(url);
+      listenUrl.username = role;
+      const listenErrors: unknown[] = [];
+      const nodeB = await openNode(poolB, {
+        listenConnection: { ...poolB.options, connectionString: listenUrl.href },
+        onListenError: (error) => listenErrors.push(error),
+      });
+      assert.equal(nodeB.listening, false);
+      assert.ok(listenErrors.length >= 1, "the failed first attempt is reported");
+      await createSession(nodeB.identity, "t", user.userId, 1);
+      await nodeB.identity.findSession("t");
+      assert.equal(await keptOn(nodeB.identity, "t"), false, "not listening: nothing kept");
+
+      await poolA.query(`ALTER ROLE ${role} LOGIN`);
+      await until(() => nodeB.listening, "B listens once it can");
+      await nodeB.identity.findSession("t");
+      assert.ok(await keptOn(nodeB.identity, "t"), "listening: kept");
+    });
+
     it("keeps nothing while its listening connection is down, and keeps and hears again once it is back", async () => {
       const { url, poolA, poolB, user, otherUser, createSession, keptOn } = await database();
       // B listens as a role of its own, so the test can keep B from reconnecting while the pools work.

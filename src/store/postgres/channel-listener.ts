@@ -46,6 +46,8 @@ export async function listenOnChannel(options: ChannelListenerOptions): Promise<
   const reconnectDelayMs = options.reconnectDelayMs ?? defaultListenReconnectDelayMs;
   let closed = false;
   let client: pg.Client | undefined;
+  // The connection being opened, so that closing need not wait for a connect that hangs.
+  let opening: pg.Client | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
   let connecting: Promise<void> | undefined;
 
@@ -69,12 +71,15 @@ export async function listenOnChannel(options: ChannelListenerOptions): Promise<
     });
     next.on("error", onFailure);
     next.on("end", () => onFailure(new Error(`LISTEN ${options.channel}: the connection ended`)));
+    opening = next;
     try {
       await next.connect();
       await next.query(`LISTEN ${options.channel}`);
     } catch (error) {
       next.end().catch(() => {});
       throw error;
+    } finally {
+      opening = undefined;
     }
     if (closed) {
       await next.end().catch(() => {});
@@ -108,6 +113,7 @@ export async function listenOnChannel(options: ChannelListenerOptions): Promise<
     async close() {
       closed = true;
       if (reconnectTimer !== undefined) clearTimeout(reconnectTimer);
+      opening?.end().catch(() => {});
       await connecting;
       const open = client;
       client = undefined;
