@@ -71,6 +71,7 @@ export async function openPostgresPlatformStores(
     // Session lookups kept in memory while this node hears every node's revocations (LISTEN, see
     // session-revocations.ts), for a second at most.
     sessions = await openPostgresSessionCache(pool, await openPostgresIdentityStore(pool), {
+      nowMs: options.nowMs,
       onListenError: (error) =>
         options.logger.warn({ err: error }, "sessions: revocation listener reconnecting"),
     });
