@@ -122,6 +122,9 @@ if (skipReason !== undefined) {
         "B refuses the session A revoked",
       );
       assert.ok(await keptOn(nodeB.identity, "o"), "another user's session stays kept on B");
+      // A notification that names no user (nothing of predex's sends one) drops everything kept.
+      await poolA.query(`NOTIFY ${sessionsChangedChannel}, 'not a user'`);
+      await until(async () => !(await keptOn(nodeB.identity, "o")), "B drops all on a strange payload");
     });
 
     it("a session kept on node B is refused there once a new session on node A evicts it", async () => {

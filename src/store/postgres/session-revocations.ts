@@ -40,9 +40,9 @@ export async function openPostgresSessionCache(
     connection: options.listenConnection ?? pool.options,
     channel: sessionsChangedChannel,
     onNotification(payload) {
-      const userId = Number(payload);
       // Not a user's id (nothing of predex's sends that): forget every user rather than guess.
-      if (Number.isSafeInteger(userId) && payload !== "") cache.forgetUser(userId);
+      const userId = /^[0-9]{1,15}$/.test(payload) ? Number(payload) : undefined;
+      if (userId !== undefined) cache.forgetUser(userId);
       else cache.hearOtherNodes(true);
     },
     onListening: () => cache.hearOtherNodes(true),
