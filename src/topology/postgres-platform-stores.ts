@@ -44,7 +44,10 @@ import { openPostgresOperationsQueries } from "../store/postgres/operations-quer
 import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
 import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
 import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
-import { cacheSessions } from "../store/postgres/session-cache.js";
+import {
+  openPostgresSessionCache,
+  type PostgresSessionCache,
+} from "../store/postgres/session-revocations.js";
 import { type EngineNode, type LeaderState, startEngineNode } from "./engine-node.js";
 import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
 import { openPostgresEngineProjectors } from "./postgres-projectors.js";
@@ -62,11 +65,17 @@ export async function openPostgresPlatformStores(
   options: PostgresPlatformStoresOptions,
 ): Promise<PlatformStores> {
   const pool = openApiNodePool(options.url);
+  let sessions: PostgresSessionCache | undefined;
   try {
     // Identity first: several stores' tables refer to users and partners.
-    // Session lookups kept for up to a second (session-cache.ts): a revocation on another node is
-    // seen here within that bound; on this node at once.
-    const identity = cacheSessions(await openPostgresIdentityStore(pool));
+    // Session lookups kept in memory while this node hears every node's revocations (LISTEN, see
+    // session-revocations.ts), for a second at most.
+    sessions = await openPostgresSessionCache(pool, await openPostgresIdentityStore(pool), {
+      nowMs: options.nowMs,
+      onListenError: (error) =>
+        options.logger.warn({ err: error }, "sessions: revocation listener reconnecting"),
+    });
+    const identity = sessions.identity;
     // The tables the engine projects into, so an API node may start before any engine node.
     await applyPostgresExchangeMigrations(pool);
     const marketCatalog = await openPostgresMarketCatalog(pool, {
@@ -105,10 +114,12 @@ export async function openPostgresPlatformStores(
       openExchange: (exchange) => openPostgresExchange(pool, { ...options, readModels, exchange }),
       async close() {
         await marketCatalog.close();
+        await sessions?.close();
         await pool.end();
       },
     };
   } catch (error) {
+    await sessions?.close();
     await pool.end();
     throw error;
   }

@@ -3,7 +3,10 @@
 // adapter, which caches sessions because its process is the file's only writer, several API nodes
 // share this database, so a revocation written by one node must refuse the cookie on every node at
 // the next request. That costs one indexed point read per signed request (a named prepared
-// statement, one round trip).
+// statement, one round trip), which a node may save with its session cache (session-cache.ts): for
+// that, every statement that ends live sessions (a revocation, a new session evicting the oldest)
+// also NOTIFYs the user's id on `sessionsChangedChannel`, in the same statement, so the
+// notification goes out exactly when the change commits (never for one rolled back).
 
 import type {
   IdentityStore,
@@ -14,6 +17,9 @@ import type {
 } from "../identity.js";
 import { inTransaction, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
+
+/** Where every node hears of sessions ended elsewhere; the payload is the user's id. */
+export const sessionsChangedChannel = "predex_sessions";
 
 export const identityMigrations: readonly string[] = [
   `CREATE TABLE identity_partners (
@@ -128,17 +134,21 @@ const statements = {
     text: "SELECT 1 FROM identity_users WHERE user_id = $1 FOR UPDATE",
   },
   // Drops the user's dead sessions and, of the live ones, all but the newest (max − 1), so that the
-  // session inserted next makes max.
+  // session inserted next makes max. Evicting a live session tells every node (dead ones are refused
+  // by any node that kept them anyway: revoked, or past expiresAtMs).
   pruneSessions: {
     name: "predex-identity-prune-sessions",
     text: `WITH dead AS (
              DELETE FROM identity_sessions
              WHERE user_id = $1 AND (expires_at_ms <= $2 OR revoked_at_ms IS NOT NULL)
+           ), evicted AS (
+             DELETE FROM identity_sessions WHERE token_sha256 IN (
+               SELECT token_sha256 FROM identity_sessions
+               WHERE user_id = $1 AND expires_at_ms > $2 AND revoked_at_ms IS NULL
+               ORDER BY created_at_ms DESC, session_number DESC OFFSET $3)
+             RETURNING 1
            )
-           DELETE FROM identity_sessions WHERE token_sha256 IN (
-             SELECT token_sha256 FROM identity_sessions
-             WHERE user_id = $1 AND expires_at_ms > $2 AND revoked_at_ms IS NULL
-             ORDER BY created_at_ms DESC, session_number DESC OFFSET $3)`,
+           SELECT pg_notify('${sessionsChangedChannel}', $1::bigint::text) WHERE EXISTS (SELECT FROM evicted)`,
   },
   insertSession: {
     name: "predex-identity-insert-session",
@@ -149,10 +159,17 @@ const statements = {
     name: "predex-identity-session-by-token",
     text: `SELECT ${sessionColumns} FROM identity_sessions WHERE token_sha256 = $1`,
   },
+  // Revokes and, when any session was live, tells every node: one statement, one round trip.
   revokeSessions: {
     name: "predex-identity-revoke-sessions",
-    text: `UPDATE identity_sessions SET revoked_at_ms = $2
-           WHERE user_id = $1 AND revoked_at_ms IS NULL AND expires_at_ms > $2`,
+    text: `WITH revoked AS (
+             UPDATE identity_sessions SET revoked_at_ms = $2
+             WHERE user_id = $1 AND revoked_at_ms IS NULL AND expires_at_ms > $2
+             RETURNING 1
+           ), counted AS (SELECT count(*)::integer AS revoked FROM revoked)
+           SELECT revoked,
+             CASE WHEN revoked > 0 THEN pg_notify('${sessionsChangedChannel}', $1::bigint::text) END AS told
+           FROM counted`,
   },
 } as const;
 
@@ -230,8 +247,11 @@ export async function openPostgresIdentityStore(pool: PostgresPool): Promise<Ide
       return row === undefined ? undefined : sessionFromRow(row);
     },
     async revokeUserSessions(userId, nowMs) {
-      const result = await pool.query({ ...statements.revokeSessions, values: [userId, nowMs] });
-      return result.rowCount ?? 0;
+      const result = await pool.query<{ revoked: number }>({
+        ...statements.revokeSessions,
+        values: [userId, nowMs],
+      });
+      return result.rows[0]!.revoked;
     },
   };
 }

@@ -3,16 +3,24 @@
 // cost (bench:orders). A session found is kept for `sessionCacheMs`; a token not found is never kept
 // (tokens are random, so a cache of misses would only grow with guesses).
 //
-// What this costs in exactness, and the bound (docs/decisions.md, "pg-perf"):
-// - On this node nothing changes: a revocation (revokeUserSessions) or a new session that evicts the
-//   user's oldest ones (createSession) drops every kept session of that user before it returns.
+// Exactness (docs/decisions.md, "pg-perf" and "Session revocation across nodes"):
+// - On this node: a revocation (revokeUserSessions) or a new session that evicts the user's oldest
+//   ones (createSession) drops every kept session of that user before it returns.
+// - From other nodes: the identity store NOTIFYs the user's id in the transaction that revokes or
+//   evicts (identity.ts), and this node's listener (session-revocations.ts) calls forgetUser when it
+//   hears it, so a session revoked elsewhere is refused here as soon as the commit's notification
+//   arrives. Sessions are kept only while the cache hears other nodes (`hearOtherNodes(true)`):
+//   while the listening connection is down nothing is kept, and losing or regaining it drops all.
+// - A read that overlapped any of these changes is answered but not kept: it may have seen the row
+//   from before the change.
+// - `sessionCacheMs` still bounds every kept session: a listening connection that died silently (no
+//   FIN, a network partition) is noticed only by TCP keepalive, and until then a session revoked
+//   elsewhere is accepted here for at most that long.
 // - Expiry is unchanged: the identity service checks expiresAtMs against its clock on every request.
-// - Another node's revocation reaches this node within `sessionCacheMs` at most: a session revoked
-//   elsewhere is accepted here for at most that long after the revocation committed.
 
 import type { IdentityStore, SessionRecord } from "../identity.js";
 
-/** The longest a session revoked on another node is still accepted on this one. */
+/** The longest a session is kept, whatever the node hears: the bound if its listener dies silently. */
 export const defaultSessionCacheMs = 1_000;
 /** Sessions kept at most; beyond it the oldest kept is dropped first. */
 export const sessionCacheEntriesMax = 100_000;
@@ -27,14 +35,26 @@ export interface SessionCacheOptions {
   readonly nowMs?: () => number;
 }
 
-/** The same store, with findSession answered from memory for up to `sessionCacheMs`. */
-export function cacheSessions(store: IdentityStore, options: SessionCacheOptions = {}): IdentityStore {
+export interface SessionCache {
+  /** The same store, with findSession answered from memory while that is exact (see above). */
+  readonly identity: IdentityStore;
+  /** Another node revoked or evicted sessions of this user: its kept sessions are forgotten. */
+  forgetUser(userId: number): void;
+  /**
+   * Whether every other node's revocation reaches forgetUser (the listening connection is up). At
+   * first it does not, and nothing is kept until it does; every change drops everything kept.
+   */
+  hearOtherNodes(hearing: boolean): void;
+}
+
+export function cacheSessions(store: IdentityStore, options: SessionCacheOptions = {}): SessionCache {
   const sessionCacheMs = options.sessionCacheMs ?? defaultSessionCacheMs;
   const nowMs = options.nowMs ?? Date.now;
   const kept = new Map<string, Kept>();
   const tokensOfUser = new Map<number, Set<string>>();
-  // Bumped by every revocation or new session: a read that overlapped one is answered but not kept,
-  // since it may have seen the row from before the change.
+  let hearing = false;
+  // Bumped by every revocation, new session or change of hearing: a read that overlapped one is
+  // answered but not kept, since it may have seen the row from before the change.
   let changes = 0;
 
   const forget = (tokenSha256: string) => {
@@ -62,7 +82,7 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
     tokens.add(session.tokenSha256);
   };
 
-  return {
+  const identity: IdentityStore = {
     createPartner: (partner) => store.createPartner(partner),
     findPartnerById: (partnerId) => store.findPartnerById(partnerId),
     findPartnerByAppKey: (appKey) => store.findPartnerByAppKey(appKey),
@@ -85,8 +105,7 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
       if (entry !== undefined && now - entry.keptAtMs < sessionCacheMs) return entry.session;
       const changesBefore = changes;
       const session = await store.findSession(tokenSha256);
-      if (session === undefined) forget(tokenSha256);
-      else if (changes === changesBefore) keep(session, now);
+      if (session !== undefined && hearing && changes === changesBefore) keep(session, now);
       else forget(tokenSha256);
       return session;
     },
@@ -97,6 +116,18 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
       } finally {
         forgetUser(userId);
       }
+    },
+  };
+
+  return {
+    identity,
+    forgetUser,
+    hearOtherNodes(nowHearing) {
+      // Lost: a revocation may go unheard from now on. Regained: one may have gone unheard before.
+      hearing = nowHearing;
+      changes += 1;
+      kept.clear();
+      tokensOfUser.clear();
     },
   };
 }
