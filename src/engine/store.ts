@@ -63,6 +63,12 @@ export interface EngineStore<Command, Event, Transaction> {
     entries: readonly JournalEntry<Command, Event>[],
     projectors: readonly Projector<Transaction, Command, Event>[],
   ): Promise<void>;
+  /**
+   * True when every commitBatch waits on I/O (a database over the network), so the event loop has
+   * turned, with every socket served, by the time a commit resolves. The engine then starts the
+   * next batch at once instead of yielding a turn first (see Engine.#scheduleDrain).
+   */
+  readonly commitsWaitOnIo?: boolean;
   /** The snapshot with the highest sequence, if any. */
   loadLatestSnapshot(): Promise<StateSnapshot | undefined>;
   /**

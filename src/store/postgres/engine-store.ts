@@ -160,6 +160,9 @@ function translateWriteError(error: unknown): unknown {
 }
 
 export class PostgresEngineStore<Command, Event> implements EngineStore<Command, Event, PostgresClient> {
+  /** Every commit is a round trip to the server. */
+  readonly commitsWaitOnIo = true;
+
   /**
    * Applies the engine's migrations and returns a store. Without a fence it is a reader (a standby
    * follows the journal with one); every write then fails.
