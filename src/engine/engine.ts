@@ -65,6 +65,11 @@ export type CommittedListener<Command, Event> = (entries: readonly JournalEntry<
 
 export type EnginePhase = "running" | "closing" | "closed" | "failed";
 
+/** One turn of the event loop (setImmediate): I/O callbacks run before the promise resolves. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 export interface EngineOptions<State, Command, Event, Transaction> {
   readonly decider: Decider<State, Command, Event>;
   readonly codec: StateCodec<State>;
@@ -116,6 +121,21 @@ interface PendingCommand<Command, Event> {
   readonly reject: (error: Error) => void;
 }
 
+/** A batch decided into memory whose store commit has not been finished yet (oldest first). */
+interface InFlightBatch<Command, Event> {
+  readonly batch: readonly PendingCommand<Command, Event>[];
+  readonly entries: readonly JournalEntry<Command, Event>[];
+  readonly results: readonly SubmitResult<Event>[];
+  /** The last sequence decided in it (the one before it when every command was refused). */
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly startedMs: number;
+  /** Resolves (never rejects) once the store's commit has settled; then `settled` and `error` say how. */
+  readonly done: Promise<void>;
+  settled: boolean;
+  error: unknown;
+}
+
 interface WaitingReader {
   readonly run: () => void;
   readonly reject: (error: Error) => void;
@@ -136,17 +156,23 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   readonly #queue: BoundedQueue<PendingCommand<Command, Event>>;
   readonly #listeners = new Set<CommittedListener<Command, Event>>();
   #waitingReaders: WaitingReader[] = [];
-  #inFlight: PendingCommand<Command, Event>[] = [];
+  /** Batches committing, oldest first: at most the store's commitsInFlightMax (1 unless it pipelines). */
+  #pipeline: InFlightBatch<Command, Event>[] = [];
+  readonly #commitsInFlightMax: number;
+  /** The batch being decided (taken from the queue, not in the pipeline yet). */
+  #deciding: readonly PendingCommand<Command, Event>[] = [];
+  /** Wakes a drain loop that waits for its oldest commit when a command arrives (submit). */
+  #wakeOnArrival: (() => void) | undefined;
 
   #state: State;
   #committedSequence: bigint;
+  /** The last sequence decided into memory: ahead of the committed one while batches commit. */
+  #decidedSequence: bigint;
   #committedNowMs: number;
   /** Highest nowMs handed to the decider; the next batch never gets less. */
   #nowMsFloor: number;
   #snapshotSequence: bigint;
   #snapshotAttemptSequence: bigint;
-  /** True while memory holds a batch the store has not committed yet. */
-  #uncommitted = false;
   #phase: EnginePhase = "running";
   #failure: EngineFatalError | undefined;
   /** The running drain loop, if any; at most one exists. */
@@ -192,6 +218,12 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#queue = new BoundedQueue(this.#limits.queueCommandsMax);
     this.#state = recovered.state;
     this.#committedSequence = recovered.sequence;
+    this.#decidedSequence = recovered.sequence;
+    this.#commitsInFlightMax = options.store.commitsInFlightMax ?? 1;
+    assert(
+      Number.isSafeInteger(this.#commitsInFlightMax) && this.#commitsInFlightMax >= 1,
+      "a store's commitsInFlightMax is a positive integer",
+    );
     this.#committedNowMs = recovered.nowMs;
     this.#nowMsFloor = recovered.nowMs;
     this.#snapshotSequence = recovered.snapshotSequence;
@@ -243,6 +275,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ command, resolve, reject });
       this.#scheduleDrain();
+      this.#wakeOnArrival?.();
     });
   }
 
@@ -253,7 +286,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
    */
   read<T>(reader: (state: Readonly<State>, position: StatePosition) => T): Promise<T> {
     if (this.#phase === "failed") return Promise.reject(this.#stoppedError());
-    if (!this.#uncommitted) {
+    if (this.#pipeline.length === 0) {
       try {
         return Promise.resolve(reader(this.#state, this.#position()));
       } catch (error) {
@@ -335,23 +368,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     if (this.#loop !== undefined) return;
     this.#loop = (async () => {
       try {
-        let committed = false;
-        for (;;) {
-          // Waiting one turn of the event loop before each batch lets every request that arrived in
-          // this I/O phase join it, which is what makes group commit pay off. It also keeps the loop
-          // fair: submitters answered in microtasks that submit again at once would otherwise keep
-          // it here forever, and no socket write, request or timer would run meanwhile. A store
-          // whose commits wait on I/O has just had the loop turn during the commit: what queued
-          // meanwhile is the next batch, and starting it at once keeps the database busy instead of
-          // idle for a turn (bench:orders on PostgreSQL).
-          if (!(committed && this.#store.commitsWaitOnIo === true && this.#queue.length > 0)) {
-            await new Promise<void>((resolve) => setImmediate(resolve));
-          }
-          if (this.#queue.length === 0 || this.#phase === "failed") break;
-          await this.#commitNextBatch();
-          committed = true;
-          await this.#maybeSnapshot();
-        }
+        await this.#drain();
       } catch (error) {
         this.#fail(error);
       } finally {
@@ -362,14 +379,69 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     })();
   }
 
-  async #commitNextBatch(): Promise<void> {
+  /**
+   * Commits what is queued, a batch at a time, until nothing is queued or committing. With a store
+   * that takes more than one commit at a time (commitsInFlightMax, PostgreSQL's pipelined writer),
+   * the next batch is decided on top of the one committing and handed to the store while it
+   * commits, so the database goes from one to the next without waiting for this process; batches
+   * are still finished (made visible, answered) strictly in order, each after its own commit.
+   */
+  async #drain(): Promise<void> {
+    // Waiting one turn of the event loop before a batch lets every request that arrived in this
+    // I/O phase join it, which is what makes group commit pay off. It also keeps the loop fair:
+    // submitters answered in microtasks that submit again at once would otherwise keep it here
+    // forever, and no socket write, request or timer would run meanwhile.
+    await nextTurn();
+    for (;;) {
+      if (this.#phase === "failed") return;
+      if (this.#mayStartBatch()) this.#pipeline.push(this.#startBatch());
+      const oldest = this.#pipeline[0];
+      if (oldest === undefined) return;
+      if (!oldest.settled && this.#pipeline.length < this.#commitsInFlightMax && this.#queue.length === 0) {
+        // Room for another batch: wait for the oldest commit or for commands, whichever comes first.
+        const arrived = await Promise.race([
+          oldest.done.then(() => false),
+          new Promise<boolean>((resolve) => {
+            this.#wakeOnArrival = () => resolve(true);
+          }),
+        ]);
+        this.#wakeOnArrival = undefined;
+        if (arrived && !oldest.settled) {
+          await nextTurn(); // the rest of this I/O phase's commands join the batch
+          continue;
+        }
+      }
+      await oldest.done;
+      // A failed write leaves memory ahead of disk: #fail (through #scheduleDrain) stops the engine
+      // and fails this batch's commands with every later one's.
+      if (oldest.error !== undefined) throw oldest.error;
+      this.#pipeline.shift();
+      this.#finishBatch(oldest);
+      await this.#maybeSnapshot();
+      // A store whose commits wait on I/O has just had the loop turn during the commit: what queued
+      // meanwhile is the next batch, and it starts at once (the database is not left idle a turn).
+      if (!(this.#store.commitsWaitOnIo === true && this.#queue.length > 0)) await nextTurn();
+    }
+  }
+
+  /** Whether a batch may start now: commands wait, the store has room, and no reader waits for committed state. */
+  #mayStartBatch(): boolean {
+    return (
+      this.#queue.length > 0 &&
+      this.#pipeline.length < this.#commitsInFlightMax &&
+      (this.#pipeline.length === 0 || this.#waitingReaders.length === 0)
+    );
+  }
+
+  /** Decides the next batch into memory and hands its accepted entries to the store. */
+  #startBatch(): InFlightBatch<Command, Event> {
     const batch = this.#queue.take(this.#limits.journalBatchCommandsMax);
-    this.#inFlight = batch;
+    // Failed with the rest if the core throws while deciding them (a broken invariant).
+    this.#deciding = batch;
     const nowMs = this.#advanceClock();
     const entries: JournalEntry<Command, Event>[] = [];
     const results: SubmitResult<Event>[] = [];
-    let sequence = this.#committedSequence;
-    this.#uncommitted = true;
+    let sequence = this.#decidedSequence;
     for (const pending of batch) {
       const decision = this.#decider.decide(this.#state, pending.command, { nowMs, sequence: sequence + 1n });
       if (!decision.ok) {
@@ -382,19 +454,53 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       entries.push({ sequence, nowMs, command: pending.command, events: decision.events });
       results.push({ ok: true, sequence, nowMs, events: decision.events });
     }
-    if (entries.length > 0) {
-      const startedMs = this.#observer === undefined ? 0 : performance.now();
-      await this.#store.commitBatch(entries, this.#projectors);
-      this.#observer?.batchCommitted(batch.length, entries.length, (performance.now() - startedMs) / 1000);
+    this.#decidedSequence = sequence;
+    this.#deciding = [];
+    const startedMs = this.#observer === undefined ? 0 : performance.now();
+    let commit: Promise<void>;
+    try {
+      commit = entries.length > 0 ? this.#store.commitBatch(entries, this.#projectors) : Promise.resolve();
+    } catch (error) {
+      commit = Promise.reject(error);
     }
-    // The worker's copy follows only what is durable, in commit order.
-    if (entries.length > 0) this.#snapshotWorker?.apply(entries);
+    const inFlight: InFlightBatch<Command, Event> = {
+      batch,
+      entries,
+      results,
+      sequence,
+      nowMs,
+      startedMs,
+      settled: false,
+      error: undefined,
+      done: commit.then(
+        () => {
+          inFlight.settled = true;
+        },
+        (error: unknown) => {
+          inFlight.error = error ?? new Error("the store's commit failed");
+          inFlight.settled = true;
+        },
+      ),
+    };
+    return inFlight;
+  }
 
-    this.#committedSequence = sequence;
-    if (entries.length > 0) this.#committedNowMs = nowMs;
-    this.#uncommitted = false;
-    this.#inFlight = [];
-    this.#runWaitingReaders();
+  /** After its commit: makes a batch the committed state, tells the listeners, answers its submitters. */
+  #finishBatch(inFlight: InFlightBatch<Command, Event>): void {
+    const { entries, batch, results } = inFlight;
+    if (entries.length > 0) {
+      this.#observer?.batchCommitted(
+        batch.length,
+        entries.length,
+        (performance.now() - inFlight.startedMs) / 1000,
+      );
+      // The worker's copy follows only what is durable, in commit order.
+      this.#snapshotWorker?.apply(entries);
+      this.#committedNowMs = inFlight.nowMs;
+    }
+    this.#committedSequence = inFlight.sequence;
+    // Readers see committed state only: once nothing decided is still committing.
+    if (this.#pipeline.length === 0) this.#runWaitingReaders();
     if (entries.length > 0) this.#notifyCommitted(entries);
     batch.forEach((pending, index) => {
       pending.resolve(results[index]!);
@@ -430,6 +536,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
       return;
     if (this.#snapshotInFlight !== undefined) return;
+    // Encoded inline, the snapshot is of the state in memory: only while it is the committed state.
+    if (this.#snapshotWorker === undefined && this.#pipeline.length > 0) return;
     // Not awaited: the engine goes on committing while the snapshot is made and written. The
     // worker is asked now, after this batch's events and before the next batch's; without it the
     // state is encoded inline, synchronously, before #saveSnapshot's first await. Either way it is
@@ -465,8 +573,13 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       { cause },
     );
     this.#failure = error;
-    const abandoned = [...this.#inFlight, ...this.#queue.drain()];
-    this.#inFlight = [];
+    const abandoned = [
+      ...this.#pipeline.flatMap((inFlight) => inFlight.batch),
+      ...this.#deciding,
+      ...this.#queue.drain(),
+    ];
+    this.#pipeline = [];
+    this.#deciding = [];
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
     for (const pending of abandoned) pending.reject(error);

@@ -69,6 +69,13 @@ export interface EngineStore<Command, Event, Transaction> {
    * next batch at once instead of yielding a turn first (see Engine.#scheduleDrain).
    */
   readonly commitsWaitOnIo?: boolean;
+  /**
+   * How many commitBatch calls may be pending at once (1 when absent). A store that takes more
+   * commits them strictly in call order, each atomically, and a batch behind one that failed cannot
+   * land (it does not continue the journal); the engine decides the next batch on top of one still
+   * committing, hands it over, finishes batches in order, and stops on the first failure.
+   */
+  readonly commitsInFlightMax?: number;
   /** The snapshot with the highest sequence, if any. */
   loadLatestSnapshot(): Promise<StateSnapshot | undefined>;
   /**

@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import pg from "pg";
 import {
   createMarketCommand,
   type ExchangeCommand,
@@ -56,7 +57,6 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
   let cluster: PostgresCluster;
   let url: string;
-  let enginePool: PostgresPool;
   const pools: PostgresPool[] = [];
   let leadership: Leadership;
   let engineCatalog: PostgresMarketCatalog;
@@ -72,7 +72,7 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
   before(async () => {
     cluster = await startPostgresCluster();
     url = await cluster.createDatabase("catalog_nodes");
-    enginePool = pool(engineApplicationName("engine-1"));
+    const enginePool = pool(engineApplicationName("engine-1"));
     await applyPostgresExchangeMigrations(enginePool);
     leadership = await acquireLeadership(enginePool, { url, nodeId: "engine-1" });
     engineCatalog = await openPostgresMarketCatalog(enginePool);
@@ -212,12 +212,14 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
         assert.ok(placed.ok);
       }
     };
+    // Every statement any connection sends, seen on the way (the engine's go on a pooled connection).
     const oneStatements: string[] = [];
-    const query = enginePool.query.bind(enginePool) as (...args: unknown[]) => unknown;
-    (enginePool as unknown as { query: unknown }).query = (...args: unknown[]) => {
-      const text = (args[0] as { text?: unknown }).text;
+    const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = prototype.query;
+    prototype.query = function (this: unknown, ...args: unknown[]) {
+      const text = (args[0] as { text?: unknown } | null)?.text;
       if (typeof text === "string" && text.includes("catalog_heated")) oneStatements.push(text);
-      return query(...args);
+      return query.apply(this, args);
     };
     try {
       await mintOnePair(); // the first heat of this market: read locked, in a transaction
@@ -226,7 +228,7 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
       await mintOnePair(); // the clicks changed the heat: the statement adds to the row's heat
       await mintOnePair(); // and goes on from what that wrote
     } finally {
-      delete (enginePool as unknown as { query?: unknown }).query;
+      prototype.query = query;
     }
     assert.ok(
       oneStatements.length >= 3,

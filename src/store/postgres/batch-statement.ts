@@ -9,12 +9,14 @@
 //
 // A projector takes part by carrying a BatchStatementWriter (the `oneStatement` rider below). It
 // prepares before the statement is sent: it may read (outside any transaction, which is safe
-// because the engine is the only writer of these tables and the batch before has committed), then
-// projects in memory and returns its CTEs. Nothing it prepared is taken as written until the
-// statement has committed and `committed` is called.
+// because the engine is the only writer of these tables and the reads run after the batches before
+// have committed), then
+// projects in memory and returns its CTEs. The store may send the next batch's statement before this
+// one's answer (pipelined, engine-store.ts): a projector's kept state moves on when it prepares, and
+// `committed` only hands it what the statement returned.
 
 import type { JournalEntry } from "../../engine/store.js";
-import type { PostgresPool } from "./database.js";
+import type { PostgresClient, PostgresPool } from "./database.js";
 
 /** Part of a batch's statement: CTEs and their parameters, numbered from $1 within the part. */
 export interface StatementPart {
@@ -38,8 +40,16 @@ export interface PreparedPart {
 export interface BatchStatementWriter<Command, Event> {
   /** Whether this batch's writes can all be CTEs of one statement. Must not change anything. */
   writesInOneStatement(entries: readonly JournalEntry<Command, Event>[]): boolean;
-  /** Reads what it needs with `reader`, projects the batch in memory, and returns its part. */
-  prepare(reader: PostgresPool, entries: readonly JournalEntry<Command, Event>[]): Promise<PreparedPart>;
+  /**
+   * Reads what it needs with `reader`, projects the batch in memory, and returns its part. The
+   * reads run after every batch before has committed (the store sends them behind those batches).
+   * What it keeps in memory counts as written from here: a statement that then fails stops the
+   * engine, and no batch behind it can land.
+   */
+  prepare(
+    reader: PostgresClient | PostgresPool,
+    entries: readonly JournalEntry<Command, Event>[],
+  ): Promise<PreparedPart>;
 }
 
 /** What a projector that can be a part of the batch's statement carries. */

@@ -8,6 +8,7 @@
 
 import { promisify } from "node:util";
 import { brotliDecompress } from "node:zlib";
+import type pg from "pg";
 import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
 import { isPackedSnapshot } from "../../engine/snapshot-packing.js";
 import type {
@@ -20,6 +21,7 @@ import type {
 import {
   type BatchStatementWriter,
   joinParts,
+  type PreparedPart,
   type StatementPart,
   statementOf,
   writerOfAll,
@@ -145,6 +147,23 @@ const pruneSnapshotsStatement = {
          WHERE sequence NOT IN (SELECT sequence FROM engine_snapshots ORDER BY sequence DESC LIMIT $1)`,
 };
 
+interface HeldPipeline {
+  readonly client: PostgresClient;
+  /** Statements sent on it and not answered yet (and one being prepared). */
+  inFlight: number;
+  broken: boolean;
+  onError?: () => void;
+}
+
+/**
+ * node-postgres's pipeline mode (`pipeline`, read on every query): each query is written at once,
+ * with its own Sync, instead of after the previous one's answer. Set on a pooled connection only
+ * while this store holds it, and only between queries.
+ */
+function setPipelineMode(client: PostgresClient, on: boolean): void {
+  (client as PostgresClient & { pipeline: boolean }).pipeline = on;
+}
+
 /** Maps the database's refusals to the errors the engine and its host understand. */
 function translateWriteError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
@@ -162,6 +181,13 @@ function translateWriteError(error: unknown): unknown {
 export class PostgresEngineStore<Command, Event> implements EngineStore<Command, Event, PostgresClient> {
   /** Every commit is a round trip to the server. */
   readonly commitsWaitOnIo = true;
+  /** The batch PostgreSQL is running and the next one, sent behind it (commitBatch). */
+  readonly commitsInFlightMax = 2;
+  /** Resolves once the last commit asked for has been sent (or, in a transaction, done). */
+  #sent: Promise<void> = Promise.resolve();
+  /** The connection the one-statement commits are pipelined on, while any is in flight. */
+  #pipeline: HeldPipeline | undefined;
+  readonly #statementsInFlight = new Set<Promise<unknown>>();
 
   /**
    * Applies the engine's migrations and returns a store. Without a fence it is a reader (a standby
@@ -206,27 +232,58 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     }
   }
 
-  async commitBatch(
+  /**
+   * Commits in call order, each atomically. The common batch's one statement is sent on a
+   * connection held in pipeline mode while any is in flight, right behind the one PostgreSQL is
+   * running, so the server goes from one batch to the next without waiting for this process (the
+   * engine decides the next batch meanwhile: commitsInFlightMax). A projector's reads while it
+   * prepares go the same way, so they run after the batches before have committed. A batch that
+   * needs its transaction of statements waits for the pipeline to empty. A batch sent behind one that
+   * failed cannot land: the journal's guard refuses a batch whose predecessor is missing (and the
+   * engine stops on the first failure).
+   */
+  commitBatch(
     entries: readonly JournalEntry<Command, Event>[],
     projectors: readonly PostgresProjector<Command, Event>[],
   ): Promise<void> {
-    const append = this.#appendPart(entries, projectors);
-    const writer = writerOfAll<Command, Event>(projectors);
+    const previous = this.#sent;
+    let markSent!: () => void;
+    this.#sent = new Promise((resolve) => {
+      markSent = resolve;
+    });
+    return this.#commitAfter(previous, markSent, entries, projectors);
+  }
+
+  async #commitAfter(
+    previous: Promise<void>,
+    markSent: () => void,
+    entries: readonly JournalEntry<Command, Event>[],
+    projectors: readonly PostgresProjector<Command, Event>[],
+  ): Promise<void> {
     try {
+      const append = this.#appendPart(entries, projectors);
+      await previous;
+      const writer = writerOfAll<Command, Event>(projectors);
       if (writer?.writesInOneStatement(entries) === true) {
-        await this.#commitInOneStatement(append, writer, entries);
+        await this.#commitInOneStatement(append, writer, entries, markSent);
         return;
       }
-      await inTransaction(this.pool, async (client) => {
-        await client.query({
-          ...(append.values.length === appendParametersCount
-            ? appendStatement
-            : appendWithForwardIdsStatement),
-          values: [...append.values],
+      try {
+        await Promise.allSettled(this.#statementsInFlight);
+        await inTransaction(this.pool, async (client) => {
+          await client.query({
+            ...(append.values.length === appendParametersCount
+              ? appendStatement
+              : appendWithForwardIdsStatement),
+            values: [...append.values],
+          });
+          for (const projector of projectors) await projector(client, entries);
         });
-        for (const projector of projectors) await projector(client, entries);
-      });
+      } finally {
+        markSent();
+      }
     } catch (error) {
+      markSent();
       throw translateWriteError(error);
     }
   }
@@ -236,13 +293,56 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     append: StatementPart,
     writer: BatchStatementWriter<Command, Event>,
     entries: readonly JournalEntry<Command, Event>[],
+    markSent: () => void,
   ): Promise<void> {
-    const projected = await writer.prepare(this.pool, entries);
-    const statement = statementOf(
-      joinParts(projected.part === undefined ? [append] : [append, projected.part]),
-    );
-    const row = (await this.pool.query(statement)).rows[0] as Record<string, unknown>;
-    projected.committed((projected.part?.selects ?? []).map((_, index) => row[`s${index}`]));
+    const held = await this.#holdPipeline();
+    held.inFlight += 1;
+    let result: Promise<pg.QueryResult> | undefined;
+    let prepared: PreparedPart | undefined;
+    try {
+      prepared = await writer.prepare(held.client, entries);
+      const statement = statementOf(
+        joinParts(prepared.part === undefined ? [append] : [append, prepared.part]),
+      );
+      result = held.client.query(statement);
+      this.#statementsInFlight.add(result);
+    } finally {
+      // The next batch may be sent now: behind this one on the same connection.
+      markSent();
+      if (result === undefined) this.#releasePipeline(held);
+    }
+    try {
+      const row = (await result).rows[0] as Record<string, unknown>;
+      prepared.committed((prepared.part?.selects ?? []).map((_, index) => row[`s${index}`]));
+    } finally {
+      this.#statementsInFlight.delete(result);
+      this.#releasePipeline(held);
+    }
+  }
+
+  /** The pipelined connection, checked out of the pool when the first statement in flight needs it. */
+  async #holdPipeline(): Promise<HeldPipeline> {
+    if (this.#pipeline !== undefined) return this.#pipeline;
+    const client = await this.pool.connect();
+    const held: HeldPipeline = { client, inFlight: 0, broken: false };
+    // As in inTransaction: a connection ended under us fails the queries in flight, not the process.
+    held.onError = () => {
+      held.broken = true;
+    };
+    client.on("error", held.onError);
+    setPipelineMode(client, true);
+    this.#pipeline = held;
+    return held;
+  }
+
+  /** Gives the connection back to the pool once nothing is in flight on it. */
+  #releasePipeline(held: HeldPipeline): void {
+    held.inFlight -= 1;
+    if (held.inFlight > 0 || this.#pipeline !== held) return;
+    this.#pipeline = undefined;
+    setPipelineMode(held.client, false);
+    if (held.onError !== undefined) held.client.off("error", held.onError);
+    held.client.release(held.broken);
   }
 
   /** The journal rows (and the forward ids of forwarded commands) as the append's CTEs. */

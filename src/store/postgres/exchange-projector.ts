@@ -780,13 +780,10 @@ export function createPostgresExchangeProjector(
         }
       }
       const part = batch.takeFlushPart(await options.commissions?.feesOf(reader, entries));
-      const last = entries.at(-1)!.sequence;
-      return {
-        part,
-        committed: () => {
-          state.lastSequence = last;
-        },
-      };
+      // Kept as written from here: the next batch may be prepared before this one's answer
+      // (pipelined), and a statement that fails stops the engine (batch-statement.ts).
+      state.lastSequence = entries.at(-1)!.sequence;
+      return { part, committed: () => {} };
     },
   };
   return Object.assign(projector, { oneStatement });

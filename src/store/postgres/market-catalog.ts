@@ -386,23 +386,28 @@ export async function openPostgresMarketCatalog(
           notificationPayloads(touched),
         ],
         selects: [
-          "(SELECT coalesce(array_agg(market_id), '{}') FROM catalog_heated)",
+          "(SELECT count(*) FROM catalog_heated)",
           "(SELECT coalesce(array_agg(market_id ORDER BY market_id), '{}') FROM catalog_reheated)",
           "(SELECT coalesce(array_agg(heat ORDER BY market_id), '{}') FROM catalog_reheated)",
           "(SELECT sent FROM catalog_notified)",
         ],
       };
+      // Guessed as written from here (the next batch may be prepared before this one's answer);
+      // where the statement added to another heat instead, its answer corrects the guess, unless a
+      // later batch has guessed again meanwhile (its own answer will say).
+      marketIds.forEach((marketId, index) => {
+        lastWrittenHeats.set(marketId, guessedHeats[index]!);
+      });
       return {
         part,
         committed(selected) {
-          const heated = new Set((selected[0] as bigint[]).map(Number));
-          marketIds.forEach((marketId, index) => {
-            if (heated.has(marketId)) lastWrittenHeats.set(marketId, guessedHeats[index]!);
-          });
           const reheated = selected[1] as bigint[];
           const reheats = selected[2] as (number | null)[];
-          for (const [index, marketId] of reheated.entries()) {
-            lastWrittenHeats.set(Number(marketId), reheats[index]!);
+          for (const [index, id] of reheated.entries()) {
+            const marketId = Number(id);
+            if (lastWrittenHeats.get(marketId) === guessedHeats[marketIds.indexOf(marketId)]) {
+              lastWrittenHeats.set(marketId, reheats[index]!);
+            }
           }
           forgetHeatsIfMany();
           if (touched.size > 0) tell(touched);
