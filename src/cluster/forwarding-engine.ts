@@ -330,6 +330,7 @@ export class ForwardingEngine<State, Command, Event> {
     const deadline = Date.now() + this.#failoverDeadlineMs;
     while (this.#follower.sequence < result.sequence && this.#phase !== "failed") {
       const reloading = this.#reloading;
+      const follower = this.#follower;
       try {
         if (reloading !== undefined) {
           // The old replica cannot get there; the new one will hold it once swapped in.
@@ -340,10 +341,13 @@ export class ForwardingEngine<State, Command, Event> {
             throw new Error("reload not done in time");
           continue;
         }
-        await this.#follower.catchUpTo(result.sequence);
+        await follower.catchUpTo(result.sequence);
       } catch (error) {
         if (error instanceof JournalCorruptionError) {
-          this.#reload(error);
+          // A closing node does not reload: its answer goes out as it is.
+          if (this.#phase !== "running") return result;
+          // A replica already replaced says nothing about the current one.
+          if (follower === this.#follower) this.#reload(error);
           continue;
         }
         if (Date.now() >= deadline) {
@@ -418,10 +422,12 @@ export class ForwardingEngine<State, Command, Event> {
   #catchUpQuietly(): void {
     // A reload under way catches the new replica up once it is swapped in.
     if (this.#reloading !== undefined || this.#phase === "failed") return;
-    this.#follower.catchUp().catch((error: unknown) => {
+    const follower = this.#follower;
+    follower.catchUp().catch((error: unknown) => {
       if (error instanceof JournalCorruptionError) {
-        // The journal contradicts the replica (a gap: this node fell behind an archived stretch).
-        this.#reload(error);
+        // The journal contradicts the replica (a gap: this node fell behind an archived stretch),
+        // unless that replica was replaced meanwhile.
+        if (follower === this.#follower) this.#reload(error);
         return;
       }
       this.#options.logger.warn({ err: error }, "the replica could not read the journal; retrying");
