@@ -131,11 +131,18 @@ export class RealtimeHub {
     return hub;
   }
 
-  #seed(state: Readonly<ExchangeState>): void {
+  /**
+   * Reads every live book. `sinceSeq` (after a reload: the sequence of the state read) becomes each
+   * book's `prevSeq` for its first publish, so a client whose book was seeded from the state before
+   * the reload (an older `seq`) sees a gap and re-seeds.
+   */
+  #seed(state: Readonly<ExchangeState>, sinceSeq = 0n): void {
     for (const outcome of state.outcomes.values()) {
       if (outcome.book !== null) {
         this.#tracker.refresh(outcome.outcomeId, outcome.book);
-        this.#feeds.set(outcome.outcomeId, this.#newFeed(state, outcome.outcomeId));
+        const feed = this.#newFeed(state, outcome.outcomeId);
+        feed.publishedSeq = sinceSeq;
+        this.#feeds.set(outcome.outcomeId, feed);
       }
     }
   }
@@ -145,7 +152,7 @@ export class RealtimeHub {
    * journal archive): the batches in between never came, so every subscriber's view may be stale.
    * Every socket is closed with 1012 (clients reconnect and re-seed from snapshots: no subscriber
    * sees a jump in `seq`), unpublished changes of the old state are dropped, and the books are
-   * read again from the new state, as at start.
+   * read again from the new state, as at start, with the reload's sequence as their `prevSeq`.
    */
   #reseed(): void {
     if (this.#closed) return;
@@ -156,7 +163,7 @@ export class RealtimeHub {
     this.#feeds.clear();
     this.#tracker = new BookTracker();
     void this.#engine
-      .read((state) => this.#seed(state))
+      .read((state, position) => this.#seed(state, position.sequence))
       .catch((error: unknown) => this.#logger.error({ err: error }, "realtime could not re-seed its books"));
   }
 

@@ -267,10 +267,16 @@ describe("an API node's replica that falls behind the journal archive", { skip: 
     cleanups.push(async () => hub.close());
     const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
     cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    // The first socket follows the public channel; one opened after the reload every live book's deltas.
+    let clobOutcomes: number[] | undefined;
     server.on("connection", (socket) => {
       const subscriber = new Subscriber(socket, 1 << 20);
-      const remove = hub.addPublicSocket(subscriber);
-      hub.track(subscriber, remove);
+      const removals = [hub.addPublicSocket(subscriber)];
+      for (const outcomeId of clobOutcomes ?? [])
+        removals.push(hub.addClobSubscriber(subscriber, outcomeId, 0));
+      hub.track(subscriber, () => {
+        for (const remove of removals) remove();
+      });
     });
     await new Promise((resolve) => server.once("listening", resolve));
     const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -309,14 +315,44 @@ describe("an API node's replica that falls behind the journal archive", { skip: 
     assert.equal(replica.stats.reloadFailures, 3, "the refused reloads were tried again");
     assert.equal(setup.fatal.length, 0);
 
-    // It follows on and holds exactly the leader's state.
+    // A socket opened after the reload gets every book's deltas with prevSeq continuing from the
+    // reload's sequence: a book seeded from the old copy (an older seq) would see the gap.
+    assert.equal(reloadedAt.length, 1);
+    const reloaded = reloadedAt[0]!;
+    clobOutcomes = await replica.read((state) =>
+      [...state.outcomes.values()]
+        .filter((outcome) => outcome.book !== null)
+        .map((outcome) => outcome.outcomeId),
+    );
+    assert.ok(clobOutcomes.length > 0, "the stream made order books");
+    const client2 = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    cleanups.push(async () => client2.terminate());
+    const deltas: { outcomeId: string; seq: number; prevSeq: number }[] = [];
+    client2.on("message", (data) => deltas.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => {
+      client2.once("open", resolve);
+      client2.once("error", reject);
+    });
+    for (let sent = 0; sent < 200 && deltas.length === 0; sent++) await trade(replica, stream, 1);
     await trade(replica, stream, 5);
+    await sleep(realtimeLimits().publishIntervalMs * 5);
+    assert.ok(deltas.length > 0, "a book changed after the reload");
+    const lastSeqOf = new Map<string, number>();
+    for (const delta of deltas) {
+      const previous = lastSeqOf.get(delta.outcomeId);
+      // Levels of one round share seq and prevSeq.
+      if (previous === undefined)
+        assert.equal(delta.prevSeq, Number(reloaded), "the first round follows the reload");
+      else if (delta.seq !== previous) assert.equal(delta.prevSeq, previous, "each round follows the last");
+      assert.ok(delta.seq > Number(reloaded));
+      if (delta.seq !== previous) lastSeqOf.set(delta.outcomeId, delta.seq);
+    }
+
+    // It follows on and holds exactly the leader's state.
     const end = await assertSameStateAsLeader(replica, leader);
 
     // Listeners saw 1..heldAt, then were told of the reload, then every batch after it: never a
     // silent jump.
-    assert.equal(reloadedAt.length, 1);
-    const reloaded = reloadedAt[0]!;
     assert.ok(reloaded > heldAt + 1n, "the reload skipped the archived stretch");
     const beforeReload = seen.filter((sequence) => sequence <= heldAt);
     assert.deepEqual(
