@@ -7,6 +7,19 @@
 // Read-your-writes: an accepted command is answered only once the replica has folded in its journal
 // sequence, so whatever the caller reads next on this node already holds it.
 //
+// A replica that falls behind the journal archive (the node was paused or cut off while the leader
+// snapshotted and its archiver deleted the journal through the snapshot) meets a gap: the entries
+// it needs next are no longer in the database. It does not stop: it reloads a new copy from the
+// latest snapshot plus the journal after it (JournalFollower.start, the path a start takes), swaps
+// it in and follows on. While the new copy loads, reads keep serving the old one (a consistent state
+// as of an earlier sequence, as a lagging replica's is); a command answered meanwhile waits for the
+// new copy (read-your-writes holds). A load that fails (the database is away) is tried again with a
+// backoff; only a reloaded state that breaks the core's invariants (assertState), or a journal
+// that contradicts itself on every reload, marks the node failed. Batches between the two copies
+// never reach onCommitted: onReloaded tells listeners (the realtime hub closes its sockets with
+// 1012 so clients reconnect and re-seed; docs/decisions.md "An API node's copy that falls behind
+// the archive").
+//
 // Across a takeover a command is never applied twice and an acknowledged one is never lost:
 // - the leader refused it without taking it (connection refused, "not-leader", "stopped"): look up
 //   the leader again and send it again;
@@ -21,6 +34,7 @@
 
 import { randomUUID } from "node:crypto";
 import { Agent, request as httpRequest } from "node:http";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Decider, StateCodec } from "../core/decider.js";
 import type { CommittedListener, EnginePhase, StatePosition, SubmitResult } from "../engine/engine.js";
@@ -55,10 +69,29 @@ export interface ForwardingEngineOptions<State, Command, Event> {
    * in-process (local-command-port.ts) instead of over loopback HTTP.
    */
   readonly local?: LocalCommandPort<Command, Event>;
+  /**
+   * Checks a reloaded copy before it is served (the core's invariants); throwing marks the node
+   * failed, since loading the same snapshot and journal again would give the same state.
+   */
+  readonly assertState?: (state: State) => void;
+  /** A failed reload is tried again after this long, doubling up to reloadRetryMaxMs. */
+  readonly reloadRetryFirstMs?: number;
+  readonly reloadRetryMaxMs?: number;
 }
+
+/** Told that the replica was replaced by one reloaded from the store, at this position. */
+export type ReloadedListener = (position: StatePosition) => void;
 
 export const defaultFailoverDeadlineMs = 10_000;
 export const defaultAttemptTimeoutMs = 2_000;
+export const defaultReloadRetryFirstMs = 100;
+export const defaultReloadRetryMaxMs = 5_000;
+/**
+ * Reloads in a row that find the journal contradicting itself before the node gives up. One such
+ * failure is expected now and then: the archiver may delete the journal, or the leader save a
+ * snapshot, between a reload's reads of the snapshot and the journal.
+ */
+export const reloadCorruptAttemptsMax = 5;
 
 type Attempt<Event> =
   | { readonly kind: "answered"; readonly result: SubmitResult<Event> }
@@ -80,13 +113,31 @@ export interface ForwardingStats {
   settledFromJournal: number;
   /** Commands given up after failoverDeadlineMs. */
   gaveUp: number;
+  /** Times the replica met a gap (or another contradiction) and was replaced by a reloaded copy. */
+  reloads: number;
+  /** Reload attempts that failed and were tried again. */
+  reloadFailures: number;
 }
 
 export class ForwardingEngine<State, Command, Event> {
-  readonly stats: ForwardingStats = { answered: 0, retries: 0, settledFromJournal: 0, gaveUp: 0 };
+  readonly stats: ForwardingStats = {
+    answered: 0,
+    retries: 0,
+    settledFromJournal: 0,
+    gaveUp: 0,
+    reloads: 0,
+    reloadFailures: 0,
+  };
   readonly #options: ForwardingEngineOptions<State, Command, Event>;
-  readonly #follower: JournalFollower<State, Command, Event>;
-  readonly #listeners: Set<CommittedListener<Command, Event>>;
+  /** The replica reads are served from; replaced by a reload. */
+  #follower!: JournalFollower<State, Command, Event>;
+  /** Bumped when a reload starts: only the current replica's batches reach the listeners. */
+  #generation = 0;
+  /** The reload under way, if any (it never rejects: it retries, or fails the node). */
+  #reloading: Promise<void> | undefined;
+  readonly #stopReloadRetries = new AbortController();
+  readonly #listeners = new Set<CommittedListener<Command, Event>>();
+  readonly #reloadedListeners = new Set<ReloadedListener>();
   readonly #agent: Agent;
   readonly #failoverDeadlineMs: number;
   readonly #attemptTimeoutMs: number;
@@ -99,41 +150,42 @@ export class ForwardingEngine<State, Command, Event> {
   static async start<State, Command, Event>(
     options: ForwardingEngineOptions<State, Command, Event>,
   ): Promise<ForwardingEngine<State, Command, Event>> {
-    // The follower calls back into the engine built right after it (before any catch-up runs).
-    const listeners = new Set<CommittedListener<Command, Event>>();
-    const follower = await JournalFollower.start({
-      decider: options.decider,
-      codec: options.codec,
-      store: options.cluster.journal,
-      onFolded: (entries) => notify(listeners, entries, options.logger),
-    });
-    const engine = new ForwardingEngine(options, follower, listeners);
+    const engine = new ForwardingEngine(options);
+    engine.#follower = await engine.#startFollower();
     // This node's own leading engine hands over what it commits (copies: the replica's state must
     // share nothing with the engine's), so answers need no read of the journal; anything that does
-    // not follow on (a batch committed before this replica caught up) is read as always.
+    // not follow on (a batch committed before this replica caught up) is read as always. During a
+    // reload nothing is folded: the new copy reads these entries from the store once swapped in.
     engine.#stopFollowingLocal = options.local?.onCommitted((entries) => {
-      if (engine.#phase === "failed") return;
-      if (!follower.foldCommitted(structuredClone(entries))) engine.#catchUpQuietly();
+      if (engine.#phase === "failed" || engine.#reloading !== undefined) return;
+      if (!engine.#follower.foldCommitted(structuredClone(entries))) engine.#catchUpQuietly();
     });
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
-      if (lastSequence !== undefined && follower.sequence >= lastSequence) return;
+      if (lastSequence !== undefined && engine.#follower.sequence >= lastSequence) return;
       engine.#catchUpQuietly();
     });
     return engine;
   }
 
-  private constructor(
-    options: ForwardingEngineOptions<State, Command, Event>,
-    follower: JournalFollower<State, Command, Event>,
-    listeners: Set<CommittedListener<Command, Event>>,
-  ) {
+  private constructor(options: ForwardingEngineOptions<State, Command, Event>) {
     this.#options = options;
-    this.#follower = follower;
-    this.#listeners = listeners;
     this.#failoverDeadlineMs = options.failoverDeadlineMs ?? defaultFailoverDeadlineMs;
     this.#attemptTimeoutMs = options.attemptTimeoutMs ?? defaultAttemptTimeoutMs;
     this.#agent = new Agent({ keepAlive: true, maxSockets: options.connectionsMax ?? 256 });
+  }
+
+  /** A replica from the latest snapshot plus the journal after it, whose batches reach the listeners while it is the current one. */
+  #startFollower(): Promise<JournalFollower<State, Command, Event>> {
+    const generation = this.#generation;
+    return JournalFollower.start({
+      decider: this.#options.decider,
+      codec: this.#options.codec,
+      store: this.#options.cluster.journal,
+      onFolded: (entries) => {
+        if (generation === this.#generation) notify(this.#listeners, entries, this.#options.logger);
+      },
+    });
   }
 
   get phase(): EnginePhase {
@@ -143,6 +195,16 @@ export class ForwardingEngine<State, Command, Event> {
   /** The last journal entry the local replica has folded in. */
   get committedSequence(): bigint {
     return this.#follower.sequence;
+  }
+
+  /** sha256 of the replica's state encoding (compare with the leader's). */
+  stateHash(): string {
+    return this.#follower.stateHash();
+  }
+
+  /** True while a new replica is being loaded after a gap (reads serve the old one meanwhile). */
+  get reloading(): boolean {
+    return this.#reloading !== undefined;
   }
 
   /** Commands sent to the leader and not answered yet. */
@@ -165,6 +227,16 @@ export class ForwardingEngine<State, Command, Event> {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Called right after a reloaded replica replaced the old one, before any of its batches reach
+   * onCommitted: the batches in between were never given, so whatever was built from them is
+   * stale (the realtime hub re-seeds from the new state and closes its sockets).
+   */
+  onReloaded(listener: ReloadedListener): () => void {
+    this.#reloadedListeners.add(listener);
+    return () => this.#reloadedListeners.delete(listener);
+  }
+
   async submit(command: Command): Promise<SubmitResult<Event>> {
     if (this.#phase !== "running") throw new EngineStoppedError("The engine connection is closed");
     this.#inFlight += 1;
@@ -178,6 +250,7 @@ export class ForwardingEngine<State, Command, Event> {
   async close(): Promise<void> {
     if (this.#phase === "closed") return;
     if (this.#phase === "running") this.#phase = "closed";
+    this.#stopReloadRetries.abort();
     this.#stopFollowingLocal?.();
     await this.#wakeups?.close();
     this.#agent.destroy();
@@ -247,15 +320,36 @@ export class ForwardingEngine<State, Command, Event> {
     return this.#leader;
   }
 
-  /** Answers once the replica holds the command, so a read right after sees it. */
+  /**
+   * Answers once the replica holds the command, so a read right after sees it. The replica is read
+   * afresh on every pass: a reload swaps in a new one, and the wait goes on with it.
+   */
   async #answered(result: SubmitResult<Event>): Promise<SubmitResult<Event>> {
     this.stats.answered += 1;
     if (!result.ok) return result;
     const deadline = Date.now() + this.#failoverDeadlineMs;
-    while (this.#follower.sequence < result.sequence) {
+    while (this.#follower.sequence < result.sequence && this.#phase !== "failed") {
+      const reloading = this.#reloading;
+      const follower = this.#follower;
       try {
-        await this.#follower.catchUpTo(result.sequence);
+        if (reloading !== undefined) {
+          // The old replica cannot get there; the new one will hold it once swapped in.
+          const timer = new AbortController();
+          const timeout = delay(Math.max(0, deadline - Date.now()), undefined, { signal: timer.signal });
+          await Promise.race([reloading, timeout.catch(() => {})]).finally(() => timer.abort());
+          if (this.#reloading === reloading && Date.now() >= deadline)
+            throw new Error("reload not done in time");
+          continue;
+        }
+        await follower.catchUpTo(result.sequence);
       } catch (error) {
+        if (error instanceof JournalCorruptionError) {
+          // A closing node does not reload: its answer goes out as it is.
+          if (this.#phase !== "running") return result;
+          // A replica already replaced says nothing about the current one.
+          if (follower === this.#follower) this.#reload(error);
+          continue;
+        }
         if (Date.now() >= deadline) {
           this.#options.logger.error(
             { err: error, sequence: result.sequence },
@@ -326,16 +420,104 @@ export class ForwardingEngine<State, Command, Event> {
   }
 
   #catchUpQuietly(): void {
-    this.#follower.catchUp().catch((error: unknown) => {
+    // A reload under way catches the new replica up once it is swapped in.
+    if (this.#reloading !== undefined || this.#phase === "failed") return;
+    const follower = this.#follower;
+    follower.catchUp().catch((error: unknown) => {
       if (error instanceof JournalCorruptionError) {
-        // The journal contradicts the replica (a gap: this node fell behind an archived stretch).
-        // It cannot serve reads that are right any more; /readyz and the sockets say so.
-        this.#phase = "failed";
-        this.#options.logger.fatal({ err: error }, "the replica cannot follow the journal");
+        // The journal contradicts the replica (a gap: this node fell behind an archived stretch),
+        // unless that replica was replaced meanwhile.
+        if (follower === this.#follower) this.#reload(error);
         return;
       }
       this.#options.logger.warn({ err: error }, "the replica could not read the journal; retrying");
     });
+  }
+
+  /** Starts replacing the replica with one loaded from the latest snapshot (once: a second call joins). */
+  #reload(cause: JournalCorruptionError): void {
+    if (this.#reloading !== undefined || this.#phase !== "running") return;
+    // From here the old replica's batches reach no listener; reads still use it until the swap.
+    this.#generation += 1;
+    this.#options.logger.warn(
+      { err: cause, sequence: String(this.#follower.sequence) },
+      "the replica cannot follow the journal (it fell behind the archive?): reloading it from the latest snapshot",
+    );
+    const run = async () => {
+      try {
+        await this.#reloadUntilDone();
+      } finally {
+        this.#reloading = undefined;
+      }
+      // Wake-ups and local batches that came while loading were dropped: read what was committed since.
+      this.#catchUpQuietly();
+    };
+    this.#reloading = run();
+  }
+
+  async #reloadUntilDone(): Promise<void> {
+    const firstMs = this.#options.reloadRetryFirstMs ?? defaultReloadRetryFirstMs;
+    const maxMs = this.#options.reloadRetryMaxMs ?? defaultReloadRetryMaxMs;
+    let corruptInARow = 0;
+    for (let attempt = 0; this.#phase === "running"; attempt++) {
+      let follower: JournalFollower<State, Command, Event>;
+      try {
+        follower = await this.#startFollower();
+      } catch (error) {
+        if (this.#phase !== "running") return;
+        corruptInARow = error instanceof JournalCorruptionError ? corruptInARow + 1 : 0;
+        if (corruptInARow >= reloadCorruptAttemptsMax) {
+          this.#fail(error, "the journal contradicts itself on every reload: the replica stops");
+          return;
+        }
+        this.stats.reloadFailures += 1;
+        const waitMs = Math.min(firstMs * 2 ** Math.min(attempt, 16), maxMs);
+        this.#options.logger.error(
+          { err: error, attempt, waitMs },
+          "reloading the replica failed; trying again",
+        );
+        try {
+          await delay(waitMs, undefined, { signal: this.#stopReloadRetries.signal });
+        } catch {
+          return; // closed
+        }
+        continue;
+      }
+      try {
+        this.#options.assertState?.(follower.position.state);
+      } catch (error) {
+        // Loading the same snapshot and journal again would give the same state.
+        this.#fail(error, "the reloaded replica breaks the core's invariants: the replica stops");
+        return;
+      }
+      if (this.#phase !== "running") return;
+      const previous = this.#follower.sequence;
+      this.#follower = follower;
+      this.stats.reloads += 1;
+      this.#options.logger.warn(
+        {
+          from: String(previous),
+          to: String(follower.sequence),
+          snapshot: String(follower.position.snapshotSequence),
+        },
+        "the replica was reloaded from the latest snapshot; following the journal again",
+      );
+      const { sequence, nowMs } = follower.position;
+      for (const listener of this.#reloadedListeners) {
+        try {
+          listener({ sequence, nowMs });
+        } catch (error) {
+          this.#options.logger.error({ err: error }, "a reload listener failed");
+        }
+      }
+      return;
+    }
+  }
+
+  #fail(error: unknown, message: string): void {
+    // It cannot serve reads that are right any more; /readyz and the sockets say so.
+    this.#phase = "failed";
+    this.#options.logger.fatal({ err: error }, message);
   }
 }
 

@@ -21,6 +21,13 @@ export interface ExchangeEngine {
   read<T>(reader: (state: Readonly<ExchangeState>, position: StatePosition) => T): Promise<T>;
   /** Each committed batch, in sequence order, once (see Engine.onCommitted). */
   onCommitted(listener: CommittedListener<ExchangeCommand, ExchangeEvent>): () => void;
+  /**
+   * Only where the state read here can be replaced (an API node's replica that fell behind the
+   * journal archive reloads from the latest snapshot): called right after the replacement, before
+   * any later batch reaches onCommitted. The batches in between were never given to onCommitted,
+   * so what a listener built from them must be rebuilt from the state read now.
+   */
+  onReloaded?(listener: (position: StatePosition) => void): () => void;
   /** Stops taking commands (the leader's engine first commits what is queued). */
   close(): Promise<void>;
 }

@@ -10,8 +10,11 @@ export const closeCodes = {
   goingAway: 1001,
   policyViolation: 1008,
   upstreamUnavailable: 1011,
+  /** RFC 6455 "service restart": reconnect and re-seed (the node's state was reloaded). */
+  serviceRestart: 1012,
 } as const;
 export const upstreamUnavailableReason = "upstream unavailable";
+export const stateReloadedReason = "service restart: reconnect and re-seed";
 
 /**
  * A text frame built once for all its subscribers. A server's frames are not masked (RFC 6455

@@ -24,6 +24,7 @@ import {
   closeCodes,
   newSocketStats,
   type Subscriber,
+  stateReloadedReason,
   Topics,
   upstreamUnavailableReason,
 } from "./fanout.js";
@@ -81,7 +82,7 @@ export class RealtimeHub {
   readonly socketStats = { gateway: newSocketStats(), public: newSocketStats() } as const;
   readonly #engine: ExchangeEngine;
   readonly #logger: Logger;
-  readonly #tracker = new BookTracker();
+  #tracker = new BookTracker();
   readonly #feeds = new Map<number, OutcomeFeed>();
   readonly #dirty = new Set<OutcomeFeed>();
   /** `${outcomeId}:${optionIndex}` → signed clob-price-update sockets. */
@@ -93,6 +94,7 @@ export class RealtimeHub {
   readonly #sockets = new Set<Subscriber>();
   readonly #alive = new WeakSet<Subscriber>();
   readonly #unsubscribeEngine: () => void;
+  readonly #unsubscribeReloads: () => void;
   readonly #timers: NodeJS.Timeout[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
   #lastFlushMs = 0;
@@ -115,6 +117,7 @@ export class RealtimeHub {
         .read((state) => this.#absorb(state, entries))
         .catch((error: unknown) => this.#logger.error({ err: error }, "realtime could not absorb a commit"));
     });
+    this.#unsubscribeReloads = this.#engine.onReloaded?.(() => this.#reseed()) ?? (() => {});
     this.#timers.push(
       setInterval(() => this.#checkSessions(), this.limits.sessionCheckIntervalMs).unref(),
       setInterval(() => this.#heartbeat(), this.limits.heartbeatIntervalMs).unref(),
@@ -124,15 +127,44 @@ export class RealtimeHub {
   static async start(options: RealtimeHubOptions): Promise<RealtimeHub> {
     const hub = new RealtimeHub(options);
     // Books that exist already (after a restart) are read once, so only later changes are published.
-    await options.engine.read((state) => {
-      for (const outcome of state.outcomes.values()) {
-        if (outcome.book !== null) {
-          hub.#tracker.refresh(outcome.outcomeId, outcome.book);
-          hub.#feeds.set(outcome.outcomeId, hub.#newFeed(state, outcome.outcomeId));
-        }
-      }
-    });
+    await options.engine.read((state) => hub.#seed(state));
     return hub;
+  }
+
+  /**
+   * Reads every live book. `sinceSeq` (after a reload: the sequence of the state read) becomes each
+   * book's `prevSeq` for its first publish, so a client whose book was seeded from the state before
+   * the reload (an older `seq`) sees a gap and re-seeds.
+   */
+  #seed(state: Readonly<ExchangeState>, sinceSeq = 0n): void {
+    for (const outcome of state.outcomes.values()) {
+      if (outcome.book !== null) {
+        this.#tracker.refresh(outcome.outcomeId, outcome.book);
+        const feed = this.#newFeed(state, outcome.outcomeId);
+        feed.publishedSeq = sinceSeq;
+        this.#feeds.set(outcome.outcomeId, feed);
+      }
+    }
+  }
+
+  /**
+   * The engine's state was replaced by a reloaded one (an API node's replica that fell behind the
+   * journal archive): the batches in between never came, so every subscriber's view may be stale.
+   * Every socket is closed with 1012 (clients reconnect and re-seed from snapshots: no subscriber
+   * sees a jump in `seq`), unpublished changes of the old state are dropped, and the books are
+   * read again from the new state, as at start, with the reload's sequence as their `prevSeq`.
+   */
+  #reseed(): void {
+    if (this.#closed) return;
+    for (const subscriber of this.#sockets) subscriber.close(closeCodes.serviceRestart, stateReloadedReason);
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.#dirty.clear();
+    this.#feeds.clear();
+    this.#tracker = new BookTracker();
+    void this.#engine
+      .read((state, position) => this.#seed(state, position.sequence))
+      .catch((error: unknown) => this.#logger.error({ err: error }, "realtime could not re-seed its books"));
   }
 
   get engine(): ExchangeEngine {
@@ -226,6 +258,7 @@ export class RealtimeHub {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribeEngine();
+    this.#unsubscribeReloads();
     for (const timer of this.#timers) clearInterval(timer);
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     for (const subscriber of this.#sockets) subscriber.close(closeCodes.goingAway, "server shutting down");

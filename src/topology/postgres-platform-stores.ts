@@ -12,6 +12,7 @@ import { ForwardingEngine } from "../cluster/forwarding-engine.js";
 import { loadTopologyConfig, type TopologyConfig } from "../config/topology-config.js";
 import { ConfigError } from "../config.js";
 import {
+  assertInvariants,
   type ExchangeCommand,
   type ExchangeEvent,
   type ExchangeState,
@@ -164,6 +165,8 @@ export async function openPostgresExchange(
     key: deriveCommandKey(options.masterKey),
     logger: options.exchange.logger.child({ component: "forwarding" }),
     failoverDeadlineMs: topology.failoverDeadlineMs,
+    // A replica reloaded after falling behind the archive is checked before it serves (as a takeover is).
+    assertState: assertInvariants,
     ...(engineNode === undefined ? {} : { local: engineNode.localCommands }),
   });
   return {

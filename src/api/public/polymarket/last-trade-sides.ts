@@ -17,6 +17,7 @@ interface LastTaker {
 export class LastTradeSides {
   readonly #byOutcome = new Map<number, LastTaker>();
   readonly #stop: () => void;
+  readonly #stopReloads: () => void;
 
   constructor(engine: ExchangeEngine) {
     this.#stop = engine.onCommitted((entries) => {
@@ -33,6 +34,8 @@ export class LastTradeSides {
         }
       }
     });
+    // A reloaded replica skipped batches: what was seen before may be stale, as after a restart.
+    this.#stopReloads = engine.onReloaded?.(() => this.#byOutcome.clear()) ?? (() => {});
   }
 
   /** The side of the outcome's last trade seen from one of its options. */
@@ -44,5 +47,6 @@ export class LastTradeSides {
 
   close(): void {
     this.#stop();
+    this.#stopReloads();
   }
 }
