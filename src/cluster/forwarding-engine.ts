@@ -83,6 +83,8 @@ export interface ForwardingEngineOptions<State, Command, Event> {
 export type ReloadedListener = (position: StatePosition) => void;
 
 export const defaultFailoverDeadlineMs = 10_000;
+/** How long a NOTIFY waits for the same commit to arrive from this node's own engine before reading it. */
+const localHandOverGraceMs = 200;
 export const defaultAttemptTimeoutMs = 2_000;
 export const defaultReloadRetryFirstMs = 100;
 export const defaultReloadRetryMaxMs = 5_000;
@@ -163,9 +165,23 @@ export class ForwardingEngine<State, Command, Event> {
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
       if (lastSequence !== undefined && engine.#follower.sequence >= lastSequence) return;
+      // This node's own engine leads: its commits arrive in-process, and the NOTIFY (on another
+      // connection) often comes first. Read only if the hand-over has not come a moment later.
+      if (lastSequence !== undefined && engine.#localLeads()) {
+        setTimeout(() => {
+          if (engine.#follower.sequence < lastSequence) engine.#catchUpQuietly();
+        }, localHandOverGraceMs).unref();
+        return;
+      }
       engine.#catchUpQuietly();
     });
     return engine;
+  }
+
+  /** Whether the leader last seen is this process's own engine (an all-in-one node that leads). */
+  #localLeads(): boolean {
+    const leader = this.#leader;
+    return leader !== undefined && this.#options.local?.serves(leader) === true;
   }
 
   private constructor(options: ForwardingEngineOptions<State, Command, Event>) {
