@@ -34,6 +34,19 @@ function flakyReads(store: AccountsStore): AccountsStore & { failing: boolean } 
   return flaky;
 }
 
+/** The same store, counting its readJournal calls in `reads`. */
+function countingReads(store: AccountsStore): AccountsStore & { reads: number } {
+  const counted = {
+    ...flakyReads(store),
+    reads: 0,
+    readJournal(after: bigint) {
+      counted.reads += 1;
+      return store.readJournal(after);
+    },
+  };
+  return counted;
+}
+
 describe("journal follower", () => {
   it("follows the leader's appends to exactly the leader's state, from a snapshot", async () => {
     const store = memoryStore();
@@ -57,32 +70,25 @@ describe("journal follower", () => {
   it("catchUpTo joins a running pass that reaches the sequence, and reads no more than needed", async () => {
     const store = memoryStore();
     const { engine } = await openAccountsEngine(store);
-    let reads = 0;
-    const counted: AccountsStore = {
-      ...flakyReads(store),
-      readJournal(after: bigint) {
-        reads += 1;
-        return store.readJournal(after);
-      },
-    };
+    const counted = countingReads(store);
     const follower = await JournalFollower.start({
       decider: accountsDecider,
       codec: accountsCodec,
       store: counted,
     });
-    reads = 0;
+    counted.reads = 0;
     for (const command of scriptedCommands(30)) await engine.submit(command);
     const target = engine.committedSequence;
     const running = follower.catchUp();
     assert.equal(await follower.catchUpTo(target), target);
     await running;
-    assert.equal(reads, 1, "one pass, not a second one queued behind it");
+    assert.equal(counted.reads, 1, "one pass, not a second one queued behind it");
     assert.equal(await follower.catchUpTo(target), target);
-    assert.equal(reads, 1, "already there: no read at all");
+    assert.equal(counted.reads, 1, "already there: no read at all");
     for (const command of scriptedCommands(60).slice(30)) await engine.submit(command);
     assert.ok(engine.committedSequence > target);
     assert.equal(await follower.catchUpTo(engine.committedSequence), engine.committedSequence);
-    assert.equal(reads, 2);
+    assert.equal(counted.reads, 2);
     assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
   });
 
@@ -126,14 +132,7 @@ describe("journal follower", () => {
   it("folds batches its own engine hands over without reading them, and only those that follow on", async () => {
     const store = memoryStore();
     const { engine } = await openAccountsEngine(store);
-    let reads = 0;
-    const counted: AccountsStore = {
-      ...flakyReads(store),
-      readJournal(after: bigint) {
-        reads += 1;
-        return store.readJournal(after);
-      },
-    };
+    const counted = countingReads(store);
     const folded: bigint[] = [];
     const follower = await JournalFollower.start({
       decider: accountsDecider,
@@ -143,9 +142,9 @@ describe("journal follower", () => {
     });
     const handedOver: boolean[] = [];
     engine.onCommitted((entries) => handedOver.push(follower.foldCommitted(structuredClone(entries))));
-    reads = 0;
+    counted.reads = 0;
     for (const command of scriptedCommands(40)) await engine.submit(command);
-    assert.equal(reads, 0, "nothing read back");
+    assert.equal(counted.reads, 0, "nothing read back");
     assert.ok(handedOver.length > 0 && handedOver.every(Boolean));
     assert.equal(follower.sequence, engine.committedSequence);
     assert.deepEqual(
