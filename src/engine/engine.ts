@@ -420,16 +420,30 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       await this.#maybeSnapshot();
       // A store whose commits wait on I/O has just had the loop turn during the commit: what queued
       // meanwhile is the next batch, and it starts at once (the database is not left idle a turn).
-      if (!(this.#store.commitsWaitOnIo === true && this.#queue.length > 0)) await nextTurn();
+      const turnedDuringCommit = this.#store.commitsWaitOnIo === true && oldest.entries.length > 0;
+      if (!(turnedDuringCommit && this.#queue.length > 0)) await nextTurn();
     }
   }
 
-  /** Whether a batch may start now: commands wait, the store has room, and no reader waits for committed state. */
+  /**
+   * Whether a batch may start now: commands wait and the store has room. A batch is not decided on
+   * top of one still committing while a reader waits for committed state, or while a snapshot that
+   * must be encoded inline is due: both need memory to hold nothing uncommitted, which the pipeline
+   * then drains to.
+   */
   #mayStartBatch(): boolean {
     return (
       this.#queue.length > 0 &&
       this.#pipeline.length < this.#commitsInFlightMax &&
-      (this.#pipeline.length === 0 || this.#waitingReaders.length === 0)
+      (this.#pipeline.length === 0 || (this.#waitingReaders.length === 0 && !this.#inlineSnapshotDue()))
+    );
+  }
+
+  #inlineSnapshotDue(): boolean {
+    return (
+      (this.#snapshotWorker === undefined || this.#snapshotWorker.failed) &&
+      this.#snapshotInFlight === undefined &&
+      this.#committedSequence - this.#snapshotAttemptSequence >= BigInt(this.#limits.snapshotEveryCommands)
     );
   }
 
@@ -485,7 +499,13 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     return inFlight;
   }
 
-  /** After its commit: makes a batch the committed state, tells the listeners, answers its submitters. */
+  /**
+   * After its commit: makes a batch the committed state, tells the listeners, answers its submitters.
+   * With pipelined commits the next batch may already be evolved into memory here, so the snapshot
+   * worker and the listeners copy this batch's events after that: a decided event must never be
+   * changed afterwards (evolve may keep an event's arrays in the state, but replaces them, never
+   * edits them in place).
+   */
   #finishBatch(inFlight: InFlightBatch<Command, Event>): void {
     const { entries, batch, results } = inFlight;
     if (entries.length > 0) {
@@ -536,8 +556,10 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     if (this.#committedSequence - this.#snapshotAttemptSequence < BigInt(this.#limits.snapshotEveryCommands))
       return;
     if (this.#snapshotInFlight !== undefined) return;
-    // Encoded inline, the snapshot is of the state in memory: only while it is the committed state.
-    if (this.#snapshotWorker === undefined && this.#pipeline.length > 0) return;
+    // Encoded inline (no worker, or a worker that failed), the snapshot is of the state in memory:
+    // only while that is the committed state, with no later batch decided into it yet.
+    const inline = this.#snapshotWorker === undefined || this.#snapshotWorker.failed;
+    if (inline && this.#pipeline.length > 0) return;
     // Not awaited: the engine goes on committing while the snapshot is made and written. The
     // worker is asked now, after this batch's events and before the next batch's; without it the
     // state is encoded inline, synchronously, before #saveSnapshot's first await. Either way it is

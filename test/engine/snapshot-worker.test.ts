@@ -13,12 +13,36 @@ import {
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
 import { hashEncodedState } from "../../src/engine/recovery.js";
+import type { EngineStore } from "../../src/engine/store.js";
 import { exchangeSnapshotWorker } from "../../src/exchange/exchange-host.js";
 import { MemoryEngineStore, type MemoryTransaction } from "../../src/store/memory/engine-store.js";
 import { CommandStream } from "../sim/command-stream.js";
 
+/** The store, taking two commits at once (as PostgreSQL's pipelined writer), each a few ms long. */
+function pipelined(
+  inner: MemoryEngineStore<ExchangeCommand, ExchangeEvent>,
+): EngineStore<ExchangeCommand, ExchangeEvent, MemoryTransaction> {
+  let previous: Promise<void> = Promise.resolve();
+  return {
+    commitsInFlightMax: 2,
+    commitsWaitOnIo: true,
+    lastSequence: () => inner.lastSequence(),
+    readJournal: (after) => inner.readJournal(after),
+    loadLatestSnapshot: () => inner.loadLatestSnapshot(),
+    saveSnapshot: (snapshot) => inner.saveSnapshot(snapshot),
+    commitBatch(entries, projectors) {
+      const commit = previous.then(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 3));
+        await inner.commitBatch(entries, projectors);
+      });
+      previous = commit.catch(() => {});
+      return commit;
+    },
+  };
+}
+
 function open(
-  store: MemoryEngineStore<ExchangeCommand, ExchangeEvent>,
+  store: EngineStore<ExchangeCommand, ExchangeEvent, MemoryTransaction>,
   worker: boolean | typeof exchangeSnapshotWorker,
   onError: (error: unknown) => void = () => {},
 ) {
@@ -84,5 +108,36 @@ describe("snapshot worker", () => {
     const live = await engine.read((state) => exchangeStateCodec.encode(state));
     assert.equal(store.durableImage.snapshots.at(-1)?.state, live, "snapshots are still written");
     assert.ok(errors.length <= 1, "the failure is reported, not repeated");
+  });
+
+  it("falls back inline only to a state that is all committed, while batches are pipelined", async () => {
+    const store = new MemoryEngineStore<ExchangeCommand, ExchangeEvent>();
+    const broken = {
+      ...exchangeSnapshotWorker,
+      moduleUrl: new URL("./no-such-core.js", import.meta.url).href,
+    };
+    const engine = await open(pipelined(store), broken);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the worker's failure arrives
+    // A deposit every millisecond: a batch is nearly always committing behind another.
+    const deposits: Promise<unknown>[] = [];
+    for (let index = 0; index < 150; index++) {
+      deposits.push(
+        engine.submit({
+          type: "Deposit",
+          userId: 1 + (index % 3),
+          amount: 100_000_000n,
+          txHash: `0x${index}`,
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(deposits);
+    assert.ok(store.durableImage.snapshots.length > 1, "snapshots were written meanwhile");
+    const live = await engine.read((state) => exchangeStateCodec.encode(state));
+    // A snapshot of a state holding a batch still committing would count that batch twice here.
+    const reopened = await open(store.crash(), false);
+    assert.equal(await reopened.read((state) => exchangeStateCodec.encode(state)), live);
+    assert.ok((await reopened.verifyReplay()).identical);
+    await reopened.close();
   });
 });

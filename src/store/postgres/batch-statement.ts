@@ -33,7 +33,10 @@ export interface StatementPart {
 export interface PreparedPart {
   /** Undefined when this projector writes nothing for the batch. */
   readonly part: StatementPart | undefined;
-  /** Called once the statement has committed, with the values of the part's `selects`, in order. */
+  /**
+   * Called once the statement has committed, with the values of the part's `selects`, in order.
+   * Must not throw: the batch is durable by then, and a throw would fail it to the engine.
+   */
   committed(selected: readonly unknown[]): void;
 }
 
