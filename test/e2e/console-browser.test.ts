@@ -192,17 +192,40 @@ describe("the web console in Chromium", { skip }, () => {
     });
     await phone.close();
 
-    // A lost message: a page whose socket never gets one `price_change` finds the gap by the book
-    // hash and re-subscribes; the fresh `book` re-seeds it.
+    // A message lost or garbled on the way: one `price_change` for the page's own asset reaches it
+    // with a wrong size, so its copy of the book cannot match the hash that change carries; the page
+    // re-subscribes and the fresh `book` re-seeds it. (Dropping a message instead does not always
+    // leave the copy wrong: a change carries a level's new size, and the next change to the same
+    // levels, or one for the other asset only, makes the dropped one moot, so a drop is not a
+    // dependable divergence.)
     const gapped = await browser.page();
-    let dropped = false;
+    let trackedAssetIds: string[] = [];
+    let garbled = false;
     await gapped.routeWebSocket(/\/ws\/market$/, (route) => {
       const server = route.connectToServer();
-      route.onMessage((message) => server.send(message));
+      route.onMessage((message) => {
+        const sent = parseJson(String(message)) as { assets_ids?: unknown } | undefined;
+        if (Array.isArray(sent?.assets_ids)) trackedAssetIds = sent.assets_ids.map(String);
+        server.send(message);
+      });
       server.onMessage((message) => {
-        if (!dropped && String(message).includes('"event_type":"price_change"')) {
-          dropped = true;
-          return;
+        if (!garbled) {
+          const events = [parseJson(String(message))].flat() as {
+            event_type?: string;
+            price_changes?: { asset_id: string; size: string }[];
+          }[];
+          const ours = events
+            .filter((event) => event?.event_type === "price_change")
+            .flatMap((event) => event.price_changes ?? [])
+            .filter((change) => trackedAssetIds.includes(change.asset_id));
+          if (ours.length > 0) {
+            for (const change of ours) change.size = `${change.size}7`;
+            garbled = true;
+            route.send(
+              JSON.stringify(events.length === 1 && !String(message).startsWith("[") ? events[0] : events),
+            );
+            return;
+          }
         }
         route.send(message);
       });
@@ -218,7 +241,7 @@ describe("the web console in Chromium", { skip }, () => {
       undefined,
       { timeout: waitMs },
     );
-    assert.ok(dropped);
+    assert.ok(garbled);
     assert.equal(await book.getAttribute("data-reseeds"), "0", "the page that lost nothing never re-seeded");
 
     // Once the bot stops, the book each page kept from `book` + `price_change` is the REST book. An
@@ -418,3 +441,12 @@ describe("the web console in Chromium", { skip }, () => {
     assertNoConsoleErrors();
   });
 });
+
+/** The JSON in a WebSocket frame, or undefined (a text PONG, say). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
