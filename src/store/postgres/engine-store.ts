@@ -152,7 +152,7 @@ interface HeldPipeline {
   /** Statements sent on it and not answered yet (and one being prepared). */
   inFlight: number;
   broken: boolean;
-  onError?: () => void;
+  readonly onError: () => void;
 }
 
 /**
@@ -324,10 +324,14 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
   async #holdPipeline(): Promise<HeldPipeline> {
     if (this.#pipeline !== undefined) return this.#pipeline;
     const client = await this.pool.connect();
-    const held: HeldPipeline = { client, inFlight: 0, broken: false };
-    // As in inTransaction: a connection ended under us fails the queries in flight, not the process.
-    held.onError = () => {
-      held.broken = true;
+    const held: HeldPipeline = {
+      client,
+      inFlight: 0,
+      broken: false,
+      // As in inTransaction: a connection ended under us fails the queries in flight, not the process.
+      onError: () => {
+        held.broken = true;
+      },
     };
     client.on("error", held.onError);
     setPipelineMode(client, true);
@@ -341,7 +345,7 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     if (held.inFlight > 0 || this.#pipeline !== held) return;
     this.#pipeline = undefined;
     setPipelineMode(held.client, false);
-    if (held.onError !== undefined) held.client.off("error", held.onError);
+    held.client.off("error", held.onError);
     held.client.release(held.broken);
   }
 

@@ -205,7 +205,7 @@ export async function openPostgresMarketCatalog(
   const lastWrittenHeats = new Map<number, number | null>();
 
   /** What a batch changes in the catalogue: markets touched, markets created, heat added per market. */
-  const scan = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+  const scanBatch = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     const touched = new Set<number>();
     const created: IndexedMarket[] = [];
     // The batch's heat additions per market, in journal order.
@@ -241,6 +241,12 @@ export async function openPostgresMarketCatalog(
       }
     }
     return { touched, created, heatAdded };
+  };
+  // The one-statement path asks writesInOneStatement, then prepare, of the same batch: scanned once.
+  let lastScan: { entries: object; scanned: ReturnType<typeof scanBatch> } | undefined;
+  const scan = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    if (lastScan?.entries !== entries) lastScan = { entries, scanned: scanBatch(entries) };
+    return lastScan.scanned;
   };
   const fold = (heat: number | null, added: readonly { weight: number; atMs: number }[]) => {
     let folded = heat;
@@ -386,7 +392,6 @@ export async function openPostgresMarketCatalog(
           notificationPayloads(touched),
         ],
         selects: [
-          "(SELECT count(*) FROM catalog_heated)",
           "(SELECT coalesce(array_agg(market_id ORDER BY market_id), '{}') FROM catalog_reheated)",
           "(SELECT coalesce(array_agg(heat ORDER BY market_id), '{}') FROM catalog_reheated)",
           "(SELECT sent FROM catalog_notified)",
@@ -401,8 +406,8 @@ export async function openPostgresMarketCatalog(
       return {
         part,
         committed(selected) {
-          const reheated = selected[1] as bigint[];
-          const reheats = selected[2] as (number | null)[];
+          const reheated = selected[0] as bigint[];
+          const reheats = selected[1] as (number | null)[];
           for (const [index, id] of reheated.entries()) {
             const marketId = Number(id);
             if (lastWrittenHeats.get(marketId) === guessedHeats[marketIds.indexOf(marketId)]) {
