@@ -102,6 +102,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     url: options.databaseUrl,
     applicationName: engineApplicationName(nodeId),
     idleInTransactionTimeoutMs: topology.leaseMs,
+    customPlansOnly: true,
   });
   let closing = false;
   let server: CommandServer | undefined;

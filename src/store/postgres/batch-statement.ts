@@ -15,7 +15,9 @@
 // one's answer (pipelined, engine-store.ts): a projector's kept state moves on when it prepares, and
 // `committed` only hands it what the statement returned.
 
+import { createHash } from "node:crypto";
 import type { JournalEntry } from "../../engine/store.js";
+import { withBinaryArrays } from "./binary-arrays.js";
 import type { PostgresClient, PostgresPool } from "./database.js";
 
 /** Part of a batch's statement: CTEs and their parameters, numbered from $1 within the part. */
@@ -85,11 +87,39 @@ export function joinParts(parts: readonly StatementPart[]): Required<StatementPa
   return { ctes: ctes.join(",\n"), values, selects };
 }
 
-/** The statement of the joined parts; its one row holds the selects as s0, s1, … */
-export function statementOf(part: Required<StatementPart>): { text: string; values: unknown[] } {
+/**
+ * Names of the statement texts seen, so each is parsed and analysed once per connection (a dozen or
+ * so texts: which parts a batch has). The engine's connections plan each execution for its
+ * parameters all the same (customPlansOnly in database.ts). Past the bound a text goes unnamed, so
+ * a text that varied with the data could not fill the server's memory with prepared statements.
+ */
+const statementNames = new Map<string, string>();
+export const namedStatementTextsMax = 256;
+
+function nameOf(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= namedStatementTextsMax) return known;
+  const name = `predex-batch-${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+  statementNames.set(text, name);
+  return name;
+}
+
+/**
+ * The statement of the joined parts; its one row holds the selects as s0, s1, … It is a named
+ * (prepared) statement, and its array parameters go in binary format (binary-arrays.ts): the
+ * columns of every row the batch writes.
+ */
+export function statementOf(part: Required<StatementPart>): {
+  text: string;
+  values: unknown[];
+  name?: string;
+} {
   const selected =
     part.selects.length === 0 ? "1" : part.selects.map((sql, i) => `${sql} AS s${i}`).join(", ");
-  return { text: `WITH ${part.ctes}\nSELECT ${selected}`, values: [...part.values] };
+  const text = `WITH ${part.ctes}\nSELECT ${selected}`;
+  const values = withBinaryArrays(text, part.values);
+  const name = nameOf(text);
+  return name === undefined ? { text, values } : { text, values, name };
 }
 
 /**

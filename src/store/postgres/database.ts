@@ -29,14 +29,26 @@ export interface PostgresConnectionOptions {
    * paused (SIGSTOPped) process cannot hold row locks that a takeover waits for. 0 turns it off.
    */
   readonly idleInTransactionTimeoutMs?: number;
+  /**
+   * Plan every execution of a prepared statement for its parameters (plan_cache_mode
+   * force_custom_plan), never with a cached generic plan. For the engine's connections: its writes
+   * bind whole columns as arrays, whose length a generic plan cannot know (it guesses 100 rows), and
+   * a generic plan made while the tables were small joins them by scanning a whole table for as long
+   * as the plan is kept (docs/decisions.md "The batch statement is prepared once and planned each time").
+   */
+  readonly customPlansOnly?: boolean;
 }
 
 /** Session settings sent in the startup packet, so every pooled connection has them from the start. */
-export function sessionOptions(options: { idleInTransactionTimeoutMs?: number | undefined }): string {
+export function sessionOptions(options: {
+  idleInTransactionTimeoutMs?: number | undefined;
+  customPlansOnly?: boolean | undefined;
+}): string {
   const settings = ["synchronous_commit=on"];
   if (options.idleInTransactionTimeoutMs !== undefined) {
     settings.push(`idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs}`);
   }
+  if (options.customPlansOnly === true) settings.push("plan_cache_mode=force_custom_plan");
   return settings.map((setting) => `-c ${setting}`).join(" ");
 }
 
