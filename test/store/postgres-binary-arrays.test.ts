@@ -83,7 +83,11 @@ describe("binary array parameters through PostgreSQL", { skip: skipReason }, () 
 
   it("round-trips bigint, integer, float8 and text arrays as the text format does", async () => {
     const cases: [string, unknown[]][] = [
-      ["bigint", [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 42, "-17", null]],
+      [
+        "bigint",
+        [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 42, "-17", null, -1, 2 ** 32, -(2 ** 32), -(2 ** 32) - 1],
+      ],
+      ["bigint", [Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 2n ** 53n, -(2n ** 53n), 2n ** 53n - 1n]],
       ["integer", [0, -1, 2 ** 31 - 1, -(2 ** 31), null]],
       ["float8", [0, -0, 1.5, -2.25e-300, 1e300, Number.NaN, Number.POSITIVE_INFINITY, null]],
       ["text", ['{"a":"b\\"c"}', "back\\slash", "", "ümlaut ✓ 𝄞", "comma, {brace}", "NULL", null, 7, 8n]],

@@ -17,7 +17,7 @@
 
 import { createHash } from "node:crypto";
 import type { JournalEntry } from "../../engine/store.js";
-import { withBinaryArrays } from "./binary-arrays.js";
+import { type ArrayParameterTypes, arrayParameterTypes, encodeArrayParameters } from "./binary-arrays.js";
 import type { PostgresClient, PostgresPool } from "./database.js";
 
 /** Part of a batch's statement: CTEs and their parameters, numbered from $1 within the part. */
@@ -88,20 +88,28 @@ export function joinParts(parts: readonly StatementPart[]): Required<StatementPa
 }
 
 /**
- * Names of the statement texts seen, so each is parsed and analysed once per connection (a dozen or
- * so texts: which parts a batch has). The engine's connections plan each execution for its
- * parameters all the same (customPlansOnly in database.ts). Past the bound a text goes unnamed, so
- * a text that varied with the data could not fill the server's memory with prepared statements.
+ * What is known of each statement text seen: its name, so it is parsed and analysed once per
+ * connection (a dozen or so texts: which parts a batch has; the engine's connections plan each
+ * execution for its parameters all the same, customPlansOnly in database.ts), and which parameters
+ * are arrays of which type. Past the bound a text goes unnamed and is read each time, so a text that
+ * varied with the data could not fill the server's memory with prepared statements.
  */
-const statementNames = new Map<string, string>();
+interface StatementText {
+  readonly name: string | undefined;
+  readonly arrays: ArrayParameterTypes;
+}
+const statementTexts = new Map<string, StatementText>();
 export const namedStatementTextsMax = 256;
 
-function nameOf(text: string): string | undefined {
-  const known = statementNames.get(text);
-  if (known !== undefined || statementNames.size >= namedStatementTextsMax) return known;
+function statementTextOf(text: string): StatementText {
+  const known = statementTexts.get(text);
+  if (known !== undefined) return known;
+  if (statementTexts.size >= namedStatementTextsMax)
+    return { name: undefined, arrays: arrayParameterTypes(text) };
   const name = `predex-batch-${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-  statementNames.set(text, name);
-  return name;
+  const seen = { name, arrays: arrayParameterTypes(text) };
+  statementTexts.set(text, seen);
+  return seen;
 }
 
 /**
@@ -117,8 +125,8 @@ export function statementOf(part: Required<StatementPart>): {
   const selected =
     part.selects.length === 0 ? "1" : part.selects.map((sql, i) => `${sql} AS s${i}`).join(", ");
   const text = `WITH ${part.ctes}\nSELECT ${selected}`;
-  const values = withBinaryArrays(text, part.values);
-  const name = nameOf(text);
+  const { name, arrays } = statementTextOf(text);
+  const values = encodeArrayParameters(arrays, part.values);
   return name === undefined ? { text, values } : { text, values, name };
 }
 

@@ -40,9 +40,7 @@ export function encodeBinaryArray(
 ): Buffer | undefined {
   const { oid, bytes } = elementTypes[type];
   if (values.length === 0) {
-    const empty = Buffer.allocUnsafe(emptyHeaderBytes);
-    empty.writeInt32BE(0, 0);
-    empty.writeInt32BE(0, 4);
+    const empty = Buffer.alloc(emptyHeaderBytes);
     empty.writeInt32BE(oid, 8);
     return empty;
   }
@@ -58,63 +56,87 @@ export function encodeBinaryArray(
     } else size += 4 + (bytes ?? Buffer.byteLength(texts![index]!, "utf8"));
   }
   const buffer = Buffer.allocUnsafe(size);
-  buffer.writeInt32BE(1, 0);
-  buffer.writeInt32BE(hasNull ? 1 : 0, 4);
-  buffer.writeInt32BE(oid, 8);
-  buffer.writeInt32BE(values.length, 12);
-  buffer.writeInt32BE(1, 16);
+  // DataView's setters compile to plain stores; Buffer's write*BE check their arguments each call.
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  view.setInt32(0, 1);
+  view.setInt32(4, hasNull ? 1 : 0);
+  view.setInt32(8, oid);
+  view.setInt32(12, values.length);
+  view.setInt32(16, 1);
+  const written =
+    texts !== undefined
+      ? writeTexts(buffer, view, texts)
+      : writeNumbers(view, type as Exclude<BinaryArrayElementType, "text">, values);
+  return written ? buffer : undefined;
+}
+
+/** The elements of a bigint, integer or float8 array; false when one is not of that type. */
+function writeNumbers(
+  view: DataView,
+  type: Exclude<BinaryArrayElementType, "text">,
+  values: readonly unknown[],
+): boolean {
   let offset = headerBytes;
   for (let index = 0; index < values.length; index += 1) {
     const value = values[index];
     if (value === null || value === undefined) {
-      offset = buffer.writeInt32BE(nullLength, offset);
+      view.setInt32(offset, nullLength);
+      offset += 4;
       continue;
     }
     switch (type) {
       case "bigint": {
-        const integer = bigintOf(value);
-        if (integer === undefined) return undefined;
-        offset = buffer.writeInt32BE(8, offset);
-        offset = buffer.writeBigInt64BE(integer, offset);
+        view.setInt32(offset, 8);
+        const integer = typeof value === "bigint" ? value : bigintOf(value);
+        if (integer === undefined || integer < int64Min || integer > int64Max) return false;
+        view.setBigInt64(offset + 4, integer);
+        offset += 12;
         break;
       }
       case "integer": {
         if (typeof value !== "number" || !Number.isInteger(value) || value < int32Min || value > int32Max)
-          return undefined;
-        offset = buffer.writeInt32BE(4, offset);
-        offset = buffer.writeInt32BE(value, offset);
+          return false;
+        view.setInt32(offset, 4);
+        view.setInt32(offset + 4, value);
+        offset += 8;
         break;
       }
       case "float8": {
-        if (typeof value !== "number") return undefined;
-        offset = buffer.writeInt32BE(8, offset);
+        if (typeof value !== "number") return false;
+        view.setInt32(offset, 8);
         // -0 as 0, as the text format has it (String(-0) is "0").
-        offset = buffer.writeDoubleBE(value === 0 ? 0 : value, offset);
-        break;
-      }
-      case "text": {
-        const text = texts![index]!;
-        const length = buffer.write(text, offset + 4, "utf8");
-        buffer.writeInt32BE(length, offset);
-        offset += 4 + length;
+        view.setFloat64(offset + 4, value === 0 ? 0 : value);
+        offset += 12;
         break;
       }
     }
   }
-  return buffer;
+  return true;
+}
+
+function writeTexts(buffer: Buffer, view: DataView, texts: readonly (string | undefined)[]): true {
+  let offset = headerBytes;
+  for (const text of texts) {
+    if (text === undefined) {
+      view.setInt32(offset, nullLength);
+      offset += 4;
+      continue;
+    }
+    const length = buffer.write(text, offset + 4, "utf8");
+    view.setInt32(offset, length);
+    offset += 4 + length;
+  }
+  return true;
 }
 
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
 
-/** A bigint column's element as an exact 64-bit integer, or undefined when it is not one. */
+/** A number or a string of digits as a bigint, or undefined when it is not an integer. */
 function bigintOf(value: unknown): bigint | undefined {
-  let integer: bigint;
-  if (typeof value === "bigint") integer = value;
-  else if (typeof value === "number" && Number.isSafeInteger(value)) integer = BigInt(value);
-  else if (typeof value === "string" && /^-?\d+$/.test(value)) integer = BigInt(value);
-  else return undefined;
-  return integer >= int64Min && integer <= int64Max ? integer : undefined;
+  if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  if (typeof value === "string" && /^-?\d+$/.test(value)) return BigInt(value);
+  return undefined;
 }
 
 /** A text column's elements as strings (as node-postgres would write them), or undefined when one is not a primitive. */
@@ -134,11 +156,14 @@ function textsOf(values: readonly unknown[]): (string | undefined)[] | undefined
 /** `$n::type[]` casts in a statement: which parameters are arrays of which element type. */
 const arrayCast = /\$(\d+)::(bigint|integer|float8|text)\[\]/g;
 
+/** Parameter index (from 0) → element type, for the parameters a statement casts to one known array type. */
+export type ArrayParameterTypes = ReadonlyMap<number, BinaryArrayElementType>;
+
 /**
- * The statement's values with every array parameter its text casts to one element type (`$3::text[]`)
- * encoded in binary format. A parameter cast to two different types, or not cast, is left as it is.
+ * Which of a statement's parameters it casts to an array of one element type (`$3::text[]`). A
+ * parameter cast to two different types is not among them.
  */
-export function withBinaryArrays(text: string, values: readonly unknown[]): unknown[] {
+export function arrayParameterTypes(text: string): ArrayParameterTypes {
   const typeOf = new Map<number, BinaryArrayElementType | null>();
   for (const match of text.matchAll(arrayCast)) {
     const index = Number(match[1]) - 1;
@@ -146,12 +171,24 @@ export function withBinaryArrays(text: string, values: readonly unknown[]): unkn
     const known = typeOf.get(index);
     typeOf.set(index, known === undefined || known === type ? type : null);
   }
+  const types = new Map<number, BinaryArrayElementType>();
+  for (const [index, type] of typeOf) if (type !== null) types.set(index, type);
+  return types;
+}
+
+/** The values with every array parameter of `types` encoded in binary format; the rest as they are. */
+export function encodeArrayParameters(types: ArrayParameterTypes, values: readonly unknown[]): unknown[] {
   const encoded = [...values];
-  for (const [index, type] of typeOf) {
+  for (const [index, type] of types) {
     const value = values[index];
-    if (type === null || !Array.isArray(value)) continue;
+    if (!Array.isArray(value)) continue;
     const binary = encodeBinaryArray(type, value);
     if (binary !== undefined) encoded[index] = binary;
   }
   return encoded;
+}
+
+/** encodeArrayParameters with the types read from the statement's text. */
+export function withBinaryArrays(text: string, values: readonly unknown[]): unknown[] {
+  return encodeArrayParameters(arrayParameterTypes(text), values);
 }
