@@ -133,6 +133,10 @@ const leaderEpochForShareStatement = {
   name: "predex-engine-leader-epoch-for-share",
   text: "SELECT epoch FROM engine_leader FOR SHARE",
 };
+const leaderEpochStatement = {
+  name: "predex-engine-leader-epoch",
+  text: "SELECT epoch FROM engine_leader",
+};
 const latestSnapshotSequenceStatement = {
   name: "predex-engine-latest-snapshot-sequence",
   text: "SELECT coalesce(max(sequence), 0)::bigint AS sequence FROM engine_snapshots",
@@ -165,12 +169,18 @@ function setPipelineMode(client: PostgresClient, on: boolean): void {
 }
 
 /** Maps the database's refusals to the errors the engine and its host understand. */
+/** The journal's primary key refused a row: a sequence already written. */
+function isJournalRepeat(error: unknown): boolean {
+  const { code, table } = (error ?? {}) as { code?: unknown; table?: unknown };
+  return code === "23505" && table === "engine_journal";
+}
+
 function translateWriteError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === fencedSqlState) return new EngineFencedError(message, { cause: error });
   if (code === outOfOrderSqlState) return new Error(message, { cause: error });
-  if (code === "23505" && (error as { table?: unknown }).table === "engine_journal") {
+  if (isJournalRepeat(error)) {
     return new Error(`Journal write out of order: a sequence is already written (${message})`, {
       cause: error,
     });
@@ -284,8 +294,29 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       }
     } catch (error) {
       markSent();
-      throw translateWriteError(error);
+      throw await this.#translateAppendError(error);
     }
+  }
+
+  /**
+   * A journal row refused by the primary key is a batch that repeats a sequence: from a leader that
+   * has been fenced (its successor wrote that sequence) when the leader row's epoch is no longer
+   * this store's, which is what the leader is told; otherwise a write out of order.
+   */
+  async #translateAppendError(error: unknown): Promise<unknown> {
+    if (isJournalRepeat(error) && this.fence !== undefined) {
+      const leaderEpoch = await this.pool
+        .query<{ epoch: bigint }>(leaderEpochStatement)
+        .then((result) => result.rows[0]?.epoch)
+        .catch(() => undefined);
+      if (leaderEpoch !== undefined && leaderEpoch !== this.fence.epoch) {
+        return new EngineFencedError(
+          `Fenced: journal append from epoch ${this.fence.epoch}, the leader epoch is ${leaderEpoch}`,
+          { cause: error },
+        );
+      }
+    }
+    return translateWriteError(error);
   }
 
   /** The common batch: the append and every projector's writes as one statement (batch-statement.ts). */

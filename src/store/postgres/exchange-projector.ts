@@ -86,77 +86,88 @@ const prefetchStatement = {
 };
 
 /**
- * Every buffered table in one statement's CTEs (the parameters' order is flush's): on their own in
- * a batch's transaction, or a part of the batch's one statement (batch-statement.ts).
+ * The CTE of each buffered table, its parameters numbered from $1 (one array per column). A flush is
+ * the CTEs of the tables the batch has rows for, joined into one statement (joinParts renumbers
+ * them): on their own in a batch's transaction, or a part of the batch's one statement
+ * (batch-statement.ts). A table with no rows is left out rather than bound to empty arrays: PostgreSQL
+ * plans and starts every CTE of a statement, and an orders batch never credits a deposit.
  *
- * Never a named statement: planned on every execution with the batch's own arrays and the tables'
- * sizes as they are now. A named statement's generic plan is made once per connection, at its sixth
- * run, and kept: on a fresh database that is when exchange_orders holds a few hundred rows, and the
- * plan then joins the order changes by scanning the whole table (a hash join over a sequential scan),
- * a cost that grows with every order ever placed (3.8 ms a batch at 26,000 orders in bench:orders)
- * until an ANALYZE replans it. A custom plan probes the primary key per changed order at any size;
- * planning costs about 0.5 ms a batch (pg_stat_statements, track_planning).
+ * The statement is named (parsed and analysed once per connection), and the engine's connections
+ * plan every execution for its parameters (customPlansOnly, database.ts): a generic plan, made once
+ * per connection at its sixth run, cannot know how many rows an array holds (it guesses 100), and one
+ * made while exchange_orders held a few hundred rows joined the order changes by scanning the whole
+ * table (a hash join over a sequential scan), a cost that grows with every order ever placed
+ * (3.8 ms a batch at 26,000 orders in bench:orders). A custom plan probes the primary key per
+ * changed order at any size; planning costs about 0.5 ms a batch (pg_stat_statements,
+ * track_planning).
  */
-const flushCtes = `new_orders AS (
+const flushCtes = {
+  newOrders: `new_orders AS (
       INSERT INTO exchange_orders (order_id, user_id, market_id, outcome_id, option_id, side, order_type,
         time_in_force, limit_price, shares, amount, filled_shares, filled_amount, fee_paid, status,
         client_order_id, expires_at_ms, created_at_ms, updated_at_ms)
       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[],
         $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
         $14::bigint[], $15::text[], $16::text[], $17::bigint[], $18::bigint[], $19::bigint[])
-    ), order_changes AS (
+    )`,
+  orderChanges: `order_changes AS (
       UPDATE exchange_orders o SET filled_shares = o.filled_shares + c.shares,
         filled_amount = o.filled_amount + c.amount, fee_paid = o.fee_paid + c.fee, status = c.status,
         updated_at_ms = c.updated_at_ms
-      FROM unnest($20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[], $24::text[], $25::bigint[])
+      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[])
         AS c(order_id, shares, amount, fee, status, updated_at_ms)
       WHERE o.order_id = c.order_id
-    ), trades AS (
+    )`,
+  trades: `trades AS (
       INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
         cross_type, price, shares, fee, time_ms)
-      SELECT * FROM unnest($26::bigint[], $27::text[], $28::bigint[], $29::bigint[], $30::bigint[],
-        $31::bigint[], $32::bigint[], $33::text[], $34::text[], $35::bigint[], $36::bigint[], $37::bigint[],
-        $38::bigint[])
-    ), ledger AS (
+      SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[],
+        $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::bigint[],
+        $13::bigint[])
+    )`,
+  ledger: `ledger AS (
       INSERT INTO exchange_ledger (user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id,
         time_ms)
       SELECT user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms
-      FROM unnest($39::bigint[], $40::text[], $41::bigint[], $42::bigint[], $43::bigint[], $44::bigint[],
-        $45::text[], $46::bigint[]) WITH ORDINALITY
+      FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+        $7::text[], $8::bigint[]) WITH ORDINALITY
         AS l(user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms, ordinal)
       ORDER BY ordinal
-    ), balances AS (
+    )`,
+  balances: `balances AS (
       INSERT INTO exchange_balances (user_id, available, frozen)
-      SELECT * FROM unnest($47::bigint[], $48::bigint[], $49::bigint[])
+      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
       ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen
-    ), positions AS (
+    )`,
+  positions: `positions AS (
       INSERT INTO exchange_positions (position_id, user_id, market_id, outcome_id, option_id, shares,
         frozen_shares, cost, realized_pnl)
-      SELECT * FROM unnest($50::bigint[], $51::bigint[], $52::bigint[], $53::bigint[], $54::bigint[],
-        $55::bigint[], $56::bigint[], $57::bigint[], $58::bigint[])
+      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[],
+        $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
       ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
         cost = excluded.cost, realized_pnl = excluded.realized_pnl
-    ), price_points AS (
+    )`,
+  pricePoints: `price_points AS (
       INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price)
-      SELECT * FROM unnest($59::bigint[], $60::bigint[], $61::bigint[], $62::bigint[], $63::bigint[],
-        $64::bigint[])
-    ), deposits AS (
+      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[],
+        $6::bigint[])
+    )`,
+  deposits: `deposits AS (
       INSERT INTO exchange_deposits (tx_hash, user_id, amount, credited_at_ms)
       SELECT tx_hash, user_id, amount, credited_at_ms
-      FROM unnest($65::text[], $66::bigint[], $67::bigint[], $68::bigint[]) WITH ORDINALITY
+      FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) WITH ORDINALITY
         AS d(tx_hash, user_id, amount, credited_at_ms, ordinal)
       ORDER BY ordinal
-    ), market_totals AS (
+    )`,
+  marketTotals: `market_totals AS (
       UPDATE markets m SET volume = m.volume + t.volume, fee_income = m.fee_income + t.fees
-      FROM unnest($69::bigint[], $70::bigint[], $71::bigint[]) AS t(market_id, volume, fees)
+      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS t(market_id, volume, fees)
       WHERE m.market_id = t.market_id
-    )`;
+    )`,
+} as const;
 
-/** The flush's parameters ($1–$71). */
-const flushColumnsCount = 71;
-
-/** The batch's commission accrual as one more CTE of the flush (parameters 72–74). */
-const commissionsCte = `commissions AS (\n${commissionAccrualSql(flushColumnsCount + 1)}\n    )`;
+/** The batch's commission accrual, one more CTE of the flush. */
+const commissionsCte = `commissions AS (\n${commissionAccrualSql(1)}\n    )`;
 
 const statements = {
   insertMarket: {
@@ -687,34 +698,22 @@ class ExchangeBatch {
     }
     const totals = new Columns(3);
     for (const [marketId, sums] of this.#marketTotals) totals.push(marketId, sums.volume, sums.fees);
-    const written =
-      orders.length +
-      changes.length +
-      this.#trades.length +
-      this.#ledger.length +
-      balances.length +
-      positions.length +
-      this.#pricePoints.length +
-      this.#deposits.length +
-      totals.length;
-    const part =
-      written === 0 && commissionFees === undefined
-        ? undefined
-        : {
-            ctes: commissionFees === undefined ? flushCtes : `${flushCtes}, ${commissionsCte}`,
-            values: [
-              ...orders.arrays,
-              ...changes.arrays,
-              ...this.#trades.arrays,
-              ...this.#ledger.arrays,
-              ...balances.arrays,
-              ...positions.arrays,
-              ...this.#pricePoints.arrays,
-              ...this.#deposits.arrays,
-              ...totals.arrays,
-              ...(commissionFees ?? []),
-            ],
-          };
+    const tables: [string, Columns][] = [
+      [flushCtes.newOrders, orders],
+      [flushCtes.orderChanges, changes],
+      [flushCtes.trades, this.#trades],
+      [flushCtes.ledger, this.#ledger],
+      [flushCtes.balances, balances],
+      [flushCtes.positions, positions],
+      [flushCtes.pricePoints, this.#pricePoints],
+      [flushCtes.deposits, this.#deposits],
+      [flushCtes.marketTotals, totals],
+    ];
+    const parts: StatementPart[] = tables.flatMap(([ctes, columns]) =>
+      columns.length === 0 ? [] : [{ ctes, values: columns.arrays }],
+    );
+    if (commissionFees !== undefined) parts.push({ ctes: commissionsCte, values: [...commissionFees] });
+    const part = parts.length === 0 ? undefined : joinParts(parts);
     this.#newOrders = new Map();
     this.#orderChanges = new Map();
     this.#trades = new Columns(13);
