@@ -8,6 +8,7 @@ import {
   type BatchStatementWriter,
   joinParts,
   joinPrepared,
+  namedStatementTextsMax,
   statementOf,
   writerOfAll,
 } from "../../src/store/postgres/batch-statement.js";
@@ -77,5 +78,20 @@ describe("the batch's one statement", () => {
     );
     assert.equal(writerOfAll([projector(writer(true)), projector()]), undefined);
     assert.equal(writerOfAll([])?.writesInOneStatement(entries), true, "the append alone");
+  });
+
+  it("names each statement text once, the same name every time, and stops naming past the bound", () => {
+    const statement = (index: number) =>
+      statementOf(joinParts([{ ctes: `a${index} AS (SELECT $1::bigint[])`, values: [[BigInt(index)]] }]));
+    const first = statement(0);
+    assert.match(first.name ?? "", /^predex-batch-[0-9a-f]{24}$/);
+    assert.equal(statement(0).name, first.name, "the same text, the same prepared statement");
+    assert.notEqual(statement(1).name, first.name);
+    assert.ok(Buffer.isBuffer(first.values[0]), "the array goes in binary format");
+    for (let index = 2; index < namedStatementTextsMax + 10; index += 1) statement(index);
+    const past = statement(namedStatementTextsMax + 20);
+    assert.equal(past.name, undefined, "a text past the bound goes unnamed");
+    assert.ok(Buffer.isBuffer(past.values[0]), "and still binds its arrays in binary format");
+    assert.equal(statement(0).name, first.name, "texts named before keep their names");
   });
 });
