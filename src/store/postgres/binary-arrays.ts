@@ -46,6 +46,8 @@ export function encodeBinaryArray(
   }
   const texts = type === "text" ? textsOf(values) : undefined;
   if (type === "text" && texts === undefined) return undefined;
+  // Text is sized at its worst (3 UTF-8 bytes per UTF-16 unit) and the buffer cut to what was
+  // written: measuring each string first (Buffer.byteLength) read the journal's JSON twice.
   let size = headerBytes;
   let hasNull = false;
   for (let index = 0; index < values.length; index += 1) {
@@ -53,7 +55,7 @@ export function encodeBinaryArray(
     if (value === null || value === undefined) {
       hasNull = true;
       size += 4;
-    } else size += 4 + (bytes ?? Buffer.byteLength(texts![index]!, "utf8"));
+    } else size += 4 + (bytes ?? 3 * texts![index]!.length);
   }
   const buffer = Buffer.allocUnsafe(size);
   // DataView's setters compile to plain stores; Buffer's write*BE check their arguments each call.
@@ -63,11 +65,8 @@ export function encodeBinaryArray(
   view.setInt32(8, oid);
   view.setInt32(12, values.length);
   view.setInt32(16, 1);
-  const written =
-    texts !== undefined
-      ? writeTexts(buffer, view, texts)
-      : writeNumbers(view, type as Exclude<BinaryArrayElementType, "text">, values);
-  return written ? buffer : undefined;
+  if (texts !== undefined) return buffer.subarray(0, writeTexts(buffer, view, texts));
+  return writeNumbers(view, type as Exclude<BinaryArrayElementType, "text">, values) ? buffer : undefined;
 }
 
 /** The elements of a bigint, integer or float8 array; false when one is not of that type. */
@@ -114,7 +113,8 @@ function writeNumbers(
   return true;
 }
 
-function writeTexts(buffer: Buffer, view: DataView, texts: readonly (string | undefined)[]): true {
+/** The elements of a text array; returns the bytes the array takes. */
+function writeTexts(buffer: Buffer, view: DataView, texts: readonly (string | undefined)[]): number {
   let offset = headerBytes;
   for (const text of texts) {
     if (text === undefined) {
@@ -126,7 +126,7 @@ function writeTexts(buffer: Buffer, view: DataView, texts: readonly (string | un
     view.setInt32(offset, length);
     offset += 4 + length;
   }
-  return true;
+  return offset;
 }
 
 const int64Min = -(2n ** 63n);
