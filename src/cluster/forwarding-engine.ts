@@ -49,6 +49,7 @@ import type {
 } from "../store/engine-cluster.js";
 import { commandSignatureHeader, commandTimeHeader, signCommand } from "./command-auth.js";
 import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
+import { handOverCopies } from "./hand-over-copies.js";
 import type { LocalCommandPort } from "./local-command-port.js";
 
 export interface ForwardingEngineOptions<State, Command, Event> {
@@ -154,13 +155,14 @@ export class ForwardingEngine<State, Command, Event> {
   ): Promise<ForwardingEngine<State, Command, Event>> {
     const engine = new ForwardingEngine(options);
     engine.#follower = await engine.#startFollower();
-    // This node's own leading engine hands over what it commits (copies: the replica's state must
-    // share nothing with the engine's), so answers need no read of the journal; anything that does
-    // not follow on (a batch committed before this replica caught up) is read as always. During a
-    // reload nothing is folded: the new copy reads these entries from the store once swapped in.
+    // This node's own leading engine hands over what it commits (the replica's state must share
+    // nothing mutable with the engine's: hand-over-copies.ts), so answers need no read of the
+    // journal; anything that does not follow on (a batch committed before this replica caught up)
+    // is read as always. During a reload nothing is folded: the new copy reads these entries from
+    // the store once swapped in.
     engine.#stopFollowingLocal = options.local?.onCommitted((entries) => {
       if (engine.#phase === "failed" || engine.#reloading !== undefined) return;
-      if (!engine.#follower.foldCommitted(structuredClone(entries))) engine.#catchUpQuietly();
+      if (!engine.#follower.foldCommitted(handOverCopies(entries))) engine.#catchUpQuietly();
     });
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
