@@ -82,12 +82,16 @@ describe("the batch's one statement", () => {
 
   it("names each statement text once, the same name every time, and stops naming past the bound", () => {
     const statement = (index: number) =>
-      statementOf(joinParts([{ ctes: `a${index} AS (SELECT $1::bigint[])`, values: [[BigInt(index)]] }]));
+      statementOf(joinParts([{ ctes: `a${index} AS (SELECT $1::bigint[])`, values: [[BigInt(index)]] }]), {
+        prepared: true,
+      });
     const first = statement(0);
     assert.match(first.name ?? "", /^predex-batch-[0-9a-f]{24}$/);
     assert.equal(statement(0).name, first.name, "the same text, the same prepared statement");
     assert.notEqual(statement(1).name, first.name);
     assert.ok(Buffer.isBuffer(first.values[0]), "the array goes in binary format");
+    const unprepared = statementOf(joinParts([{ ctes: "a0 AS (SELECT $1::bigint[])", values: [[0n]] }]));
+    assert.equal(unprepared.name, undefined, "named only when asked");
     for (let index = 2; index < namedStatementTextsMax + 10; index += 1) statement(index);
     const past = statement(namedStatementTextsMax + 20);
     assert.equal(past.name, undefined, "a text past the bound goes unnamed");

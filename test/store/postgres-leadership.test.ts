@@ -8,6 +8,7 @@ import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { engineMigrations } from "../../src/store/postgres/engine-schema.js";
 import { EngineFencedError, PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import { createForwardedCommandsProjector } from "../../src/store/postgres/forwarded-commands.js";
 import {
   acquireLeadership,
   engineApplicationName,
@@ -128,6 +129,35 @@ describe("PostgreSQL leadership and fencing", { skip: skipReason }, () => {
       ],
     );
     assert.equal((await second.pool.query("SELECT * FROM engine_snapshots")).rowCount, 0);
+  });
+
+  it("a stale leader that repeats what its successor wrote is told it is fenced, whichever key refuses it first", async () => {
+    const url = await newDatabase();
+    const first = await lead(url, "first");
+    await first.store.commitBatch(entries(1n, 1, "first"), []);
+    await first.leadership.release();
+    const second = await lead(url, "second");
+    const forwardIdOf = (command: Command) => command.by;
+    const forwarded = await createForwardedCommandsProjector<Command, Event>(second.pool, forwardIdOf);
+    await second.store.commitBatch(entries(2n, 1, "forward-1"), [forwarded]);
+    // The same sequence (the journal's key) and a new sequence with the same forward id (the forward
+    // ids' key, whose CTE PostgreSQL may run before the journal's guard): both fenced, nothing written.
+    const staleForwarded = await createForwardedCommandsProjector<Command, Event>(first.pool, forwardIdOf);
+    await assert.rejects(
+      first.store.commitBatch(entries(2n, 1, "stale"), [staleForwarded]),
+      EngineFencedError,
+    );
+    await assert.rejects(
+      first.store.commitBatch(entries(3n, 1, "forward-1"), [staleForwarded]),
+      EngineFencedError,
+    );
+    assert.deepEqual(
+      (await journalRows(second.pool)).map((row) => [row.sequence, row.by]),
+      [
+        [1n, "first"],
+        [2n, "forward-1"],
+      ],
+    );
   });
 
   it("the database itself refuses a stale epoch and a rewrite, whoever sends them", async () => {

@@ -88,18 +88,21 @@ export function joinParts(parts: readonly StatementPart[]): Required<StatementPa
 }
 
 /**
- * What is known of each statement text seen: its name, so it is parsed and analysed once per
- * connection (a dozen or so texts: which parts a batch has; the engine's connections plan each
- * execution for its parameters all the same, customPlansOnly in database.ts), and which parameters
- * are arrays of which type. Past the bound a text goes unnamed and is read each time, so a text that
- * varied with the data could not fill the server's memory with prepared statements.
+ * What is known of each statement text seen: which parameters are arrays of which type, and, once
+ * the text is prepared, its name. A named statement is parsed and analysed once per connection
+ * instead of on every batch; the engine's connections still plan each execution for its parameters
+ * (customPlansOnly in database.ts), which is the only way the store names them (engine-store.ts).
+ * A prepared text costs its connection's backend about 140 kB; the texts are which parts a batch
+ * has (which tables it writes, forward ids, the catalogue's heat, commissions): some tens, 45 over
+ * the test suite. Past the bound a text goes unnamed and is parsed each time, so no mix of batches
+ * can fill the server's memory with prepared statements.
  */
 interface StatementText {
   readonly name: string | undefined;
   readonly arrays: ArrayParameterTypes;
 }
 const statementTexts = new Map<string, StatementText>();
-export const namedStatementTextsMax = 256;
+export const namedStatementTextsMax = 64;
 
 function statementTextOf(text: string): StatementText {
   const known = statementTexts.get(text);
@@ -113,21 +116,20 @@ function statementTextOf(text: string): StatementText {
 }
 
 /**
- * The statement of the joined parts; its one row holds the selects as s0, s1, … It is a named
- * (prepared) statement, and its array parameters go in binary format (binary-arrays.ts): the
- * columns of every row the batch writes.
+ * The statement of the joined parts; its one row holds the selects as s0, s1, … Its array parameters
+ * go in binary format (binary-arrays.ts): the columns of every row the batch writes. `prepared`
+ * names it (see statementTexts).
  */
-export function statementOf(part: Required<StatementPart>): {
-  text: string;
-  values: unknown[];
-  name?: string;
-} {
+export function statementOf(
+  part: Required<StatementPart>,
+  options: { readonly prepared?: boolean } = {},
+): { text: string; values: unknown[]; name?: string } {
   const selected =
     part.selects.length === 0 ? "1" : part.selects.map((sql, i) => `${sql} AS s${i}`).join(", ");
   const text = `WITH ${part.ctes}\nSELECT ${selected}`;
   const { name, arrays } = statementTextOf(text);
   const values = encodeArrayParameters(arrays, part.values);
-  return name === undefined ? { text, values } : { text, values, name };
+  return options.prepared === true && name !== undefined ? { text, values, name } : { text, values };
 }
 
 /**

@@ -142,7 +142,12 @@ export const engineMigrations: readonly string[] = [
   // And a journal row of up to 8 kB is kept whole in the table instead of being compressed with
   // pglz (a batch's events pass the 2 kB default once an order trades a few times): compressing cost
   // more CPU than the bytes it saves are worth, for rows that are archived and deleted.
-  `DROP TRIGGER engine_journal_epoch_check ON engine_journal;
+  // Dropping a trigger locks the journal exclusively: against a live leader (the first node of the
+  // new build to start applies it) it waits for the append in flight, and gives up after 5 s rather
+  // than hold every append behind a transaction left open elsewhere; the node's start then fails
+  // and its supervisor starts it again.
+  `SET LOCAL lock_timeout = '5s';
+   DROP TRIGGER engine_journal_epoch_check ON engine_journal;
    DROP FUNCTION engine_journal_epoch_check();
    ALTER TABLE engine_journal SET (toast_tuple_target = 8160);`,
 ];

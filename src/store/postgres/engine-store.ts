@@ -168,13 +168,13 @@ function setPipelineMode(client: PostgresClient, on: boolean): void {
   (client as PostgresClient & { pipeline: boolean }).pipeline = on;
 }
 
-/** Maps the database's refusals to the errors the engine and its host understand. */
 /** The journal's primary key refused a row: a sequence already written. */
 function isJournalRepeat(error: unknown): boolean {
   const { code, table } = (error ?? {}) as { code?: unknown; table?: unknown };
   return code === "23505" && table === "engine_journal";
 }
 
+/** Maps the database's refusals to the errors the engine and its host understand. */
 function translateWriteError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
@@ -208,12 +208,23 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     fence?: EngineFence,
   ): Promise<PostgresEngineStore<Command, Event>> {
     await applyPostgresMigrations(pool, "engine", engineMigrations);
-    return new PostgresEngineStore(pool, fence);
+    const planCacheMode = await pool.query<{ plan_cache_mode: string }>("SHOW plan_cache_mode");
+    return new PostgresEngineStore(
+      pool,
+      fence,
+      planCacheMode.rows[0]?.plan_cache_mode === "force_custom_plan",
+    );
   }
 
   private constructor(
     readonly pool: PostgresPool,
     readonly fence: EngineFence | undefined,
+    /**
+     * Whether the batch statement is prepared (named): only on connections that plan every
+     * execution (customPlansOnly in database.ts; every connection of a pool has the same startup
+     * options), never where a cached generic plan could take over (batch-statement.ts).
+     */
+    readonly preparesBatchStatements: boolean,
   ) {}
 
   async lastSequence(): Promise<bigint> {
@@ -299,12 +310,14 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
   }
 
   /**
-   * A journal row refused by the primary key is a batch that repeats a sequence: from a leader that
-   * has been fenced (its successor wrote that sequence) when the leader row's epoch is no longer
-   * this store's, which is what the leader is told; otherwise a write out of order.
+   * A batch the database refused, from a leader whose epoch is no longer the leader row's, is told
+   * that it is fenced, whatever refused it first: PostgreSQL runs the statement's CTEs in no order
+   * the guard controls, so a stale leader repeating what its successor wrote (a sequence, a forward
+   * id, an order id) meets a primary key before the guard. Otherwise the refusal as it is.
    */
   async #translateAppendError(error: unknown): Promise<unknown> {
-    if (isJournalRepeat(error) && this.fence !== undefined) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && code !== fencedSqlState && this.fence !== undefined) {
       const leaderEpoch = await this.pool
         .query<{ epoch: bigint }>(leaderEpochStatement)
         .then((result) => result.rows[0]?.epoch)
@@ -334,6 +347,7 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       prepared = await writer.prepare(held.client, entries);
       const statement = statementOf(
         joinParts(prepared.part === undefined ? [append] : [append, prepared.part]),
+        { prepared: this.preparesBatchStatements },
       );
       result = held.client.query(statement);
       this.#statementsInFlight.add(result);
