@@ -34,7 +34,8 @@ export interface PostgresConnectionOptions {
    * force_custom_plan), never with a cached generic plan. For the engine's connections: its writes
    * bind whole columns as arrays, whose length a generic plan cannot know (it guesses 100 rows), and
    * a generic plan made while the tables were small joins them by scanning a whole table for as long
-   * as the plan is kept (docs/decisions.md "The batch statement is prepared once and planned each time").
+   * as the plan is kept (docs/decisions.md "The batch statement: binary arrays, prepared once,
+   * planned each time").
    */
   readonly customPlansOnly?: boolean;
 }
