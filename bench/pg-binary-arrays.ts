@@ -11,7 +11,7 @@
 import { createRequire } from "node:module";
 import { encodePlainData } from "../src/engine/journal-codec.js";
 import { arrayParameterTypes, encodeArrayParameters } from "../src/store/postgres/binary-arrays.js";
-import { percentileOfSorted, round } from "./lib/summary.js";
+import { round, summarizeTimedPhases, type TimedPhase } from "./lib/summary.js";
 
 const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 1_000);
 const phasesPerEncoder = 3;
@@ -93,13 +93,7 @@ function batchColumns(): { text: string; values: unknown[] } {
   return { text: `SELECT ${casts.join(", ")}`, values };
 }
 
-interface Phase {
-  readonly batches: number;
-  readonly elapsedMs: number;
-  readonly latenciesMs: number[];
-}
-
-function runPhase(encode: () => unknown): Phase {
+function runPhase(encode: () => unknown): TimedPhase {
   const latenciesMs: number[] = [];
   const started = performance.now();
   let batches = 0;
@@ -109,7 +103,7 @@ function runPhase(encode: () => unknown): Phase {
     latenciesMs.push(performance.now() - before);
     batches += 1;
   }
-  return { batches, elapsedMs: performance.now() - started, latenciesMs };
+  return { operations: batches, elapsedMs: performance.now() - started, latenciesMs };
 }
 
 const batch = batchColumns();
@@ -121,24 +115,14 @@ const encoders = {
 // Warm both up, then alternate so machine drift hits both alike.
 runPhase(encoders.binary);
 runPhase(encoders.nodePostgres);
-const phases: Record<keyof typeof encoders, Phase[]> = { binary: [], nodePostgres: [] };
+const phases: Record<keyof typeof encoders, TimedPhase[]> = { binary: [], nodePostgres: [] };
 for (let round = 0; round < phasesPerEncoder; round += 1) {
   phases.binary.push(runPhase(encoders.binary));
   phases.nodePostgres.push(runPhase(encoders.nodePostgres));
 }
 
-function summary(of: Phase[]) {
-  const batches = of.reduce((sum, phase) => sum + phase.batches, 0);
-  const elapsedMs = of.reduce((sum, phase) => sum + phase.elapsedMs, 0);
-  const latencies = of.flatMap((phase) => phase.latenciesMs).sort((a, b) => a - b);
-  return {
-    perSecond: (batches * 1000) / elapsedMs,
-    p50Ms: percentileOfSorted(latencies, 50),
-    p99Ms: percentileOfSorted(latencies, 99),
-  };
-}
-const ours = summary(phases.binary);
-const theirs = summary(phases.nodePostgres);
+const ours = summarizeTimedPhases(phases.binary);
+const theirs = summarizeTimedPhases(phases.nodePostgres);
 const usPerOrder = (perSecond: number) => 1e6 / perSecond / ordersPerBatch;
 process.stderr.write(
   `binary arrays:          ${ours.perSecond.toFixed(0)} batches/s (${usPerOrder(ours.perSecond).toFixed(2)} us an order)\n` +

@@ -19,7 +19,7 @@ import { openPostgresPool, type PostgresClient } from "../src/store/postgres/dat
 import { PostgresEngineStore } from "../src/store/postgres/engine-store.js";
 import { acquireLeadership, engineApplicationName } from "../src/store/postgres/leadership.js";
 import { startPostgresCluster } from "../test/support/postgres-cluster.js";
-import { percentileOfSorted, round } from "./lib/summary.js";
+import { round, summarizeTimedPhases } from "./lib/summary.js";
 
 const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 3_000);
 const phasesPerDriver = 3;
@@ -92,14 +92,8 @@ async function timed(
 }
 
 function summarize(phases: readonly Phase[], perOperation: number) {
-  const operations = phases.reduce((sum, phase) => sum + phase.operations, 0);
-  const elapsedMs = phases.reduce((sum, phase) => sum + phase.elapsedMs, 0);
-  const latencies = phases.flatMap((phase) => phase.latenciesMs).sort((a, b) => a - b);
-  return {
-    perSecond: (operations * perOperation * 1000) / elapsedMs,
-    p50Ms: percentileOfSorted(latencies, 50),
-    p99Ms: percentileOfSorted(latencies, 99),
-  };
+  const summary = summarizeTimedPhases(phases);
+  return { ...summary, perSecond: summary.perSecond * perOperation };
 }
 
 const cluster = await startPostgresCluster({ durable, maxConnections: 80 });

@@ -16,7 +16,7 @@ import { clockedRateLimitStore } from "../src/api/shared/rate-limit-store.js";
 import { openPostgresPool } from "../src/store/postgres/database.js";
 import { openPostgresRateLimitStores } from "../src/store/postgres/rate-limit-store.js";
 import { startPostgresCluster } from "../test/support/postgres-cluster.js";
-import { percentileOfSorted, round } from "./lib/summary.js";
+import { round, summarizeTimedPhases } from "./lib/summary.js";
 
 const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 3_000);
 const phasesPerStore = 3;
@@ -70,16 +70,7 @@ async function phase(store: PluginStore, keyOf: (caller: number, step: number) =
   return { operations, elapsedMs: performance.now() - startedAt, latenciesMs };
 }
 
-function summary(phases: readonly Phase[]) {
-  const operations = phases.reduce((sum, item) => sum + item.operations, 0);
-  const elapsedMs = phases.reduce((sum, item) => sum + item.elapsedMs, 0);
-  const latencies = phases.flatMap((item) => item.latenciesMs).sort((a, b) => a - b);
-  return {
-    perSecond: (operations * 1000) / elapsedMs,
-    p50Ms: percentileOfSorted(latencies, 50),
-    p99Ms: percentileOfSorted(latencies, 99),
-  };
-}
+const summary = summarizeTimedPhases;
 
 const cluster = await startPostgresCluster({ durable });
 const url = await cluster.createDatabase("bench_rate_limit");

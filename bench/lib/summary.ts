@@ -27,6 +27,29 @@ export function summarizePhases(phases: readonly PhaseResult[]): PhaseSummary {
   };
 }
 
+/** A timed phase of a bench that runs operations itself (no server): how many, how long, each latency. */
+export interface TimedPhase {
+  readonly operations: number;
+  readonly elapsedMs: number;
+  readonly latenciesMs: readonly number[];
+}
+
+/** Operations per second and latency percentiles over several timed phases, as if they were one. */
+export function summarizeTimedPhases(phases: readonly TimedPhase[]): {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+} {
+  const operations = phases.reduce((sum, phase) => sum + phase.operations, 0);
+  const elapsedMs = phases.reduce((sum, phase) => sum + phase.elapsedMs, 0);
+  const latencies = phases.flatMap((phase) => phase.latenciesMs).sort((a, b) => a - b);
+  return {
+    perSecond: (operations * 1000) / elapsedMs,
+    p50Ms: percentileOfSorted(latencies, 50),
+    p99Ms: percentileOfSorted(latencies, 99),
+  };
+}
+
 /** The nearest-rank percentile of ascending values; 0 when there are none. */
 export function percentileOfSorted(sorted: readonly number[], percent: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((percent / 100) * sorted.length))] ?? 0;
