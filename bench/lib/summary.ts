@@ -15,12 +15,8 @@ export interface PhaseSummary {
 /** One figure over several phases of the same operation, as if they were one long phase. */
 export function summarizePhases(phases: readonly PhaseResult[]): PhaseSummary {
   const requests = phases.reduce((sum, phase) => sum + phase.requests, 0);
-  const elapsedMs = phases.reduce((sum, phase) => sum + phase.elapsedMs, 0);
-  const latencies = phases.flatMap((phase) => phase.latenciesMs).sort((a, b) => a - b);
   return {
-    perSecond: (requests * 1000) / elapsedMs,
-    p50Ms: percentileOfSorted(latencies, 50),
-    p99Ms: percentileOfSorted(latencies, 99),
+    ...summarizeTimedPhases(phases.map((phase) => ({ ...phase, operations: phase.requests }))),
     cpuUsPerRequest: phases.reduce((sum, phase) => sum + phase.serverCpuUs, 0) / Math.max(1, requests),
     clientCpuUsPerRequest: phases.reduce((sum, phase) => sum + phase.clientCpuUs, 0) / Math.max(1, requests),
     failures: phases.reduce((sum, phase) => sum + phase.failures, 0),
