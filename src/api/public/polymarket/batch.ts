@@ -1,14 +1,18 @@
 // The shared shape of the batch reads (POST /midpoints, /spreads, /prices, /last-trades-prices and
 // their GET forms with `token_ids`): the token ids asked for, checked once, answered in one engine read.
 
+import type { TSchema } from "typebox";
+import type { TypeBoxApp } from "../../shared/typebox-app.js";
 import {
   batchTokensMax,
   invalidPayload,
   invalidTokenId,
+  PolymarketError,
   type PolymarketFailure,
   payloadTooLarge,
+  sendPolymarketError,
 } from "./errors.js";
-import type { BookParams } from "./schemas.js";
+import { BookParams, TokenIdsQuery, tag } from "./schemas.js";
 
 export type ParsedBatch<T> = { ok: true; value: T[] } | { ok: false; failure: PolymarketFailure };
 
@@ -33,4 +37,55 @@ export function parseTokenIds(text: string): ParsedBatch<string> {
   if (tokenIds.length === 0) return { ok: false, failure: invalidTokenId };
   if (tokenIds.length > batchTokensMax) return { ok: false, failure: payloadTooLarge };
   return { ok: true, value: tokenIds };
+}
+
+export interface TokenBatchRoutes {
+  /** The one path of both forms (`/midpoints`, `/last-trades-prices`). */
+  readonly path: string;
+  readonly summary: string;
+  readonly queryDescription: string;
+  readonly bodyDescription: string;
+  /** The 200 answer's schema. */
+  readonly response: TSchema;
+  /** The answer for the token ids asked, checked and in the order asked. */
+  answer(tokenIds: readonly string[]): Promise<unknown>;
+}
+
+/** GET `path?token_ids=a,b` and POST `path` with `[{token_id}]`: the same answer for the same tokens. */
+export function addTokenBatchRoutes(app: TypeBoxApp, routes: TokenBatchRoutes): void {
+  const response = { 200: routes.response, 400: PolymarketError, 503: PolymarketError };
+  app.get(
+    routes.path,
+    {
+      schema: {
+        summary: routes.summary,
+        description: routes.queryDescription,
+        tags: [tag],
+        querystring: TokenIdsQuery,
+        response,
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseTokenIds(request.query.token_ids);
+      if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
+      return routes.answer(parsed.value);
+    },
+  );
+  app.post(
+    routes.path,
+    {
+      schema: {
+        summary: routes.summary,
+        description: routes.bodyDescription,
+        tags: [tag],
+        body: BookParams,
+        response,
+      },
+    },
+    async (request, reply) => {
+      const parsed = parseBookParams(request.body);
+      if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
+      return routes.answer(parsed.value.map((entry) => entry.token_id));
+    },
+  );
 }

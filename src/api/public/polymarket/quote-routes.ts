@@ -7,16 +7,15 @@ import type { TSchema } from "typebox";
 import { formatAtoms } from "../../../core/money.js";
 import type { PlatformDeps } from "../../deps.js";
 import { defineRoutes, type RoutePlugin } from "../../shared/typebox-app.js";
-import { parseBookParams, parseTokenIds } from "./batch.js";
+import { addTokenBatchRoutes } from "./batch.js";
 import {
   handlePolymarketError,
   invalidTokenId,
   oneSidedBook,
-  PolymarketError,
   PolymarketFailure,
   sendPolymarketError,
 } from "./errors.js";
-import { BookParams, ByToken, TokenIdsQuery, TokenQuery, tag, tokenReadErrors } from "./schemas.js";
+import { ByToken, TokenQuery, tag, tokenReadErrors } from "./schemas.js";
 import { type TokenQuote, tokenQuote } from "./token-quotes.js";
 
 export interface QuoteFigure {
@@ -37,8 +36,6 @@ export interface QuoteFigure {
     readonly bodyDescription: string;
   };
 }
-
-const batchResponses = { 200: ByToken, 400: PolymarketError, 503: PolymarketError };
 
 export function quoteRoutes(figure: QuoteFigure): RoutePlugin {
   const figureOf = (quote: TokenQuote) => quote[figure.field];
@@ -84,43 +81,10 @@ export function quoteRoutes(figure: QuoteFigure): RoutePlugin {
       },
     );
 
-    app.get(
-      figure.many.path,
-      {
-        schema: {
-          summary: figure.many.summary,
-          description: figure.many.queryDescription,
-          tags: [tag],
-          querystring: TokenIdsQuery,
-          response: batchResponses,
-        },
-      },
-      async (request, reply) => {
-        const parsed = parseTokenIds(request.query.token_ids);
-        if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
-        return figuresOf(deps, parsed.value);
-      },
-    );
-
-    app.post(
-      figure.many.path,
-      {
-        schema: {
-          summary: figure.many.summary,
-          description: figure.many.bodyDescription,
-          tags: [tag],
-          body: BookParams,
-          response: batchResponses,
-        },
-      },
-      async (request, reply) => {
-        const parsed = parseBookParams(request.body);
-        if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
-        return figuresOf(
-          deps,
-          parsed.value.map((entry) => entry.token_id),
-        );
-      },
-    );
+    addTokenBatchRoutes(app, {
+      ...figure.many,
+      response: ByToken,
+      answer: (tokenIds) => figuresOf(deps, tokenIds),
+    });
   });
 }

@@ -5,27 +5,22 @@
 import { Type } from "typebox";
 import type { PlatformDeps } from "../../deps.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { parseBookParams, parseTokenIds } from "../polymarket/batch.js";
+import { addTokenBatchRoutes } from "../polymarket/batch.js";
 import {
   handlePolymarketError,
   invalidTokenId,
   noOrderbook,
-  PolymarketError,
   sendPolymarketError,
 } from "../polymarket/errors.js";
 import { LastTradeSides } from "../polymarket/last-trade-sides.js";
 import {
-  BookParams,
   LastTradePrice,
-  TokenIdsQuery,
   TokenLastTradePrice,
   TokenQuery,
   tag,
   tokenReadErrors,
 } from "../polymarket/schemas.js";
 import { lastTradePriceText, publishedToken } from "../polymarket/token-quotes.js";
-
-const batchResponses = { 200: Type.Array(TokenLastTradePrice), 400: PolymarketError, 503: PolymarketError };
 
 export default defineRoutes((app, deps) => {
   app.setErrorHandler(handlePolymarketError);
@@ -69,43 +64,14 @@ export default defineRoutes((app, deps) => {
     },
   );
 
-  app.post(
-    "/last-trades-prices",
-    {
-      schema: {
-        summary: "Last trade prices of many tokens",
-        description:
-          "Body `[{token_id}]`, at most 500; answers `[{token_id, price, side}]`, unknown tokens left out.",
-        tags: [tag],
-        body: BookParams,
-        response: batchResponses,
-      },
-    },
-    async (request, reply) => {
-      const parsed = parseBookParams(request.body);
-      if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
-      return lastTrades(
-        deps,
-        parsed.value.map((entry) => entry.token_id),
-      );
-    },
-  );
-
-  app.get(
-    "/last-trades-prices",
-    {
-      schema: {
-        summary: "Last trade prices of many tokens",
-        description: "`token_ids` comma-separated, at most 500; the same answer as POST /last-trades-prices.",
-        tags: [tag],
-        querystring: TokenIdsQuery,
-        response: batchResponses,
-      },
-    },
-    async (request, reply) => {
-      const parsed = parseTokenIds(request.query.token_ids);
-      if (!parsed.ok) return sendPolymarketError(reply, parsed.failure);
-      return lastTrades(deps, parsed.value);
-    },
-  );
+  addTokenBatchRoutes(app, {
+    path: "/last-trades-prices",
+    summary: "Last trade prices of many tokens",
+    queryDescription:
+      "`token_ids` comma-separated, at most 500; the same answer as POST /last-trades-prices.",
+    bodyDescription:
+      "Body `[{token_id}]`, at most 500; answers `[{token_id, price, side}]`, unknown tokens left out.",
+    response: Type.Array(TokenLastTradePrice),
+    answer: (tokenIds) => lastTrades(deps, tokenIds),
+  });
 });
