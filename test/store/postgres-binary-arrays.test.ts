@@ -7,12 +7,20 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import pg from "pg";
-import { encodeBinaryArray, withBinaryArrays } from "../../src/store/postgres/binary-arrays.js";
+import {
+  arrayParameterTypes,
+  encodeArrayParameters,
+  encodeBinaryArray,
+} from "../../src/store/postgres/binary-arrays.js";
 import {
   type PostgresCluster,
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+
+/** The statement's values as the batch statement binds them (batch-statement.ts statementOf). */
+const withBinaryArrays = (text: string, values: readonly unknown[]) =>
+  encodeArrayParameters(arrayParameterTypes(text), values);
 
 describe("binary array parameters, without a server", () => {
   it("encodes only the parameters a statement casts to one known array type", () => {

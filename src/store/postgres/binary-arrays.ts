@@ -187,8 +187,3 @@ export function encodeArrayParameters(types: ArrayParameterTypes, values: readon
   }
   return encoded;
 }
-
-/** encodeArrayParameters with the types read from the statement's text. */
-export function withBinaryArrays(text: string, values: readonly unknown[]): unknown[] {
-  return encodeArrayParameters(arrayParameterTypes(text), values);
-}

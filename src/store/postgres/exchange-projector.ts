@@ -92,9 +92,11 @@ const prefetchStatement = {
  * (batch-statement.ts). A table with no rows is left out rather than bound to empty arrays: PostgreSQL
  * plans and starts every CTE of a statement, and an orders batch never credits a deposit.
  *
- * The statement is named (parsed and analysed once per connection), and the engine's connections
- * plan every execution for its parameters (customPlansOnly, database.ts): a generic plan, made once
- * per connection at its sixth run, cannot know how many rows an array holds (it guesses 100), and one
+ * In the batch's one statement it is named (parsed and analysed once per connection) only where the
+ * connections plan every execution for their parameters (customPlansOnly, database.ts; the engine
+ * store checks at open), and unnamed elsewhere, as in the transaction of statements. Never a cached
+ * generic plan: one is made per connection at its sixth run, cannot know how many rows an array
+ * holds (it guesses 100), and one
  * made while exchange_orders held a few hundred rows joined the order changes by scanning the whole
  * table (a hash join over a sequential scan), a cost that grows with every order ever placed
  * (3.8 ms a batch at 26,000 orders in bench:orders). A custom plan probes the primary key per
