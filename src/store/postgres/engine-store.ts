@@ -168,19 +168,13 @@ function setPipelineMode(client: PostgresClient, on: boolean): void {
   (client as PostgresClient & { pipeline: boolean }).pipeline = on;
 }
 
-/** The journal's primary key refused a row: a sequence already written. */
-function isJournalRepeat(error: unknown): boolean {
-  const { code, table } = (error ?? {}) as { code?: unknown; table?: unknown };
-  return code === "23505" && table === "engine_journal";
-}
-
 /** Maps the database's refusals to the errors the engine and its host understand. */
 function translateWriteError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === fencedSqlState) return new EngineFencedError(message, { cause: error });
   if (code === outOfOrderSqlState) return new Error(message, { cause: error });
-  if (isJournalRepeat(error)) {
+  if (code === "23505" && (error as { table?: unknown }).table === "engine_journal") {
     return new Error(`Journal write out of order: a sequence is already written (${message})`, {
       cause: error,
     });

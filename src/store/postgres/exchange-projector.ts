@@ -96,12 +96,11 @@ const prefetchStatement = {
  * connections plan every execution for their parameters (customPlansOnly, database.ts; the engine
  * store checks at open), and unnamed elsewhere, as in the transaction of statements. Never a cached
  * generic plan: one is made per connection at its sixth run, cannot know how many rows an array
- * holds (it guesses 100), and one
- * made while exchange_orders held a few hundred rows joined the order changes by scanning the whole
- * table (a hash join over a sequential scan), a cost that grows with every order ever placed
- * (3.8 ms a batch at 26,000 orders in bench:orders). A custom plan probes the primary key per
- * changed order at any size; planning costs about 0.5 ms a batch (pg_stat_statements,
- * track_planning).
+ * holds (it guesses 100), and one made while exchange_orders held a few hundred rows joined the
+ * order changes by scanning the whole table (a hash join over a sequential scan), a cost that grows
+ * with every order ever placed (3.8 ms a batch at 26,000 orders in bench:orders). A custom plan
+ * probes the primary key per changed order at any size; planning costs about 0.5 ms a batch
+ * (pg_stat_statements, track_planning).
  */
 const flushCtes = {
   newOrders: `new_orders AS (
