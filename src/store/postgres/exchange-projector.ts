@@ -168,7 +168,7 @@ const flushCtes = {
 } as const;
 
 /** The batch's commission accrual, one more CTE of the flush. */
-const commissionsCte = `commissions AS (\n${commissionAccrualSql(1)}\n    )`;
+const commissionsCte = `commissions AS (\n${commissionAccrualSql}\n    )`;
 
 const statements = {
   insertMarket: {

@@ -33,24 +33,22 @@ export async function applyPostgresMerchantCommissionMigrations(pool: PostgresPo
 }
 
 /**
- * The accrual as SQL whose three arrays (user ids, periods, fees) are the parameters from `$first`:
- * a statement of its own, or a data-modifying `WITH` part of the exchange's flush (one round trip
- * fewer per batch, src/store/postgres/exchange-projector.ts).
+ * The accrual as SQL whose three arrays (user ids, periods, fees) are $1–$3: a statement of its own,
+ * or a data-modifying `WITH` part of the exchange's flush (joinParts renumbers its parameters; one
+ * round trip fewer per batch, src/store/postgres/exchange-projector.ts).
  */
-export function commissionAccrualSql(first: number): string {
-  return `INSERT INTO merchant_commissions AS m (merchant_id, period, commission_rate_bps, fee_total, commission_total)
+export const commissionAccrualSql = `INSERT INTO merchant_commissions AS m (merchant_id, period, commission_rate_bps, fee_total, commission_total)
          SELECT u.partner_id, a.period, p.commission_rate_bps, sum(a.fee)::bigint,
                 div(sum(a.fee) * p.commission_rate_bps, 10000)::bigint
-         FROM unnest($${first}::bigint[], $${first + 1}::text[], $${first + 2}::bigint[]) AS a(user_id, period, fee)
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS a(user_id, period, fee)
          JOIN identity_users u ON u.user_id = a.user_id
          JOIN identity_partners p ON p.partner_id = u.partner_id
          GROUP BY u.partner_id, a.period, p.commission_rate_bps
          ON CONFLICT (merchant_id, period, commission_rate_bps) DO UPDATE
            SET fee_total = m.fee_total + excluded.fee_total,
                commission_total = div((m.fee_total + excluded.fee_total)::numeric * excluded.commission_rate_bps, 10000)::bigint`;
-}
 
-const accrueStatement = { name: "predex-commissions-accrue", text: commissionAccrualSql(1) };
+const accrueStatement = { name: "predex-commissions-accrue", text: commissionAccrualSql };
 
 const identityExistsStatement = {
   name: "predex-commissions-identity-exists",
