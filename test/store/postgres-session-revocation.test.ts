@@ -15,6 +15,7 @@ import {
   type PostgresSessionCache,
   type PostgresSessionCacheOptions,
 } from "../../src/store/postgres/session-revocations.js";
+import { placeholderPartner } from "../support/identity-fixtures.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 
@@ -59,16 +60,7 @@ if (skipReason !== undefined) {
     const poolA = databases.pool(url, "predex-api-a");
     const poolB = databases.pool(url, "predex-api-b");
     const store = await openPostgresIdentityStore(poolA);
-    const partner = await store.createPartner({
-      name: "p",
-      appKey: "k",
-      appSecretSealed: "s",
-      apiKeySha256: "h",
-      rsaPublicKey: null,
-      commissionRateBps: 0,
-      webhookUrl: null,
-      createdAtMs: 0,
-    });
+    const partner = await store.createPartner(placeholderPartner);
     const register = (marchantUserId: string) =>
       store.registerUser({
         partnerId: partner.partnerId,

@@ -18,6 +18,7 @@ import { openPostgresIdentityStore } from "../../src/store/postgres/identity.js"
 import { openPostgresLegacyNonceStore } from "../../src/store/postgres/legacy-nonces.js";
 import { openPostgresLegacyRequestStore } from "../../src/store/postgres/legacy-requests.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
+import { placeholderPartner } from "../support/identity-fixtures.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 import { newRequest } from "./contracts/legacy-request-contract.js";
@@ -89,16 +90,7 @@ if (skipReason !== undefined) {
       const [poolA, poolB] = await twoNodes();
       const nodeA = await openPostgresIdentityStore(poolA);
       const nodeB = await openPostgresIdentityStore(poolB);
-      const partner = await nodeA.createPartner({
-        name: "p",
-        appKey: "k",
-        appSecretSealed: "s",
-        apiKeySha256: "h",
-        rsaPublicKey: null,
-        commissionRateBps: 0,
-        webhookUrl: null,
-        createdAtMs: 0,
-      });
+      const partner = await nodeA.createPartner(placeholderPartner);
       const user = await nodeB.registerUser({
         partnerId: partner.partnerId,
         marchantUserId: "u",
