@@ -173,10 +173,12 @@ describe("user channels across an API node restart", { skip: skipReason }, () =>
     await trader.cancelOrder(a.orderId);
     const cancelSeq = (followed: typeof onA) => {
       const messages = followed.received.orders.at(-1)! as Record<string, unknown>[];
-      return messages.find((message) => message.orderId === a.orderId && message.status === "CANCELLED")
-        ?.seq;
+      return messages.find((message) => message.orderId === a.orderId && message.status === "CANCELLED")?.seq;
     };
-    await waitUntil("both nodes sent the cancel", () => cancelSeq(onA) !== undefined && cancelSeq(onB) !== undefined);
+    await waitUntil(
+      "both nodes sent the cancel",
+      () => cancelSeq(onA) !== undefined && cancelSeq(onB) !== undefined,
+    );
     assert.equal(cancelSeq(onA), cancelSeq(onB));
     await assertViewMatchesRest(onA, traderOnA);
     assertStampedInOrder(onA.received);
