@@ -151,12 +151,14 @@ export class RealtimeHub {
    * The engine's state was replaced by a reloaded one (an API node's replica that fell behind the
    * journal archive): the batches in between never came, so every subscriber's view may be stale.
    * Every socket is closed with 1012 (clients reconnect and re-seed from snapshots: no subscriber
-   * sees a jump in `seq`), unpublished changes of the old state are dropped, and the books are
+   * sees a jump in `seq`; a user channel's client gets a fresh snapshot), unpublished changes of
+   * the old state are dropped (the user channels' order reads too), and the books are
    * read again from the new state, as at start, with the reload's sequence as their `prevSeq`.
    */
   #reseed(): void {
     if (this.#closed) return;
     for (const subscriber of this.#sockets) subscriber.close(closeCodes.serviceRestart, stateReloadedReason);
+    this.#userFeeds.reset();
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     this.#dirty.clear();
@@ -249,7 +251,7 @@ export class RealtimeHub {
     return true;
   }
 
-  /** Registers a user channel and sends its current data (then every change). */
+  /** Registers a user channel and sends its snapshot (then every change). */
   addUserSubscription(subscription: UserSubscription): Promise<() => void> {
     return this.#userFeeds.add(subscription);
   }
@@ -286,7 +288,8 @@ export class RealtimeHub {
     for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.pendingTrades.push(trade);
     for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
     if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
-    for (const [userId, change] of users) this.#userFeeds.changed(state, userId, change, last.nowMs);
+    for (const [userId, change] of users)
+      this.#userFeeds.changed(state, userId, change, last.sequence, last.nowMs);
   }
 
   #newFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed {

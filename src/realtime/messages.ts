@@ -15,9 +15,13 @@ import type {
   PriceChangeEvent,
   PublicLevel,
   TickSizeChangeEvent,
+  UserBalance,
+  UserChannelStamp,
   UserInfoMessage,
-  UserOrderMessage,
-  UserPositionMessage,
+  UserOpenOrdersSnapshot,
+  UserOrder,
+  UserPosition,
+  UserPositionsSnapshot,
 } from "../contract/channels.js";
 import { isoSeconds } from "../contract/wire-format.js";
 
@@ -100,8 +104,8 @@ export function marketPrice(fields: {
   };
 }
 
-/** /socket/user-info: the session user's USDT balance. */
-export function userInfo(userId: number, balance: BalanceView, timeMs: number): UserInfoMessage {
+/** The session user's USDT balance (/socket/user-info). */
+export function userBalance(userId: number, balance: BalanceView, timeMs: number): UserBalance {
   return {
     userId: String(userId),
     coinId: "2",
@@ -113,8 +117,70 @@ export function userInfo(userId: number, balance: BalanceView, timeMs: number): 
   };
 }
 
-/** /socket/user-positions: one position of the session user. */
-export function userPosition(position: PositionView, timeMs: number): UserPositionMessage {
+/** /socket/user-info: the balance is the whole state, so a snapshot has a change's shape. */
+export function userInfo(balance: UserBalance, seq: bigint, snapshot: boolean): UserInfoMessage {
+  return { ...balance, seq: Number(seq), snapshot };
+}
+
+/** One changed entity of /socket/user-positions or /socket/user-open-orders. */
+export function userChange<Entity extends object>(
+  entity: Entity,
+  seq: bigint,
+): Entity & UserChannelStamp & { readonly snapshot: false } {
+  return { ...entity, seq: Number(seq), snapshot: false };
+}
+
+/**
+ * Entities one snapshot part holds at most: 500 orders or positions are about 250 KB, well under
+ * wsBufferedBytesMax (1 MiB), and the parts go out one after another as the socket takes them.
+ */
+export const userSnapshotPartEntitiesMax = 500;
+
+/** A list in parts of at most userSnapshotPartEntitiesMax; an empty list is one empty part. */
+function snapshotParts<Entity>(entities: readonly Entity[]): Entity[][] {
+  const parts: Entity[][] = [];
+  for (let start = 0; start < entities.length; start += userSnapshotPartEntitiesMax)
+    parts.push(entities.slice(start, start + userSnapshotPartEntitiesMax));
+  return parts.length === 0 ? [[]] : parts;
+}
+
+/** /socket/user-positions: the snapshot, in parts. */
+export function userPositionsSnapshot(
+  fields: { userId: number; marketId: number | null; seq: bigint; timeMs: number },
+  positions: readonly UserPosition[],
+): UserPositionsSnapshot[] {
+  const parts = snapshotParts(positions);
+  return parts.map((entities, index) => ({
+    snapshot: true,
+    seq: Number(fields.seq),
+    part: index + 1,
+    parts: parts.length,
+    userId: String(fields.userId),
+    marketId: fields.marketId === null ? null : String(fields.marketId),
+    positions: entities,
+    timestamp: isoSeconds(fields.timeMs),
+  }));
+}
+
+/** /socket/user-open-orders: the snapshot, in parts. */
+export function userOpenOrdersSnapshot(
+  fields: { userId: number; seq: bigint; timeMs: number },
+  orders: readonly UserOrder[],
+): UserOpenOrdersSnapshot[] {
+  const parts = snapshotParts(orders);
+  return parts.map((entities, index) => ({
+    snapshot: true,
+    seq: Number(fields.seq),
+    part: index + 1,
+    parts: parts.length,
+    userId: String(fields.userId),
+    orders: entities,
+    timestamp: isoSeconds(fields.timeMs),
+  }));
+}
+
+/** One position of the session user (/socket/user-positions). */
+export function userPosition(position: PositionView, timeMs: number): UserPosition {
   return {
     userId: String(position.userId),
     positionId: String(position.positionId),
@@ -133,8 +199,8 @@ export function userPosition(position: PositionView, timeMs: number): UserPositi
 
 const atomsPerShare = 100_000_000n;
 
-/** /socket/user-open-orders: one order of the session user, open or just finished. */
-export function userOrder(order: OrderRecord, timeMs: number): UserOrderMessage {
+/** One order of the session user, open or just finished (/socket/user-open-orders). */
+export function userOrder(order: OrderRecord, timeMs: number): UserOrder {
   return {
     orderId: String(order.orderId),
     clientOrderId: order.clientOrderId,

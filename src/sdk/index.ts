@@ -11,9 +11,17 @@ export type {
   NewMarketEvent,
   PriceChangeEvent,
   TickSizeChangeEvent,
+  UserBalance,
+  UserChannelStamp,
   UserInfoMessage,
+  UserOpenOrdersChannelMessage,
+  UserOpenOrdersSnapshot,
+  UserOrder,
   UserOrderMessage,
+  UserPosition,
   UserPositionMessage,
+  UserPositionsChannelMessage,
+  UserPositionsSnapshot,
 } from "../contract/channels.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
@@ -56,4 +64,10 @@ export {
   MarketSocket,
   type SdkLogger,
   SignedSocket,
+  UserBalanceSubscription,
+  UserOpenOrdersSubscription,
+  UserPositionsSubscription,
+  type UserPositionsSubscriptionOptions,
+  type UserSubscriptionOptions,
+  type UserSubscriptionState,
 } from "./ws/index.js";
