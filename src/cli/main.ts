@@ -5,6 +5,7 @@ import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
 import { backupUsage, runBackup, runRestore } from "./backup.js";
 import { demoUsage, runDemoCommand } from "./demo.js";
+import { depositKeyUsage, runDepositKey } from "./deposit-key.js";
 import { runDoctor } from "./doctor.js";
 import { journalUsage, runJournal } from "./journal.js";
 import { runOpenapi } from "./openapi.js";
@@ -30,6 +31,7 @@ ${adminExchangeUsage}
                             (default: data/credentials.json, http://127.0.0.1:$PREDEX_PORT)
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
 ${backupUsage}
+${depositKeyUsage}
 
 ${journalUsage}
 
@@ -88,6 +90,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runRestore(rest);
     case "journal":
       return runJournal(rest);
+    case "deposit-key":
+      return runDepositKey(rest);
     case undefined:
     case "help":
     case "--help":

@@ -43,7 +43,12 @@ export class DepositAddresses {
     this.#accountKey = HDKey.fromExtendedKey(accountKey.publicExtendedKey);
     this.#externalChain = this.#accountKey.deriveChild(0);
     this.#store = store;
-    this.keyId = Buffer.from(this.#accountKey.identifier!).toString("hex");
+    this.keyId = DepositAddresses.keyIdOf(this.#accountKey);
+  }
+
+  /** The key id of an account key: the hash160 of its public key, hex. */
+  static keyIdOf(accountKey: HDKey): string {
+    return Buffer.from(accountKey.identifier!).toString("hex");
   }
 
   /** The account-level extended public key the addresses derive from. */
