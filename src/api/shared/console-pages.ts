@@ -10,18 +10,7 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 
 export const consoleAssetsPrefix = "/console/assets/";
-export const consoleBuildDirectory = new URL("web/dist/", projectRootOf(import.meta.url));
-
-/**
- * The folder of the nearest package.json above a module: the project, whether this module runs from
- * src/ (tsx) or from the compiled build in dist/ (one folder shallower), so no depth is assumed.
- */
-function projectRootOf(moduleUrl: string): URL {
-  for (let folder = new URL("./", moduleUrl); ; folder = new URL("../", folder)) {
-    if (existsSync(new URL("package.json", folder))) return folder;
-    if (folder.pathname === "/") return new URL("../../../", moduleUrl);
-  }
-}
+export const consoleBuildDirectory = new URL("../../../web/dist/", import.meta.url);
 
 export type ConsolePage = "market" | "desk";
 
