@@ -31,7 +31,12 @@ import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
 import { startWalCheckpointer } from "./store/sqlite/wal-checkpointer.js";
 import { openSqlitePlatformStores, type PlatformStores } from "./topology/platform-stores.js";
 import { openPostgresPlatformStores } from "./topology/postgres-platform-stores.js";
-import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
+import { claimClusterDepositKey } from "./wallet/cluster-deposit-key.js";
+import {
+  clusterDepositKeySource,
+  type DepositKeySource,
+  depositKeySource,
+} from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 
@@ -137,6 +142,22 @@ export async function startPlatform(
             logger.warn({ err: error }, "WAL checkpointer problem; the connection checkpoints itself"),
         });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
+  // Several nodes share a PostgreSQL database: each derives deposit addresses from the key the
+  // database records (the xpub, or the demo key of the shared master key), or does not start —
+  // checked before recovery, so a misconfigured node is refused at once (src/wallet/cluster-deposit-key.ts).
+  const depositKey =
+    stores.kind === "postgres"
+      ? clusterDepositKeySource(config.chain.depositXpub, () => masterKey)
+      : depositKeySource(config.chain.depositXpub, config.dataDir);
+  if (stores.depositKeyRegistry !== undefined) {
+    try {
+      await claimClusterDepositKey(stores.depositKeyRegistry, depositKey, nowMs());
+    } catch (error) {
+      await checkpointer?.stop();
+      await stores.close();
+      throw error;
+    }
+  }
 
   const adminTokenFile =
     config.adminToken === undefined
@@ -187,13 +208,6 @@ export async function startPlatform(
     onMarketsChanged: (listener) => stores.onMarketsChanged(listener),
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
-  const depositKey = depositKeySource(config.chain.depositXpub, config.dataDir);
-  if (config.databaseUrl !== undefined && depositKey.demo !== undefined) {
-    // Each node would derive from its own data dir's demo mnemonic: addresses would differ by node.
-    logger.warn(
-      "PREDEX_DEPOSIT_XPUB is not set: this node derives deposit addresses from the demo mnemonic in its own data dir; with several API nodes set the same PREDEX_DEPOSIT_XPUB on every node",
-    );
-  }
   const depositAddresses = new DepositAddresses(depositKey.accountKey, stores.depositAddresses);
   let chainWallet: ChainWallet | undefined;
   if (config.chain.network !== undefined) {

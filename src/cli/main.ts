@@ -5,6 +5,7 @@ import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
 import { backupUsage, runBackup, runRestore } from "./backup.js";
 import { demoUsage, runDemoCommand } from "./demo.js";
+import { depositKeyUsage, runDepositKey } from "./deposit-key.js";
 import { runDoctor } from "./doctor.js";
 import { journalUsage, runJournal } from "./journal.js";
 import { runOpenapi } from "./openapi.js";
@@ -30,6 +31,7 @@ ${adminExchangeUsage}
                             (default: data/credentials.json, http://127.0.0.1:$PREDEX_PORT)
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
 ${backupUsage}
+${depositKeyUsage}
 
 ${journalUsage}
 
@@ -57,7 +59,9 @@ Chain wallet (docs/chain.md; without the first two, no chain: deposits by the op
   PREDEX_CHAIN_POLL_MS        how often the node is asked for new blocks (250)
   PREDEX_CHAIN_START_BLOCK    where a first start begins watching (default: the head then)
   PREDEX_DEPOSIT_XPUB         account-level xpub of m/44'/60'/0'; user N's address is its child 0/N
-                              (unset: a demo mnemonic in the data dir, printed at start; not for real funds)
+                              (unset: a demo mnemonic in the data dir, on PostgreSQL derived from the
+                              master key; printed at start; not for real funds). On PostgreSQL every
+                              node must have the same key: see deposit-key show|adopt
   PREDEX_WITHDRAWAL_KEY_FILE  a file (chmod 600) with the hot wallet's 0x-hex private key: approved
                               withdrawals are paid on chain (unset: admin withdrawal export)
 
@@ -88,6 +92,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runRestore(rest);
     case "journal":
       return runJournal(rest);
+    case "deposit-key":
+      return runDepositKey(rest);
     case undefined:
     case "help":
     case "--help":

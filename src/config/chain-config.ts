@@ -1,6 +1,7 @@
 // The chain wallet's PREDEX_* settings (DESIGN §4), parsed with the rest in src/config.ts:
 //   PREDEX_DEPOSIT_XPUB        account-level extended public key of m/44'/60'/0'; user N's deposit
-//                              address is its child 0/N. Unset: a demo mnemonic in the data dir.
+//                              address is its child 0/N. Unset: a demo mnemonic in the data dir
+//                              (on PostgreSQL: derived from the master key, the same on every node).
 //   PREDEX_CHAIN_RPC_URL       an EVM node's JSON-RPC URL (http/https); with the contract, turns the
 //   PREDEX_USDT_CONTRACT       deposit watcher on (the token's address, 0x + 40 hex)
 //   PREDEX_CONFIRMATIONS       blocks a transfer needs (its own included) before it counts; default 12
