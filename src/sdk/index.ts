@@ -19,6 +19,7 @@ export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
   type AdminClientOptions,
+  type AdminPartner,
   type AdminWithdrawal,
   type AdminWithdrawalsQuery,
   type CreateCategoryRequest,
@@ -28,6 +29,7 @@ export {
   type DepositRequest,
   PredexAdminClient,
   type UpdateCategoryRequest,
+  type UpdatePartnerRequest,
 } from "./admin-client.js";
 export {
   type AccountHistoryRequest,
