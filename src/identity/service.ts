@@ -154,7 +154,10 @@ export class IdentityService {
    * Changes a partner's settings (the operator's `POST /admin/partners/{merchantId}`). This node
    * applies them from its next request; every other node within partnerRefreshMs.
    */
-  async updatePartnerSettings(partnerId: number, update: PartnerSettingsUpdate): Promise<Result<PartnerRecord>> {
+  async updatePartnerSettings(
+    partnerId: number,
+    update: PartnerSettingsUpdate,
+  ): Promise<Result<PartnerRecord>> {
     this.#partnerChanges += 1;
     const partner = await this.#store.updatePartnerSettings(partnerId, update);
     this.#partnerChanges += 1;
@@ -186,7 +189,11 @@ export class IdentityService {
       if (kept === undefined && this.#partnersByAppKey.size >= partnerCacheEntriesMax) {
         this.#partnersByAppKey.clear();
       }
-      this.#partnersByAppKey.set(appKey, { partner, appSecretSealed: record.appSecretSealed, loadedAtMs: nowMs });
+      this.#partnersByAppKey.set(appKey, {
+        partner,
+        appSecretSealed: record.appSecretSealed,
+        loadedAtMs: nowMs,
+      });
     }
     return partner;
   }
