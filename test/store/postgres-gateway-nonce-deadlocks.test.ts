@@ -18,6 +18,7 @@ import {
   openPostgresGatewayNonceStore,
   postgresGatewayNoncePruneIntervalMs,
 } from "../../src/store/postgres/gateway-nonces.js";
+import { eventually } from "../realtime/fixtures.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 
@@ -34,27 +35,19 @@ const turns = 400;
 /** Batch sizes vary from turn to turn (1 to this many): the plan's row estimates vary with them. */
 const batchSizeMax = 120;
 
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** PostgreSQL's count of deadlocks in the database, once the named nodes' backends have exited. */
 async function deadlocksCounted(
   observer: PostgresPool,
   applicationNames: readonly string[],
 ): Promise<number> {
   // A backend reports its counts when it exits: wait until the nodes' connections are gone.
-  await until(async () => {
+  await eventually(async () => {
     const result = await observer.query<{ backends: number }>(
       "SELECT count(*)::integer AS backends FROM pg_stat_activity WHERE application_name = ANY ($1::text[])",
       [applicationNames],
     );
     return result.rows[0]!.backends === 0;
-  }, "the nodes' backends have exited");
+  }, 20_000);
   const client = await observer.connect();
   try {
     await client.query("SELECT pg_stat_clear_snapshot()");
@@ -163,11 +156,8 @@ if (skipReason !== undefined) {
         housekeepingNowMs = postgresGatewayNoncePruneIntervalMs + 10_000;
         // A flush after the prune interval starts a prune in the background.
         assert.equal(await store.remember("p", "d", housekeepingNowMs), "fresh");
-        await until(
-          async () => (await remaining()).join() === "b,d",
-          "the prune deleted a and c while b was locked",
-          5_000,
-        );
+        // The prune deletes a and c while b is locked.
+        await eventually(async () => (await remaining()).join() === "b,d");
       } finally {
         await other.query("ROLLBACK");
         other.release();
