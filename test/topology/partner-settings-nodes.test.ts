@@ -59,13 +59,11 @@ describe("the signed-nonce requirement on two API nodes sharing PostgreSQL", { s
 
   /** A registration without a nonce on `node`: a mutating request. */
   const registerWithoutNonce = (node: TestPlatform, partner: PartnerCredentials, marchantUserId: string) =>
-    node
-      .client(partner, { nonces: false })
-      .register({
-        userEmail: `${marchantUserId}@example.com`,
-        merchantId: partner.merchantId,
-        marchantUserId,
-      });
+    node.client(partner, { nonces: false }).register({
+      userEmail: `${marchantUserId}@example.com`,
+      merchantId: partner.merchantId,
+      marchantUserId,
+    });
 
   it("is applied by every node once the operator sets it on one, and lifted the same way", async () => {
     const partner = await nodeA.createPartner();
