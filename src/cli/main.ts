@@ -39,6 +39,8 @@ Operations (admin listener): GET /healthz and /readyz (no token; /readyz is 503 
 runs and the database answers); GET /metrics (Prometheus text, admin token). Rate limits: 50
 requests/s per merchant on the legacy listener; a partner's own limit on the signed host with
 POST /admin/partners/{merchantId}/rate-limit {"rateLimitPerSecond": N | null} (502/2002 beyond).
+Replay protection: POST /admin/partners/{merchantId} {"signedNonceRequired": true} refuses the
+partner's requests other than GET/HEAD/OPTIONS that sign no x-ca-nonce (401/1401).
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,

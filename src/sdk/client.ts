@@ -58,7 +58,10 @@ export interface PredexClientOptions {
   readonly baseUrl: string;
   readonly credentials: GatewayCredentials;
   readonly retry?: RetryPolicy;
-  /** Sign a fresh `x-ca-nonce` into every request, so that a captured request cannot be replayed. */
+  /**
+   * Sign a fresh `x-ca-nonce` into every request (default true), so that a captured request cannot
+   * be replayed; false signs none (a partner the operator requires nonces of is then refused).
+   */
   readonly nonces?: boolean;
   readonly timeoutMs?: number;
   /** The signing clock; tests use it to show what clock skew does. */
@@ -359,7 +362,7 @@ export class PredexClient {
       ...(query === undefined ? {} : { query }),
       ...(body === undefined ? {} : { body }),
       ...(cookie === undefined ? {} : { cookie }),
-      ...(this.#options.nonces === true ? { nonce: randomUUID() } : {}),
+      nonce: this.#options.nonces === false ? false : randomUUID(),
       date: this.#options.now?.() ?? new Date(),
     });
     let response: Response;

@@ -27,6 +27,7 @@ export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
   type AdminClientOptions,
+  type AdminPartner,
   type AdminWithdrawal,
   type AdminWithdrawalsQuery,
   type CreateCategoryRequest,
@@ -36,6 +37,7 @@ export {
   type DepositRequest,
   PredexAdminClient,
   type UpdateCategoryRequest,
+  type UpdatePartnerRequest,
 } from "./admin-client.js";
 export {
   type AccountHistoryRequest,

@@ -19,6 +19,7 @@ export interface PartnerListRow {
   readonly appKey: string;
   readonly commissionRateBps: number;
   readonly webhookUrl: string | null;
+  readonly signedNonceRequired: boolean;
   readonly createdAtMs: number;
   readonly userCount: number;
 }

@@ -44,10 +44,12 @@ describe("the operator's lists (admin host)", () => {
       "createdAt",
       "merchantId",
       "name",
+      "signedNonceRequired",
       "userCount",
       "webhookUrl",
     ]);
     assert.equal(listed?.commissionRate, "0.125");
+    assert.equal(listed?.signedNonceRequired, false);
     assert.equal(listed?.appKey, partner.appKey);
     assert.equal(page.records[0]?.merchantId, partner.merchantId, "newest first");
     assert.ok(page.total >= 2);

@@ -169,7 +169,7 @@ describe("sessions", () => {
     assert.equal(client.sessionCookie, "predex_session=t1");
     await client.getProfile();
     assert.equal(calls[1]?.headers.cookie, "predex_session=t1");
-    assert.equal(calls[1]?.headers["x-ca-signature-headers"], "x-api-key");
+    assert.equal(calls[1]?.headers["x-ca-signature-headers"], "x-api-key,x-ca-nonce", "not the cookie");
   });
 
   it("sends exactly the bytes it hashed", async () => {

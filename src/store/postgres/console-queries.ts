@@ -85,7 +85,8 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
       return paged(
         {
           name: "predex-console-partners",
-          select: `p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url, p.created_at_ms,
+          select: `p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url,
+                   p.signed_nonce_required, p.created_at_ms,
                    (SELECT count(*) FROM identity_users u WHERE u.partner_id = p.partner_id) AS user_count`,
           from: "identity_partners p",
           where: "true",
@@ -100,6 +101,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           app_key: string;
           commission_rate_bps: number;
           webhook_url: string | null;
+          signed_nonce_required: boolean;
           created_at_ms: bigint;
           user_count: bigint;
         }) => ({
@@ -108,6 +110,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           appKey: row.app_key,
           commissionRateBps: Number(row.commission_rate_bps),
           webhookUrl: row.webhook_url,
+          signedNonceRequired: row.signed_nonce_required,
           createdAtMs: Number(row.created_at_ms),
           userCount: Number(row.user_count),
         }),

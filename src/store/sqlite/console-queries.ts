@@ -32,7 +32,8 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
     .safeIntegers(true);
   const partnerCount = db.prepare("SELECT count(*) FROM identity_partners").pluck();
   const partnerPage = db.prepare(
-    `SELECT p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url, p.created_at_ms,
+    `SELECT p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url, p.signed_nonce_required,
+            p.created_at_ms,
             (SELECT count(*) FROM identity_users u WHERE u.partner_id = p.partner_id) AS user_count
      FROM identity_partners p ORDER BY p.partner_id DESC LIMIT ? OFFSET ?`,
   );
@@ -79,6 +80,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         app_key: string;
         commission_rate_bps: number;
         webhook_url: string | null;
+        signed_nonce_required: number;
         created_at_ms: number;
         user_count: number;
       }[];
@@ -90,6 +92,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
           appKey: row.app_key,
           commissionRateBps: row.commission_rate_bps,
           webhookUrl: row.webhook_url,
+          signedNonceRequired: row.signed_nonce_required === 1,
           createdAtMs: row.created_at_ms,
           userCount: row.user_count,
         })),

@@ -17,6 +17,9 @@ const Partner = Type.Object({
   appKey: Type.String(),
   commissionRate: Type.String({ description: "0 to 1, decimal string" }),
   webhookUrl: Type.Union([Type.String(), Type.Null()]),
+  signedNonceRequired: Type.Boolean({
+    description: "Requests other than GET, HEAD and OPTIONS must sign an x-ca-nonce",
+  }),
   userCount: Type.Integer(),
   createdAt: Type.String({ description: "ISO 8601 UTC" }),
 });
@@ -45,6 +48,7 @@ export default defineRoutes((app, deps) => {
           appKey: partner.appKey,
           commissionRate: String(partner.commissionRateBps / bpsPerUnit),
           webhookUrl: partner.webhookUrl,
+          signedNonceRequired: partner.signedNonceRequired,
           userCount: partner.userCount,
           createdAt: isoSeconds(partner.createdAtMs),
         })),
