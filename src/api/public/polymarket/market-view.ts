@@ -8,10 +8,10 @@ import { type ExchangeState, poolMarketView } from "../../../core/exchange.js";
 import type { Outcome } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
 import { lotsToShares, priceUnitsToAtoms } from "../../../core/units.js";
+import { conditionIdOf, questionIdOf } from "../../../realtime/condition-ids.js";
 import { optionPriceAtoms, yesPriceAtoms } from "../../../realtime/option-price.js";
 import type { CatalogMarket } from "../../../store/exchange-read-models.js";
 import { catalogDetailsOf } from "../../../store/market-details.js";
-import { conditionIdOf, questionIdOf } from "./condition-ids.js";
 import { baseFeeBpsOf } from "./market-parameters.js";
 import type { Market } from "./schemas.js";
 

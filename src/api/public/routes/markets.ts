@@ -3,9 +3,9 @@
 // Pages follow Polymarket's cursor: `next_cursor` is the base64 of the next offset, "MA==" (0) the
 // first page and "LTE=" (-1) the end; clob-client's getMarkets(next_cursor) walks them.
 
+import { ConditionIndex } from "../../../realtime/condition-ids.js";
 import type { PlatformDeps } from "../../deps.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { ConditionIndex } from "../polymarket/condition-ids.js";
 import {
   handlePolymarketError,
   marketNotFound,
