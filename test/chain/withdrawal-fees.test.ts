@@ -2,9 +2,10 @@
 // base fee pinned above its maxFeePerGas, automine off) is replaced after the configured wait at
 // the SAME nonce with both fees raised by the bump; the replacement mines, the user is paid exactly
 // once, the withdrawal is completed once with the replacement's hash, and every transaction signed
-// for it is recorded: the mined one MINED, the others DEAD. A replacement that would pass the
-// configured fee cap is not made: the transaction waits, the operator sees why, and it mines when
-// the base fee falls again.
+// for it is recorded: the mined one MINED, the others DEAD. When an earlier one is mined instead
+// (while predex was down), it completes the withdrawal after the restart. A replacement that would
+// pass the configured fee cap is not made: the transaction waits, the operator sees why, and it
+// mines when the base fee falls again.
 
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -186,6 +187,71 @@ describe("a withdrawal stuck with too low a fee", () => {
       assert.equal(await devnet.publicClient.getTransactionCount({ address: hotWallet }), nonceBefore + 1);
       assert.equal((await client.getAccountHistory({ type: "WITHDRAWAL" })).records.length, 1);
       assert.equal((await adminView(chain, requested.withdrawId))?.chain?.txHash, paidBy);
+    } finally {
+      await devnet.rpc("evm_setAutomine", [true]);
+      await chain.close();
+    }
+  });
+
+  it("completes once with whichever of its transactions is mined, also an earlier one, across a restart", async () => {
+    let chain = await startPlatform("1000");
+    const dataDir = chain.dataDir;
+    await devnet.rpc("evm_setAutomine", [false]);
+    try {
+      const { client } = await fundedUser(chain, "earlier", "30");
+      const destination = privateKeyToAccount(generatePrivateKey()).address;
+      const nonceBefore = await devnet.publicClient.getTransactionCount({ address: hotWallet });
+      const requested = await client.applyWithdrawal({ amount: 12, address: destination });
+      await chain.operator.approveWithdrawal(requested.withdrawId);
+      const sent = await eventually(async () => {
+        const view = await adminView(chain, requested.withdrawId);
+        return view?.chain?.status === "SENT" ? view : undefined;
+      }, "the first transaction sent");
+      const first = sent.chain!.transactions[0]!;
+      await mineWithBaseFee(BigInt(first.maxFeePerGas) * 2n);
+      await eventually(async () => {
+        const view = await adminView(chain, requested.withdrawId);
+        return view?.chain?.status === "SENT" && view.chain.transactions.length >= 2 ? view : undefined;
+      }, "a replacement sent");
+      const saved = await chain.platform.deps.chainWallet!.store.withdrawalTransactions(
+        Number(requested.withdrawId),
+      );
+      // predex stops (a crash or a deploy); meanwhile the FIRST transaction, not its replacement, is
+      // mined: the replacement leaves the pool, the first is sent again by someone, the fee falls.
+      await chain.close({ keepData: true });
+      for (const offer of saved.slice(1)) await devnet.rpc("hardhat_dropTransaction", [offer.txHash]);
+      await devnet.publicClient.sendRawTransaction({ serializedTransaction: saved[0]!.rawTx as Hex });
+      await mineWithBaseFee(1n * gwei);
+      assert.equal((await receiptOf(first.txHash))?.status, "success");
+      await devnet.mine(testConfirmations);
+
+      chain = await startChainPlatform(devnet, {
+        dataDir,
+        partner: chain.partner,
+        env: {
+          PREDEX_WITHDRAWAL_KEY_FILE: keyFile,
+          PREDEX_WITHDRAWAL_REPLACE_AFTER_MS: String(replaceAfterMs),
+          PREDEX_WITHDRAWAL_FEE_BUMP_PERCENT: String(bumpPercent),
+          PREDEX_WITHDRAWAL_MAX_FEE_GWEI: "1000",
+        },
+      });
+      const completed = await eventually(async () => {
+        const view = await adminView(chain, requested.withdrawId);
+        return view?.chain?.status === "COMPLETED" ? view : undefined;
+      }, "completion");
+      assert.equal(completed.chain!.txHash, first.txHash);
+      assert.equal(completed.txHash, first.txHash);
+      assert.deepEqual(
+        completed.chain!.transactions.map((offer) => offer.state),
+        ["MINED", ...saved.slice(1).map(() => "DEAD")],
+      );
+      await devnet.mine(3);
+      await settle();
+      assert.equal(await usdtUnitsOf(devnet, destination), 12_000_000n);
+      assert.equal(await devnet.publicClient.getTransactionCount({ address: hotWallet }), nonceBefore + 1);
+      const { client: again } = await chain.user("earlier");
+      assert.deepEqual(await usdtOf(again), { available: "17", frozen: "0" });
+      assert.equal((await again.getAccountHistory({ type: "WITHDRAWAL" })).records.length, 1);
     } finally {
       await devnet.rpc("evm_setAutomine", [true]);
       await chain.close();
