@@ -66,6 +66,10 @@ Chain wallet (docs/chain.md; without the first two, no chain: deposits by the op
                               node must have the same key: see deposit-key show|adopt
   PREDEX_WITHDRAWAL_KEY_FILE  a file (chmod 600) with the hot wallet's 0x-hex private key: approved
                               withdrawals are paid on chain (unset: admin withdrawal export)
+  PREDEX_WITHDRAWAL_REPLACE_AFTER_MS  a withdrawal's transaction unmined this long is replaced at
+                              its nonce with higher fees (180000)
+  PREDEX_WITHDRAWAL_FEE_BUMP_PERCENT  each replacement raises both fees by at least this (20; min 10)
+  PREDEX_WITHDRAWAL_MAX_FEE_GWEI      the most maxFeePerGas any withdrawal transaction offers (500)
 
 Secrets and mail:
   PREDEX_MASTER_KEY_FILE    a file holding the master key (64 hex digits), outside the data dir;

@@ -142,6 +142,19 @@ export interface AdminWithdrawal extends Withdrawal {
     readonly nonce: number | null;
     readonly broadcasts: number;
     readonly error: string | null;
+    /**
+     * Every transaction signed for it, oldest first: the first and each replacement at its nonce
+     * with higher fees (wei, decimal strings). PENDING may still be mined; of one nonce exactly one
+     * ends MINED and the others DEAD.
+     */
+    readonly transactions: readonly {
+      readonly txHash: string;
+      readonly nonce: number;
+      readonly state: "PENDING" | "MINED" | "DEAD";
+      readonly maxFeePerGas: string;
+      readonly maxPriorityFeePerGas: string;
+      readonly signedAt: string;
+    }[];
   } | null;
 }
 

@@ -267,7 +267,10 @@ describe("the market pages' routes (public host)", () => {
   });
 
   it("serves the market pages at / without credentials", async () => {
-    const page = await platform.raw("public", { path: "/" });
+    const page = await platform.raw("public", {
+      path: "/",
+      headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    });
     assert.ok(page.status === 200 || page.status === 503, String(page.status));
     assert.match(page.text, /predex/);
   });

@@ -34,6 +34,7 @@ export async function buildPublicApp(
       "No credentials: price history, the public market WebSocket, and Polymarket-compatible CLOB reads (/book, /price, /midpoint, /markets, …).",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
-  await registerConsolePage(app, "market");
+  // A browser gets the market pages at `/`; a Polymarket client's health check gets "OK".
+  await registerConsolePage(app, "market", undefined, { healthCheckForApiClients: true });
   return app;
 }

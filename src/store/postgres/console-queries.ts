@@ -58,11 +58,14 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
         price: bigint;
         time_ms: bigint;
         shares: bigint;
-        side: string;
+        side: "BUY" | "SELL";
         same_option: boolean;
+        taker_option_id: bigint;
+        taker_price: bigint;
       }>({
         name: "predex-console-recent-trades",
-        text: `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option
+        text: `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option,
+                      t.option_id AS taker_option_id, t.price AS taker_price
                FROM exchange_price_points p
                JOIN exchange_trades t ON t.trade_id = p.trade_id AND t.role = 'TAKER'
                WHERE p.option_id = $1 ORDER BY p.time_ms DESC, p.trade_id DESC LIMIT $2`,
@@ -77,6 +80,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           shares: row.shares,
           takerSide: takerBought ? "BUY" : "SELL",
           timeMs: Number(row.time_ms),
+          taker: { optionId: Number(row.taker_option_id), side: row.side, price: row.taker_price },
         };
       });
     },

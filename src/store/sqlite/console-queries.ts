@@ -24,7 +24,8 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
   // the trade's TAKER row, found by its primary key, adds the size and the taker's side.
   const recentTrades = db
     .prepare(
-      `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option
+      `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option,
+              t.option_id AS taker_option_id, t.price AS taker_price
        FROM exchange_price_points p
        JOIN exchange_trades t ON t.trade_id = p.trade_id AND t.role = 'TAKER'
        WHERE p.option_id = ? ORDER BY p.time_ms DESC, p.trade_id DESC LIMIT ?`,
@@ -56,8 +57,10 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         price: bigint;
         time_ms: bigint;
         shares: bigint;
-        side: string;
+        side: "BUY" | "SELL";
         same_option: bigint;
+        taker_option_id: bigint;
+        taker_price: bigint;
       }[];
       return rows.map((row) => {
         // In a binary outcome, buying the other option is selling this one, and the reverse.
@@ -68,6 +71,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
           shares: row.shares,
           takerSide: takerBought ? "BUY" : "SELL",
           timeMs: Number(row.time_ms),
+          taker: { optionId: Number(row.taker_option_id), side: row.side, price: row.taker_price },
         };
       });
     },

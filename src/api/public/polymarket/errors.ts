@@ -16,6 +16,7 @@ export const polymarketErrors = {
   noOrderbook: "No orderbook exists for the requested token id",
   marketNotFound: "market not found",
   invalidCursor: "invalid next_cursor",
+  invalidApiKey: "Unauthorized/Invalid api key",
   unavailable: "service unavailable, try again",
   internal: "internal error",
 } as const;
@@ -30,7 +31,7 @@ export const PolymarketError = Type.Object(
 
 export class PolymarketFailure {
   constructor(
-    readonly status: 400 | 404 | 503,
+    readonly status: 400 | 401 | 404 | 503,
     readonly message: string,
   ) {}
 }
