@@ -595,18 +595,20 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       { cause },
     );
     this.#failure = error;
-    const abandoned = [
-      ...this.#pipeline.flatMap((inFlight) => inFlight.batch),
-      ...this.#deciding,
-      ...this.#queue.drain(),
-    ];
+    // Only the batches handed to the store may be in the journal: their submitters learn that the
+    // outcome is unknown. What was still queued or being decided never reached the store, and a
+    // waiting reader read nothing: for them nothing was done (the surfaces answer each truthfully).
+    const unknownOutcome = this.#pipeline.flatMap((inFlight) => inFlight.batch);
+    const notTaken = [...this.#deciding, ...this.#queue.drain()];
     this.#pipeline = [];
     this.#deciding = [];
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
-    for (const pending of abandoned) pending.reject(error);
+    for (const pending of unknownOutcome) pending.reject(error);
+    const stopped = this.#stoppedError();
+    for (const pending of notTaken) pending.reject(stopped);
     void this.#snapshotWorker?.close();
-    for (const reader of readers) reader.reject(error);
+    for (const reader of readers) reader.reject(stopped);
     this.#onFatal(error);
   }
 }
