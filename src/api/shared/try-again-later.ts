@@ -4,8 +4,8 @@
 //   the request's write never committed;
 // - the outcome is unknown (reconcile, or send it again only with the same idempotency key): the
 //   engine took the command and no answer came (EngineOutcomeUnknownError), the engine failed while
-//   writing its batch (EngineFatalError), or the database connection broke while the request's
-//   commit was in flight.
+//   writing its batch (EngineFatalError, unless the store says that commit never happened), or the
+//   database connection broke while the request's commit was in flight.
 // Each surface answers them in its own vocabulary, once, in its error mapping (signed host: 502/2002
 // or 504/2001; legacy: 503 `service temporarily unavailable` or 503 `request timed out`; all with
 // Retry-After), never as a 500, and logs one line per episode instead of a stack per request: under
@@ -56,10 +56,21 @@ export function tryAgainLaterOf(error: unknown): TryAgainLater | undefined {
       detail: error.message,
     };
   }
-  if (error instanceof EngineOutcomeUnknownError || error instanceof EngineFatalError) {
+  if (error instanceof EngineOutcomeUnknownError) {
     return {
       outcome: "unknown",
-      reason: error instanceof EngineFatalError ? "failed" : "no-answer",
+      reason: "no-answer",
+      retryAfterSeconds: stoppedRetryAfterSeconds,
+      detail: error.message,
+    };
+  }
+  if (error instanceof EngineFatalError) {
+    // The command's batch failed to commit: never written when the store says the commit never
+    // happened (a refused connection, a busy database), else perhaps written.
+    const neverWritten = databaseFaultOf(error.cause)?.outcome === "nothing-done";
+    return {
+      outcome: neverWritten ? "nothing-done" : "unknown",
+      reason: "failed",
       retryAfterSeconds: stoppedRetryAfterSeconds,
       detail: error.message,
     };
@@ -89,7 +100,7 @@ const episodeMessages: Readonly<Record<TryAgainLater["reason"], string>> = {
   overloaded: "engine overloaded: refusing requests with try-again-later until it drains",
   stopped: "engine not taking commands: refusing requests with try-again-later",
   "no-answer": "engine took commands without answering: telling their callers the outcome is unknown",
-  failed: "engine failed while writing a batch: telling its commands' callers the outcome is unknown",
+  failed: "engine failed while writing a batch: telling its commands' callers what became of them",
   database: "database unreachable: answering requests with try-again-later",
 };
 

@@ -38,6 +38,10 @@ const failures: Record<string, () => Error> = {
   stopped: () => new EngineStoppedError("The engine is closed"),
   "no-answer": () => new EngineOutcomeUnknownError("No engine leader answered; it may still commit"),
   "engine-failed": () => new EngineFatalError("The engine stopped: I/O error", { cause: new Error("EIO") }),
+  "engine-failed-never-written": () =>
+    new EngineFatalError("The engine stopped: database is locked", {
+      cause: Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" }),
+    }),
   "database-refused": () =>
     Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
   "database-starting": () =>
@@ -125,6 +129,7 @@ describe("partner error mapping", () => {
       stopped: nothingDone,
       "no-answer": unknown,
       "engine-failed": unknown,
+      "engine-failed-never-written": nothingDone,
       "database-refused": nothingDone,
       "database-starting": nothingDone,
       "database-read-only": nothingDone,
