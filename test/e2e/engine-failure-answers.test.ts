@@ -24,11 +24,8 @@ import { testMasterKeyHex, testPlatformEnv } from "./harness.js";
 const adminToken = "engine-failure-admin-token-0123456789";
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
-describe("an engine whose commit fails answers the order that met it before the process exits", {
-  // The engine's own SQLite file is the point: the PostgreSQL pass has its own outage test
-  // (test/topology/database-outage.test.ts).
-  skip: process.env.PREDEX_TEST_POSTGRES_URL === undefined ? false : "SQLite only",
-}, () => {
+// SQLite only (test/support/postgres-pass.ts leaves it out of the PostgreSQL pass).
+describe("an engine whose commit fails answers the order that met it before the process exits", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-engine-failure-"));
   const nodes: CliNode[] = [];
   after(async () => {
