@@ -2,7 +2,7 @@
 // of their own (the CLI), partners' users on the SDK over real sockets signing a nonce into every
 // request (the gateway's nonce write is the first thing a database outage broke), a stream of reads
 // and orders. The database is stopped (a fast shutdown: every session ended, then nothing listens)
-// for a few seconds and started again.
+// for a few seconds and started again; then it turns read-only for a few seconds.
 //
 // Checked: no answer is a 500, on the signed host or on the public and legacy listeners probed
 // alongside; every refusal is 502/2002 (nothing was done) or 504/2001 (outcome unknown), each with
@@ -20,6 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import pg from "pg";
 import { legacyPaths } from "../../src/contract/legacy/paths.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
@@ -37,9 +38,12 @@ const skipReason = postgresSkipReason();
 const adminToken = "database-outage-admin-token-0123456789";
 const usersCount = 3;
 const depositUsdt = 100;
-const outageMs = 4_000;
-/** Orders each user must have acknowledged after the restart before the stream ends. */
-const ordersAfterRestart = 3;
+/** How long each fault lasts. */
+const faultMs = 4_000;
+/** Orders each user must have acknowledged after a fault ends: everything works again. */
+const ordersAfterRecovery = 3;
+/** The engine node restarts behind its supervisor meanwhile (tsx start-up included): bounded. */
+const recoveryWaitMsMax = 180_000;
 /** Every loop is bounded: a user's stream stops after this many rounds whatever happens. */
 const roundsMax = 2_000;
 const pauseBetweenRoundsMs = 50;
@@ -134,7 +138,12 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
     let yesAssetId = "";
 
     const answers: RecordedAnswer[] = [];
-    const users = [];
+    const users: {
+      client: PredexClient;
+      acknowledged: Map<string, string>;
+      acknowledgedAtMs: number[];
+      unsettled: Set<string>;
+    }[] = [];
     for (let index = 0; index < usersCount; index++) {
       const client = new PredexClient({
         baseUrl: gateway,
@@ -152,18 +161,21 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
         amount: String(depositUsdt),
         txHash: `0xoutage${index}`,
       });
-      users.push({ client, acknowledged: new Map<string, string>(), unsettled: new Set<string>() });
+      users.push({
+        client,
+        acknowledged: new Map<string, string>(),
+        acknowledgedAtMs: [],
+        unsettled: new Set<string>(),
+      });
     }
     yesAssetId = (await users[0]!.client.getBook({ marketId: market.marketId, outcomeId: outcome.outcomeId }))
       .assetId;
 
     // The stream: each user places a resting order (1 share at 0.10 on Yes or No: never a cross),
     // then reads its balance, its open orders and the book, round after round.
-    let restartedAtMs = Number.POSITIVE_INFINITY;
     let streaming = true;
     const thrown: string[] = [];
     const stream = users.map(async (user, userIndex) => {
-      let afterRestart = 0;
       for (let round = 0; round < roundsMax && streaming; round++) {
         const clientOrderId = `outage-${userIndex}-${round}`;
         const steps: [string, () => Promise<unknown>][] = [
@@ -181,7 +193,7 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
                 clientOrderId,
               });
               user.acknowledged.set(clientOrderId, order.orderId);
-              if (Date.now() > restartedAtMs) afterRestart += 1;
+              user.acknowledgedAtMs.push(Date.now());
             },
           ],
           ["assets", () => user.client.getAssets()],
@@ -198,7 +210,6 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
             thrown.push(`${name}: ${String(error)}`);
           }
         }
-        if (afterRestart >= ordersAfterRestart) return;
         await sleep(pauseBetweenRoundsMs);
       }
     });
@@ -229,17 +240,46 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
       answers.every((answer) => answer.status === 200),
       `all well before the outage: ${JSON.stringify(answers.filter((a) => a.status !== 200))}`,
     );
+    /** Until every user has orders acknowledged after `sinceMs`: everything works again. */
+    const recovered = async (what: string, sinceMs: number) => {
+      for (const startedMs = Date.now(); ; await sleep(100)) {
+        const behind = users.filter(
+          (user) => user.acknowledgedAtMs.filter((atMs) => atMs > sinceMs).length < ordersAfterRecovery,
+        );
+        if (behind.length === 0) return;
+        assert.ok(Date.now() - startedMs < recoveryWaitMsMax, `${what}: orders still refused`);
+      }
+    };
+    const answersBetween = (fromMs: number, toMs: number) =>
+      answers.filter((answer) => answer.atMs >= fromMs && answer.atMs <= toMs);
+
+    // A stop: every session ended (57P01), then nothing listens; then a start on the same port.
     const stoppedAtMs = Date.now();
     await cluster.shutDown("fast");
-    await sleep(outageMs);
+    await sleep(faultMs);
     await cluster.startAgain();
-    restartedAtMs = Date.now();
-    const outage = answers.filter((answer) => answer.atMs >= stoppedAtMs && answer.atMs <= restartedAtMs);
-    const giveUp = AbortSignal.timeout(240_000);
-    await Promise.race([
-      Promise.all(stream),
-      new Promise((resolve) => giveUp.addEventListener("abort", resolve)),
-    ]);
+    const restartedAtMs = Date.now();
+    await recovered("after the restart", restartedAtMs);
+    const outage = answersBetween(stoppedAtMs, restartedAtMs);
+
+    // A read-only spell (a standby, or an operator's default_transaction_read_only): every write
+    // is refused with 25006 while reads go on.
+    const operatorSession = new pg.Client({ connectionString: cluster.urlOf("postgres") });
+    await operatorSession.connect();
+    const readOnlyAtMs = Date.now();
+    try {
+      await operatorSession.query("SET default_transaction_read_only = off");
+      await operatorSession.query("ALTER SYSTEM SET default_transaction_read_only = on");
+      await operatorSession.query("SELECT pg_reload_conf()");
+      await sleep(faultMs);
+      await operatorSession.query("ALTER SYSTEM RESET default_transaction_read_only");
+      await operatorSession.query("SELECT pg_reload_conf()");
+    } finally {
+      await operatorSession.end();
+    }
+    const writableAtMs = Date.now();
+    await recovered("after the read-only spell", writableAtMs);
+    const readOnlySpell = answersBetween(readOnlyAtMs, writableAtMs);
     streaming = false;
     await Promise.all(stream);
     await probing;
@@ -254,6 +294,7 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
       return JSON.stringify(counts);
     };
     t.diagnostic(`outage ${restartedAtMs - stoppedAtMs} ms; answers during it: ${tally(outage)}`);
+    t.diagnostic(`read-only ${writableAtMs - readOnlyAtMs} ms; answers during it: ${tally(readOnlySpell)}`);
     t.diagnostic(`all answers: ${tally(answers)}; probes: ${tally(probes)}`);
     t.diagnostic(`engine node starts: ${engine.nodes.length}`);
 
@@ -271,6 +312,10 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
     assert.ok(
       outage.some((answer) => answer.status === 502),
       `the outage was met (${answers.length - answeredBefore} answers since): ${JSON.stringify(outage.slice(0, 5))}`,
+    );
+    assert.ok(
+      readOnlySpell.some((answer) => answer.status === 502),
+      `the read-only spell was met: ${tally(readOnlySpell)}`,
     );
     assert.deepEqual(
       probes.filter((probe) => probe.status >= 500 && probe.status !== 502 && probe.status !== 503),
