@@ -48,18 +48,20 @@ export function noteStatementOutcomes(client: pg.ClientBase): void {
           ? (config as { text?: unknown }).text
           : undefined;
     if (typeof text !== "string") return query(...args);
-    const mayHaveCommitted = statementMayHaveCommitted(text, transactionStatus());
+    // The status is the connection's as the statement is sent; the text is read only on a failure.
+    const status = transactionStatus();
+    const note = (error: unknown) => noteStatementOutcome(error, statementMayHaveCommitted(text, status));
     const callbackAt = args.findIndex((arg) => typeof arg === "function");
     if (callbackAt !== -1) {
       const callback = args[callbackAt] as Callback;
       args[callbackAt] = ((error, result) => {
-        if (error) noteStatementOutcome(error, mayHaveCommitted);
+        if (error) note(error);
         callback(error, result);
       }) satisfies Callback;
       return query(...args);
     }
     return (query(...args) as Promise<unknown>).catch((error: unknown) => {
-      noteStatementOutcome(error, mayHaveCommitted);
+      note(error);
       throw error;
     });
   };
