@@ -42,6 +42,9 @@ import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
 
+/** How long a process whose engine failed keeps answering (the requests that met the failure) before it exits. */
+export const fatalExitGraceMs = 500;
+
 export interface PlatformOptions {
   /**
    * Where the master key may come from (src/cli/master-key.ts): a production `serve` passes
@@ -193,8 +196,10 @@ export async function startPlatform(
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {
       // Memory may be ahead of disk: the only safe move is to stop and recover from the journal.
+      // The requests that met the failure are answered first (their outcome is unknown, 504/2001,
+      // or nothing was done, 502/2002): the engine takes nothing more meanwhile.
       logger.fatal({ err: error }, "the exchange engine stopped; exiting so recovery can run");
-      process.exit(70);
+      setTimeout(() => process.exit(70), fatalExitGraceMs);
     },
   });
   const categories = new CategoryService({ store: stores.categories, nowMs });

@@ -52,7 +52,7 @@ Several nodes on PostgreSQL (docs/deployment.md; all optional):
   PREDEX_ENGINE_PORT          its port (0: any free port, advertised through the database)
   PREDEX_ENGINE_ADVERTISE_HOST  the host API nodes reach it by (default PREDEX_ENGINE_HOST)
   PREDEX_ENGINE_LEASE_MS      a paused leader is replaced after this long (5000)
-  PREDEX_FAILOVER_DEADLINE_MS an API node holds a command this long without a leader (10000)
+  PREDEX_FAILOVER_DEADLINE_MS an API node holds a command this long without a leader (20000)
 
 Chain wallet (docs/chain.md; without the first two, no chain: deposits by the operator only):
   PREDEX_CHAIN_RPC_URL        an EVM node's JSON-RPC URL; with PREDEX_USDT_CONTRACT (the token's

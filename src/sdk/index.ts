@@ -45,6 +45,7 @@ export {
   type BookRequest,
   type CategoryTreeRequest,
   defaultRetryPolicy,
+  defaultTimeoutMs,
   type MarketListRequest,
   type OpenOrdersQuery,
   type PagedResult,
@@ -55,7 +56,14 @@ export {
   type TradesQuery,
   type WalletHistoryRequest,
 } from "./client.js";
-export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
+export {
+  GatewayError,
+  NetworkError,
+  PredexApiError,
+  PredexError,
+  PredexNothingDoneError,
+  PredexOutcomeUnknownError,
+} from "./errors.js";
 export { type GatewayCredentials, type QueryParams, signRequest, signWebSocketUpgrade } from "./signer.js";
 export {
   BookSubscription,

@@ -13,7 +13,7 @@ import type { AuthenticatedPartner } from "../../identity/service.js";
 import { Subscriber } from "../../realtime/fanout.js";
 import type { RealtimeHub, UserChannel } from "../../realtime/hub.js";
 import type { PlatformDeps } from "../deps.js";
-import { authErrors, fromRejection, notFound, type ServiceError } from "./errors.js";
+import { authErrors, failureAnswer, fromRejection, notFound, type ServiceError } from "./errors.js";
 import { sessionCookieName } from "./session.js";
 import { type HandshakeRefusal, handshakeErrors, writeRefusal } from "./socket-handshake.js";
 
@@ -93,11 +93,10 @@ export function registerSignedChannels(deps: PlatformDeps, hub: RealtimeHub): We
           accept(request, socket, head, partner, verdict.value);
         },
         (error: unknown) => {
-          deps.logger.error({ err: error }, "a realtime handshake failed");
-          writeRefusal(socket, {
-            kind: "service",
-            error: { status: 500, code: 9999, message: "internal error" },
-          });
+          const failure = failureAnswer(error);
+          if (failure.retryAfterSeconds === undefined)
+            deps.logger.error({ err: error }, "a realtime handshake failed");
+          writeRefusal(socket, { kind: "service", ...failure });
         },
       );
     };
