@@ -126,7 +126,8 @@ describe("predex from the compiled build", () => {
 
   it("is ready, serves the console's build and every surface's routes; a user works through the SDK", async () => {
     assert.equal((await fetch(`${addresses.admin}/readyz`)).status, 200);
-    const page = await (await fetch(`${addresses.public}/`)).text();
+    // As a browser asks for it: a client that does not ask for HTML gets Polymarket's "OK" there.
+    const page = await (await fetch(`${addresses.public}/`, { headers: { accept: "text/html" } })).text();
     assert.match(page, /\/console\/assets\/market-[\w-]+\.js/);
     assert.doesNotMatch(page, /not built/);
     for (const surface of ["gateway", "public", "admin"]) {
