@@ -20,8 +20,10 @@ export function compiledEntry(root = projectRoot) {
 }
 
 /**
- * "fresh": every source is older than the build's stamp. "missing": no complete build. "stale": a
- * source (named) changed after the build started.
+ * "fresh": every source is older than the build's stamp, and every compiled module still has its
+ * source. "missing": no complete build. "stale": a source (named) changed after the build started,
+ * or a compiled module (named) lost its source: a route file deleted since the build would still
+ * be loaded from dist/ (every routes/ file found is).
  */
 export function buildState(root = projectRoot) {
   const stamp = join(root, buildDirectoryName, buildStampName);
@@ -30,6 +32,8 @@ export function buildState(root = projectRoot) {
   }
   const builtAtMs = statSync(stamp).mtimeMs;
   const sources = join(root, "src");
+  /** Each built source's path below src/, without `.ts`. */
+  const built = new Set();
   for (const entry of readdirSync(sources, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
     const path = join(entry.parentPath ?? entry.path, entry.name);
@@ -37,6 +41,15 @@ export function buildState(root = projectRoot) {
     if (sourcesNotBuilt.some((excluded) => relativePath.startsWith(`${excluded}/`))) continue;
     if (statSync(path).mtimeMs > builtAtMs) {
       return { kind: "stale", reason: `${relativePath} changed after the compiled build` };
+    }
+    built.add(relative(sources, path).slice(0, -".ts".length));
+  }
+  const build = join(root, buildDirectoryName);
+  for (const entry of readdirSync(build, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".js")) continue;
+    const module = relative(build, join(entry.parentPath ?? entry.path, entry.name));
+    if (!built.has(module.slice(0, -".js".length))) {
+      return { kind: "stale", reason: `${buildDirectoryName}/${module} has no source any more` };
     }
   }
   return { kind: "fresh", reason: "the compiled build is up to date" };

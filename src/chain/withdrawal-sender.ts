@@ -15,7 +15,8 @@
 //  - The operator can reject or complete by hand only a withdrawal with nothing in flight
 //    (chain-store.ts `hold`): a rejection can never race a payment.
 //  - Not mined and gone from the node's pool: the same bytes are broadcast again. Its nonce taken
-//    by a transaction that is none of its own: DROPPED. Mined but reverted (after the
+//    by a transaction that is none of its own (the node answers that none of its transactions
+//    has a receipt; a lookup that fails proves nothing and is made again next round): DROPPED. Mined but reverted (after the
 //    confirmations, so a reorganisation cannot revive it): FAILED. Would revert before sending
 //    (estimateGas), or its amount has more decimals than the token: FAILED, unsigned.
 //    FAILED and DROPPED go back to the operator, funds still frozen: retry (a new transaction;
@@ -33,6 +34,7 @@ import {
   type PublicClient,
   parseTransaction,
   type TransactionReceipt,
+  TransactionReceiptNotFoundError,
   type TransactionSerializedEIP1559,
   type Transport,
 } from "viem";
@@ -260,7 +262,7 @@ export class WithdrawalSender {
 
   /** Its nonce is used: one of its transactions was mined (which one?), or another transaction was. */
   async #trackMined(withdrawal: ChainWithdrawal, head: bigint): Promise<void> {
-    const { client, store, confirmations } = this.#deps;
+    const { store, confirmations } = this.#deps;
     const hashes = [
       withdrawal.txHash!,
       ...(await this.#candidates(withdrawal))
@@ -269,7 +271,7 @@ export class WithdrawalSender {
     ];
     let mined: { hash: string; receipt: TransactionReceipt } | undefined;
     for (const hash of hashes) {
-      const receipt = await client.getTransactionReceipt({ hash: hash as Hex }).catch(() => undefined);
+      const receipt = await this.#receiptOf(hash);
       if (receipt !== undefined) {
         mined = { hash, receipt };
         break;
@@ -328,6 +330,20 @@ export class WithdrawalSender {
       minedTxHash: hash,
     });
     this.#deps.logger.info({ withdrawalId: withdrawal.withdrawalId, txHash: hash }, "withdrawal completed");
+  }
+
+  /**
+   * The transaction's receipt, or undefined when the node says it has none (not mined). A lookup
+   * that fails is thrown, ending the round: a node that could not answer has not said "not mined",
+   * and taking it so would mark a paid withdrawal DROPPED, which the operator's retry pays again.
+   */
+  async #receiptOf(hash: string): Promise<TransactionReceipt | undefined> {
+    try {
+      return await this.#deps.client.getTransactionReceipt({ hash: hash as Hex });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    }
   }
 
   /** Its nonce is free: nothing of it is mined yet. Replace it when it waited too long, else keep it in the pool. */

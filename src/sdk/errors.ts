@@ -103,6 +103,19 @@ const notConnectedCodes: ReadonlySet<string> = new Set([
   "ENETUNREACH",
 ]);
 
+/**
+ * Whether a failed request's cause (fetch's error chain) is a connection that was never made
+ * (refused, unknown host, no route): nothing was sent, so nothing was done. Both SDK clients ask it.
+ */
+export function connectionNeverMade(error: Error): boolean {
+  for (let cause = error.cause, depth = 0; cause !== undefined && depth < 4; depth++) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && notConnectedCodes.has(code)) return true;
+    cause = (cause as { cause?: unknown } | null)?.cause;
+  }
+  return false;
+}
+
 /** The request did not get an answer: connection refused or reset, or the timeout ran out. */
 export class NetworkError extends PredexError {
   override name = "NetworkError";
@@ -110,12 +123,7 @@ export class NetworkError extends PredexError {
 
   /** The connection was never made (refused, unknown host): nothing was sent, so nothing was done. */
   get nothingWasDone(): boolean {
-    for (let cause = this.cause, depth = 0; cause !== undefined && depth < 4; depth++) {
-      const code = (cause as { code?: unknown } | null)?.code;
-      if (typeof code === "string" && notConnectedCodes.has(code)) return true;
-      cause = (cause as { cause?: unknown } | null)?.cause;
-    }
-    return false;
+    return connectionNeverMade(this);
   }
 
   /** Anything else (reset, timeout): the request may have reached the server and taken effect. */

@@ -28,12 +28,19 @@ export interface DatabaseFault {
 type FaultKind =
   /** The statement never reached the server, or the server refused it: it did nothing. */
   | "refused"
+  /**
+   * A socket error of connecting. Met by a connect, nothing was sent. Met by a statement already
+   * sent, it is that connection's error: Linux reports an ICMP "unreachable" met while
+   * retransmitting as the live socket's error instead of ETIMEDOUT. The statement then noted
+   * whether it could have committed, and that decides, as for "lost".
+   */
+  | "unreachable"
   /** The connection broke with the statement in flight: its fate depends on what it was. */
   | "lost"
   /** The server itself says the transaction's fate is unknown. */
   | "unknown";
 
-/** Node's socket errors before a connection exists: nothing was sent. */
+/** Node's socket errors of connecting (see "unreachable"). */
 const connectErrnos: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -117,7 +124,7 @@ function kindOf(error: unknown): FaultKind | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
-    if (connectErrnos.has(code)) return "refused";
+    if (connectErrnos.has(code)) return "unreachable";
     if (lostErrnos.has(code)) return "lost";
     const postgres = postgresStates[code];
     if (postgres !== undefined) return postgres;
@@ -128,7 +135,7 @@ function kindOf(error: unknown): FaultKind | undefined {
   // AggregateError; it failed to connect only if every attempt did.
   if (error instanceof AggregateError && error.errors.length > 0) {
     const kinds = error.errors.map(kindOf);
-    if (kinds.every((kind) => kind === "refused")) return "refused";
+    if (kinds.every((kind) => kind === "unreachable")) return "unreachable";
   }
   if (error instanceof Error && typeof code !== "string") {
     for (const [pattern, kind] of driverMessages) if (pattern.test(error.message)) return kind;
@@ -139,8 +146,10 @@ function kindOf(error: unknown): FaultKind | undefined {
 function outcomeOf(kind: FaultKind, outer: unknown, inner: unknown): DatabaseFaultOutcome {
   if (kind === "refused") return "nothing-done";
   if (kind === "unknown") return "unknown";
-  // The connection broke: only a statement that could commit may have done something.
   const noted = notedOf(inner) ?? notedOf(outer);
+  // A connect that failed went through no statement, so nothing noted it: nothing was sent.
+  if (kind === "unreachable") return noted === true ? "unknown" : "nothing-done";
+  // The connection broke: only a statement that could commit may have done something.
   return noted === false ? "nothing-done" : "unknown";
 }
 

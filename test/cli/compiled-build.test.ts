@@ -57,6 +57,26 @@ describe("the build's freshness", () => {
     assert.equal(stale.kind, "stale");
     assert.match(stale.reason, /src\/api\/routes\/x\.ts changed after the compiled build/);
   });
+
+  it("is stale when a source was deleted after the build: its old module would still be loaded", () => {
+    const deleted = mkdtempSync(join(tmpdir(), "predex-build-state-"));
+    try {
+      at(join(deleted, "src", "cli", "main.ts"), 1_000);
+      at(join(deleted, "src", "api", "routes", "gone.ts"), 1_000);
+      at(compiledEntry(deleted), 2_000);
+      at(join(deleted, buildDirectoryName, "api", "routes", "gone.js"), 2_000);
+      at(join(deleted, buildDirectoryName, "api", "routes", "gone.js.map"), 2_000);
+      at(join(deleted, buildDirectoryName, buildStampName), 2_000);
+      assert.equal(buildState(deleted).kind, "fresh");
+      // A route file removed (a pull, a checkout): every routes/ file found is loaded at start.
+      rmSync(join(deleted, "src", "api", "routes", "gone.ts"));
+      const stale = buildState(deleted);
+      assert.equal(stale.kind, "stale");
+      assert.match(stale.reason, /api\/routes\/gone\.js has no source/);
+    } finally {
+      rmSync(deleted, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("predex from the compiled build", () => {
@@ -126,7 +146,8 @@ describe("predex from the compiled build", () => {
 
   it("is ready, serves the console's build and every surface's routes; a user works through the SDK", async () => {
     assert.equal((await fetch(`${addresses.admin}/readyz`)).status, 200);
-    const page = await (await fetch(`${addresses.public}/`)).text();
+    // As a browser asks for it: a client that does not ask for HTML gets Polymarket's "OK" there.
+    const page = await (await fetch(`${addresses.public}/`, { headers: { accept: "text/html" } })).text();
     assert.match(page, /\/console\/assets\/market-[\w-]+\.js/);
     assert.doesNotMatch(page, /not built/);
     for (const surface of ["gateway", "public", "admin"]) {

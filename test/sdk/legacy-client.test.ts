@@ -61,6 +61,15 @@ describe("legacy SDK: resending an order submit", () => {
     assert.equal(calls(), 3);
   });
 
+  it("sends it again when the host had no route, as the signed host's client does: no connection was made", async () => {
+    const unreachable = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect EHOSTUNREACH"), { code: "EHOSTUNREACH" }),
+    });
+    const { client, calls } = scriptedClient([unreachable, queued]);
+    assert.equal(await client.submitOrder(order as never), "r-1");
+    assert.equal(calls(), 2);
+  });
+
   it("does not send it again after 503 'request timed out', a 500 or a lost answer: the outcome is unknown", async () => {
     const lost = new TypeError("fetch failed", {
       cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),

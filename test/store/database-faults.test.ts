@@ -73,6 +73,21 @@ describe("database faults", () => {
     assert.equal(databaseFaultOf(new AggregateError([new Error("other")], "")), undefined);
   });
 
+  it("a connect error on a statement already sent is the statement's outcome, not 'nothing was done'", () => {
+    // Linux reports an ICMP "host unreachable" met while retransmitting on a live connection as
+    // that socket's error (EHOSTUNREACH, not ETIMEDOUT): a COMMIT in flight then fails with it.
+    for (const code of ["EHOSTUNREACH", "ENETUNREACH", "ECONNREFUSED"]) {
+      const atConnect = coded(`connect ${code} 10.0.0.5:5432`, code);
+      assert.equal(databaseFaultOf(atConnect)?.outcome, "nothing-done", `${code} at connect`);
+      const commitInFlight = coded(`read ${code}`, code);
+      noteStatementOutcome(commitInFlight, true);
+      assert.equal(databaseFaultOf(commitInFlight)?.outcome, "unknown", `${code} under a COMMIT`);
+      const readInFlight = coded(`read ${code}`, code);
+      noteStatementOutcome(readInFlight, false);
+      assert.equal(databaseFaultOf(readInFlight)?.outcome, "nothing-done", `${code} under a read`);
+    }
+  });
+
   it("reads node-postgres's uncoded messages and looks through wrapping errors", () => {
     assert.equal(
       databaseFaultOf(new Error("timeout exceeded when trying to connect"))?.outcome,

@@ -4,6 +4,8 @@
 // temporarily unavailable` (nothing was done: even a submit may be sent again) and `request timed
 // out` (the outcome is unknown: a submit's result is checked first, spec 001 rule 1).
 
+import { connectionNeverMade } from "../errors.js";
+
 export abstract class LegacyError extends Error {
   /** True when sending the same request again may succeed (reads; a submit only after a 429 or 401). */
   abstract readonly retryable: boolean;
@@ -49,14 +51,9 @@ export class LegacyNetworkError extends LegacyError {
   override name = "LegacyNetworkError";
   readonly retryable = true;
 
-  /** The connection was never made (refused, unknown host): nothing was sent. */
+  /** The connection was never made (refused, unknown host, no route): nothing was sent. */
   get nothingWasDone(): boolean {
-    for (let cause = this.cause, depth = 0; cause !== undefined && depth < 4; depth++) {
-      const code = (cause as { code?: unknown } | null)?.code;
-      if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN") return true;
-      cause = (cause as { cause?: unknown } | null)?.cause;
-    }
-    return false;
+    return connectionNeverMade(this);
   }
 }
 

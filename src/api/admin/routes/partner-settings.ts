@@ -8,13 +8,11 @@
 
 import { Type } from "typebox";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
-import { isoSeconds, parseId } from "../../../contract/wire-format.js";
+import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
-import type { PartnerRecord } from "../../../store/identity.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-
-const bpsPerUnit = 10_000;
+import { PartnerView, partnerView } from "../partner-view.js";
 
 const MerchantIdParams = Type.Object({ merchantId: Type.String({ maxLength: 32 }) });
 
@@ -26,28 +24,6 @@ const PartnerSettingsBody = Type.Object({
     }),
   ),
 });
-
-const PartnerView = Type.Object({
-  merchantId: Type.String(),
-  name: Type.String(),
-  appKey: Type.String(),
-  commissionRate: Type.String({ description: "0 to 1, decimal string" }),
-  webhookUrl: Type.Union([Type.String(), Type.Null()]),
-  signedNonceRequired: Type.Boolean(),
-  createdAt: Type.String({ description: "ISO 8601 UTC" }),
-});
-
-function partnerView(partner: PartnerRecord) {
-  return {
-    merchantId: String(partner.partnerId),
-    name: partner.name,
-    appKey: partner.appKey,
-    commissionRate: String(partner.commissionRateBps / bpsPerUnit),
-    webhookUrl: partner.webhookUrl,
-    signedNonceRequired: partner.signedNonceRequired,
-    createdAt: isoSeconds(partner.createdAtMs),
-  };
-}
 
 export default defineRoutes((app, deps) => {
   app.get(
