@@ -34,7 +34,13 @@ interface JsonSchema {
   readonly properties?: Record<string, JsonSchema>;
   readonly items?: JsonSchema;
   readonly minItems?: number;
+  readonly minLength?: number;
   readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly exclusiveMaximum?: number;
+  readonly example?: unknown;
+  readonly examples?: unknown[];
 }
 
 interface OpenApiDocument {
@@ -86,11 +92,17 @@ const isPublic = (operation: Operation) =>
 const requires = (operation: Operation, scheme: string) =>
   operation.security?.every((requirement) => scheme in requirement) === true;
 
-/** A value the schema accepts: the first choice of a union or enum, "1" or 1 for a scalar, the required fields. */
+/**
+ * A value the schema accepts, so that a request passes validation and meets the route's session
+ * check: the schema's example when it has one, else the first choice of a union or enum, "1" or a
+ * number within the bounds for a scalar, and the required fields of an object.
+ */
 function sampleOf(schema: JsonSchema | undefined, document: OpenApiDocument): unknown {
   if (schema === undefined) return {};
   if (schema.$ref !== undefined)
     return sampleOf(document.components.schemas?.[schema.$ref.split("/").at(-1)!], document);
+  if (schema.example !== undefined) return schema.example;
+  if (schema.examples?.[0] !== undefined) return schema.examples[0];
   if (schema.const !== undefined) return schema.const;
   if (schema.enum !== undefined) return schema.enum[0];
   const choice = schema.anyOf ?? schema.oneOf;
@@ -98,10 +110,10 @@ function sampleOf(schema: JsonSchema | undefined, document: OpenApiDocument): un
     return sampleOf(choice.find((option) => option.type !== "null") ?? choice[0], document);
   switch (schema.type) {
     case "string":
-      return "1";
+      return "1".repeat(Math.max(1, schema.minLength ?? 1));
     case "number":
     case "integer":
-      return Math.max(1, schema.minimum ?? 1);
+      return numberWithin(schema);
     case "boolean":
       return true;
     case "array":
@@ -111,6 +123,21 @@ function sampleOf(schema: JsonSchema | undefined, document: OpenApiDocument): un
         (schema.required ?? []).map((name) => [name, sampleOf(schema.properties?.[name], document)]),
       );
   }
+}
+
+/** 1 when the bounds allow it, else a number inside them (the middle of a bounded interval). */
+function numberWithin(schema: JsonSchema): number {
+  const low = schema.minimum ?? schema.exclusiveMinimum ?? Number.NEGATIVE_INFINITY;
+  const high = schema.maximum ?? schema.exclusiveMaximum ?? Number.POSITIVE_INFINITY;
+  const inside = (value: number) =>
+    value >= low && value <= high && value !== schema.exclusiveMinimum && value !== schema.exclusiveMaximum;
+  if (inside(1)) return 1;
+  if (schema.minimum !== undefined && inside(schema.minimum)) return schema.minimum;
+  if (Number.isFinite(low) && Number.isFinite(high)) {
+    const middle = (low + high) / 2;
+    return schema.type === "integer" ? Math.ceil(middle) : middle;
+  }
+  return Number.isFinite(low) ? low + 1 : high - 1;
 }
 
 /** The operation's path with "1" for each parameter, its required query with sample values, and a sample body. */
