@@ -228,6 +228,21 @@ describe("/socket/user-trades", () => {
     }
   });
 
+  it("never sends a fill to a revoked session: the socket closes with 1011 and the SDK stops at the refused handshake", async () => {
+    await freshMarket();
+    const maker = await followedUser("100", { catchUp: false });
+    const taker = await platform.fundedUser("100");
+    await maker.client.createOrder(limit(market.yes, "BUY", 0.5, 1));
+    await platform.revokeSessions(maker.userId);
+    await taker.client.createOrder(limit(market.no, "BUY", 0.5, 1));
+    await eventually(() => maker.subscription.state === "closed");
+    assert.deepEqual(maker.live, []);
+    assert.ok(
+      maker.states.includes("backoff"),
+      "the server closed the socket (1011) before the SDK's retry was refused",
+    );
+  });
+
   it("catches up after a reconnect with GET /trades: what was missed once, oldest first, then live again", async () => {
     await freshMarket();
     const proxy = await TcpProxy.start(platform.addresses.gateway);
