@@ -46,12 +46,20 @@ interface Followed {
 /** A funded user whose fills a UserTradesSubscription follows (through `baseUrl` when given). */
 async function followedUser(
   usdt: string,
-  options: { baseUrl?: string; catchUp?: boolean; sinceTradeId?: string; user?: Followed } = {},
+  options: {
+    baseUrl?: string;
+    catchUp?: boolean;
+    sinceTradeId?: string;
+    user?: Followed;
+    /** Makes the n-th GET /trades read (1-based) fail, as a network error would. */
+    failRead?: number;
+  } = {},
 ): Promise<Followed> {
   const { client, userId } = options.user ?? (await platform.fundedUser(usdt));
   const live: UserTradeMessage[] = [];
   const missed: Trade[] = [];
   const states: UserTradesState[] = [];
+  let reads = 0;
   const subscriptionOptions: UserTradesSubscriptionOptions = {
     baseUrl: options.baseUrl ?? platform.addresses.gateway,
     credentials: platform.partner,
@@ -60,7 +68,15 @@ async function followedUser(
     onTrade: (trade) => live.push(trade),
     onMissedTrades: (trades) => missed.push(...trades),
     onStateChange: (state) => states.push(state),
-    ...(options.catchUp === false ? {} : { getTrades: (query) => client.getTrades(query) }),
+    ...(options.catchUp === false
+      ? {}
+      : {
+          getTrades: async (query) => {
+            reads += 1;
+            if (reads === options.failRead) throw new Error("the read failed");
+            return client.getTrades(query);
+          },
+        }),
     ...(options.sinceTradeId === undefined ? {} : { sinceTradeId: options.sinceTradeId }),
   };
   const subscription = new UserTradesSubscription(subscriptionOptions);
@@ -286,6 +302,29 @@ describe("/socket/user-trades", () => {
       ];
       assert.equal(new Set(seen).size, seen.length);
       assert.equal(trader.subscription.newestTradeId, trader.live[1]!.tradeId);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reconnects and reads again when the catch-up read fails, so no fill is skipped", async () => {
+    await freshMarket();
+    const proxy = await TcpProxy.start(platform.addresses.gateway);
+    try {
+      // Read 1 learns the starting point at the first connect; read 2, the first catch-up, fails.
+      const trader = await followedUser("100", { baseUrl: proxy.url, failRead: 2 });
+      const other = await platform.fundedUser("100");
+      proxy.cut();
+      await eventually(() => trader.subscription.state !== "live");
+      await trader.client.createOrder(limit(market.yes, "BUY", 0.5, 1, "away"));
+      await other.client.createOrder(limit(market.no, "BUY", 0.5, 1));
+      proxy.restore();
+      await eventually(() => trader.missed.length === 1 && trader.subscription.state === "live");
+      assert.equal(trader.missed[0]!.role, "MAKER");
+      assert.ok(
+        trader.states.filter((state) => state === "catchingUp").length >= 3,
+        "first connect, the failed catch-up, the one that worked",
+      );
     } finally {
       await proxy.close();
     }

@@ -108,6 +108,7 @@ export class UserTradesSubscription {
       onMessage: (message) => this.#onMessage(message),
       onStateChange: (state) => this.#onSocketState(state),
       onFatal: (error) => {
+        this.#connection += 1;
         this.#setState("closed");
         options.onFatal?.(error);
       },
@@ -133,6 +134,8 @@ export class UserTradesSubscription {
   }
 
   stop(): void {
+    // A read still running belongs to no connection any more: it ends without delivering.
+    this.#connection += 1;
     this.#socket.stop();
     this.#setState("closed");
   }
