@@ -12,6 +12,7 @@ import { buildPartnerApp } from "./api/partner/app.js";
 import { installUpgradeGate } from "./api/partner/upgrades.js";
 import { buildPublicApp } from "./api/public/app.js";
 import { type Realtime, type RealtimeLimits, startRealtime } from "./api/realtime.js";
+import { setDocsServer } from "./api/shared/docs.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
@@ -342,5 +343,9 @@ async function listen(app: TypeBoxApp, listener: ListenerConfig, scheme: "http" 
   await app.listen({ host: listener.host, port: listener.port });
   const { address, port } = app.server.address() as AddressInfo;
   const host = address.includes(":") ? `[${address}]` : address;
-  return `${scheme}://${host}:${port}`;
+  const bound = `${scheme}://${host}:${port}`;
+  // In the turn the listen completes, before any request is read: the document is generated once,
+  // on its first request, and must name the server from the start.
+  setDocsServer(app, listener.baseUrl ?? bound);
+  return bound;
 }

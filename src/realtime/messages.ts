@@ -23,6 +23,7 @@ import type {
   UserOrder,
   UserPosition,
   UserPositionsSnapshot,
+  UserTradeMessage,
 } from "../contract/channels.js";
 import { isoSeconds } from "../contract/wire-format.js";
 
@@ -33,7 +34,7 @@ import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";
 import type { BalanceView, PositionView } from "../core/queries.js";
 import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
-import type { OrderRecord } from "../store/exchange-read-models.js";
+import type { OrderRecord, TradeRecord } from "../store/exchange-read-models.js";
 import type { LevelChange } from "./book-tracker.js";
 
 /** Serialized once per event and shared by every subscriber (text frames). */
@@ -223,6 +224,25 @@ export function userOrder(order: OrderRecord, timeMs: number): UserOrder {
     updatedAt: isoSeconds(order.updatedAtMs),
     expiresAt: order.expiresAtMs === null ? null : isoSeconds(order.expiresAtMs),
     timestamp: isoSeconds(timeMs),
+  };
+}
+
+/** One side of one of the session user's trades (/socket/user-trades); `seq` is its command's. */
+export function userTrade(trade: TradeRecord, clientOrderId: string | null, seq: bigint): UserTradeMessage {
+  return {
+    tradeId: String(trade.tradeId),
+    orderId: String(trade.orderId),
+    clientOrderId,
+    marketId: String(trade.marketId),
+    outcomeId: String(trade.outcomeId),
+    optionId: String(trade.optionId),
+    side: trade.side,
+    price: decimal(trade.price),
+    shares: decimal(trade.shares),
+    fee: decimal(trade.fee),
+    role: trade.role,
+    time: isoSeconds(trade.timeMs),
+    seq: Number(seq),
   };
 }
 

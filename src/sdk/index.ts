@@ -22,6 +22,7 @@ export type {
   UserPositionMessage,
   UserPositionsChannelMessage,
   UserPositionsSnapshot,
+  UserTradeMessage,
 } from "../contract/channels.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
@@ -80,4 +81,7 @@ export {
   type UserPositionsSubscriptionOptions,
   type UserSubscriptionOptions,
   type UserSubscriptionState,
+  type UserTradesState,
+  UserTradesSubscription,
+  type UserTradesSubscriptionOptions,
 } from "./ws/index.js";

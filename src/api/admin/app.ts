@@ -9,8 +9,10 @@ import { registerConsolePage } from "../shared/console-pages.js";
 import { registerDocs } from "../shared/docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { adminSecurity, adminSecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { createAdminGuard } from "./authentication.js";
+import { probePaths } from "./routes/health.js";
 
 export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Promise<TypeBoxApp> {
   const app = Fastify({
@@ -32,6 +34,10 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   await registerDocs(app, {
     title: "predex operator API",
     description: "Bearer `PREDEX_ADMIN_TOKEN`. Bound to 127.0.0.1 by default.",
+    securitySchemes: adminSecuritySchemes,
+    // The guard lets the probes through without the token (authentication.ts), and only them.
+    securityOf: (route) => (probePaths.has(route.url) ? [{}] : adminSecurity),
+    serverDescription: "the operator API (PREDEX_ADMIN_PORT, loopback by default)",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   await registerConsolePage(app, "desk");

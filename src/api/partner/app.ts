@@ -7,8 +7,10 @@ import Fastify, { type FastifySchemaCompiler, type FastifyServerOptions } from "
 import type { TSchema } from "typebox";
 import type { PlatformDeps } from "../deps.js";
 import { registerDocs } from "../shared/docs.js";
+import { allOf, hookSecurity } from "../shared/openapi-operations.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { gatewaySecurity, gatewaySecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
 import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./errors.js";
@@ -45,6 +47,10 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
     title: "predex partner API (signed gateway)",
     description:
       "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie.",
+    securitySchemes: gatewaySecuritySchemes,
+    // The gateway checks every route; requireSession adds the cookie where it is used.
+    securityOf: (route) => allOf(gatewaySecurity, hookSecurity(route)),
+    serverDescription: "`{base_url}`: the signed gateway (REST, and the `/socket/*` channels)",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;

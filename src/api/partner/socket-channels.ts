@@ -1,4 +1,5 @@
-// The five WebSocket channels of the signed host (spec 000 "Events"). The upgrade gate has already
+// The WebSocket channels of the signed host: the five of spec 000 "Events" and /socket/user-trades
+// (DESIGN §9). The upgrade gate has already
 // checked the gateway signature and the API key; here each channel checks its own query, the user
 // channels their signed session cookie, and only then is the handshake completed.
 
@@ -178,6 +179,7 @@ export function registerSignedChannels(deps: PlatformDeps, hub: RealtimeHub): We
   deps.socketChannels.set(socketPaths.userInfo, userChannel("info"));
   deps.socketChannels.set(socketPaths.userPositions, userChannel("positions"));
   deps.socketChannels.set(socketPaths.userOpenOrders, userChannel("orders"));
+  deps.socketChannels.set(socketPaths.userTrades, userChannel("trades"));
   return server;
 }
 
