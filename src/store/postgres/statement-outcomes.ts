@@ -36,7 +36,16 @@ export function noteStatementOutcomes(client: pg.ClientBase): void {
   const marked = client as pg.ClientBase & { predexNotesOutcomes?: true };
   if (marked.predexNotesOutcomes === true) return;
   marked.predexNotesOutcomes = true;
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // The method is looked up on each call, not bound once: instrumentation that patches
+  // pg.Client.prototype.query later (a tracer, a test that watches statements) still sees every query.
+  const ownQuery = Object.hasOwn(client, "query")
+    ? (client.query as (...args: unknown[]) => unknown)
+    : undefined;
+  const query = (...args: unknown[]): unknown =>
+    (ownQuery ?? (Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown }).query).apply(
+      client,
+      args,
+    );
   const transactionStatus = () =>
     (client as { getTransactionStatus?: () => string | null }).getTransactionStatus?.() ?? null;
   (client as { query: unknown }).query = (...args: unknown[]) => {
