@@ -106,6 +106,9 @@ export const ledgerEntryTypes = [
   "WITHDRAWAL_UNFREEZE",
   "WITHDRAWAL",
   "WITHDRAWAL_FEE",
+  // A conversion in an exclusive market (DESIGN §10): the USDT it paid, shares × (listed − 1), which
+  // may be 0; refId the conversion's transactionId. One entry per conversion.
+  "CONVERT",
 ] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
@@ -231,6 +234,8 @@ export interface CatalogMarket {
   readonly volume: bigint;
   /** Trading fees the market earned, atoms. */
   readonly feeIncome: bigint;
+  /** An exclusive market (DESIGN §10): exactly one outcome wins, No shares convert. */
+  readonly exclusive: boolean;
   /** The CreateMarket command's pass-through metadata, as journaled. */
   readonly details: MarketDetails | null;
   readonly outcomes: readonly CatalogOutcome[];

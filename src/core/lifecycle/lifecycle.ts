@@ -25,6 +25,11 @@ import type {
 import type { CommandContext, Decision } from "../decider.js";
 import { type RejectionCode, reject } from "../errors.js";
 import type { ExchangeEvent, LifecycleEvent } from "../events.js";
+import {
+  exclusiveFinishEvents,
+  exclusiveWinnersMessage,
+  isExclusiveResult,
+} from "../exclusive/settlement.js";
 import { isId } from "../ids.js";
 import type { Market } from "../market.js";
 import { poolSettlementEvents } from "../pools/settlement.js";
@@ -78,10 +83,10 @@ function winnersFor(
       return { ok: false, decision: invalid("winners must name every outcome of the market once") };
     byOutcome.set(outcome.outcomeId, choice.winningOptionId);
   }
-  return {
-    ok: true,
-    winners: market.outcomeIds.map((outcomeId) => ({ outcomeId, optionId: byOutcome.get(outcomeId)! })),
-  };
+  const winners = market.outcomeIds.map((outcomeId) => ({ outcomeId, optionId: byOutcome.get(outcomeId)! }));
+  if (state.exclusiveMarkets.has(market.marketId) && !isExclusiveResult(state, winners))
+    return { ok: false, decision: invalid(exclusiveWinnersMessage) };
+  return { ok: true, winners };
 }
 
 function sameWinners(a: readonly WinningOption[], b: readonly WinningOption[]): boolean {
@@ -190,6 +195,7 @@ export function decideFinalizeMarket(
   }
   events.push(settled(market, winners, "OPERATOR", context.nowMs));
   events.push(...poolSettlementEvents(state, market, winners, context.nowMs));
+  events.push(...exclusiveFinishEvents(state, market, winners, context.nowMs));
   return { ok: true, events };
 }
 
@@ -208,6 +214,7 @@ export function decideSettleMarket(
     events: [
       settled(market, proposedWinners, "WINDOW_ENDED", context.nowMs),
       ...poolSettlementEvents(state, market, proposedWinners, context.nowMs),
+      ...exclusiveFinishEvents(state, market, proposedWinners, context.nowMs),
     ],
   };
 }
@@ -247,6 +254,7 @@ export function decideVoidMarket(
   }
   events.push({ type: "MarketVoided", marketId: market.marketId, atMs: context.nowMs });
   events.push(...poolSettlementEvents(state, market, null, context.nowMs));
+  events.push(...exclusiveFinishEvents(state, market, null, context.nowMs));
   return { ok: true, events };
 }
 
