@@ -23,6 +23,7 @@ export type {
   UserPositionsChannelMessage,
   UserPositionsSnapshot,
 } from "../contract/channels.js";
+export type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
