@@ -50,6 +50,9 @@ describe("exclusive markets: the operator's side", () => {
       [created.marketId, plain.marketId].map((id) => records.find((row) => row.marketId === id)?.exclusive),
       [true, false],
     );
+    // The market pages' read says so too.
+    const console = await platform.raw("public", { path: `/console-api/markets/${created.marketId}` });
+    assert.equal((console.json as { data: { exclusive: boolean } }).data.exclusive, true);
     // The partner's detail keeps the spec's fields only.
     const { client } = await platform.fundedUser("0");
     const partnerDetail = await client.getMarketDetail(created.marketId);
