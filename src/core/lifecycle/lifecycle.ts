@@ -12,6 +12,8 @@
 // Void: resting orders are cancelled (funds and shares unfrozen), a held bond comes back, and every
 // share of every option is then claimable at half a USDT from the outcome's collateral. A Yes+No
 // pair was minted for exactly 1 USDT of collateral, so 0.5 per share pays out the collateral exactly.
+// An exclusive market (exclusive/) is resolved with exactly one winning outcome, voids by its own
+// payout, and its finish (settled or void) ends with ExclusiveMarketFinished.
 
 import { releaseEvent } from "../book/place-order.js";
 import type {

@@ -1,6 +1,7 @@
 // What a position is worth once its market is finished, and the invariants that replace
 // "Yes outstanding = No outstanding = collateral" from then on. Settled: a winning orderbook share
-// pays exactly 1 USDT, a losing one 0. Void: every share pays 0.5 USDT. Payouts come out of the
+// pays exactly 1 USDT, a losing one 0. Void: every share pays 0.5 USDT (in an exclusive market,
+// a Yes share 1/n and a No share (n − 1)/n: exclusive/payout.ts). Payouts come out of the
 // outcome's collateral, so the collateral left always equals what is still to be claimed.
 
 import { exclusiveVoidPayoutAtoms } from "../exclusive/payout.js";
