@@ -33,6 +33,7 @@ export const restPaths = {
   accountPositions: "/account/positions",
   claim: "/ordering/claim",
   claimAll: "/ordering/claim_all",
+  convert: "/ordering/convert",
 } as const;
 
 export const socketPaths = {

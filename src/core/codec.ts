@@ -9,6 +9,7 @@ import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./book/order
 import { rebuildClientOrderIdRegistry } from "./client-order-ids.js";
 import type { StateCodec } from "./decider.js";
 import { evolveRestOrder } from "./evolve.js";
+import { decodeExclusiveMarkets, encodeExclusiveMarkets } from "./exclusive/codec.js";
 import { decodeLifecycle, encodeLifecycle } from "./lifecycle/codec.js";
 import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
 import { decodePools, encodePools } from "./pools/codec.js";
@@ -131,6 +132,7 @@ export function encodeState(state: ExchangeState): string {
     ]),
     ...encodeLifecycle(state),
     ...encodePools(state),
+    ...encodeExclusiveMarkets(state),
   });
 }
 
@@ -294,6 +296,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
   rebuildClientOrderIdRegistry(state);
   decodeLifecycle(state, data);
   decodePools(state, data);
+  decodeExclusiveMarkets(state, data);
   return state;
 }
 

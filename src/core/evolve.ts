@@ -15,6 +15,9 @@ import type {
   TradeExecutedEvent,
 } from "./events.js";
 import { accountFor, marketOf, outcomeOf, positionFor } from "./evolve-lookups.js";
+import { evolvePositionsConverted } from "./exclusive/convert.js";
+import { applyExclusiveMarketCreated } from "./exclusive/exclusive-market.js";
+import { evolveExclusiveMarketFinished } from "./exclusive/settlement.js";
 import { evolveClaim } from "./lifecycle/claims.js";
 import { evolveLifecycle } from "./lifecycle/lifecycle.js";
 import type { Market, Outcome } from "./market.js";
@@ -120,6 +123,12 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "PoolSettled":
       evolvePool(state, event);
       break;
+    case "PositionsConverted":
+      evolvePositionsConverted(state, event);
+      break;
+    case "ExclusiveMarketFinished":
+      evolveExclusiveMarketFinished(state, event);
+      break;
     default: {
       const unreachable: never = event;
       throw new Error(`evolve: unknown event ${JSON.stringify(unreachable)}`);
@@ -179,6 +188,7 @@ function applyMarketCreated(state: ExchangeState, event: MarketCreatedEvent): vo
     });
   }
   applyPoolTerms(state, event);
+  applyExclusiveMarketCreated(state, event);
 }
 
 function applyDeposit(state: ExchangeState, event: DepositCreditedEvent): void {

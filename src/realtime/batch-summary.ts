@@ -150,6 +150,16 @@ export function summarizeBatch(
         case "AmmPoolFunded":
         case "PoolSettled":
           break;
+        // A conversion moves its user's balance and positions; no book or price moves.
+        case "PositionsConverted": {
+          const user = changedUser(event.userId);
+          user.balance = true;
+          user.marketIds.add(event.marketId);
+          break;
+        }
+        // Comes with MarketSettled or MarketVoided, which touch the market already.
+        case "ExclusiveMarketFinished":
+          break;
         default: {
           // The compiler proves every kind is handled; at run time an unknown one is skipped, never fatal.
           const unreachable: never = event;

@@ -35,6 +35,14 @@ export function questionIdOf(marketId: number, outcomeId: number): string {
 }
 
 /**
+ * Polymarket's neg_risk_market_id: one id for every question of a neg-risk event, which is a predex
+ * exclusive market (DESIGN §10), derived from the market id alone as the others are.
+ */
+export function negRiskMarketIdOf(marketId: number): string {
+  return hexDigest(`predex:neg-risk-market:${marketId}`);
+}
+
+/**
  * Condition id → outcome id. Outcomes are only ever added, so the index catches up on a miss by
  * hashing the outcomes it has not seen yet; a lookup of an unknown id costs one pass over new ones.
  */

@@ -1,7 +1,7 @@
 // A small typed client for the operator API (DESIGN §5): bearer token, JSON in and out, the current
 // interface's envelope. Used by tests, benchmarks and anyone scripting the operator's work.
 
-import type { MarketDetail } from "../contract/partner/market-detail.js";
+import type { AdminMarketDetail } from "../contract/admin.js";
 import type { Withdrawal } from "../contract/partner/wallet.js";
 import { NetworkError, PredexApiError } from "./errors.js";
 
@@ -69,6 +69,8 @@ export interface CreateMarketRequest {
   readonly buyMaxAmount?: number | string;
   readonly sellMinShares?: number | string;
   readonly sellMaxShares?: number | string;
+  /** An exclusive event (orderbook, at least two outcomes): exactly one outcome wins, No shares convert. */
+  readonly exclusive?: boolean;
   readonly outcomes: readonly {
     readonly name: string;
     readonly title?: string;
@@ -263,45 +265,51 @@ export class PredexAdminClient {
     );
   }
 
-  createMarket(body: CreateMarketRequest): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", "/admin/markets", body);
+  createMarket(body: CreateMarketRequest): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", "/admin/markets", body);
   }
 
-  openMarket(marketId: string | number): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/open`);
+  openMarket(marketId: string | number): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>(
+      "POST",
+      `/admin/markets/${encodeURIComponent(String(marketId))}/open`,
+    );
   }
 
-  closeMarket(marketId: string | number): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/close`);
+  closeMarket(marketId: string | number): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>(
+      "POST",
+      `/admin/markets/${encodeURIComponent(String(marketId))}/close`,
+    );
   }
 
   /**
    * Proposes the winners of a closed market; it becomes `resolving` and can be challenged for
    * `challengeWindowSeconds` (default 24 h), a challenger posting `challengeBondAmount` (default 10).
    */
-  resolveMarket(marketId: string | number, body: ResolveMarketRequest): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/resolve`, body);
+  resolveMarket(marketId: string | number, body: ResolveMarketRequest): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/resolve`, body);
   }
 
   /** Settles a resolving market now; `outcomes` corrects the winners (after a challenge). */
   finalizeMarket(
     marketId: string | number,
     body: { outcomes?: readonly WinnerRequest[] } = {},
-  ): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/finalize`, body);
+  ): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/finalize`, body);
   }
 
   /** Voids a market that is not settled: orders cancelled, every share claimable at 0.5. */
-  voidMarket(marketId: string | number): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/void`);
+  voidMarket(marketId: string | number): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/void`);
   }
 
   /** Records a user's challenge of a proposed result; the bond is frozen from the user's balance. */
   challengeMarket(
     marketId: string | number,
     body: { userId: string | number; reason?: string },
-  ): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/challenges`, body);
+  ): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/challenges`, body);
   }
 
   /**

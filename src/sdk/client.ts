@@ -15,6 +15,7 @@ import type {
   MarketListRecord,
 } from "../contract/partner/catalogue.js";
 import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/claims.js";
+import type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
 import type { MarketDetail } from "../contract/partner/market-detail.js";
 import type {
   CodeProofRequest,
@@ -303,6 +304,15 @@ export class PredexClient {
   /** Claims several positions; each result has its amount or its error. */
   async claimAll(positionIdList: readonly string[]): Promise<ClaimAllResult> {
     return this.request<ClaimAllResult>("POST", restPaths.claimAll, { body: { positionIdList } });
+  }
+
+  /**
+   * In an exclusive market, turns `shares` No of each listed outcome into `shares` Yes of every other
+   * outcome plus shares × (listed − 1) USDT; the payout is the same whichever outcome wins. Not
+   * retried automatically (not idempotent): after a network failure, read the positions first.
+   */
+  async convert(request: ConvertRequest): Promise<ConvertResult> {
+    return this.request<ConvertResult>("POST", restPaths.convert, { body: request });
   }
 
   /** Any operation of the signed host; resolves to `data`. */

@@ -24,6 +24,7 @@ export type {
   UserPositionsSnapshot,
   UserTradeMessage,
 } from "../contract/channels.js";
+export type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,

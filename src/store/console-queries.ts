@@ -54,6 +54,8 @@ export interface MarketListRow {
   readonly endTimeMs: number | null;
   readonly createdAtMs: number;
   readonly volume: bigint;
+  /** An exclusive market (DESIGN §10). */
+  readonly exclusive: boolean;
 }
 
 export interface MarketListFilterAdmin {

@@ -4,10 +4,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { challengeReasonLengthMax as wireChallengeReasonLengthMax } from "../../src/contract/legacy/applications.js";
+import { convertOutcomesMax } from "../../src/contract/partner/convert.js";
 import { challengeReasonLengthMax } from "../../src/core/exchange.js";
+import { outcomesPerMarketMax } from "../../src/core/limits.js";
 
 describe("contract limits", () => {
   it("a challenge's reason has the same length limit on the wire as in the core", () => {
     assert.equal(wireChallengeReasonLengthMax, challengeReasonLengthMax);
+  });
+
+  it("a conversion may list as many outcomes on the wire as a market has in the core", () => {
+    assert.equal(convertOutcomesMax, outcomesPerMarketMax);
   });
 });

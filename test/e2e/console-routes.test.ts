@@ -233,8 +233,10 @@ describe("the market pages' routes (public host)", () => {
     const found = await publicData<{
       market: { marketId: string; title: string };
       assets: { outcomeId: string; optionId: string; optionIndex: number; assetId: string }[];
+      exclusive: boolean;
     }>(`/console-api/markets/${market.marketId}`);
     assert.equal(found.market.title, "Console trades: will the bridge open?");
+    assert.equal(found.exclusive, false);
     assert.deepEqual(
       found.assets.map((asset) => [asset.optionId, asset.optionIndex]),
       [

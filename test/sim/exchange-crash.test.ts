@@ -28,7 +28,7 @@ describe("crash simulation of the exchange", () => {
     assert.equal(cut, uncrashed.writeBoundaries, "each write boundary of the uncrashed run was cut once");
   });
 
-  it("recovers from repeated power cuts over mixed commands of all three models", async () => {
+  it("recovers from repeated power cuts over mixed commands of all three models and exclusive markets", async () => {
     const journaled = new Set<string>();
     for (const seed of [1, 2]) {
       const report = await runSimulation({
@@ -55,6 +55,7 @@ describe("crash simulation of the exchange", () => {
       /RequestWithdrawal/,
       /CloseMarket/,
       /ResolveMarket/,
+      /ConvertPositions/,
     ]) {
       assert.match(kinds, expected, "the runs journal commands of every kind");
     }

@@ -199,7 +199,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
         {
           name: `predex-console-markets-${names.join("-") || "all"}`,
           select:
-            "market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume",
+            "market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume, exclusive",
           from: "markets",
           where: conditions.length === 0 ? "true" : conditions.join(" AND "),
           orderBy: "market_id DESC",
@@ -217,6 +217,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           end_time_ms: bigint | null;
           created_at_ms: bigint;
           volume: bigint;
+          exclusive: number;
         }) => ({
           marketId: Number(row.market_id),
           title: row.title,
@@ -227,6 +228,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           endTimeMs: number(row.end_time_ms),
           createdAtMs: Number(row.created_at_ms),
           volume: row.volume,
+          exclusive: Number(row.exclusive) === 1,
         }),
       );
     },

@@ -171,8 +171,8 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         .pluck()
         .get(...params);
       const rows = statement(
-        `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume
-           FROM markets WHERE ${where} ORDER BY market_id DESC LIMIT ? OFFSET ?`,
+        `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume,
+             exclusive FROM markets WHERE ${where} ORDER BY market_id DESC LIMIT ? OFFSET ?`,
         true,
       ).all(...params, ...limitAndOffset(page)) as {
         market_id: bigint;
@@ -184,6 +184,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         end_time_ms: bigint | null;
         created_at_ms: bigint;
         volume: bigint;
+        exclusive: bigint;
       }[];
       const number = (value: bigint | null) => (value === null ? null : Number(value));
       return {
@@ -198,6 +199,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
           endTimeMs: number(row.end_time_ms),
           createdAtMs: Number(row.created_at_ms),
           volume: row.volume,
+          exclusive: Number(row.exclusive) === 1,
         })),
       };
     },

@@ -84,6 +84,7 @@ async function seedMarkets(seed: SqlSeed): Promise<void> {
       end_time_ms: marketId === 12 ? null : nowMs + 1_000,
       created_at_ms: nowMs + marketId,
       volume: BigInt(marketId) * unit,
+      exclusive: marketId === 14 ? 1 : 0,
     });
   }
 }
@@ -316,8 +317,10 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
       endTimeMs: nowMs + 1_000,
       createdAtMs: nowMs + 11,
       volume: 11n * unit,
+      exclusive: false,
     });
     assert.equal(all.records[2]?.startTimeMs, null);
+    assert.equal(all.records[0]?.exclusive, true);
     const ids = async (filter: { status?: string; keyword?: string }) =>
       (await store.markets(filter, { page: 1, pageSize: 10 })).records.map((market) => market.marketId);
     assert.deepEqual(await ids({ status: "open" }), [14, 11]);

@@ -4,11 +4,16 @@
 
 import { defaultMarketLogoUrl } from "../../../catalog/market-detail.js";
 import { isoSeconds } from "../../../contract/wire-format.js";
-import { type ExchangeState, poolMarketView } from "../../../core/exchange.js";
+import { type ExchangeState, isExclusiveMarket, poolMarketView } from "../../../core/exchange.js";
 import type { Market as CoreMarket, Outcome } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
 import { lotsToShares, priceUnitsToAtoms } from "../../../core/units.js";
-import { type ConditionIndex, conditionIdOf, questionIdOf } from "../../../realtime/condition-ids.js";
+import {
+  type ConditionIndex,
+  conditionIdOf,
+  negRiskMarketIdOf,
+  questionIdOf,
+} from "../../../realtime/condition-ids.js";
 import { optionPriceAtoms, yesPriceAtoms } from "../../../realtime/option-price.js";
 import type { CatalogMarket } from "../../../store/exchange-read-models.js";
 import { catalogDetailsOf } from "../../../store/market-details.js";
@@ -29,6 +34,8 @@ export interface ListedOutcome {
   readonly takerFeeBps: number;
   readonly startTimeMs: number | null;
   readonly endTimeMs: number | null;
+  /** An exclusive market's outcome: Polymarket's neg-risk (DESIGN §10). */
+  readonly negRisk: boolean;
   readonly tokens: readonly { token_id: string; outcome: string; price: number; winner: boolean }[];
 }
 
@@ -118,6 +125,7 @@ export function listedOutcome(state: Readonly<ExchangeState>, outcome: Outcome):
     takerFeeBps,
     startTimeMs: market.startTimeMs,
     endTimeMs: market.endTimeMs,
+    negRisk: isExclusiveMarket(state, market.marketId),
     tokens,
   };
 }
@@ -175,9 +183,11 @@ export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undef
     maker_base_fee: live.makerFeeBps,
     taker_base_fee: live.takerFeeBps,
     notifications_enabled: false,
-    neg_risk: false,
-    neg_risk_market_id: "",
-    neg_risk_request_id: "",
+    // An exclusive market is a neg-risk event: its outcomes share the event's id, and each question's
+    // request id is its question id (docs/decisions.md, "Exclusive events").
+    neg_risk: live.negRisk,
+    neg_risk_market_id: live.negRisk ? negRiskMarketIdOf(live.marketId) : "",
+    neg_risk_request_id: live.negRisk ? questionIdOf(live.marketId, live.outcomeId) : "",
     icon: image,
     image,
     rewards: noRewards(),
