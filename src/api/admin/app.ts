@@ -3,6 +3,7 @@
 
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
+import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
 import { registerConsolePage } from "../shared/console-pages.js";
@@ -29,6 +30,8 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(handlePartnerNotFound);
   app.addHook("preValidation", createAdminGuard(adminToken));
+  // No WebSocket here: a request that offers an upgrade (h2c) is served as the plain request it is.
+  routeUpgrades(app.server);
   await registerDocs(app, {
     title: "predex operator API",
     description: "Bearer `PREDEX_ADMIN_TOKEN`. Bound to 127.0.0.1 by default.",

@@ -6,6 +6,7 @@
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { createLegacyServices, type LegacyServices } from "../../legacy/services.js";
+import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import { registerDocs } from "../shared/docs.js";
@@ -78,6 +79,8 @@ export async function buildLegacyApp(
   app.addHook("onReady", async () => services.start());
   app.addHook("onClose", async () => services.stop());
   installRawBodyParsers(app, { jsonDecoding: "eager" });
+  // No WebSocket here: a request that offers an upgrade (h2c) is served as the plain request it is.
+  routeUpgrades(app.server);
   installHandlingTimeout(app, requestTimeoutMs);
   await installLegacyCallerHooks(app, deps, services);
   app.setErrorHandler(handleLegacyError);
