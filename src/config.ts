@@ -10,6 +10,17 @@ export interface ListenerConfig {
   readonly port: number;
 }
 
+/** Bounds every listener applies to what it receives (src/api/shared/listener-limits.ts). */
+export interface ListenerLimits {
+  /** Time a client has to send a whole request, headers and body (PREDEX_REQUEST_TIMEOUT_MS). */
+  readonly requestReceiveMsMax: number;
+  /**
+   * Connections the kernel may hold for a listener before the process accepts them
+   * (PREDEX_LISTEN_BACKLOG); the kernel caps it at net.core.somaxconn.
+   */
+  readonly listenBacklogConnections: number;
+}
+
 export interface TlsConfig {
   readonly certFile: string;
   readonly keyFile: string;
@@ -26,6 +37,7 @@ export interface PlatformConfig {
   readonly public: ListenerConfig;
   readonly legacy: ListenerConfig;
   readonly admin: ListenerConfig;
+  readonly listenerLimits: ListenerLimits;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
   /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/cli/master-key.ts. */
@@ -45,6 +57,14 @@ export interface PlatformConfig {
 }
 
 export const defaultSessionTtlSeconds = 86_400;
+/** Spec 001's request timeout, and long enough for a 1 MiB body at about 35 kB/s. */
+export const defaultRequestReceiveMsMax = 30_000;
+/**
+ * Linux's default net.core.somaxconn since 5.4: a burst of a few thousand connections waits in the
+ * kernel and is answered (502/2002 when the engine is full), where Node's default of 511 let the
+ * kernel drop and reset the excess.
+ */
+export const defaultListenBacklogConnections = 4_096;
 export const defaultMailFrom = "predex <no-reply@predex.local>";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -78,6 +98,14 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
     admin: {
       host: text(env, "PREDEX_ADMIN_HOST") ?? "127.0.0.1",
       port: port(env, "PREDEX_ADMIN_PORT", 8083),
+    },
+    listenerLimits: {
+      requestReceiveMsMax: positiveInteger(env, "PREDEX_REQUEST_TIMEOUT_MS", defaultRequestReceiveMsMax),
+      listenBacklogConnections: positiveInteger(
+        env,
+        "PREDEX_LISTEN_BACKLOG",
+        defaultListenBacklogConnections,
+      ),
     },
     adminToken: text(env, "PREDEX_ADMIN_TOKEN"),
     masterKey: masterKey(env),

@@ -13,6 +13,7 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.sessionTtlSeconds, 86_400);
     assert.ok(config.dataDir.endsWith("/data"));
     assert.equal(config.adminToken, undefined);
+    assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 30_000, listenBacklogConnections: 4_096 });
   });
 
   it("honours every variable, port 0 included", () => {
@@ -29,6 +30,8 @@ describe("configuration from PREDEX_* variables", () => {
       PREDEX_SESSION_TTL_SECONDS: "60",
       PREDEX_LOG_LEVEL: "debug",
       PREDEX_DATABASE_URL: "postgres://db/predex",
+      PREDEX_REQUEST_TIMEOUT_MS: "5000",
+      PREDEX_LISTEN_BACKLOG: "8192",
     });
     assert.equal(config.dataDir, "/tmp/x");
     assert.deepEqual(config.gateway, { host: "0.0.0.0", port: 0 });
@@ -38,6 +41,7 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.sessionTtlSeconds, 60);
     assert.equal(config.logLevel, "debug");
     assert.equal(config.databaseUrl, "postgres://db/predex");
+    assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 5_000, listenBacklogConnections: 8_192 });
   });
 
   it("names the variable that is wrong", () => {
@@ -50,5 +54,7 @@ describe("configuration from PREDEX_* variables", () => {
     assert.throws(() => loadConfig({ PREDEX_MASTER_KEY: "short" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_LOG_LEVEL: "loud" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_TLS_CERT_FILE: "/c" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_REQUEST_TIMEOUT_MS: "0" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_LISTEN_BACKLOG: "-1" }), ConfigError);
   });
 });

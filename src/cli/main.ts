@@ -43,6 +43,12 @@ PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PRE
 PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT,
 PREDEX_JOURNAL_ARCHIVE_DIR
 
+Listeners (all optional):
+  PREDEX_REQUEST_TIMEOUT_MS   a client's time to send a whole request, headers and body (30000);
+                              a slower one is answered 408 and its connection closed
+  PREDEX_LISTEN_BACKLOG       connections the kernel holds per listener before they are accepted
+                              (4096; the kernel caps it at net.core.somaxconn)
+
 Several nodes on PostgreSQL (docs/deployment.md; all optional):
   PREDEX_ENGINE_HOST          where an engine node's command port listens (127.0.0.1)
   PREDEX_ENGINE_PORT          its port (0: any free port, advertised through the database)

@@ -5,9 +5,15 @@ import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/typ
 import Fastify from "fastify";
 import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
-import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
+import {
+  bodyBytesMax,
+  handlePartnerError,
+  handlePartnerNotFound,
+  partnerClientError,
+} from "../partner/errors.js";
 import { registerConsolePage } from "../shared/console-pages.js";
 import { registerDocs } from "../shared/docs.js";
+import { listenerServerOptions } from "../shared/listener-limits.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
@@ -17,6 +23,7 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   const app = Fastify({
     loggerInstance: deps.logger.child({ surface: "admin" }),
     bodyLimit: bodyBytesMax,
+    ...listenerServerOptions(deps.config.listenerLimits, undefined, partnerClientError),
     // As on the signed host: ids are short, and a path parameter over this length or a malformed
     // %-escape is answered by the same error mapping in the admin envelope (400/1001), not with
     // Fastify's own `{statusCode, error, message}` body and its 414.

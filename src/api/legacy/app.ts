@@ -10,6 +10,7 @@ import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import { registerDocs } from "../shared/docs.js";
+import { listenerServerOptions } from "../shared/listener-limits.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
@@ -18,6 +19,7 @@ import {
   fromRejection,
   handleLegacyError,
   handleLegacyNotFound,
+  legacyClientError,
   legacyErrors,
   parameterError,
   sendLegacyError,
@@ -48,8 +50,9 @@ export async function buildLegacyApp(
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.logger.child({ surface: "legacy" }),
     bodyLimit: bodyBytesMax,
-    // Receiving the request may take at most this long; handling it is bounded by the hook below.
-    requestTimeout: requestTimeoutMs,
+    // Receiving the request is bounded as on every listener (and answered in this envelope);
+    // handling it is bounded by the hook below.
+    ...listenerServerOptions(deps.config.listenerLimits, options.https, legacyClientError),
     // Path parameters up to 256 characters reach the route schemas (a result's fgRequestId may be
     // 128); a longer one, or a path that is not valid percent-encoding, is answered by
     // frameworkErrors in the legacy envelope, never with Fastify's own error body.
@@ -62,7 +65,6 @@ export async function buildLegacyApp(
           error.code === "FST_ERR_BAD_URL" ? "is not a valid URL" : "a path segment is too long",
         ),
       ),
-    ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);

@@ -9,15 +9,17 @@
 // `data` is exactly `{retryAfter, limit, window}` (DESIGN §8).
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { ListenerLimits } from "../../config.js";
 import { type Rejection, type RejectionCode, rejectionKind, rejectionMessage } from "../../core/errors.js";
 import { atomsToNumber } from "../../core/money.js";
 import type { ApplicationProblem } from "../../legacy/market-applications.js";
 import type { OrderProblem } from "../../legacy/order-request.js";
 import { bodyBytesMax } from "../partner/errors.js";
+import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
 import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
-export type LegacyStatus = 400 | 401 | 403 | 404 | 422 | 429 | 500 | 503;
+export type LegacyStatus = 400 | 401 | 403 | 404 | 408 | 422 | 429 | 500 | 503;
 
 export interface LegacyError {
   readonly status: LegacyStatus;
@@ -99,7 +101,24 @@ export const legacyErrors = {
   internal: legacyError(500, 500, "Internal server error"),
   unavailable: legacyError(503, 503, "service temporarily unavailable"),
   requestTimeout: legacyError(503, 503, "request timed out"),
+  /** The request itself did not arrive within the listener's bound (src/api/shared/listener-limits.ts). */
+  receiveTimeout: legacyError(408, 408, "request timeout"),
 } as const;
+
+/** A connection's problem with HTTP itself, answered in the legacy envelope on the raw socket. */
+export function legacyClientError(kind: ClientErrorKind, limits: ListenerLimits): ClientErrorAnswer {
+  const error =
+    kind === "timeout"
+      ? withDetails(legacyErrors.receiveTimeout, { timeoutMs: limits.requestReceiveMsMax })
+      : kind === "headers_too_large"
+        ? parameterError("headers", "are too large")
+        : parameterError("request", "is not valid HTTP/1.1");
+  return {
+    status: error.status,
+    contentType: "application/json; charset=utf-8",
+    body: JSON.stringify(legacyErrorBody(error)),
+  };
+}
 
 /** A copy of an error with extra details beside `errorCode` (the field at fault, amounts). */
 export function withDetails(error: LegacyError, details: Readonly<Record<string, unknown>>): LegacyError {

@@ -7,11 +7,12 @@ import Fastify, { type FastifySchemaCompiler, type FastifyServerOptions } from "
 import type { TSchema } from "typebox";
 import type { PlatformDeps } from "../deps.js";
 import { registerDocs } from "../shared/docs.js";
+import { listenerServerOptions } from "../shared/listener-limits.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
-import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./errors.js";
+import { bodyBytesMax, handlePartnerError, handlePartnerNotFound, partnerClientError } from "./errors.js";
 import { installPartnerRateLimit } from "./rate-limit.js";
 
 export interface PartnerAppOptions {
@@ -22,12 +23,14 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.logger.child({ surface: "gateway" }),
     bodyLimit: bodyBytesMax,
+    // A request must arrive, headers and body, within the configured time; HTTP-level problems
+    // (too slow, headers too large, not HTTP) are answered in the envelope.
+    ...listenerServerOptions(deps.config.listenerLimits, options.https, partnerClientError),
     // Ids and cookies are short; a huge URL is refused by the HTTP layer before any work is done.
     routerOptions: { maxParamLength: 256 },
     // A path parameter over that length or a malformed %-escape is answered in the envelope
     // (400/1001), not with Fastify's own `{error, code, statusCode}` body and its 414.
     frameworkErrors: handlePartnerError,
-    ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   // TypeBox's compiler converts query/params strings to numbers but never coerces a JSON body:

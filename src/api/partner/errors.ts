@@ -3,13 +3,15 @@
 // trace or internal message ever leaves this module.
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { ListenerLimits } from "../../config.js";
 import { type Rejection, rejectionKind, rejectionMessage } from "../../core/errors.js";
+import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
 import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
 export interface ServiceError {
-  readonly status: 200 | 400 | 401 | 404 | 415 | 500 | 502;
-  readonly code: 1001 | 1401 | 1404 | 1415 | 2002 | 4054 | 9999;
+  readonly status: 200 | 400 | 401 | 404 | 408 | 415 | 500 | 502;
+  readonly code: 1001 | 1401 | 1404 | 1408 | 1415 | 2002 | 4054 | 9999;
   readonly message: string;
 }
 
@@ -32,6 +34,31 @@ export const unsupportedMediaType: ServiceError = {
   code: 1415,
   message: "unsupported media type: Content-Type must be application/json",
 };
+
+/**
+ * The request was not received in time (src/api/shared/listener-limits.ts). Spec 000 has no code
+ * for it; 1408 follows its 14xx codes, which carry the HTTP status (1401, 1404, 1415).
+ */
+export function requestTimeout(receiveMsMax: number): ServiceError {
+  return {
+    status: 408,
+    code: 1408,
+    message: `request timeout: the request was not received within ${receiveMsMax} ms`,
+  };
+}
+
+/** A connection's problem with HTTP itself, answered in this envelope on the raw socket. */
+export function partnerClientError(kind: ClientErrorKind, limits: ListenerLimits): ClientErrorAnswer {
+  const error =
+    kind === "timeout"
+      ? requestTimeout(limits.requestReceiveMsMax)
+      : badRequest(kind === "headers_too_large" ? "Request headers are too large" : "Malformed request");
+  return {
+    status: error.status,
+    contentType: "application/json; charset=utf-8",
+    body: JSON.stringify({ code: error.code, message: error.message, data: null }),
+  };
+}
 
 export const internalError: ServiceError = { status: 500, code: 9999, message: "internal error" };
 

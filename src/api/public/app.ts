@@ -4,9 +4,15 @@
 import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import type { PlatformDeps } from "../deps.js";
-import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "../partner/errors.js";
+import {
+  bodyBytesMax,
+  handlePartnerError,
+  handlePartnerNotFound,
+  partnerClientError,
+} from "../partner/errors.js";
 import { registerConsolePage } from "../shared/console-pages.js";
 import { registerDocs } from "../shared/docs.js";
+import { listenerServerOptions } from "../shared/listener-limits.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
@@ -18,7 +24,7 @@ export async function buildPublicApp(
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.logger.child({ surface: "public" }),
     bodyLimit: bodyBytesMax,
-    ...(options.https === undefined ? {} : { https: options.https }),
+    ...listenerServerOptions(deps.config.listenerLimits, options.https, partnerClientError),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
