@@ -1,19 +1,22 @@
 // The operator's API (DESIGN §5): bearer token, the current interface's envelope and codes, and
 // every route file of ./routes registered with the shared dependencies.
 
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import {
   bodyBytesMax,
   handlePartnerError,
-  handlePartnerNotFound,
   partnerClientError,
+  partnerNotFoundHandler,
 } from "../partner/errors.js";
 import { registerConsolePage } from "../shared/console-pages.js";
 import { registerDocs } from "../shared/docs.js";
+import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
 import { listenerServerOptions } from "../shared/listener-limits.js";
+import { trackRouteMethods } from "../shared/method-not-allowed.js";
+import { declareQueryErrors } from "../shared/query-error-docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
@@ -30,12 +33,13 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: handlePartnerError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(exactNumberQueryCompiler);
   app.decorate("platform", deps);
   deps.metrics?.instrumentHttp(app, "admin");
   installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
-  app.setNotFoundHandler(handlePartnerNotFound);
+  app.setNotFoundHandler(partnerNotFoundHandler(trackRouteMethods(app)));
+  declareQueryErrors(app);
   app.addHook("preValidation", createAdminGuard(adminToken));
   // No WebSocket here: a request that offers an upgrade (h2c) is served as the plain request it is.
   routeUpgrades(app.server);

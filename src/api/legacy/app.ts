@@ -3,14 +3,16 @@
 // listener owns the legacy services (request queue executor, merchant notifier) and runs them
 // while it is up.
 
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { createLegacyServices, type LegacyServices } from "../../legacy/services.js";
 import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import { registerDocs } from "../shared/docs.js";
+import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
 import { listenerServerOptions } from "../shared/listener-limits.js";
+import { trackRouteMethods } from "../shared/method-not-allowed.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
@@ -18,9 +20,9 @@ import { installLegacyCallerHooks } from "./authentication.js";
 import {
   fromRejection,
   handleLegacyError,
-  handleLegacyNotFound,
   legacyClientError,
   legacyErrors,
+  legacyNotFoundHandler,
   parameterError,
   sendLegacyError,
 } from "./errors.js";
@@ -67,7 +69,9 @@ export async function buildLegacyApp(
       ),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(exactNumberQueryCompiler);
+  // Before any route: the not-found handler answers 405 where a path has routes of other methods.
+  const routes = trackRouteMethods(app);
   app.decorate("platform", deps);
   deps.metrics?.instrumentHttp(app, "legacy");
   const services = createLegacyServices(deps, {
@@ -86,7 +90,7 @@ export async function buildLegacyApp(
   installHandlingTimeout(app, requestTimeoutMs);
   await installLegacyCallerHooks(app, deps, services);
   app.setErrorHandler(handleLegacyError);
-  app.setNotFoundHandler(handleLegacyNotFound);
+  app.setNotFoundHandler(legacyNotFoundHandler(routes));
   await registerDocs(app, {
     title: "predex legacy API",
     description: "The earlier interface: RSA-signed authorize, then a JWT bearer token.",

@@ -16,10 +16,11 @@ import type { ApplicationProblem } from "../../legacy/market-applications.js";
 import type { OrderProblem } from "../../legacy/order-request.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
+import type { RouteMethods } from "../shared/method-not-allowed.js";
 import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
-export type LegacyStatus = 400 | 401 | 403 | 404 | 408 | 422 | 429 | 500 | 503;
+export type LegacyStatus = 400 | 401 | 403 | 404 | 405 | 408 | 422 | 429 | 500 | 503;
 
 export interface LegacyError {
   readonly status: LegacyStatus;
@@ -61,6 +62,7 @@ export const legacyErrors = {
   titleExists: legacyError(400, 4041, "A market with this title already exists"),
   // Not found.
   routeNotFound: legacyError(404, 404, "not found"),
+  methodNotAllowed: legacyError(405, 405, "method not allowed"),
   requestNotFound: legacyError(404, 404, "Request not found"),
   outcomeNotFound: legacyError(404, 3001, "outcome is not exist"),
   optionNotFound: legacyError(404, 404, "option is not exist"),
@@ -314,4 +316,14 @@ export function handleLegacyError(
 
 export function handleLegacyNotFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendLegacyError(reply, legacyErrors.routeNotFound);
+}
+
+/** The legacy not-found handler: 405 with `Allow` where the path has routes under other methods. */
+export function legacyNotFoundHandler(routes: RouteMethods) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const allowed = routes.allowedAt(request.url);
+    if (allowed.length === 0) return handleLegacyNotFound(request, reply);
+    reply.header("allow", allowed.join(", "));
+    return sendLegacyError(reply, withDetails(legacyErrors.methodNotAllowed, { allowed }));
+  };
 }

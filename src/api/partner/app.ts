@@ -2,17 +2,19 @@
 // route file of ./routes registered with the shared dependencies.
 
 import cookie from "@fastify/cookie";
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifySchemaCompiler, type FastifyServerOptions } from "fastify";
-import type { TSchema } from "typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyServerOptions } from "fastify";
 import type { PlatformDeps } from "../deps.js";
 import { registerDocs } from "../shared/docs.js";
+import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
 import { listenerServerOptions } from "../shared/listener-limits.js";
+import { trackRouteMethods } from "../shared/method-not-allowed.js";
+import { declareQueryErrors } from "../shared/query-error-docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
-import { bodyBytesMax, handlePartnerError, handlePartnerNotFound, partnerClientError } from "./errors.js";
+import { bodyBytesMax, handlePartnerError, partnerClientError, partnerNotFoundHandler } from "./errors.js";
 import { installPartnerRateLimit } from "./rate-limit.js";
 
 export interface PartnerAppOptions {
@@ -35,12 +37,13 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   // TypeBox's compiler converts query/params strings to numbers but never coerces a JSON body:
   // a string where a number is required is a 400 naming the field (DESIGN §8).
-  app.setValidatorCompiler(exactIntegerQueryCompiler);
+  app.setValidatorCompiler(exactNumberQueryCompiler);
   app.decorate("platform", deps);
   deps.metrics?.instrumentHttp(app, "gateway");
   installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
-  app.setNotFoundHandler(handlePartnerNotFound);
+  app.setNotFoundHandler(partnerNotFoundHandler(trackRouteMethods(app)));
+  declareQueryErrors(app);
   await app.register(cookie);
   installPartnerAuthentication(app, deps);
   await installPartnerRateLimit(app, deps);
@@ -52,37 +55,3 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;
 }
-
-/**
- * TypeBox's conversion truncates a query value such as `page=1.5` to 1. An integer field of the
- * query string or path accepts only an integer literal; anything else is the usual
- * "must be integer" deserialization failure (text/plain 400 for a query), naming the field.
- */
-const exactIntegerQueryCompiler: FastifySchemaCompiler<TSchema> = (route) => {
-  const validate = TypeBoxValidatorCompiler(route);
-  if (route.httpPart !== "querystring" && route.httpPart !== "params") return validate;
-  const properties = (route.schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  const integerFields = Object.keys(properties).filter((name) => properties[name]?.type === "integer");
-  if (integerFields.length === 0) return validate;
-  return (value: unknown) => {
-    if (typeof value === "object" && value !== null) {
-      for (const field of integerFields) {
-        const raw = (value as Record<string, unknown>)[field];
-        if (typeof raw === "string" && !/^[+-]?[0-9]+$/.test(raw)) {
-          return {
-            error: [
-              {
-                keyword: "type",
-                instancePath: `/${field}`,
-                schemaPath: `#/properties/${field}/type`,
-                params: { type: "integer" },
-                message: "must be integer",
-              },
-            ],
-          };
-        }
-      }
-    }
-    return validate(value);
-  };
-};
