@@ -37,6 +37,11 @@ export interface PlatformConfig {
   readonly public: ListenerConfig;
   readonly legacy: ListenerConfig;
   readonly admin: ListenerConfig;
+  /**
+   * Host names the admin listener answers besides loopback names and IP addresses
+   * (PREDEX_ADMIN_ALLOWED_HOSTS, comma-separated; lowercase, without a trailing dot).
+   */
+  readonly adminAllowedHosts: readonly string[];
   readonly listenerLimits: ListenerLimits;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
@@ -99,6 +104,7 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
       host: text(env, "PREDEX_ADMIN_HOST") ?? "127.0.0.1",
       port: port(env, "PREDEX_ADMIN_PORT", 8083),
     },
+    adminAllowedHosts: hostNames(env, "PREDEX_ADMIN_ALLOWED_HOSTS"),
     listenerLimits: {
       requestReceiveMsMax: positiveInteger(env, "PREDEX_REQUEST_TIMEOUT_MS", defaultRequestReceiveMsMax),
       listenBacklogConnections: positiveInteger(
@@ -137,6 +143,24 @@ function positiveInteger(env: Environment, name: string, fallback: number): numb
   if (value === undefined) return fallback;
   if (!/^[1-9]\d*$/.test(value)) throw new ConfigError(`${name} must be a positive integer`);
   return Number(value);
+}
+
+/** A comma-separated list of DNS names (no scheme, port or path), normalized to lowercase. */
+function hostNames(env: Environment, name: string): string[] {
+  const value = text(env, name);
+  if (value === undefined) return [];
+  const names = value
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, ""))
+    .filter((entry) => entry !== "");
+  for (const entry of names) {
+    if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(entry)) {
+      throw new ConfigError(
+        `${name} must list host names separated by commas (no scheme, port or path): ${entry}`,
+      );
+    }
+  }
+  return names;
 }
 
 function logLevel(env: Environment): LogLevel {

@@ -14,6 +14,7 @@ describe("configuration from PREDEX_* variables", () => {
     assert.ok(config.dataDir.endsWith("/data"));
     assert.equal(config.adminToken, undefined);
     assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 30_000, listenBacklogConnections: 4_096 });
+    assert.deepEqual(config.adminAllowedHosts, []);
   });
 
   it("honours every variable, port 0 included", () => {
@@ -32,6 +33,7 @@ describe("configuration from PREDEX_* variables", () => {
       PREDEX_DATABASE_URL: "postgres://db/predex",
       PREDEX_REQUEST_TIMEOUT_MS: "5000",
       PREDEX_LISTEN_BACKLOG: "8192",
+      PREDEX_ADMIN_ALLOWED_HOSTS: " Admin.Internal., ops.example ,",
     });
     assert.equal(config.dataDir, "/tmp/x");
     assert.deepEqual(config.gateway, { host: "0.0.0.0", port: 0 });
@@ -42,6 +44,7 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.logLevel, "debug");
     assert.equal(config.databaseUrl, "postgres://db/predex");
     assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 5_000, listenBacklogConnections: 8_192 });
+    assert.deepEqual(config.adminAllowedHosts, ["admin.internal", "ops.example"]);
   });
 
   it("names the variable that is wrong", () => {
@@ -56,5 +59,8 @@ describe("configuration from PREDEX_* variables", () => {
     assert.throws(() => loadConfig({ PREDEX_TLS_CERT_FILE: "/c" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_REQUEST_TIMEOUT_MS: "0" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_LISTEN_BACKLOG: "-1" }), ConfigError);
+    for (const hosts of ["https://admin.example", "admin.example:8083", "admin example", "a/b"]) {
+      assert.throws(() => loadConfig({ PREDEX_ADMIN_ALLOWED_HOSTS: hosts }), ConfigError, hosts);
+    }
   });
 });

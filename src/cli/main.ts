@@ -44,6 +44,8 @@ PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_K
 PREDEX_JOURNAL_ARCHIVE_DIR
 
 Listeners (all optional):
+  PREDEX_ADMIN_ALLOWED_HOSTS  DNS names the admin listener answers besides localhost and IP
+                              addresses, comma-separated (a name reached through a load balancer)
   PREDEX_REQUEST_TIMEOUT_MS   a client's time to send a whole request, headers and body (30000);
                               a slower one is answered 408 and its connection closed
   PREDEX_LISTEN_BACKLOG       connections the kernel holds per listener before they are accepted

@@ -21,6 +21,7 @@ import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { createAdminGuard } from "./authentication.js";
+import { createAdminHostCheck } from "./host-check.js";
 
 export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Promise<TypeBoxApp> {
   const app = Fastify({
@@ -40,6 +41,8 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   app.setErrorHandler(handlePartnerError);
   app.setNotFoundHandler(partnerNotFoundHandler(trackRouteMethods(app)));
   declareQueryErrors(app);
+  // Before anything else, the desk and the probes included: only names the listener serves.
+  app.addHook("onRequest", createAdminHostCheck(deps.config.adminAllowedHosts));
   app.addHook("preValidation", createAdminGuard(adminToken));
   // No WebSocket here: a request that offers an upgrade (h2c) is served as the plain request it is.
   routeUpgrades(app.server);

@@ -11,8 +11,8 @@ import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js
 import { describeValidationError } from "../shared/validation-message.js";
 
 export interface ServiceError {
-  readonly status: 200 | 400 | 401 | 404 | 405 | 408 | 415 | 500 | 502;
-  readonly code: 1001 | 1401 | 1404 | 1405 | 1408 | 1415 | 2002 | 4054 | 9999;
+  readonly status: 200 | 400 | 401 | 403 | 404 | 405 | 408 | 415 | 500 | 502;
+  readonly code: 1001 | 1401 | 1403 | 1404 | 1405 | 1408 | 1415 | 2002 | 4054 | 9999;
   readonly message: string;
 }
 
