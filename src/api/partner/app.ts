@@ -50,7 +50,7 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   await registerDocs(app, {
     title: "predex partner API (signed gateway)",
     description:
-      "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie.",
+      "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie. The string-to-sign carries the query decoded, so a query key or value may not contain `&` or `=`, even percent-encoded: such a query is refused before its signature is checked (400, text/plain `Query deserialize error: …`).",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;
