@@ -8,6 +8,11 @@ export interface ListenerConfig {
   readonly host: string;
   /** 0 asks the operating system for any free port. */
   readonly port: number;
+  /**
+   * The URL partners reach this listener at (behind a proxy or a TLS terminator), for the OpenAPI
+   * document's `servers`; without it, the address the listener is bound to.
+   */
+  readonly baseUrl?: string;
 }
 
 /** Bounds every listener applies to what it receives (src/api/shared/listener-limits.ts). */
@@ -96,13 +101,14 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
         join(text(env, "PREDEX_DATA_DIR") ?? "./data", "journal-archive"),
     ),
     databaseUrl: text(env, "PREDEX_DATABASE_URL"),
-    gateway: { host, port: port(env, "PREDEX_PORT", 8080) },
-    public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081) },
-    legacy: { host, port: port(env, "PREDEX_LEGACY_PORT", 8082) },
+    gateway: { host, port: port(env, "PREDEX_PORT", 8080), ...baseUrl(env, "PREDEX_BASE_URL") },
+    public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081), ...baseUrl(env, "PREDEX_PUBLIC_BASE_URL") },
+    legacy: { host, port: port(env, "PREDEX_LEGACY_PORT", 8082), ...baseUrl(env, "PREDEX_LEGACY_BASE_URL") },
     // The operator surface never listens beyond loopback unless explicitly asked to.
     admin: {
       host: text(env, "PREDEX_ADMIN_HOST") ?? "127.0.0.1",
       port: port(env, "PREDEX_ADMIN_PORT", 8083),
+      ...baseUrl(env, "PREDEX_ADMIN_BASE_URL"),
     },
     adminAllowedHosts: hostNames(env, "PREDEX_ADMIN_ALLOWED_HOSTS"),
     listenerLimits: {
@@ -136,6 +142,22 @@ function port(env: Environment, name: string, fallback: number): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || parsed > 65_535) throw new ConfigError(`${name} must be a port number 0-65535`);
   return parsed;
+}
+
+/** An http(s) URL without query or fragment, trailing slashes dropped; absent when unset. */
+function baseUrl(env: Environment, name: string): { baseUrl?: string } {
+  const value = text(env, name);
+  if (value === undefined) return {};
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
+    throw new ConfigError(`${name} must be an http:// or https:// URL without query or fragment`);
+  }
+  return { baseUrl: value.replace(/\/+$/, "") };
 }
 
 function positiveInteger(env: Environment, name: string, fallback: number): number {

@@ -47,6 +47,31 @@ describe("configuration from PREDEX_* variables", () => {
     assert.deepEqual(config.adminAllowedHosts, ["admin.internal", "ops.example"]);
   });
 
+  it("takes each listener's public base URL for its OpenAPI servers, without a trailing slash", () => {
+    const config = loadConfig({
+      PREDEX_BASE_URL: "https://api.example.com/",
+      PREDEX_PUBLIC_BASE_URL: "https://data.example.com",
+      PREDEX_LEGACY_BASE_URL: "https://legacy.example.com/v1",
+      PREDEX_ADMIN_BASE_URL: "http://10.0.0.5:8083",
+    });
+    assert.deepEqual(
+      [config.gateway.baseUrl, config.public.baseUrl, config.legacy.baseUrl, config.admin.baseUrl],
+      [
+        "https://api.example.com",
+        "https://data.example.com",
+        "https://legacy.example.com/v1",
+        "http://10.0.0.5:8083",
+      ],
+    );
+    assert.equal("baseUrl" in loadConfig({}).gateway, false, "unset: the bound address is used");
+    for (const wrong of ["api.example.com", "ftp://api.example.com", "https://api.example.com/?x=1"]) {
+      assert.throws(
+        () => loadConfig({ PREDEX_BASE_URL: wrong }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith("PREDEX_BASE_URL"),
+      );
+    }
+  });
+
   it("names the variable that is wrong", () => {
     assert.throws(
       () => loadConfig({ PREDEX_PORT: "http" }),

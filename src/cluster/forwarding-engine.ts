@@ -30,7 +30,13 @@
 //   rest), and the leader records each forwarded command's id with its journal entry in the same
 //   transaction (src/store/postgres/forwarded-commands.ts): found, that entry is the answer; not
 //   found, it was never committed and is sent to the new leader;
-// - after failoverDeadlineMs without a leader: EngineStoppedError, the surfaces' try-again-later.
+// - after failoverDeadlineMs without an answer, what the API node says is what it knows: a command
+//   no leader may hold (never taken, or proven missing from the journal once a later epoch leads)
+//   is EngineStoppedError, the surfaces' "nothing was done, try again later" (502/2002); one a
+//   leader took is looked up in the journal once more, and answered from it if it is there; else,
+//   while its leader's epoch may still commit it (a leader stuck waiting on its database, paused),
+//   it is EngineOutcomeUnknownError, the surfaces' 504/2001 (reconcile before sending it again).
+//   Answering "nothing was done" there would be a lie whenever the stuck commit lands later.
 
 import { randomUUID } from "node:crypto";
 import { Agent, request as httpRequest } from "node:http";
@@ -38,7 +44,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Decider, StateCodec } from "../core/decider.js";
 import type { CommittedListener, EnginePhase, StatePosition, SubmitResult } from "../engine/engine.js";
-import { EngineOverloadedError, EngineStoppedError, JournalCorruptionError } from "../engine/errors.js";
+import {
+  EngineOutcomeUnknownError,
+  EngineOverloadedError,
+  EngineStoppedError,
+  JournalCorruptionError,
+} from "../engine/errors.js";
 import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
 import { JournalFollower } from "../engine/journal-follower.js";
 import type { JournalEntry } from "../engine/store.js";
@@ -51,6 +62,9 @@ import { commandSignatureHeader, commandTimeHeader, signCommand } from "./comman
 import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
 import { handOverCopies } from "./hand-over-copies.js";
 import type { LocalCommandPort } from "./local-command-port.js";
+
+/** Without a setting, commands wait as long as an API node's do (src/config/topology-config.ts). */
+export const defaultFailoverDeadlineMs = 20_000;
 
 export interface ForwardingEngineOptions<State, Command, Event> {
   readonly decider: Decider<State, Command, Event>;
@@ -83,7 +97,6 @@ export interface ForwardingEngineOptions<State, Command, Event> {
 /** Told that the replica was replaced by one reloaded from the store, at this position. */
 export type ReloadedListener = (position: StatePosition) => void;
 
-export const defaultFailoverDeadlineMs = 10_000;
 /** How long a NOTIFY waits for the same commit to arrive from this node's own engine before reading it. */
 const localHandOverGraceMs = 200;
 export const defaultAttemptTimeoutMs = 2_000;
@@ -114,8 +127,10 @@ export interface ForwardingStats {
   retries: number;
   /** Commands whose answer was lost with a leader and that were found committed in the journal. */
   settledFromJournal: number;
-  /** Commands given up after failoverDeadlineMs. */
+  /** Commands given up after failoverDeadlineMs, surely not committed (the surfaces' try-again-later). */
   gaveUp: number;
+  /** Commands given up after failoverDeadlineMs that a leader took and may still commit (504/2001). */
+  outcomeUnknown: number;
   /** Times the replica met a gap (or another contradiction) and was replaced by a reloaded copy. */
   reloads: number;
   /** Reload attempts that failed and were tried again. */
@@ -128,6 +143,7 @@ export class ForwardingEngine<State, Command, Event> {
     retries: 0,
     settledFromJournal: 0,
     gaveUp: 0,
+    outcomeUnknown: 0,
     reloads: 0,
     reloadFailures: 0,
   };
@@ -285,45 +301,87 @@ export class ForwardingEngine<State, Command, Event> {
       if (leader !== undefined) {
         if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
           // Every append of the older epochs is final now: the journal says whether it was committed.
-          const entry = await this.#options.cluster.findForwarded<Command, Event>(id);
-          if (entry !== undefined) {
-            this.stats.settledFromJournal += 1;
-            this.#options.logger.info(
-              { sequence: entry.sequence, epoch: leader.epoch },
-              "a command whose answer was lost with the old leader is in the journal: answered from it",
-            );
-            return await this.#answered({
-              ok: true,
-              sequence: entry.sequence,
-              nowMs: entry.nowMs,
-              events: entry.events,
-            });
+          const entry = await this.#findForwarded(id);
+          if (entry === "lookup failed") {
+            // Not known yet: look again on the next pass (the command is not sent meanwhile).
+          } else if (entry !== undefined) {
+            return await this.#answeredFromJournal(entry, leader.epoch);
+          } else unsettledEpoch = undefined;
+        }
+        if (unsettledEpoch === undefined || leader.epoch === unsettledEpoch) {
+          const local = this.#options.local;
+          let outcome: Attempt<Event>;
+          if (local?.serves(leader)) outcome = attemptOfAnswer(await local.submit(command, id));
+          else {
+            body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
+            outcome = await this.#send(leader, body);
           }
-          unsettledEpoch = undefined;
-        }
-        const local = this.#options.local;
-        let outcome: Attempt<Event>;
-        if (local?.serves(leader)) outcome = attemptOfAnswer(await local.submit(command, id));
-        else {
-          body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
-          outcome = await this.#send(leader, body);
-        }
-        if (outcome.kind === "answered") return await this.#answered(outcome.result);
-        if (outcome.kind === "overloaded") throw new EngineOverloadedError("leader queueCommandsMax", 0);
-        if (outcome.kind === "unknown") {
-          if (unsettledEpoch === undefined || leader.epoch > unsettledEpoch) unsettledEpoch = leader.epoch;
+          if (outcome.kind === "answered") return await this.#answered(outcome.result);
+          // A full queue took nothing; unless an earlier attempt may still commit, nothing was done.
+          if (outcome.kind === "overloaded" && unsettledEpoch === undefined) {
+            throw new EngineOverloadedError("leader queueCommandsMax", 0);
+          }
+          if (outcome.kind === "unknown") unsettledEpoch = leader.epoch;
         }
       }
-      if (Date.now() >= deadline || this.#phase !== "running") {
-        this.stats.gaveUp += 1;
-        throw new EngineStoppedError(
-          `No engine leader answered within ${this.#failoverDeadlineMs} ms` +
-            (unsettledEpoch === undefined ? "; the command was not committed" : "; it may still commit"),
-        );
-      }
+      if (Date.now() >= deadline || this.#phase !== "running") return await this.#giveUp(id, unsettledEpoch);
       this.stats.retries += 1;
       await sleep(Math.min(20 * 2 ** Math.min(attempt, 4), 250));
     }
+  }
+
+  /**
+   * The deadline passed. A command no leader may hold was never applied: try again later. One that a
+   * leader took without answering is looked up in the journal: committed, that entry is the answer;
+   * missing while a later epoch leads, it never will be (nothing was done); missing while its epoch
+   * may still commit (a leader stuck on its database, paused), or when the lookup fails, nobody can
+   * say yet: an unknown outcome (the surfaces' 504/2001, reconcile before sending it again).
+   */
+  async #giveUp(id: string, unsettledEpoch: bigint | undefined): Promise<SubmitResult<Event>> {
+    const waited = `No engine leader answered within ${this.#failoverDeadlineMs} ms`;
+    if (unsettledEpoch !== undefined) {
+      // The epoch is read before the journal: a miss proves "never" only if the later epoch led first.
+      const leader = await this.#currentLeader(true);
+      const entry = await this.#findForwarded(id);
+      if (entry !== undefined && entry !== "lookup failed") {
+        return await this.#answeredFromJournal(entry, leader?.epoch ?? unsettledEpoch);
+      }
+      if (entry === "lookup failed" || leader === undefined || leader.epoch <= unsettledEpoch) {
+        this.stats.outcomeUnknown += 1;
+        throw new EngineOutcomeUnknownError(
+          `${waited}; the leader of epoch ${unsettledEpoch} took the command and may still commit it`,
+        );
+      }
+    }
+    this.stats.gaveUp += 1;
+    throw new EngineStoppedError(`${waited}; the command was not committed`);
+  }
+
+  /** The journal entry a forwarded command became; "lookup failed" when the database did not say. */
+  async #findForwarded(id: string): Promise<JournalEntry<Command, Event> | undefined | "lookup failed"> {
+    try {
+      return await this.#options.cluster.findForwarded<Command, Event>(id);
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, "could not look a forwarded command up in the journal");
+      return "lookup failed";
+    }
+  }
+
+  async #answeredFromJournal(
+    entry: JournalEntry<Command, Event>,
+    epoch: bigint,
+  ): Promise<SubmitResult<Event>> {
+    this.stats.settledFromJournal += 1;
+    this.#options.logger.info(
+      { sequence: entry.sequence, epoch },
+      "a command whose answer was lost with its leader is in the journal: answered from it",
+    );
+    return await this.#answered({
+      ok: true,
+      sequence: entry.sequence,
+      nowMs: entry.nowMs,
+      events: entry.events,
+    });
   }
 
   /** The cached leader, or the database's answer when `refresh` (after a failed attempt) or unknown. */

@@ -33,8 +33,21 @@ export interface MarketPriceMessage {
   readonly timestamp: string;
 }
 
-/** /socket/user-info: the session user's USDT balance. */
-export interface UserInfoMessage {
+// The three user channels (docs/realtime.md "User channels: snapshot and seq"). Each message
+// carries `seq`, the journal sequence of the state it shows, and `snapshot`. On every (re)connect
+// the first message is a snapshot: the whole state at `seq`, which replaces a client's view; then
+// come changes, one entity each, whose `seq` never goes backwards on one connection.
+
+/** What every message of the three user channels carries besides its data. */
+export interface UserChannelStamp {
+  /** The journal sequence of the state shown (as `seq` of GET /orderbook/book and the book deltas). */
+  readonly seq: number;
+  /** true: the whole state at `seq`, replacing the client's view; false: one entity's change. */
+  readonly snapshot: boolean;
+}
+
+/** The session user's USDT balance. */
+export interface UserBalance {
   readonly userId: string;
   readonly coinId: string;
   readonly symbol: string;
@@ -44,8 +57,14 @@ export interface UserInfoMessage {
   readonly timestamp: string;
 }
 
-/** /socket/user-positions: one position of the session user. */
-export interface UserPositionMessage {
+/**
+ * /socket/user-info: the balance is the channel's whole state, so its snapshot (the first message
+ * of a connection) has the same shape as a change, with `snapshot: true`.
+ */
+export interface UserInfoMessage extends UserBalance, UserChannelStamp {}
+
+/** One position of the session user. */
+export interface UserPosition {
   readonly userId: string;
   readonly positionId: string;
   readonly marketId: string;
@@ -60,8 +79,34 @@ export interface UserPositionMessage {
   readonly timestamp: string;
 }
 
-/** /socket/user-open-orders: one order of the session user, open or just finished. */
-export interface UserOrderMessage {
+/** /socket/user-positions: one position that changed. */
+export interface UserPositionMessage extends UserPosition, UserChannelStamp {
+  readonly snapshot: false;
+}
+
+/**
+ * The parts a snapshot of a list comes in: `part` 1 to `parts`, all with the same `seq`, sent one
+ * after the other before any change; the view is replaced once the last part is in.
+ */
+export interface UserSnapshotPart {
+  readonly snapshot: true;
+  readonly seq: number;
+  readonly part: number;
+  readonly parts: number;
+  readonly userId: string;
+  readonly timestamp: string;
+}
+
+/** /socket/user-positions: every position of the session user (in `marketId` when subscribed so). */
+export interface UserPositionsSnapshot extends UserSnapshotPart {
+  readonly marketId: string | null;
+  readonly positions: UserPosition[];
+}
+
+export type UserPositionsChannelMessage = UserPositionMessage | UserPositionsSnapshot;
+
+/** One order of the session user, open or just finished. */
+export interface UserOrder {
   readonly orderId: string;
   readonly clientOrderId: string | null;
   readonly userId: string;
@@ -81,6 +126,44 @@ export interface UserOrderMessage {
   readonly updatedAt: string;
   readonly expiresAt: string | null;
   readonly timestamp: string;
+}
+
+/** /socket/user-open-orders: one order that changed, including its last change (FILLED, …). */
+export interface UserOrderMessage extends UserOrder, UserChannelStamp {
+  readonly snapshot: false;
+}
+
+/** /socket/user-open-orders: every open order of the session user. */
+export interface UserOpenOrdersSnapshot extends UserSnapshotPart {
+  readonly orders: UserOrder[];
+}
+
+export type UserOpenOrdersChannelMessage = UserOrderMessage | UserOpenOrdersSnapshot;
+
+/**
+ * /socket/user-trades: one side of one trade of the session user, as it happens (DESIGN §9). A
+ * stream, not a state: no snapshot, no `snapshot` field. `seq` is the journal sequence of the
+ * command that made the trade (the trades of one command share it), so a balance or position
+ * message with a `seq` at least this one already shows the trade. A self-cross or both sides of a
+ * mint or merge of one user come as two messages, one per `role`.
+ */
+export interface UserTradeMessage {
+  readonly tradeId: string;
+  readonly orderId: string;
+  readonly clientOrderId: string | null;
+  readonly marketId: string;
+  readonly outcomeId: string;
+  readonly optionId: string;
+  readonly side: ChannelOrderSide;
+  /** In this side's option terms; an AMM or parimutuel fill's average price. */
+  readonly price: string;
+  readonly shares: string;
+  /** The fee this side paid, USDT. */
+  readonly fee: string;
+  /** MAKER: the resting order; TAKER: the incoming one (always TAKER against an AMM or a pool). */
+  readonly role: "MAKER" | "TAKER";
+  readonly time: string;
+  readonly seq: number;
 }
 
 // ---------------------------------------------------------------- public /ws/market (Polymarket)

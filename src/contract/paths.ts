@@ -41,6 +41,7 @@ export const socketPaths = {
   userInfo: "/socket/user-info",
   userPositions: "/socket/user-positions",
   userOpenOrders: "/socket/user-open-orders",
+  userTrades: "/socket/user-trades",
 } as const;
 
 /** The user channels also sign the session cookie (spec 000 "Which credentials each endpoint type needs"). */
@@ -48,4 +49,5 @@ export const userSocketPaths: ReadonlySet<string> = new Set([
   socketPaths.userInfo,
   socketPaths.userPositions,
   socketPaths.userOpenOrders,
+  socketPaths.userTrades,
 ]);

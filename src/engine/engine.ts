@@ -595,18 +595,28 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       { cause },
     );
     this.#failure = error;
-    const abandoned = [
-      ...this.#pipeline.flatMap((inFlight) => inFlight.batch),
-      ...this.#deciding,
-      ...this.#queue.drain(),
-    ];
+    // Only the batches handed to the store may be in the journal. The one whose commit failed learns
+    // the store's error as the cause (a surface tells "never written", such as a refused connection,
+    // from "may be written" by it); the batches behind it, or in flight when something else failed,
+    // may be in the journal whatever the cause. What was still queued or being decided never reached
+    // the store, and a waiting reader read nothing: for them nothing was done.
+    const [failing, ...behind] = this.#pipeline;
+    const mayBeWritten = new EngineFatalError(
+      "The engine stopped while this command's batch was being written",
+      { cause: new Error("the engine failed while this batch was in flight") },
+    );
+    for (const pending of failing?.batch ?? [])
+      pending.reject(failing?.error === cause ? error : mayBeWritten);
+    for (const pending of behind.flatMap((inFlight) => inFlight.batch)) pending.reject(mayBeWritten);
+    const notTaken = [...this.#deciding, ...this.#queue.drain()];
     this.#pipeline = [];
     this.#deciding = [];
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
-    for (const pending of abandoned) pending.reject(error);
+    const stopped = this.#stoppedError();
+    for (const pending of notTaken) pending.reject(stopped);
     void this.#snapshotWorker?.close();
-    for (const reader of readers) reader.reject(error);
+    for (const reader of readers) reader.reject(stopped);
     this.#onFatal(error);
   }
 }

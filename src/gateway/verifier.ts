@@ -29,7 +29,19 @@ export interface AppKeyRecord {
   readonly appKey: string;
   readonly appSecret: string;
   readonly partnerId: number;
+  /** The operator requires a signed `x-ca-nonce` on every request of this partner that is not a read. */
+  readonly signedNonceRequired?: boolean;
 }
+
+/** The refusal of a request that must sign a nonce and does not (spec 000's `unauthorized: ` style). */
+export const signedNonceMissingMessage = "unauthorized: Missing signed X-CA-NONCE header";
+
+/**
+ * Methods that only read (RFC 9110's safe methods): a replay of one places nothing, so they never
+ * need a nonce. A WebSocket upgrade is verified as a GET. POST is never a read here, even on the
+ * one route that reads through it (`/ordering/open-orders`): the gateway decides by method alone.
+ */
+const readMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export type AppKeyLookup<Key extends AppKeyRecord> = (appKey: string) => Promise<Key | undefined>;
 
@@ -140,7 +152,11 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   }
 
   // Only a nonce the partner signed can be held against it; an unsigned one could be forged.
-  if (listedNames.includes("x-ca-nonce")) {
+  const signsNonce = listedNames.includes("x-ca-nonce");
+  if (!signsNonce && appKey.signedNonceRequired === true && !readMethods.has(request.method.toUpperCase())) {
+    return refuse({ kind: "nonce_rejected", message: signedNonceMissingMessage });
+  }
+  if (signsNonce) {
     const nonce = headerText(request.headers, "x-ca-nonce") ?? "";
     if (nonce.length === 0 || nonce.length > nonceCharsMax) {
       return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
@@ -199,8 +215,9 @@ function refuse(rejection: GatewayRejection): { ok: false; rejection: GatewayRej
 /** `x-ca-signature-headers`: comma-separated names; HTTP header names are case-insensitive. */
 function parseSignatureHeaderList(value: string | undefined): string[] {
   if (value === undefined) return [];
-  // The common case, one name already in lower case, costs no splitting at all.
+  // The common cases (what the SDK signs), already in lower case, cost no splitting at all.
   if (value === "x-api-key") return ["x-api-key"];
+  if (value === "x-api-key,x-ca-nonce") return ["x-api-key", "x-ca-nonce"];
   const names: string[] = [];
   for (const part of value.split(",")) {
     const name = part.trim().toLowerCase();

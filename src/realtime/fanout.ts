@@ -95,6 +95,27 @@ export class Subscriber {
 
   /** Queues one text frame; returns false if the subscriber is gone or was just cut off. */
   send(payload: Buffer): boolean {
+    if (!this.#admits(payload)) return false;
+    this.socket.send(payload, { binary: false });
+    this.stats.messagesSent += 1;
+    return true;
+  }
+
+  /**
+   * Sends one message like `send` and resolves once ws has handed it to the TCP socket (false if
+   * it was not sent or the write failed). A big message sent in parts (a user channel's snapshot)
+   * waits for each part, so the parts together never count against wsBufferedBytesMax.
+   */
+  sendWritten(payload: Buffer): Promise<boolean> {
+    if (!this.#admits(payload)) return Promise.resolve(false);
+    this.stats.messagesSent += 1;
+    return new Promise((resolve) =>
+      this.socket.send(payload, { binary: false }, (error) => resolve(error === undefined || error === null)),
+    );
+  }
+
+  /** Whether one more message may be queued; cuts off a subscriber that is too far behind. */
+  #admits(payload: Buffer): boolean {
     if (!this.open) {
       this.stats.messagesDropped += 1;
       return false;
@@ -104,8 +125,6 @@ export class Subscriber {
       this.#cutOff(1);
       return false;
     }
-    this.socket.send(payload, { binary: false });
-    this.stats.messagesSent += 1;
     return true;
   }
 

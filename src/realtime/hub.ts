@@ -19,6 +19,7 @@ import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { summarizeBatch } from "./batch-summary.js";
 import { bookHash } from "./book-hash.js";
 import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
+import { conditionIdOf } from "./condition-ids.js";
 import {
   broadcast,
   closeCodes,
@@ -48,6 +49,8 @@ import { type UserChannel, UserFeeds, type UserSubscription } from "./user-feeds
 interface OutcomeFeed {
   readonly marketId: number;
   readonly outcomeId: number;
+  /** The `market` of every /ws/market event of this outcome, as GET /book names it. */
+  readonly conditionId: string;
   readonly assetIds: readonly [string, string];
   readonly optionIds: readonly [number, number];
   readonly tickUnits: number;
@@ -151,12 +154,14 @@ export class RealtimeHub {
    * The engine's state was replaced by a reloaded one (an API node's replica that fell behind the
    * journal archive): the batches in between never came, so every subscriber's view may be stale.
    * Every socket is closed with 1012 (clients reconnect and re-seed from snapshots: no subscriber
-   * sees a jump in `seq`), unpublished changes of the old state are dropped, and the books are
+   * sees a jump in `seq`; a user channel's client gets a fresh snapshot), unpublished changes of
+   * the old state are dropped (the user channels' order reads too), and the books are
    * read again from the new state, as at start, with the reload's sequence as their `prevSeq`.
    */
   #reseed(): void {
     if (this.#closed) return;
     for (const subscriber of this.#sockets) subscriber.close(closeCodes.serviceRestart, stateReloadedReason);
+    this.#userFeeds.reset();
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     this.#dirty.clear();
@@ -234,7 +239,7 @@ export class RealtimeHub {
       return encode(
         bookEvent({
           assetId,
-          marketId: market.marketId,
+          conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
           bids,
           asks,
           hash: bookHash(bids, asks),
@@ -249,7 +254,7 @@ export class RealtimeHub {
     return true;
   }
 
-  /** Registers a user channel and sends its current data (then every change). */
+  /** Registers a user channel and sends its snapshot (then every change). */
   addUserSubscription(subscription: UserSubscription): Promise<() => void> {
     return this.#userFeeds.add(subscription);
   }
@@ -286,7 +291,8 @@ export class RealtimeHub {
     for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.pendingTrades.push(trade);
     for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
     if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
-    for (const [userId, change] of users) this.#userFeeds.changed(state, userId, change, last.nowMs);
+    for (const [userId, change] of users)
+      this.#userFeeds.changed(state, userId, change, last.sequence, last.nowMs);
   }
 
   #newFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed {
@@ -298,6 +304,7 @@ export class RealtimeHub {
     return {
       marketId: market.marketId,
       outcomeId,
+      conditionId: conditionIdOf(market.marketId, outcomeId),
       assetIds: [state.options.get(yesId)!.assetId, state.options.get(noId)!.assetId],
       optionIds: [yesId, noId],
       tickUnits: market.tickUnits,
@@ -337,8 +344,8 @@ export class RealtimeHub {
       const payload = encode(
         newMarketEvent(
           {
-            marketId,
             outcomeId,
+            conditionId: feed.conditionId,
             question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
             assetIds: feed.assetIds,
             optionTitles: titles,
@@ -354,7 +361,7 @@ export class RealtimeHub {
             encode(
               bookEvent({
                 assetId,
-                marketId,
+                conditionId: feed.conditionId,
                 bids: [],
                 asks: [],
                 hash: bookHash([], []),
@@ -381,8 +388,8 @@ export class RealtimeHub {
       const payload = encode(
         marketResolvedEvent(
           {
-            marketId: market.marketId,
             outcomeId: outcome.outcomeId,
+            conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
             question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
             assetIds: [options[0]!.assetId, options[1]!.assetId],
             optionTitles: [options[0]!.title, options[1]!.title],
@@ -476,7 +483,7 @@ export class RealtimeHub {
           ),
         );
         assetBuilds[optionIndex].push(() =>
-          encode(priceChangeEvent(feed.marketId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
+          encode(priceChangeEvent(feed.conditionId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
         );
       }
     }
@@ -492,7 +499,7 @@ export class RealtimeHub {
           return encode(
             lastTradePriceEvent({
               assetId,
-              marketId: feed.marketId,
+              conditionId: feed.conditionId,
               price: formatAtoms(price),
               side: takerBoughtThis ? "BUY" : "SELL",
               size: formatAtoms(trade.shares),
@@ -515,7 +522,7 @@ export class RealtimeHub {
           return encode(
             bestBidAskEvent({
               assetId,
-              marketId: feed.marketId,
+              conditionId: feed.conditionId,
               bestBid: bid,
               bestAsk: ask,
               spread:

@@ -1,7 +1,8 @@
 // The wire shapes of every realtime message, built in one place (docs/realtime.md documents them).
 // Signed channels follow the current interface: ids as strings, decimals as strings, business
 // times ISO 8601 UTC at second precision. The public /ws/market follows Polymarket's market
-// channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string.
+// channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string, and `market`
+// the outcome's condition id, as GET /book and /markets name it.
 
 import type {
   BestBidAskEvent,
@@ -15,9 +16,14 @@ import type {
   PriceChangeEvent,
   PublicLevel,
   TickSizeChangeEvent,
+  UserBalance,
+  UserChannelStamp,
   UserInfoMessage,
-  UserOrderMessage,
-  UserPositionMessage,
+  UserOpenOrdersSnapshot,
+  UserOrder,
+  UserPosition,
+  UserPositionsSnapshot,
+  UserTradeMessage,
 } from "../contract/channels.js";
 import { isoSeconds } from "../contract/wire-format.js";
 
@@ -28,7 +34,7 @@ import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";
 import type { BalanceView, PositionView } from "../core/queries.js";
 import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
-import type { OrderRecord } from "../store/exchange-read-models.js";
+import type { OrderRecord, TradeRecord } from "../store/exchange-read-models.js";
 import type { LevelChange } from "./book-tracker.js";
 
 /** Serialized once per event and shared by every subscriber (text frames). */
@@ -100,8 +106,8 @@ export function marketPrice(fields: {
   };
 }
 
-/** /socket/user-info: the session user's USDT balance. */
-export function userInfo(userId: number, balance: BalanceView, timeMs: number): UserInfoMessage {
+/** The session user's USDT balance (/socket/user-info). */
+export function userBalance(userId: number, balance: BalanceView, timeMs: number): UserBalance {
   return {
     userId: String(userId),
     coinId: "2",
@@ -113,8 +119,70 @@ export function userInfo(userId: number, balance: BalanceView, timeMs: number): 
   };
 }
 
-/** /socket/user-positions: one position of the session user. */
-export function userPosition(position: PositionView, timeMs: number): UserPositionMessage {
+/** /socket/user-info: the balance is the whole state, so a snapshot has a change's shape. */
+export function userInfo(balance: UserBalance, seq: bigint, snapshot: boolean): UserInfoMessage {
+  return { ...balance, seq: Number(seq), snapshot };
+}
+
+/** One changed entity of /socket/user-positions or /socket/user-open-orders. */
+export function userChange<Entity extends object>(
+  entity: Entity,
+  seq: bigint,
+): Entity & UserChannelStamp & { readonly snapshot: false } {
+  return { ...entity, seq: Number(seq), snapshot: false };
+}
+
+/**
+ * Entities one snapshot part holds at most: 500 orders or positions are about 250 KB, well under
+ * wsBufferedBytesMax (1 MiB), and the parts go out one after another as the socket takes them.
+ */
+export const userSnapshotPartEntitiesMax = 500;
+
+/** A list in parts of at most userSnapshotPartEntitiesMax; an empty list is one empty part. */
+function snapshotParts<Entity>(entities: readonly Entity[]): Entity[][] {
+  const parts: Entity[][] = [];
+  for (let start = 0; start < entities.length; start += userSnapshotPartEntitiesMax)
+    parts.push(entities.slice(start, start + userSnapshotPartEntitiesMax));
+  return parts.length === 0 ? [[]] : parts;
+}
+
+/** /socket/user-positions: the snapshot, in parts. */
+export function userPositionsSnapshot(
+  fields: { userId: number; marketId: number | null; seq: bigint; timeMs: number },
+  positions: readonly UserPosition[],
+): UserPositionsSnapshot[] {
+  const parts = snapshotParts(positions);
+  return parts.map((entities, index) => ({
+    snapshot: true,
+    seq: Number(fields.seq),
+    part: index + 1,
+    parts: parts.length,
+    userId: String(fields.userId),
+    marketId: fields.marketId === null ? null : String(fields.marketId),
+    positions: entities,
+    timestamp: isoSeconds(fields.timeMs),
+  }));
+}
+
+/** /socket/user-open-orders: the snapshot, in parts. */
+export function userOpenOrdersSnapshot(
+  fields: { userId: number; seq: bigint; timeMs: number },
+  orders: readonly UserOrder[],
+): UserOpenOrdersSnapshot[] {
+  const parts = snapshotParts(orders);
+  return parts.map((entities, index) => ({
+    snapshot: true,
+    seq: Number(fields.seq),
+    part: index + 1,
+    parts: parts.length,
+    userId: String(fields.userId),
+    orders: entities,
+    timestamp: isoSeconds(fields.timeMs),
+  }));
+}
+
+/** One position of the session user (/socket/user-positions). */
+export function userPosition(position: PositionView, timeMs: number): UserPosition {
   return {
     userId: String(position.userId),
     positionId: String(position.positionId),
@@ -133,8 +201,8 @@ export function userPosition(position: PositionView, timeMs: number): UserPositi
 
 const atomsPerShare = 100_000_000n;
 
-/** /socket/user-open-orders: one order of the session user, open or just finished. */
-export function userOrder(order: OrderRecord, timeMs: number): UserOrderMessage {
+/** One order of the session user, open or just finished (/socket/user-open-orders). */
+export function userOrder(order: OrderRecord, timeMs: number): UserOrder {
   return {
     orderId: String(order.orderId),
     clientOrderId: order.clientOrderId,
@@ -159,11 +227,30 @@ export function userOrder(order: OrderRecord, timeMs: number): UserOrderMessage 
   };
 }
 
+/** One side of one of the session user's trades (/socket/user-trades); `seq` is its command's. */
+export function userTrade(trade: TradeRecord, clientOrderId: string | null, seq: bigint): UserTradeMessage {
+  return {
+    tradeId: String(trade.tradeId),
+    orderId: String(trade.orderId),
+    clientOrderId,
+    marketId: String(trade.marketId),
+    outcomeId: String(trade.outcomeId),
+    optionId: String(trade.optionId),
+    side: trade.side,
+    price: decimal(trade.price),
+    shares: decimal(trade.shares),
+    fee: decimal(trade.fee),
+    role: trade.role,
+    time: isoSeconds(trade.timeMs),
+    seq: Number(seq),
+  };
+}
+
 // ---------------------------------------------------------------- public /ws/market (Polymarket)
 
 export function bookEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   bids: PublicLevel[];
   asks: PublicLevel[];
   hash: string;
@@ -174,7 +261,7 @@ export function bookEvent(fields: {
   return {
     event_type: "book",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     bids: fields.bids,
     asks: fields.asks,
     hash: fields.hash,
@@ -185,13 +272,13 @@ export function bookEvent(fields: {
 }
 
 export function priceChangeEvent(
-  marketId: number,
+  conditionId: string,
   changes: PriceChangeEntry[],
   timeMs: number,
 ): PriceChangeEvent {
   return {
     event_type: "price_change",
-    market: String(marketId),
+    market: conditionId,
     price_changes: changes,
     timestamp: String(timeMs),
   };
@@ -199,7 +286,7 @@ export function priceChangeEvent(
 
 export function lastTradePriceEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   price: string;
   side: OrderSide;
   size: string;
@@ -210,7 +297,7 @@ export function lastTradePriceEvent(fields: {
   return {
     event_type: "last_trade_price",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     price: fields.price,
     side: fields.side,
     size: fields.size,
@@ -222,7 +309,7 @@ export function lastTradePriceEvent(fields: {
 
 export function bestBidAskEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   bestBid: string;
   bestAsk: string;
   spread: string;
@@ -231,7 +318,7 @@ export function bestBidAskEvent(fields: {
   return {
     event_type: "best_bid_ask",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     best_bid: fields.bestBid,
     best_ask: fields.bestAsk,
     spread: fields.spread,
@@ -241,7 +328,7 @@ export function bestBidAskEvent(fields: {
 
 export function tickSizeChangeEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   oldTickSize: string;
   newTickSize: string;
   timeMs: number;
@@ -249,7 +336,7 @@ export function tickSizeChangeEvent(fields: {
   return {
     event_type: "tick_size_change",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     old_tick_size: fields.oldTickSize,
     new_tick_size: fields.newTickSize,
     timestamp: String(fields.timeMs),
@@ -257,8 +344,9 @@ export function tickSizeChangeEvent(fields: {
 }
 
 export interface PublicOutcome {
-  readonly marketId: number;
   readonly outcomeId: number;
+  /** The outcome's condition id (condition-ids.ts): Polymarket's `market` is one binary condition. */
+  readonly conditionId: string;
   readonly question: string;
   readonly assetIds: readonly [string, string];
   readonly optionTitles: readonly [string, string];
@@ -272,7 +360,7 @@ export function newMarketEvent(
   return {
     event_type: "new_market",
     id: String(outcome.outcomeId),
-    market: String(outcome.marketId),
+    market: outcome.conditionId,
     question: outcome.question,
     assets_ids: [...outcome.assetIds],
     outcomes: [...outcome.optionTitles],
@@ -290,7 +378,7 @@ export function marketResolvedEvent(
   return {
     event_type: "market_resolved",
     id: String(outcome.outcomeId),
-    market: String(outcome.marketId),
+    market: outcome.conditionId,
     question: outcome.question,
     assets_ids: [...outcome.assetIds],
     outcomes: [...outcome.optionTitles],

@@ -21,6 +21,25 @@ export interface CreatedPartner {
   readonly webhookSecret: string;
 }
 
+/** A partner as the operator sees it (`GET`/`POST /admin/partners/{merchantId}`): no secrets. */
+export interface AdminPartner {
+  readonly merchantId: string;
+  readonly name: string;
+  readonly appKey: string;
+  /** 0 to 1, decimal string. */
+  readonly commissionRate: string;
+  readonly webhookUrl: string | null;
+  /** Requests other than GET, HEAD and OPTIONS must sign an `x-ca-nonce` (401/1401 otherwise). */
+  readonly signedNonceRequired: boolean;
+  /** ISO 8601 UTC. */
+  readonly createdAt: string;
+}
+
+/** The operator's changes to a partner; an absent field is left as it is. */
+export interface UpdatePartnerRequest {
+  readonly signedNonceRequired?: boolean;
+}
+
 export interface CreateMarketRequest {
   readonly title: string;
   readonly description?: string;
@@ -123,6 +142,19 @@ export interface AdminWithdrawal extends Withdrawal {
     readonly nonce: number | null;
     readonly broadcasts: number;
     readonly error: string | null;
+    /**
+     * Every transaction signed for it, oldest first: the first and each replacement at its nonce
+     * with higher fees (wei, decimal strings). PENDING may still be mined; of one nonce exactly one
+     * ends MINED and the others DEAD.
+     */
+    readonly transactions: readonly {
+      readonly txHash: string;
+      readonly nonce: number;
+      readonly state: "PENDING" | "MINED" | "DEAD";
+      readonly maxFeePerGas: string;
+      readonly maxPriorityFeePerGas: string;
+      readonly signedAt: string;
+    }[];
   } | null;
 }
 
@@ -196,6 +228,19 @@ export class PredexAdminClient {
 
   createPartner(body: { name?: string; commissionRate?: string | number; webhookUrl?: string } = {}) {
     return this.request<CreatedPartner>("POST", "/admin/partners", body);
+  }
+
+  getPartner(merchantId: string | number): Promise<AdminPartner> {
+    return this.request<AdminPartner>("GET", `/admin/partners/${encodeURIComponent(String(merchantId))}`);
+  }
+
+  /** E.g. `{signedNonceRequired: true}`: the partner's mutating requests must then sign a nonce. */
+  updatePartner(merchantId: string | number, body: UpdatePartnerRequest): Promise<AdminPartner> {
+    return this.request<AdminPartner>(
+      "POST",
+      `/admin/partners/${encodeURIComponent(String(merchantId))}`,
+      body,
+    );
   }
 
   createCategory(body: CreateCategoryRequest): Promise<AdminCategory> {

@@ -11,14 +11,24 @@ export type {
   NewMarketEvent,
   PriceChangeEvent,
   TickSizeChangeEvent,
+  UserBalance,
+  UserChannelStamp,
   UserInfoMessage,
+  UserOpenOrdersChannelMessage,
+  UserOpenOrdersSnapshot,
+  UserOrder,
   UserOrderMessage,
+  UserPosition,
   UserPositionMessage,
+  UserPositionsChannelMessage,
+  UserPositionsSnapshot,
+  UserTradeMessage,
 } from "../contract/channels.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
   type AdminClientOptions,
+  type AdminPartner,
   type AdminWithdrawal,
   type AdminWithdrawalsQuery,
   type CreateCategoryRequest,
@@ -28,6 +38,7 @@ export {
   type DepositRequest,
   PredexAdminClient,
   type UpdateCategoryRequest,
+  type UpdatePartnerRequest,
 } from "./admin-client.js";
 export {
   type AccountHistoryRequest,
@@ -35,6 +46,7 @@ export {
   type BookRequest,
   type CategoryTreeRequest,
   defaultRetryPolicy,
+  defaultTimeoutMs,
   type MarketListRequest,
   type OpenOrdersQuery,
   type PagedResult,
@@ -45,7 +57,14 @@ export {
   type TradesQuery,
   type WalletHistoryRequest,
 } from "./client.js";
-export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
+export {
+  GatewayError,
+  NetworkError,
+  PredexApiError,
+  PredexError,
+  PredexNothingDoneError,
+  PredexOutcomeUnknownError,
+} from "./errors.js";
 export { type GatewayCredentials, type QueryParams, signRequest, signWebSocketUpgrade } from "./signer.js";
 export {
   BookSubscription,
@@ -56,4 +75,13 @@ export {
   MarketSocket,
   type SdkLogger,
   SignedSocket,
+  UserBalanceSubscription,
+  UserOpenOrdersSubscription,
+  UserPositionsSubscription,
+  type UserPositionsSubscriptionOptions,
+  type UserSubscriptionOptions,
+  type UserSubscriptionState,
+  type UserTradesState,
+  UserTradesSubscription,
+  type UserTradesSubscriptionOptions,
 } from "./ws/index.js";

@@ -14,6 +14,7 @@ import type { CategoryStore } from "../store/categories.js";
 import type { ChainStore } from "../store/chain-store.js";
 import type { ConsoleQueries } from "../store/console-queries.js";
 import type { DepositAddressStore } from "../store/deposit-addresses.js";
+import type { DepositKeyRegistry } from "../store/deposit-key-registry.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { NonceStore } from "../store/gateway-nonces.js";
 import type { IdentityStore } from "../store/identity.js";
@@ -68,6 +69,11 @@ export interface PlatformStores {
   /** Markets a commit touched, undefined for "any" (the catalogue drops its cached views of them). */
   onMarketsChanged(listener: (marketIds: ReadonlySet<number> | undefined) => void): void;
   readonly depositAddresses: DepositAddressStore;
+  /**
+   * The deposit key the database is bound to, on PostgreSQL (several nodes must agree on it);
+   * undefined on SQLite, whose one process keeps its key beside the file.
+   */
+  readonly depositKeyRegistry: DepositKeyRegistry | undefined;
   /** The gateway's durable nonces for its window (src/gateway/verifier.ts). */
   readonly gatewayNonces: NonceStore;
   /** A rate-limit store every API node shares (PostgreSQL); undefined: each process counts alone. */
@@ -99,6 +105,7 @@ export function openSqlitePlatformStores(
     marketCatalog: marketCatalog.store,
     onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
     depositAddresses: createSqliteDepositAddressStore(db),
+    depositKeyRegistry: undefined,
     gatewayNonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs: options.nowMs }),
     sharedRateLimitStores: undefined,
     operations: createSqliteOperationsQueries(db),

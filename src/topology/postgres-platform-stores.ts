@@ -27,7 +27,10 @@ import { openPostgresCategoryStore } from "../store/postgres/categories.js";
 import { openPostgresChainStore } from "../store/postgres/chain-store.js";
 import { openPostgresConsoleQueries } from "../store/postgres/console-queries.js";
 import { openPostgresPool, type PostgresPool } from "../store/postgres/database.js";
-import { openPostgresDepositAddressStore } from "../store/postgres/deposit-addresses.js";
+import {
+  openPostgresDepositAddressStore,
+  openPostgresDepositKeyRegistry,
+} from "../store/postgres/deposit-addresses.js";
 import { openPostgresEngineCluster } from "../store/postgres/engine-cluster.js";
 import { applyPostgresExchangeMigrations } from "../store/postgres/exchange-projectors.js";
 import { openPostgresExchangeReadModels } from "../store/postgres/exchange-read-models.js";
@@ -101,6 +104,7 @@ export async function openPostgresPlatformStores(
       marketCatalog: marketCatalog.store,
       onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
       depositAddresses: await openPostgresDepositAddressStore(pool),
+      depositKeyRegistry: await openPostgresDepositKeyRegistry(pool),
       gatewayNonces: await openPostgresGatewayNonceStore(pool, {
         windowMs: nonceWindowMs,
         nowMs: options.nowMs,

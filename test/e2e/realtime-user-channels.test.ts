@@ -1,5 +1,5 @@
-// The user channels send the session's own balance, positions and orders at connect and on every
-// change; /socket/market-price sends option prices when they move. A revoked or expired session,
+// The user channels send the session's own balance, positions and orders at connect (a snapshot,
+// stamped with `seq`) and on every change; /socket/market-price sends option prices when they move. A revoked or expired session,
 // found by the periodic check or before a send, closes the socket with 1011 `upstream unavailable`.
 
 import assert from "node:assert/strict";
@@ -48,12 +48,17 @@ describe("user channels", () => {
       "available",
       "coinId",
       "frozen",
+      "seq",
+      "snapshot",
       "symbol",
       "timestamp",
       "total",
       "userId",
     ]);
     assert.equal(received[0]!.userId, userId);
+    // The first message of a connection is the snapshot: the balance is the channel's whole state.
+    assert.equal(received[0]!.snapshot, true);
+    assert.equal(typeof received[0]!.seq, "number");
     assert.match(String(received[0]!.timestamp), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     await client.createOrder({
       marketId: market.marketId,
@@ -67,6 +72,9 @@ describe("user channels", () => {
     await waitFor(
       (message) => message.available === "460" && message.frozen === "40" && message.total === "500",
     );
+    const change = received.find((message) => message.available === "460")!;
+    assert.equal(change.snapshot, false);
+    assert.ok((change.seq as number) > (received[0]!.seq as number), "the order came after the snapshot");
     socket.stop();
   });
 
@@ -91,9 +99,16 @@ describe("user channels", () => {
       limitPrice: 0.45,
       shares: 10,
     });
+    // Each channel starts with its snapshot: nothing open, no position yet.
+    const ordersSnapshot = await orderMessages.next((message) => message.snapshot === true);
+    assert.deepEqual(ordersSnapshot.orders, []);
+    const positionsSnapshot = await positionMessages.next((message) => message.snapshot === true);
+    assert.deepEqual([positionsSnapshot.positions, positionsSnapshot.marketId], [[], market.marketId]);
     const open = await orderMessages.next((message) => message.orderId === resting.orderId);
     assert.equal(open.status, "OPEN");
     assert.equal(open.limitPrice, "0.45");
+    assert.equal(open.snapshot, false);
+    assert.ok((open.seq as number) > (ordersSnapshot.seq as number));
     // The seller buys No at 0.55: a mint against the resting Yes bid.
     await seller.client.createOrder({
       marketId: market.marketId,
@@ -120,7 +135,7 @@ describe("user channels", () => {
     positions.socket!.close();
   });
 
-  it("/socket/user-open-orders lists the open orders at connect", async () => {
+  it("/socket/user-open-orders lists the open orders at connect, in one snapshot", async () => {
     const trader = await platform.fundedUser("1000");
     const order = await trader.client.createOrder({
       marketId: market.marketId,
@@ -135,8 +150,13 @@ describe("user channels", () => {
       cookie: trader.client.sessionCookie!,
     });
     const first = await opened.inbox!.next();
-    assert.equal(first.orderId, order.orderId);
-    assert.equal(first.status, "OPEN");
+    assert.equal(first.snapshot, true);
+    assert.deepEqual([first.part, first.parts, first.userId], [1, 1, trader.userId]);
+    const orders = first.orders as Record<string, unknown>[];
+    assert.deepEqual(
+      orders.map((open) => [open.orderId, open.status]),
+      [[order.orderId, "OPEN"]],
+    );
     opened.socket!.close();
   });
 });

@@ -19,9 +19,11 @@ import { trackRouteMethods } from "../shared/method-not-allowed.js";
 import { declareQueryErrors } from "../shared/query-error-docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { adminSecurity, adminSecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { createAdminGuard } from "./authentication.js";
 import { createAdminHostCheck } from "./host-check.js";
+import { probePaths } from "./routes/health.js";
 
 export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Promise<TypeBoxApp> {
   const app = Fastify({
@@ -49,6 +51,10 @@ export async function buildAdminApp(deps: PlatformDeps, adminToken: string): Pro
   await registerDocs(app, {
     title: "predex operator API",
     description: "Bearer `PREDEX_ADMIN_TOKEN`. Bound to 127.0.0.1 by default.",
+    securitySchemes: adminSecuritySchemes,
+    // The guard lets the probes through without the token (authentication.ts), and only them.
+    securityOf: (route) => (probePaths.has(route.url) ? [{}] : adminSecurity),
+    serverDescription: "the operator API (PREDEX_ADMIN_PORT, loopback by default)",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   await registerConsolePage(app, "desk");

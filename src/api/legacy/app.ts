@@ -13,8 +13,10 @@ import { registerDocs } from "../shared/docs.js";
 import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
 import { listenerServerOptions } from "../shared/listener-limits.js";
 import { trackRouteMethods } from "../shared/method-not-allowed.js";
+import { hookSecurity } from "../shared/openapi-operations.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { legacySecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installLegacyCallerHooks } from "./authentication.js";
 import {
@@ -94,6 +96,10 @@ export async function buildLegacyApp(
   await registerDocs(app, {
     title: "predex legacy API",
     description: "The earlier interface: RSA-signed authorize, then a JWT bearer token.",
+    securitySchemes: legacySecuritySchemes,
+    // Each route's own preValidation authenticates it (authentication.ts marks them).
+    securityOf: hookSecurity,
+    serverDescription: "`{legacy_base_url}`: the earlier interface",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;

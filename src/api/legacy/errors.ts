@@ -308,7 +308,12 @@ export function handleLegacyError(
   if (tryAgainLater !== undefined) {
     noteTryAgainLater(request.server, tryAgainLater);
     reply.header("retry-after", String(tryAgainLater.retryAfterSeconds));
-    return sendLegacyError(reply, legacyErrors.unavailable);
+    // Spec 001 has one status for both, 503; the message tells them apart: nothing was done, or
+    // (as when the 30 s request timeout ends a request) the outcome is unknown.
+    return sendLegacyError(
+      reply,
+      tryAgainLater.outcome === "unknown" ? legacyErrors.requestTimeout : legacyErrors.unavailable,
+    );
   }
   request.log.error({ err: error }, "unhandled error on the legacy surface");
   return sendLegacyError(reply, legacyErrors.internal);

@@ -9,9 +9,11 @@ import { registerDocs } from "../shared/docs.js";
 import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
 import { listenerServerOptions } from "../shared/listener-limits.js";
 import { trackRouteMethods } from "../shared/method-not-allowed.js";
+import { allOf, hookSecurity } from "../shared/openapi-operations.js";
 import { declareQueryErrors } from "../shared/query-error-docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { gatewaySecurity, gatewaySecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
 import { bodyBytesMax, handlePartnerError, partnerClientError, partnerNotFoundHandler } from "./errors.js";
@@ -51,6 +53,10 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
     title: "predex partner API (signed gateway)",
     description:
       "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie. The string-to-sign carries the query decoded, so a query key or value may not contain `&` or `=`, even percent-encoded: such a query is refused before its signature is checked (400, text/plain `Query deserialize error: …`).",
+    securitySchemes: gatewaySecuritySchemes,
+    // The gateway checks every route; requireSession adds the cookie where it is used.
+    securityOf: (route) => allOf(gatewaySecurity, hookSecurity(route)),
+    serverDescription: "`{base_url}`: the signed gateway (REST, and the `/socket/*` channels)",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;

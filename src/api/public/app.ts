@@ -46,8 +46,10 @@ export async function buildPublicApp(
     title: "predex public market data",
     description:
       "No credentials: price history, the public market WebSocket, and Polymarket-compatible CLOB reads (/book, /price, /midpoint, /markets, …).",
+    serverDescription: "`{public_ws_base_url}`: public market data, no credentials",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
-  await registerConsolePage(app, "market");
+  // A browser gets the market pages at `/`; a Polymarket client's health check gets "OK".
+  await registerConsolePage(app, "market", undefined, { healthCheckForApiClients: true });
   return app;
 }

@@ -1,5 +1,6 @@
 // The SDK's WebSocket clients: signed channels (SignedSocket), a live local book
-// (BookSubscription) and the public market channel (MarketSocket).
+// (BookSubscription), live views of the user channels (User*Subscription), the user's fills
+// (UserTradesSubscription) and the public market channel (MarketSocket).
 
 export { type BackoffPolicy, defaultBackoffPolicy, type SdkLogger, silentLogger } from "./backoff.js";
 export {
@@ -15,3 +16,18 @@ export {
   type MarketSocketState,
 } from "./market-socket.js";
 export { HandshakeError, SignedSocket, type SignedSocketOptions, type SocketState } from "./signed-socket.js";
+export {
+  UserBalanceSubscription,
+  UserOpenOrdersSubscription,
+  UserPositionsSubscription,
+  type UserPositionsSubscriptionOptions,
+  type UserSubscriptionOptions,
+  type UserSubscriptionState,
+} from "./user-subscription.js";
+export {
+  catchUpPageSize,
+  catchUpPagesMax,
+  type UserTradesState,
+  UserTradesSubscription,
+  type UserTradesSubscriptionOptions,
+} from "./user-trades-subscription.js";

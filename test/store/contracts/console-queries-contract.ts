@@ -160,14 +160,43 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
     open = undefined;
   });
 
-  it("answers an option's recent trades newest first, in that option's terms", async () => {
+  it("answers an option's recent trades newest first, in that option's terms and the taker's own", async () => {
     const { store, seed } = await start();
     await seedTrades(seed);
+    const taker = (optionId: number, side: "BUY" | "SELL", price: bigint) => ({ optionId, side, price });
     assert.deepEqual(await store.recentTrades(101, 10), [
-      { tradeId: 4, price: 55_000_000n, shares: 4n * unit, takerSide: "BUY", timeMs: nowMs + 40 },
-      { tradeId: 3, price: 65_000_000n, shares: 3n * unit, takerSide: "SELL", timeMs: nowMs + 20 },
-      { tradeId: 2, price: 70_000_000n, shares: 2n * unit, takerSide: "SELL", timeMs: nowMs + 20 },
-      { tradeId: 1, price: 60_000_000n, shares: 1n * unit, takerSide: "BUY", timeMs: nowMs + 10 },
+      {
+        tradeId: 4,
+        price: 55_000_000n,
+        shares: 4n * unit,
+        takerSide: "BUY",
+        timeMs: nowMs + 40,
+        taker: taker(102, "SELL", 45_000_000n),
+      },
+      {
+        tradeId: 3,
+        price: 65_000_000n,
+        shares: 3n * unit,
+        takerSide: "SELL",
+        timeMs: nowMs + 20,
+        taker: taker(101, "SELL", 65_000_000n),
+      },
+      {
+        tradeId: 2,
+        price: 70_000_000n,
+        shares: 2n * unit,
+        takerSide: "SELL",
+        timeMs: nowMs + 20,
+        taker: taker(102, "BUY", 30_000_000n),
+      },
+      {
+        tradeId: 1,
+        price: 60_000_000n,
+        shares: 1n * unit,
+        takerSide: "BUY",
+        timeMs: nowMs + 10,
+        taker: taker(101, "BUY", 60_000_000n),
+      },
     ]);
     assert.deepEqual(
       (await store.recentTrades(102, 2)).map((trade) => [trade.tradeId, trade.price, trade.takerSide]),
@@ -192,6 +221,7 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
         appKey: "key-initech",
         commissionRateBps: 30,
         webhookUrl: null,
+        signedNonceRequired: false,
         createdAtMs: nowMs + 3,
         userCount: 0,
       },
@@ -201,6 +231,7 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
         appKey: "key-globex",
         commissionRateBps: 20,
         webhookUrl: "https://globex.example/hook",
+        signedNonceRequired: false,
         createdAtMs: nowMs + 2,
         userCount: 2,
       },

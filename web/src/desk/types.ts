@@ -89,6 +89,8 @@ export interface Partner {
   readonly appKey: string;
   readonly commissionRate: string;
   readonly webhookUrl: string | null;
+  /** Requests other than GET, HEAD and OPTIONS must sign an x-ca-nonce. */
+  readonly signedNonceRequired: boolean;
   readonly userCount: number;
   readonly createdAt: string;
 }

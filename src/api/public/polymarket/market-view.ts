@@ -5,15 +5,15 @@
 import { defaultMarketLogoUrl } from "../../../catalog/market-detail.js";
 import { isoSeconds } from "../../../contract/wire-format.js";
 import { type ExchangeState, poolMarketView } from "../../../core/exchange.js";
-import type { Outcome } from "../../../core/market.js";
+import type { Market as CoreMarket, Outcome } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
 import { lotsToShares, priceUnitsToAtoms } from "../../../core/units.js";
+import { type ConditionIndex, conditionIdOf, questionIdOf } from "../../../realtime/condition-ids.js";
 import { optionPriceAtoms, yesPriceAtoms } from "../../../realtime/option-price.js";
 import type { CatalogMarket } from "../../../store/exchange-read-models.js";
 import { catalogDetailsOf } from "../../../store/market-details.js";
-import { conditionIdOf, questionIdOf } from "./condition-ids.js";
 import { baseFeeBpsOf } from "./market-parameters.js";
-import type { Market } from "./schemas.js";
+import type { Market, SimplifiedMarket } from "./schemas.js";
 
 /** What the state says about one listed outcome, copied out of the read. */
 export interface ListedOutcome {
@@ -42,6 +42,40 @@ export function publishedOutcomes(state: Readonly<ExchangeState>): Outcome[] {
     for (const outcomeId of market.outcomeIds) outcomes.push(state.outcomes.get(outcomeId)!);
   }
   return outcomes;
+}
+
+/**
+ * Polymarket's "sampling" markets are the live ones a maker can quote on for liquidity rewards.
+ * predex pays no rewards, so they are the outcomes a maker can quote on now: an order book whose
+ * market accepts orders (docs/decisions.md, "Polymarket-compatible public reads").
+ */
+export function samplingOutcomes(state: Readonly<ExchangeState>): Outcome[] {
+  return publishedOutcomes(state).filter((outcome) => {
+    const market = state.markets.get(outcome.marketId)!;
+    return market.status === "open" && market.modelType === "orderbook";
+  });
+}
+
+/** The outcome a condition id names, once its market is published; undefined otherwise. */
+export function publishedOutcomeOf(
+  state: Readonly<ExchangeState>,
+  conditions: ConditionIndex,
+  conditionId: string,
+): Outcome | undefined {
+  const outcomeId = conditions.outcomeIdOf(state, conditionId);
+  const outcome = outcomeId === undefined ? undefined : state.outcomes.get(outcomeId);
+  if (outcome === undefined || state.markets.get(outcome.marketId)?.status === "draft") return undefined;
+  return outcome;
+}
+
+/** The question of one binary outcome: the same one /ws/market's new_market event gives. */
+export function questionOf(market: Readonly<CoreMarket>, outcome: Readonly<Outcome>): string {
+  return market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`;
+}
+
+/** The market's logo (the catalogue's, or the default one): the `icon` and `image` of its objects. */
+export function marketImageOf(catalog: CatalogMarket | undefined): string {
+  return catalogDetailsOf(catalog?.details ?? null).marketLogo ?? defaultMarketLogoUrl;
 }
 
 /**
@@ -75,8 +109,7 @@ export function listedOutcome(state: Readonly<ExchangeState>, outcome: Outcome):
     marketId: market.marketId,
     outcomeId: outcome.outcomeId,
     conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
-    // The same question /ws/market's new_market event gives.
-    question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
+    question: questionOf(market, outcome),
     modelType: market.modelType,
     status: market.status,
     tickSize: Number(formatAtoms(priceUnitsToAtoms(market.tickUnits))),
@@ -89,7 +122,8 @@ export function listedOutcome(state: Readonly<ExchangeState>, outcome: Outcome):
   };
 }
 
-function slugOf(question: string, outcomeId: number): string {
+/** The market object's `market_slug`, also the `slug` of its trade events. */
+export function slugOf(question: string, outcomeId: number): string {
   const words = question
     .toLowerCase()
     .normalize("NFKD")
@@ -99,9 +133,26 @@ function slugOf(question: string, outcomeId: number): string {
   return words === "" ? `outcome-${outcomeId}` : `${words}-${outcomeId}`;
 }
 
+/** No liquidity rewards are paid on predex: no rates, no size or spread to qualify. */
+const noRewards = () => ({ rates: null, min_size: 0, max_spread: 0 });
+
+/** Polymarket's SimplifiedMarket: the live fields of the market object, without the catalogue's text. */
+export function simplifiedMarketObject(live: ListedOutcome): SimplifiedMarket {
+  const open = live.status === "open";
+  return {
+    condition_id: live.conditionId,
+    rewards: noRewards(),
+    tokens: live.tokens.map((token) => ({ ...token })),
+    active: live.status !== "void",
+    closed: !open,
+    archived: false,
+    accepting_orders: open,
+  };
+}
+
 export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undefined): Market {
   const details = catalogDetailsOf(catalog?.details ?? null);
-  const image = details.marketLogo ?? defaultMarketLogoUrl;
+  const image = marketImageOf(catalog);
   const open = live.status === "open";
   return {
     enable_order_book: live.modelType === "orderbook",
@@ -129,7 +180,7 @@ export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undef
     neg_risk_request_id: "",
     icon: image,
     image,
-    rewards: { rates: null, min_size: 0, max_spread: 0 },
+    rewards: noRewards(),
     is_50_50_outcome: false,
     tokens: live.tokens.map((token) => ({ ...token })),
     tags: (catalog?.tags ?? "")

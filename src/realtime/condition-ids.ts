@@ -1,10 +1,11 @@
 // Polymarket names a binary market (a "condition") by a 0x-prefixed 32-byte id. predex's binary unit
-// is the outcome, so each outcome gets one, derived from its market and outcome ids alone: nothing
-// is stored, ids never change after creation, and a replayed journal allocates the same ids, so the
-// condition id is stable across restarts (docs/decisions.md, "Polymarket-compatible public reads").
+// is the outcome, so each outcome gets one: the `market` of /book, /markets and every /ws/market
+// event. It is derived from its market and outcome ids alone: nothing is stored, ids never change
+// after creation, and a replayed journal allocates the same ids, so the condition id is stable
+// across restarts (docs/decisions.md, "Polymarket-compatible public reads").
 
 import { createHash } from "node:crypto";
-import type { ExchangeState } from "../../../core/exchange.js";
+import type { ExchangeState } from "../core/exchange.js";
 
 const conditionIdPattern = /^0x[0-9a-f]{64}$/;
 
