@@ -15,6 +15,17 @@ export interface ListenerConfig {
   readonly baseUrl?: string;
 }
 
+/** Bounds every listener applies to what it receives (src/api/shared/listener-limits.ts). */
+export interface ListenerLimits {
+  /** Time a client has to send a whole request, headers and body (PREDEX_REQUEST_TIMEOUT_MS). */
+  readonly requestReceiveMsMax: number;
+  /**
+   * Connections the kernel may hold for a listener before the process accepts them
+   * (PREDEX_LISTEN_BACKLOG); the kernel caps it at net.core.somaxconn.
+   */
+  readonly listenBacklogConnections: number;
+}
+
 export interface TlsConfig {
   readonly certFile: string;
   readonly keyFile: string;
@@ -31,6 +42,12 @@ export interface PlatformConfig {
   readonly public: ListenerConfig;
   readonly legacy: ListenerConfig;
   readonly admin: ListenerConfig;
+  /**
+   * Host names the admin listener answers besides loopback names and IP addresses
+   * (PREDEX_ADMIN_ALLOWED_HOSTS, comma-separated; lowercase, without a trailing dot).
+   */
+  readonly adminAllowedHosts: readonly string[];
+  readonly listenerLimits: ListenerLimits;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
   /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/cli/master-key.ts. */
@@ -50,6 +67,14 @@ export interface PlatformConfig {
 }
 
 export const defaultSessionTtlSeconds = 86_400;
+/** Spec 001's request timeout, and long enough for a 1 MiB body at about 35 kB/s. */
+export const defaultRequestReceiveMsMax = 30_000;
+/**
+ * Linux's default net.core.somaxconn since 5.4: a burst of a few thousand connections waits in the
+ * kernel and is answered (502/2002 when the engine is full), where Node's default of 511 let the
+ * kernel drop and reset the excess.
+ */
+export const defaultListenBacklogConnections = 4_096;
 export const defaultMailFrom = "predex <no-reply@predex.local>";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -84,6 +109,15 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
       host: text(env, "PREDEX_ADMIN_HOST") ?? "127.0.0.1",
       port: port(env, "PREDEX_ADMIN_PORT", 8083),
       ...baseUrl(env, "PREDEX_ADMIN_BASE_URL"),
+    },
+    adminAllowedHosts: hostNames(env, "PREDEX_ADMIN_ALLOWED_HOSTS"),
+    listenerLimits: {
+      requestReceiveMsMax: positiveInteger(env, "PREDEX_REQUEST_TIMEOUT_MS", defaultRequestReceiveMsMax),
+      listenBacklogConnections: positiveInteger(
+        env,
+        "PREDEX_LISTEN_BACKLOG",
+        defaultListenBacklogConnections,
+      ),
     },
     adminToken: text(env, "PREDEX_ADMIN_TOKEN"),
     masterKey: masterKey(env),
@@ -131,6 +165,24 @@ function positiveInteger(env: Environment, name: string, fallback: number): numb
   if (value === undefined) return fallback;
   if (!/^[1-9]\d*$/.test(value)) throw new ConfigError(`${name} must be a positive integer`);
   return Number(value);
+}
+
+/** A comma-separated list of DNS names (no scheme, port or path), normalized to lowercase. */
+function hostNames(env: Environment, name: string): string[] {
+  const value = text(env, name);
+  if (value === undefined) return [];
+  const names = value
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, ""))
+    .filter((entry) => entry !== "");
+  for (const entry of names) {
+    if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(entry)) {
+      throw new ConfigError(
+        `${name} must list host names separated by commas (no scheme, port or path): ${entry}`,
+      );
+    }
+  }
+  return names;
 }
 
 function logLevel(env: Environment): LogLevel {

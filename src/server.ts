@@ -314,11 +314,12 @@ export async function startPlatform(
   };
   try {
     const scheme = https === undefined ? "http" : "https";
+    const backlog = config.listenerLimits.listenBacklogConnections;
     const addresses = {
-      gateway: await listen(apps.gateway, config.gateway, scheme),
-      public: await listen(apps.public, config.public, scheme),
-      legacy: await listen(apps.legacy, config.legacy, scheme),
-      admin: await listen(apps.admin, config.admin, "http"),
+      gateway: await listen(apps.gateway, config.gateway, scheme, backlog),
+      public: await listen(apps.public, config.public, scheme, backlog),
+      legacy: await listen(apps.legacy, config.legacy, scheme, backlog),
+      admin: await listen(apps.admin, config.admin, "http", backlog),
     };
     return {
       addresses,
@@ -339,8 +340,14 @@ export async function startPlatform(
   }
 }
 
-async function listen(app: TypeBoxApp, listener: ListenerConfig, scheme: "http" | "https"): Promise<string> {
-  await app.listen({ host: listener.host, port: listener.port });
+async function listen(
+  app: TypeBoxApp,
+  listener: ListenerConfig,
+  scheme: "http" | "https",
+  backlog: number,
+): Promise<string> {
+  // A burst beyond the backlog is dropped and reset by the kernel before the engine can refuse it.
+  await app.listen({ host: listener.host, port: listener.port, backlog });
   const { address, port } = app.server.address() as AddressInfo;
   const host = address.includes(":") ? `[${address}]` : address;
   const bound = `${scheme}://${host}:${port}`;

@@ -13,6 +13,8 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.sessionTtlSeconds, 86_400);
     assert.ok(config.dataDir.endsWith("/data"));
     assert.equal(config.adminToken, undefined);
+    assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 30_000, listenBacklogConnections: 4_096 });
+    assert.deepEqual(config.adminAllowedHosts, []);
   });
 
   it("honours every variable, port 0 included", () => {
@@ -29,6 +31,9 @@ describe("configuration from PREDEX_* variables", () => {
       PREDEX_SESSION_TTL_SECONDS: "60",
       PREDEX_LOG_LEVEL: "debug",
       PREDEX_DATABASE_URL: "postgres://db/predex",
+      PREDEX_REQUEST_TIMEOUT_MS: "5000",
+      PREDEX_LISTEN_BACKLOG: "8192",
+      PREDEX_ADMIN_ALLOWED_HOSTS: " Admin.Internal., ops.example ,",
     });
     assert.equal(config.dataDir, "/tmp/x");
     assert.deepEqual(config.gateway, { host: "0.0.0.0", port: 0 });
@@ -38,6 +43,8 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.sessionTtlSeconds, 60);
     assert.equal(config.logLevel, "debug");
     assert.equal(config.databaseUrl, "postgres://db/predex");
+    assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 5_000, listenBacklogConnections: 8_192 });
+    assert.deepEqual(config.adminAllowedHosts, ["admin.internal", "ops.example"]);
   });
 
   it("takes each listener's public base URL for its OpenAPI servers, without a trailing slash", () => {
@@ -75,5 +82,10 @@ describe("configuration from PREDEX_* variables", () => {
     assert.throws(() => loadConfig({ PREDEX_MASTER_KEY: "short" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_LOG_LEVEL: "loud" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_TLS_CERT_FILE: "/c" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_REQUEST_TIMEOUT_MS: "0" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_LISTEN_BACKLOG: "-1" }), ConfigError);
+    for (const hosts of ["https://admin.example", "admin.example:8083", "admin example", "a/b"]) {
+      assert.throws(() => loadConfig({ PREDEX_ADMIN_ALLOWED_HOSTS: hosts }), ConfigError, hosts);
+    }
   });
 });

@@ -18,7 +18,7 @@ export interface Realtime {
 
 export async function startRealtime(
   deps: PlatformDeps,
-  servers: { readonly public: Pick<Server, "on"> },
+  servers: { readonly public: Server },
   overrides: Partial<RealtimeLimits> = {},
 ): Promise<Realtime> {
   const limits = realtimeLimits(overrides);

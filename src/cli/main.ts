@@ -48,6 +48,14 @@ PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_K
 PREDEX_JOURNAL_ARCHIVE_DIR; PREDEX_BASE_URL, PREDEX_PUBLIC_BASE_URL, PREDEX_LEGACY_BASE_URL,
 PREDEX_ADMIN_BASE_URL (where partners reach each listener, for the OpenAPI documents' servers)
 
+Listeners (all optional):
+  PREDEX_ADMIN_ALLOWED_HOSTS  DNS names the admin listener answers besides localhost and IP
+                              addresses, comma-separated (a name reached through a load balancer)
+  PREDEX_REQUEST_TIMEOUT_MS   a client's time to send a whole request, headers and body (30000);
+                              a slower one is answered 408 and its connection closed
+  PREDEX_LISTEN_BACKLOG       connections the kernel holds per listener before they are accepted
+                              (4096; the kernel caps it at net.core.somaxconn)
+
 Several nodes on PostgreSQL (docs/deployment.md; all optional):
   PREDEX_ENGINE_HOST          where an engine node's command port listens (127.0.0.1)
   PREDEX_ENGINE_PORT          its port (0: any free port, advertised through the database)

@@ -65,6 +65,7 @@ export type MismatchReason =
   | "signature";
 
 export type GatewayRejection =
+  | { readonly kind: "ambiguous_query"; readonly key: string }
   | { readonly kind: "invalid_key" }
   | { readonly kind: "invalid_signature"; readonly reason: MismatchReason; readonly stringToSign: string }
   | { readonly kind: "nonce_rejected"; readonly message: string };
@@ -104,6 +105,11 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   nonces: NonceStore,
   nowMs: () => number,
 ): Promise<GatewayVerdict<Key>> {
+  // Before anything else: such a query has no single string-to-sign, whoever signed it.
+  const { path, query } = splitRequestTarget(request.url);
+  const ambiguousKey = ambiguousQueryKey(query);
+  if (ambiguousKey !== undefined) return refuse({ kind: "ambiguous_query", key: ambiguousKey });
+
   const appKeyHeader = headerText(request.headers, "x-ca-key");
   const appKey = appKeyHeader === undefined ? undefined : await lookupAppKey(appKeyHeader);
   if (appKey === undefined) return refuse({ kind: "invalid_key" });
@@ -118,7 +124,6 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   }
   const bodyMd5 = computeContentMd5(request.rawBody);
   const date = headerText(request.headers, "date");
-  const { path, query } = splitRequestTarget(request.url);
   const stringToSign = buildStringToSign({
     method: request.method,
     accept: headerText(request.headers, "accept") ?? "",
@@ -167,6 +172,19 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
     }
   }
   return { ok: true, appKey };
+}
+
+/**
+ * The key of the first query parameter whose decoded key or value holds `&` or `=`. The
+ * string-to-sign carries the query decoded and joined with those two characters, so
+ * `?a=1&b=2` and `?a=1%26b%3D2` would sign the same line: a replayer could merge or split the
+ * parameters of a captured request under its signature.
+ */
+function ambiguousQueryKey(query: ReadonlyArray<readonly [string, string]>): string | undefined {
+  for (const [key, value] of query) {
+    if (/[&=]/.test(key) || /[&=]/.test(value)) return key;
+  }
+  return undefined;
 }
 
 /** The first structural or cryptographic reason the request does not match, if any. */
@@ -223,6 +241,13 @@ export interface GatewayRejectionResponse {
 
 export function gatewayRejectionResponse(rejection: GatewayRejection): GatewayRejectionResponse {
   switch (rejection.kind) {
+    case "ambiguous_query":
+      // The spec's answer to a query it cannot take: a plain-text 400, as its other query errors.
+      return {
+        status: 400,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+        body: `Query deserialize error: invalid value for \`${rejection.key}\`: "&" and "=" may not appear in a query key or value, even percent-encoded`,
+      };
     case "invalid_key":
       return { status: 401, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Invalid Key" };
     case "invalid_signature":

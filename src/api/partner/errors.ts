@@ -3,13 +3,16 @@
 // trace or internal message ever leaves this module.
 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ListenerLimits } from "../../config.js";
 import { type Rejection, rejectionKind, rejectionMessage } from "../../core/errors.js";
+import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
+import type { RouteMethods } from "../shared/method-not-allowed.js";
 import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
 export interface ServiceError {
-  readonly status: 200 | 400 | 401 | 404 | 415 | 500 | 502 | 504;
-  readonly code: 1001 | 1401 | 1404 | 1415 | 2001 | 2002 | 4054 | 9999;
+  readonly status: 200 | 400 | 401 | 403 | 404 | 405 | 408 | 415 | 500 | 502 | 504;
+  readonly code: 1001 | 1401 | 1403 | 1404 | 1405 | 1408 | 1415 | 2001 | 2002 | 4054 | 9999;
   readonly message: string;
 }
 
@@ -32,6 +35,43 @@ export const unsupportedMediaType: ServiceError = {
   code: 1415,
   message: "unsupported media type: Content-Type must be application/json",
 };
+
+/**
+ * The path has routes, none with this method (src/api/shared/method-not-allowed.ts); sent with
+ * `Allow`. Like 1408, 1405 follows the spec's 14xx codes that carry the HTTP status.
+ */
+export function methodNotAllowed(method: string, allowed: readonly string[]): ServiceError {
+  return {
+    status: 405,
+    code: 1405,
+    message: `method not allowed: ${method} (allowed: ${allowed.join(", ")})`,
+  };
+}
+
+/**
+ * The request was not received in time (src/api/shared/listener-limits.ts). Spec 000 has no code
+ * for it; 1408 follows its 14xx codes, which carry the HTTP status (1401, 1404, 1415).
+ */
+export function requestTimeout(receiveMsMax: number): ServiceError {
+  return {
+    status: 408,
+    code: 1408,
+    message: `request timeout: the request was not received within ${receiveMsMax} ms`,
+  };
+}
+
+/** A connection's problem with HTTP itself, answered in this envelope on the raw socket. */
+export function partnerClientError(kind: ClientErrorKind, limits: ListenerLimits): ClientErrorAnswer {
+  const error =
+    kind === "timeout"
+      ? requestTimeout(limits.requestReceiveMsMax)
+      : badRequest(kind === "headers_too_large" ? "Request headers are too large" : "Malformed request");
+  return {
+    status: error.status,
+    contentType: "application/json; charset=utf-8",
+    body: JSON.stringify({ code: error.code, message: error.message, data: null }),
+  };
+}
 
 export const internalError: ServiceError = { status: 500, code: 9999, message: "internal error" };
 
@@ -152,4 +192,14 @@ export function failureAnswer(
 
 export function handlePartnerNotFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendServiceError(reply, notFound("Route not found"));
+}
+
+/** The not-found handler of a listener in this envelope: 405 with `Allow` where the path has routes. */
+export function partnerNotFoundHandler(routes: RouteMethods) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const allowed = routes.allowedAt(request.url);
+    if (allowed.length === 0) return handlePartnerNotFound(request, reply);
+    reply.header("allow", allowed.join(", "));
+    return sendServiceError(reply, methodNotAllowed(request.method, allowed));
+  };
 }

@@ -7,15 +7,15 @@ import type { Duplex } from "node:stream";
 import { splitRequestTarget } from "../../contract/signing/string-to-sign.js";
 import { writeGatewayRejectionToSocket, writeResponseToSocket } from "../../gateway/verifier.js";
 import { apiKeyMatches } from "../../identity/service.js";
+import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import { authErrors, failureAnswer, notFound, type ServiceError } from "./errors.js";
 
 export type { SocketChannelHandler } from "../socket-channel.js";
 
-export function installUpgradeGate(server: Pick<Server, "on">, deps: PlatformDeps): void {
-  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    // A client that vanishes mid-handshake must not take the process down.
-    socket.on("error", () => socket.destroy());
+export function installUpgradeGate(server: Server, deps: PlatformDeps): void {
+  // WebSocket upgrades only: any other upgrade (h2c) is served as the plain request it also is.
+  routeUpgrades(server, (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     gateUpgrade(deps, request, socket, head).catch((error: unknown) => {
       // A database that cannot be reached (the gateway's nonce, the session) is try-again-later.
       const failure = failureAnswer(error);

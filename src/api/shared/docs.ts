@@ -11,6 +11,10 @@ import type { SecurityScheme } from "./security-schemes.js";
 
 export const docsPrefix = "/docs";
 
+/** Answers any route of a listener may give, in that listener's envelope, whatever its operation. */
+const everyRouteAnswers =
+  "Any path: a method it does not have is 405 with `Allow`; a request not received in full within the listener's time (PREDEX_REQUEST_TIMEOUT_MS, default 30 s) is 408 and the connection closed.";
+
 export interface DocsOptions {
   readonly title: string;
   readonly description: string;
@@ -29,7 +33,11 @@ export async function registerDocs(app: FastifyInstance, options: DocsOptions): 
   await app.register(swagger, {
     openapi: {
       openapi: "3.0.3",
-      info: { title: options.title, description: options.description, version: "2.6.0" },
+      info: {
+        title: options.title,
+        description: `${options.description}\n\n${everyRouteAnswers}`,
+        version: "2.6.0",
+      },
       components: { securitySchemes: { ...options.securitySchemes } },
     },
     transform: ({ schema, url, route }) => {

@@ -15,12 +15,12 @@ import { type CatalogDetailsInput, marketDetailsOf } from "../../../store/market
 import type { PlatformDeps } from "../../deps.js";
 import { sendRejection } from "../../partner/errors.js";
 import { parseIsoTime } from "../../partner/order-command.js";
+import { HttpUrl } from "../../shared/http-url.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { loadAdminMarketDetail } from "../market-detail.js";
 
 const longTextLengthMax = 20_000;
 const tagsLengthMax = 1_000;
-const urlLengthMax = 2_048;
 
 const Bps = Type.Integer({
   minimum: 0,
@@ -50,15 +50,15 @@ const CreateMarketRequest = Type.Object({
   endTime: Type.String({ maxLength: 40, description: "ISO 8601" }),
   creatorId: Type.Optional(FlexibleId),
   topic: Type.Optional(Type.String({ maxLength: 256 })),
-  dataResource: Type.Optional(Type.String({ maxLength: urlLengthMax })),
-  marketLogo: Type.Optional(Type.String({ maxLength: urlLengthMax })),
-  marketBanner: Type.Optional(Type.String({ maxLength: urlLengthMax })),
+  dataResource: Type.Optional(HttpUrl("Where the result will be read: an http(s) URL")),
+  marketLogo: Type.Optional(HttpUrl()),
+  marketBanner: Type.Optional(HttpUrl()),
   outcomes: Type.Array(
     Type.Object({
       name: NonEmptyString({ maxLength: titleLengthMax }),
       title: Type.Optional(Type.String({ maxLength: titleLengthMax })),
       description: Type.Optional(Type.String({ maxLength: longTextLengthMax })),
-      outcomeLogo: Type.Optional(Type.String({ maxLength: urlLengthMax })),
+      outcomeLogo: Type.Optional(HttpUrl()),
       options: Type.Array(Type.Object({ title: NonEmptyString({ maxLength: titleLengthMax }) }), {
         minItems: 1,
         maxItems: 16,

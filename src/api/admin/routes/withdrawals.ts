@@ -54,7 +54,7 @@ const ChainSend = Type.Object(
   },
   { description: "The on-chain payment, when a chain is configured and it has one" },
 );
-const AdminWithdrawal = Type.Object({
+export const AdminWithdrawal = Type.Object({
   ...Withdrawal.properties,
   userId: Type.String(),
   chain: Type.Union([ChainSend, Type.Null()]),

@@ -30,7 +30,8 @@ export default defineRoutes((app) => {
           { address: Type.Optional(Type.String()), key: Type.Optional(Type.String()) },
           { additionalProperties: true },
         ),
-        response: { 401: PolymarketError },
+        // A query it cannot read (a parameter given twice) is the scope's 400, as on every read.
+        response: { 400: PolymarketError, 401: PolymarketError },
       },
     },
     async (_request, reply) => sendPolymarketError(reply, invalidApiKey),
