@@ -75,6 +75,9 @@ describe("an engine whose commit fails answers the order that met it before the 
       fetch: recordingFetch(answers),
       // One attempt: the answer itself is under test, not what a retry meets.
       retry: { attemptsMax: 1, delayMsBase: 1, delayMsMax: 1 },
+      // No signed nonce: the gateway would write it to the locked database first and answer
+      // 502/2002 itself, and the order would never reach the engine whose failure is under test.
+      nonces: false,
     });
     const user = await client.register(registration);
     await operator.deposit({ userId: user.userId, amount: "100", txHash: "0xlockeddatabase" });
