@@ -246,25 +246,35 @@ function segmentFileName(first: bigint, last: bigint): string {
   return `journal-${String(first).padStart(20, "0")}-${String(last).padStart(20, "0")}.jsonl.br`;
 }
 
+/** One entry a line; its chain hashes too (journal-chain.ts), so the archive replays as a chain. */
 function encodeLine(entry: JournalEntry<unknown, unknown>): string {
   return encodePlainData({
     sequence: String(entry.sequence),
     nowMs: entry.nowMs,
     command: entry.command,
     events: entry.events,
+    ...(entry.hash === undefined ? {} : { prevHash: entry.prevHash ?? null, hash: entry.hash }),
   });
 }
 
 function decodeLine<Command, Event>(line: string): JournalEntry<Command, Event> {
-  const decoded = decodePlainData<{ sequence: string; nowMs: number; command: Command; events: Event[] }>(
-    line,
-  );
-  return {
+  const decoded = decodePlainData<{
+    sequence: string;
+    nowMs: number;
+    command: Command;
+    events: Event[];
+    prevHash?: string | null;
+    hash?: string;
+  }>(line);
+  const entry = {
     sequence: BigInt(decoded.sequence),
     nowMs: decoded.nowMs,
     command: decoded.command,
     events: decoded.events,
   };
+  return decoded.hash === undefined
+    ? entry
+    : { ...entry, prevHash: decoded.prevHash ?? null, hash: decoded.hash };
 }
 
 /** Writes `name` so that after a crash it is either absent or complete: temporary file, fsync, rename, fsync of the directory. */

@@ -150,4 +150,60 @@ export const engineMigrations: readonly string[] = [
    DROP TRIGGER engine_journal_epoch_check ON engine_journal;
    DROP FUNCTION engine_journal_epoch_check();
    ALTER TABLE engine_journal SET (toast_tuple_target = 8160);`,
+  // 3. The journal as a hash chain (src/engine/journal-chain.ts): each entry's chain hash and the
+  // one before it, and the chain hash at each snapshot's sequence. Rows written before stay NULL
+  // (the chain starts at the first hashed entry). The guard also refuses a batch whose first entry
+  // links to another chain hash than the journal holds before it: the database itself refuses an
+  // append from a writer whose history has forked from the journal's. Adding a NULL column only
+  // changes the catalogue, but it takes the journal's lock: as in 2, given up after 5 s.
+  `SET LOCAL lock_timeout = '5s';
+   ALTER TABLE engine_journal ADD COLUMN prev_hash text, ADD COLUMN hash text;
+   ALTER TABLE engine_snapshots ADD COLUMN chain_hash text;
+
+   CREATE OR REPLACE FUNCTION engine_journal_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
+   DECLARE
+     leader_epoch bigint;
+     stale_epoch bigint;
+     first_sequence bigint;
+     last_sequence bigint;
+     inserted_count bigint;
+     predecessor_found boolean;
+     predecessor_hash text;
+     first_prev_hash text;
+   BEGIN
+     SELECT epoch INTO leader_epoch FROM engine_leader FOR SHARE;
+     SELECT min(sequence), max(sequence), count(*), min(epoch) FILTER (WHERE epoch <> leader_epoch)
+       INTO first_sequence, last_sequence, inserted_count, stale_epoch
+       FROM inserted;
+     IF inserted_count = 0 THEN
+       RETURN NULL;
+     END IF;
+     IF stale_epoch IS NOT NULL THEN
+       RAISE EXCEPTION USING ERRCODE = '${fencedSqlState}',
+         MESSAGE = format('Fenced: journal append from epoch %s, the leader epoch is %s', stale_epoch, leader_epoch);
+     END IF;
+     -- The primary key refuses repeats; with no repeats, a contiguous batch whose predecessor exists
+     -- continues the journal (which was contiguous before, by the same rule).
+     IF first_sequence > 1 THEN
+       SELECT true, hash INTO predecessor_found, predecessor_hash
+         FROM engine_journal WHERE sequence = first_sequence - 1;
+     END IF;
+     IF last_sequence - first_sequence + 1 <> inserted_count
+        OR (first_sequence > 1 AND predecessor_found IS NULL) THEN
+       RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+         MESSAGE = format('Journal write out of order: sequences %s..%s (%s rows) do not continue the journal',
+                          first_sequence, last_sequence, inserted_count);
+     END IF;
+     IF predecessor_hash IS NOT NULL THEN
+       SELECT prev_hash INTO first_prev_hash FROM inserted WHERE sequence = first_sequence;
+       IF first_prev_hash IS NOT NULL AND first_prev_hash <> predecessor_hash THEN
+         RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+           MESSAGE = format('Journal write out of order: sequence %s links to another chain hash than the journal holds at %s',
+                            first_sequence, first_sequence - 1);
+       END IF;
+     END IF;
+     PERFORM pg_notify('${journalChannel}', last_sequence::text);
+     RETURN NULL;
+   END
+   $guard$;`,
 ];
