@@ -274,6 +274,7 @@ export async function startPlatform(
   const realtime = await startRealtime(deps, { public: apps.public.server }, options.realtime);
   metrics?.attach({
     engine: exchange.engine,
+    journal: { forks: exchange.journalForks ?? (() => 0) },
     sockets: realtime.hub.socketStats,
     legacy: {
       webhookStats: apps.legacy.legacyServices.notifier.stats,

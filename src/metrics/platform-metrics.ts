@@ -39,6 +39,8 @@ export interface MetricSources {
     readonly phase: string;
   };
   readonly sockets?: Readonly<Record<"gateway" | "public", SocketStats>>;
+  /** Forks this node's copies of the journal met (src/engine/journal-chain.ts). */
+  readonly journal?: { readonly forks: () => number };
   readonly legacy?: {
     readonly webhookStats: { readonly attempts: number; readonly failures: number };
     /** A database count: asynchronous on every store (a round trip on PostgreSQL). */
@@ -176,6 +178,17 @@ export class PlatformMetrics {
       collect() {
         const engine = sources().engine;
         if (engine !== undefined) this.set(engine.phase === "running" ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "predex_journal_forks_total",
+      help: "Times a copy of the journal on this node (an API node's replica, an engine standby) held another history than the database (an asynchronous failover lost acknowledged entries, or a split brain) and was rebuilt from it. Alert on any increase.",
+      registers,
+      // The source is a running total: the counter is set to it (reset, then inc).
+      collect() {
+        const journal = sources().journal;
+        this.reset();
+        this.inc(journal === undefined ? 0 : journal.forks());
       },
     });
     const socketSeries = (

@@ -80,6 +80,8 @@ export interface EngineNode {
   readonly leading: Promise<LeaderState>;
   /** This node's command port in-process, for the API half of an all-in-one node (local-command-port.ts). */
   readonly localCommands: LocalCommandPort<ExchangeCommand, ExchangeEvent>;
+  /** Forks the standby's copy met (it held another history than the journal and was rebuilt). */
+  readonly journalForks: number;
   /** Gives up leadership (or stops waiting for it), commits what is queued, closes the pool. */
   close(): Promise<void>;
 }
@@ -151,6 +153,11 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       lockWaitSliceMs: 250,
       ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
       onFollowError: (error) => logger.warn({ err: error }, "standby: reading the journal failed; retrying"),
+      onFork: (error) =>
+        logger.error(
+          { err: error, forkAt: String(error.sequence) },
+          "journal fork: this standby's copy holds another history than the database (an asynchronous failover lost acknowledged entries, or a split brain); rebuilding it from the database's snapshot and journal",
+        ),
     });
   } catch (error) {
     await readModels?.close();
@@ -266,6 +273,9 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     followingFrom,
     leading,
     localCommands,
+    get journalForks() {
+      return standby.forks;
+    },
     async close() {
       // New commands are refused from here ("not-leader": API nodes look for the next leader); those
       // already queued are committed and answered before the port closes.

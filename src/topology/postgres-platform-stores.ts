@@ -173,6 +173,7 @@ export async function openPostgresExchange(
     engine,
     readModels: options.readModels,
     journalArchiver: engineNode === undefined ? undefined : leaderJournalArchiver(engineNode),
+    journalForks: () => engine.stats.forks + (engineNode?.journalForks ?? 0),
     async close() {
       await engine.close();
       await engineNode?.close();

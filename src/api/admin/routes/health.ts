@@ -17,6 +17,9 @@ const Readiness = Type.Object({
   ready: Type.Boolean(),
   engine: Type.String({ description: "running | closing | closed | failed" }),
   database: Type.Union([Type.Literal("ok"), Type.Literal("unreachable")]),
+  replica: Type.Optional(
+    Type.String({ description: "Why this node's copy of the journal serves nothing right now (a fork)" }),
+  ),
 });
 
 export default defineRoutes((app, deps) => {
@@ -49,14 +52,15 @@ export default defineRoutes((app, deps) => {
       } catch {
         database = "unreachable";
       }
-      const ready = engine === "running" && database === "ok";
-      if (ready) return ok({ ready, engine, database });
+      // A replica resolving a fork serves nothing though its phase is still "running".
+      const replica = deps.engine.unavailable;
+      const ready = engine === "running" && replica === undefined && database === "ok";
+      const detail = { ready, engine, database, ...(replica === undefined ? {} : { replica }) };
+      if (ready) return ok(detail);
       // 2002 is the current interface's "upstream could not be reached": here, the engine or the
       // database behind the listeners.
-      const reason = engine === "running" ? "database unreachable" : `engine ${engine}`;
-      return reply
-        .code(503)
-        .send({ code: 2002, message: `not ready: ${reason}`, data: { ready, engine, database } });
+      const reason = engine !== "running" ? `engine ${engine}` : (replica ?? "database unreachable");
+      return reply.code(503).send({ code: 2002, message: `not ready: ${reason}`, data: detail });
     },
   );
 });
