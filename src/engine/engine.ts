@@ -334,7 +334,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Stops taking commands, commits everything already queued, writes a snapshot. */
+  /** Stops taking commands, commits everything already queued, writes a snapshot (a failed one is reported through onError). */
   close(): Promise<void> {
     if (this.#closing !== undefined) return this.#closing;
     if (this.#phase === "failed") return Promise.resolve();
@@ -346,6 +346,10 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       this.#phase = "closed";
       try {
         if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+      } catch (error) {
+        // As any failed snapshot: the journal has everything, and the host still has to close
+        // (a store that refuses the write as fenced, after another node took over).
+        this.#onError(error, "snapshot");
       } finally {
         await this.#snapshotWorker?.close();
       }
