@@ -253,7 +253,7 @@ describe("a journal rewritten below its followers (an asynchronous failover)", {
     const fatalA: Error[] = [];
     const fatalB: Error[] = [];
     const nodeA = await engineNode(url, fatalA);
-    const leaderA = await nodeA.leading;
+    await nodeA.leading;
     const nodeB = await engineNode(url, fatalB);
     const gate: Gate = { held: false, snapshotsBlocked: undefined };
     const replica = await replicaOn(url, "fork_ends_before", gate);
