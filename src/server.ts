@@ -275,6 +275,9 @@ export async function startPlatform(
   metrics?.attach({
     engine: exchange.engine,
     journal: { forks: exchange.journalForks ?? (() => 0) },
+    ...(stores.operations.replication === undefined
+      ? {}
+      : { database: { replication: () => stores.operations.replication!() } }),
     sockets: realtime.hub.socketStats,
     legacy: {
       webhookStats: apps.legacy.legacyServices.notifier.stats,

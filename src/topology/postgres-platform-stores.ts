@@ -45,6 +45,7 @@ import { openPostgresOperationsQueries } from "../store/postgres/operations-quer
 import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
 import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
 import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
+import { reportReplicationAtStart } from "../store/postgres/replication-status.js";
 import {
   openPostgresSessionCache,
   type PostgresSessionCache,
@@ -77,6 +78,9 @@ export async function openPostgresPlatformStores(
         options.logger.warn({ err: error }, "sessions: revocation listener reconnecting"),
     });
     const identity = sessions.identity;
+    // Without synchronous replication a failover of the database may lose acknowledged orders:
+    // said at every start (and on /readyz and /metrics).
+    await reportReplicationAtStart(pool, options.logger);
     // The tables the engine projects into, so an API node may start before any engine node.
     await applyPostgresExchangeMigrations(pool);
     const marketCatalog = await openPostgresMarketCatalog(pool, {

@@ -41,6 +41,30 @@ interface ReplicationRow {
 export const asynchronousReplicationWarning =
   "PostgreSQL runs without synchronous replication (synchronous_standby_names is empty, or synchronous_commit does not wait for it): a failover of the database to a replica may lose acknowledged orders. Set synchronous_standby_names on the primary (docs/deployment.md).";
 
+/** What a node logs at start: at warn with the warning when there is one, else at info. */
+export async function reportReplicationAtStart(
+  pool: PostgresPool,
+  log: {
+    info(details: object, message: string): void;
+    warn(details: object, message: string): void;
+  },
+): Promise<ReplicationStatus | undefined> {
+  let status: ReplicationStatus;
+  try {
+    status = await readReplicationStatus(pool);
+  } catch (error) {
+    log.warn({ err: error }, "could not read the database's replication settings");
+    return undefined;
+  }
+  if (status.warning !== undefined) log.warn({ replication: status }, status.warning);
+  else
+    log.info(
+      { replication: status },
+      "PostgreSQL replicates synchronously: an acknowledged commit is on a standby too",
+    );
+  return status;
+}
+
 export async function readReplicationStatus(pool: PostgresPool): Promise<ReplicationStatus> {
   const row = (await pool.query<ReplicationRow>(replicationStatement)).rows[0]!;
   const standbyNames = row.standby_names.trim();
