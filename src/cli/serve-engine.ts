@@ -37,7 +37,6 @@ export async function runEngineRole(config: PlatformConfig): Promise<number> {
     masterKey: resolvedKey.key,
     logger,
     openProjectors: openPostgresEngineProjectors,
-    journalArchiveDir: config.journalArchiveDir,
   });
   console.log(`predex engine node ${node.nodeId}: standby, following the journal from ${node.followingFrom}`);
   node.leading.then(

@@ -206,4 +206,47 @@ export const engineMigrations: readonly string[] = [
      RETURN NULL;
    END
    $guard$;`,
+  // 4. The journal archive in the database (src/store/postgres/journal-archive.ts): one row per
+  // segment (the archive's brotli JSON lines, sha256-checked), written in the same transaction as
+  // the journal rows it holds are deleted, so every engine node, `predex journal verify` anywhere,
+  // and a restored copy of the database have the whole history. Segments run from sequence 1
+  // without a gap and are never rewritten (an operator may delete old ones to prune).
+  `CREATE TABLE engine_journal_archive (
+     first_sequence bigint PRIMARY KEY CHECK (first_sequence > 0),
+     last_sequence bigint NOT NULL UNIQUE,
+     entries integer NOT NULL,
+     first_now_ms bigint NOT NULL,
+     last_now_ms bigint NOT NULL,
+     raw_bytes bigint NOT NULL,
+     bytes bigint NOT NULL,
+     sha256 text NOT NULL,
+     -- The chain hash of the segment's last entry (journal-chain.ts), NULL before the chain.
+     last_hash text,
+     segment bytea NOT NULL,
+     archived_at timestamptz NOT NULL DEFAULT now(),
+     CHECK (last_sequence - first_sequence + 1 = entries)
+   );
+   -- Already compressed: kept out of line as it is, never pglz-compressed again.
+   ALTER TABLE engine_journal_archive ALTER COLUMN segment SET STORAGE EXTERNAL;
+
+   CREATE FUNCTION engine_journal_archive_guard() RETURNS trigger LANGUAGE plpgsql AS $archive$
+   DECLARE
+     archived_through bigint;
+   BEGIN
+     IF TG_OP = 'UPDATE' THEN
+       RAISE EXCEPTION 'The engine journal archive is append-only';
+     END IF;
+     SELECT coalesce(max(last_sequence), 0) INTO archived_through FROM engine_journal_archive;
+     IF NEW.first_sequence <> archived_through + 1 THEN
+       RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+         MESSAGE = format('Journal archive segment %s..%s does not continue the archive, which ends at %s',
+                          NEW.first_sequence, NEW.last_sequence, archived_through);
+     END IF;
+     RETURN NEW;
+   END
+   $archive$;
+
+   CREATE TRIGGER engine_journal_archive_guard
+     BEFORE INSERT OR UPDATE ON engine_journal_archive
+     FOR EACH ROW EXECUTE FUNCTION engine_journal_archive_guard();`,
 ];
