@@ -143,6 +143,8 @@ export class WarmStandby<State, Command, Event> {
       }
     })().finally(() => {
       this.#reloading = undefined;
+      // Wake-ups that came while it loaded were dropped: read what was committed since.
+      if (!this.#abort.signal.aborted) this.#catchUpQuietly();
     });
   }
 
