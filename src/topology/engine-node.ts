@@ -77,6 +77,8 @@ export interface EngineNode {
   readonly localCommands: LocalCommandPort<ExchangeCommand, ExchangeEvent>;
   /** Forks the standby's copy met (it held another history than the journal and was rebuilt). */
   readonly journalForks: number;
+  /** The last journal entry the standby's copy holds (it stops moving once this node leads). */
+  readonly standbySequence: bigint;
   /** Gives up leadership (or stops waiting for it), commits what is queued, closes the pool. */
   close(): Promise<void>;
 }
@@ -278,6 +280,9 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     localCommands,
     get journalForks() {
       return standby.forks;
+    },
+    get standbySequence() {
+      return standby.sequence;
     },
     async close() {
       // New commands are refused from here ("not-leader": API nodes look for the next leader); those

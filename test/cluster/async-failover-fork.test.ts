@@ -189,7 +189,9 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
     assert.equal(api.committedSequence, 20n, "reloaded from the promoted database, which ends at 20");
     assert.equal(await api.read(balance), 2000_00000000n);
 
-    // A new leader on the promoted database reissues the lost sequences to other deposits.
+    // The old leader's node went with its database (whether it would stop or step down); a new
+    // leader on the promoted database reissues the lost sequences to other deposits.
+    await nodeA.close().catch(() => {});
     const leaderB = await (await engineNode(url, [])).leading;
     assert.equal(leaderB.tookOverAt, 20n);
     for (let index = 1; index <= 3; index++) {
