@@ -64,8 +64,7 @@ export class WarmStandby<State, Command, Event> {
   #reloading: Promise<void> | undefined;
   #stopFollowing: () => Promise<void> = async () => {};
   readonly #abort = new AbortController();
-  /** Forks met so far (the copy held another history than the journal). */
-  forks = 0;
+  #forks = 0;
 
   static async start<State, Command, Event>(
     options: WarmStandbyOptions<State, Command, Event>,
@@ -108,7 +107,7 @@ export class WarmStandby<State, Command, Event> {
 
   #reportFork(cause: JournalCorruptionError): void {
     if (!(cause instanceof JournalForkError)) return;
-    this.forks += 1;
+    this.#forks += 1;
     this.#options.onFork?.(cause);
   }
 
@@ -146,6 +145,11 @@ export class WarmStandby<State, Command, Event> {
       // Wake-ups that came while it loaded were dropped: read what was committed since.
       if (!this.#abort.signal.aborted) this.#catchUpQuietly();
     });
+  }
+
+  /** Forks met so far (the copy held another history than the journal and was rebuilt). */
+  get forks(): number {
+    return this.#forks;
   }
 
   /** The last journal entry the standby has folded in. */
