@@ -34,7 +34,11 @@ export interface TlsConfig {
 export interface PlatformConfig {
   /** Holds the SQLite file, the master key, the admin token and the demo credentials. */
   readonly dataDir: string;
-  /** Journal entries older than the latest snapshot go here (PREDEX_JOURNAL_ARCHIVE_DIR, default `<dataDir>/journal-archive`). */
+  /**
+   * Journal entries older than the latest snapshot go here on SQLite (PREDEX_JOURNAL_ARCHIVE_DIR,
+   * default `<dataDir>/journal-archive`); on PostgreSQL the archive is in the database and only
+   * `predex journal import-archive` reads a directory.
+   */
   readonly journalArchiveDir: string;
   /** `postgres://…` selects PostgreSQL (DESIGN §1); undefined means the embedded SQLite store. */
   readonly databaseUrl: string | undefined;

@@ -294,6 +294,10 @@ export async function startPlatform(
   const realtime = await startRealtime(deps, { public: apps.public.server }, options.realtime);
   metrics?.attach({
     engine: exchange.engine,
+    journal: { forks: exchange.journalForks ?? (() => 0) },
+    ...(stores.operations.replication === undefined
+      ? {}
+      : { database: { replication: () => stores.operations.replication!() } }),
     sockets: realtime.hub.socketStats,
     legacy: {
       webhookStats: apps.legacy.legacyServices.notifier.stats,

@@ -20,6 +20,13 @@
 // 1012 so clients reconnect and re-seed; docs/decisions.md "An API node's copy that falls behind
 // the archive").
 //
+// A replica that holds another history than the database (a fork: the database was promoted from
+// an asynchronous replica that had not received entries this node folded, or is the other side of
+// a split brain; JournalFollower detects it by the journal's hash chain) takes the same reload, but
+// serves nothing meanwhile: reads are refused as try-again-later (EngineStoppedError), `unavailable`
+// says why (/readyz answers 503), the fork is logged at error and counted (stats.forks, the metric
+// predex_journal_forks_total), and the swap closes the realtime sockets with 1012 as above.
+//
 // Across a takeover a command is never applied twice and an acknowledged one is never lost:
 // - the leader refused it without taking it (connection refused, "not-leader", "stopped"): look up
 //   the leader again and send it again;
@@ -50,6 +57,7 @@ import {
   EngineStoppedError,
   JournalCorruptionError,
 } from "../engine/errors.js";
+import { JournalForkError } from "../engine/journal-chain.js";
 import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
 import { JournalFollower } from "../engine/journal-follower.js";
 import type { JournalEntry } from "../engine/store.js";
@@ -108,6 +116,8 @@ export const defaultReloadRetryMaxMs = 5_000;
  * snapshot, between a reload's reads of the snapshot and the journal.
  */
 export const reloadCorruptAttemptsMax = 5;
+/** How often a notification behind the replica may make it check the journal for a fork. */
+const forkCheckIntervalMs = 250;
 
 type Attempt<Event> =
   | { readonly kind: "answered"; readonly result: SubmitResult<Event> }
@@ -135,6 +145,8 @@ export interface ForwardingStats {
   reloads: number;
   /** Reload attempts that failed and were tried again. */
   reloadFailures: number;
+  /** Times the replica was found to hold another history than the journal (a fork) and was reloaded. */
+  forks: number;
 }
 
 export class ForwardingEngine<State, Command, Event> {
@@ -146,6 +158,7 @@ export class ForwardingEngine<State, Command, Event> {
     outcomeUnknown: 0,
     reloads: 0,
     reloadFailures: 0,
+    forks: 0,
   };
   readonly #options: ForwardingEngineOptions<State, Command, Event>;
   /** The replica reads are served from; replaced by a reload. */
@@ -154,6 +167,8 @@ export class ForwardingEngine<State, Command, Event> {
   #generation = 0;
   /** The reload under way, if any (it never rejects: it retries, or fails the node). */
   #reloading: Promise<void> | undefined;
+  /** Set from a fork's detection until the reloaded replica is swapped in: nothing is served. */
+  #forked: JournalForkError | undefined;
   readonly #stopReloadRetries = new AbortController();
   readonly #listeners = new Set<CommittedListener<Command, Event>>();
   readonly #reloadedListeners = new Set<ReloadedListener>();
@@ -165,6 +180,8 @@ export class ForwardingEngine<State, Command, Event> {
   #leader: AdvertisedLeader | undefined;
   #phase: EnginePhase = "running";
   #inFlight = 0;
+  /** When a late notification last made the replica look for a fork (#checkForkSoon). */
+  #lastForkCheckMs = 0;
 
   static async start<State, Command, Event>(
     options: ForwardingEngineOptions<State, Command, Event>,
@@ -178,10 +195,21 @@ export class ForwardingEngine<State, Command, Event> {
     // the store once swapped in.
     engine.#stopFollowingLocal = options.local?.onCommitted((entries) => {
       if (engine.#phase === "failed" || engine.#reloading !== undefined) return;
-      if (!engine.#follower.foldCommitted(handOverCopies(entries))) engine.#catchUpQuietly();
+      try {
+        if (!engine.#follower.foldCommitted(handOverCopies(entries))) engine.#catchUpQuietly();
+      } catch (error) {
+        if (error instanceof JournalCorruptionError) engine.#reload(error);
+        else throw error;
+      }
     });
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
+      // One further behind than the replica is a late notification, or the replica is ahead of a
+      // journal that lost what it holds (a fork): that is checked, a few times a second at most.
+      if (lastSequence !== undefined && engine.#follower.sequence > lastSequence) {
+        engine.#checkForkSoon();
+        return;
+      }
       if (lastSequence !== undefined && engine.#follower.sequence >= lastSequence) return;
       // This node's own engine leads: its commits arrive in-process, and the NOTIFY (on another
       // connection) often comes first. Read only if the hand-over has not come a moment later.
@@ -241,6 +269,13 @@ export class ForwardingEngine<State, Command, Event> {
     return this.#reloading !== undefined;
   }
 
+  /** Why nothing is served right now (a fork being resolved); undefined while the replica serves. */
+  get unavailable(): string | undefined {
+    return this.#forked === undefined
+      ? undefined
+      : "the replica held a forked journal and is reloading from the database";
+  }
+
   /** Commands sent to the leader and not answered yet. */
   get queuedCommands(): number {
     return this.#inFlight;
@@ -248,6 +283,12 @@ export class ForwardingEngine<State, Command, Event> {
 
   read<T>(reader: (state: Readonly<State>, position: StatePosition) => T): Promise<T> {
     if (this.#phase === "failed") return Promise.reject(new EngineStoppedError("The replica stopped"));
+    // A forked copy's state is another history than the database's: never served.
+    if (this.#forked !== undefined) {
+      return Promise.reject(
+        new EngineStoppedError("The replica is reloading after a journal fork; try again in a moment"),
+      );
+    }
     const { state, sequence, nowMs } = this.#follower.position;
     try {
       return Promise.resolve(reader(state, { sequence, nowMs }));
@@ -495,6 +536,14 @@ export class ForwardingEngine<State, Command, Event> {
     return { kind: "not-taken" };
   }
 
+  /** A catch-up (which checks the entry the replica holds last) unless one ran in the last 250 ms. */
+  #checkForkSoon(): void {
+    const nowMs = Date.now();
+    if (nowMs - this.#lastForkCheckMs < forkCheckIntervalMs) return;
+    this.#lastForkCheckMs = nowMs;
+    this.#catchUpQuietly();
+  }
+
   #catchUpQuietly(): void {
     // A reload under way catches the new replica up once it is swapped in.
     if (this.#reloading !== undefined || this.#phase === "failed") return;
@@ -513,12 +562,22 @@ export class ForwardingEngine<State, Command, Event> {
   /** Starts replacing the replica with one loaded from the latest snapshot (once: a second call joins). */
   #reload(cause: JournalCorruptionError): void {
     if (this.#reloading !== undefined || this.#phase !== "running") return;
-    // From here the old replica's batches reach no listener; reads still use it until the swap.
+    // From here the old replica's batches reach no listener; reads still use it until the swap,
+    // unless it holds a fork: then nothing is read from it again.
     this.#generation += 1;
-    this.#options.logger.warn(
-      { err: cause, sequence: String(this.#follower.sequence) },
-      "the replica cannot follow the journal (it fell behind the archive?): reloading it from the latest snapshot",
-    );
+    if (cause instanceof JournalForkError) {
+      this.#forked = cause;
+      this.stats.forks += 1;
+      this.#options.logger.error(
+        { err: cause, sequence: String(this.#follower.sequence), forkAt: String(cause.sequence) },
+        "journal fork: this node's copy holds another history than the database (an asynchronous failover lost acknowledged entries, or a split brain); reads are refused while it reloads from the database's snapshot and journal",
+      );
+    } else {
+      this.#options.logger.warn(
+        { err: cause, sequence: String(this.#follower.sequence) },
+        "the replica cannot follow the journal (it fell behind the archive?): reloading it from the latest snapshot",
+      );
+    }
     const run = async () => {
       try {
         await this.#reloadUntilDone();
@@ -569,6 +628,7 @@ export class ForwardingEngine<State, Command, Event> {
       if (this.#phase !== "running") return;
       const previous = this.#follower.sequence;
       this.#follower = follower;
+      this.#forked = undefined;
       this.stats.reloads += 1;
       this.#options.logger.warn(
         {

@@ -56,6 +56,11 @@ export interface PlatformExchange {
   /** Orders, trades, ledger, positions… as the engine's projectors wrote them. */
   readonly readModels: ExchangeReadModels;
   readonly journalArchiver: JournalArchiver | undefined;
+  /**
+   * Forks this node's copies of the journal met so far (an API node's replica, an engine node's
+   * standby): the metric predex_journal_forks_total. Absent where nothing follows a journal.
+   */
+  readonly journalForks?: () => number;
   /** Stops the engine (commits what is queued) or the forwarding and the replica. */
   close(): Promise<void>;
 }
