@@ -21,6 +21,8 @@ import { type BinaryMarket, startTradingPlatform, type TradingPlatform } from ".
 let platform: TradingPlatform;
 let market: BinaryMarket;
 const subscriptions: UserTradesSubscription[] = [];
+/** The clientOrderId the SDK gives an order that names none (a v4 UUID). */
+const SDK_DEFAULT_CLIENT_ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 before(async () => {
   platform = await startTradingPlatform();
@@ -173,7 +175,9 @@ describe("/socket/user-trades", () => {
     await buyer.client.createOrder(limit(market.yes, "BUY", 0.6, 2));
     await eventually(() => seller.live.length === 3 && buyer.live.length === 2);
     assert.ok(seller.live[2]!.seq > makerSide.seq);
-    assert.deepEqual([seller.live[2]!.clientOrderId, buyer.live[1]!.clientOrderId], ["ask-2", null]);
+    // The buyer named no clientOrderId: the SDK gave the order its own, and the fill carries it.
+    assert.equal(seller.live[2]!.clientOrderId, "ask-2");
+    assert.match(buyer.live[1]!.clientOrderId ?? "", SDK_DEFAULT_CLIENT_ORDER_ID);
   });
 
   it("sends both buyers of a mint and both sellers of a merge their side, in their own option's terms", async () => {
@@ -194,8 +198,9 @@ describe("/socket/user-trades", () => {
       [taker.role, taker.side, taker.optionId, taker.price, taker.orderId, taker.fee],
       ["TAKER", "BUY", market.no, "0.3", mint.orderId, "0.024"],
     );
-    // A maker order filled in full leaves the book: its clientOrderId (none here) is still right.
-    assert.equal(maker.clientOrderId, null);
+    // A maker order filled in full leaves the book: its clientOrderId (the SDK's own here) is still right.
+    assert.match(maker.clientOrderId ?? "", SDK_DEFAULT_CLIENT_ORDER_ID);
+    assert.equal(maker.clientOrderId, bid.clientOrderId);
 
     // Merge: the Yes holder offers 3 Yes at 0.65; the No holder sells 3 No at 0.35; 3 pairs burnt.
     await yesBuyer.client.createOrder(limit(market.yes, "SELL", 0.65, 3, "merge-ask"));

@@ -179,6 +179,9 @@ export const legacyErrorByRejection: Partial<Record<RejectionCode, LegacyError>>
   WITHDRAWAL_NOT_PENDING: legacyErrors.statusForbidsModification,
   WITHDRAWAL_NOT_APPROVED: legacyErrors.statusForbidsModification,
   NOT_MARKET_CREATOR: legacyErrors.permissionDenied,
+  // Conversion is served on the signed gateway only; should a legacy route ever meet it, it is the
+  // market's kind, not the request, that forbids it.
+  MARKET_NOT_EXCLUSIVE: withDetails(legacyErrors.marketStatusConflict, { reason: "Market is not exclusive" }),
 };
 
 export function fromRejection(rejection: Rejection): LegacyError {
