@@ -23,9 +23,14 @@ export class CliNode {
     });
   }
 
-  static start(args: readonly string[], env: Readonly<Record<string, string>>): CliNode {
+  /** `entry`: another source tree's src/cli/main.ts (a benchmark's baseline build); default this one's. */
+  static start(
+    args: readonly string[],
+    env: Readonly<Record<string, string>>,
+    options: { readonly entry?: string } = {},
+  ): CliNode {
     return new CliNode(
-      spawn(process.execPath, ["--import", "tsx", cliEntry, ...args], {
+      spawn(process.execPath, ["--import", "tsx", options.entry ?? cliEntry, ...args], {
         env: { ...process.env, ...env },
         stdio: ["ignore", "pipe", "inherit"],
       }),
