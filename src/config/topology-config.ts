@@ -7,6 +7,8 @@
 //   PREDEX_ENGINE_LEASE_MS        a leader that cannot renew its lease this long may be replaced (5000)
 //   PREDEX_FAILOVER_DEADLINE_MS   how long an API node holds a command while no leader answers,
 //                                 before the surfaces' try-again-later answer (10000)
+//   PREDEX_ENGINE_PROBE_PORT      where an engine node (`serve --role engine`) answers GET /healthz and
+//                                 GET /readyz, on PREDEX_ADMIN_HOST; default 0, any free port (printed)
 // Nothing here is needed by hand: the defaults let any number of nodes run side by side.
 
 import { hostname } from "node:os";
@@ -17,6 +19,8 @@ export interface TopologyConfig {
   readonly engineAdvertiseHost: string;
   readonly leaseMs: number;
   readonly failoverDeadlineMs: number;
+  /** Only `serve --role engine` reads it (0 when unset). */
+  readonly engineProbePort?: number;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -46,5 +50,6 @@ export function loadTopologyConfig(
     engineAdvertiseHost: text("PREDEX_ENGINE_ADVERTISE_HOST") ?? (wildcard ? hostname() : engineHost),
     leaseMs: integer("PREDEX_ENGINE_LEASE_MS", 5_000, 1_000, 600_000),
     failoverDeadlineMs: integer("PREDEX_FAILOVER_DEADLINE_MS", 10_000, 100, 600_000),
+    engineProbePort: integer("PREDEX_ENGINE_PROBE_PORT", 0, 0, 65_535),
   };
 }

@@ -320,8 +320,11 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Stops taking commands, commits everything already queued, writes a snapshot. */
-  close(): Promise<void> {
+  /**
+   * Stops taking commands, commits everything already queued, writes a snapshot (unless `snapshot`
+   * is false: a host stepping down after losing the store's lock writes none, it could not).
+   */
+  close(options: { readonly snapshot?: boolean } = {}): Promise<void> {
     if (this.#closing !== undefined) return this.#closing;
     if (this.#phase === "failed") return Promise.resolve();
     this.#phase = "closing";
@@ -331,7 +334,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       if (this.#phase === "failed") return;
       this.#phase = "closed";
       try {
-        if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+        if (options.snapshot !== false && this.#committedSequence > this.#snapshotSequence)
+          await this.#saveSnapshot();
       } finally {
         await this.#snapshotWorker?.close();
       }
@@ -412,9 +416,12 @@ export class Engine<State, Command, Event, Transaction = unknown> {
         }
       }
       await oldest.done;
-      // A failed write leaves memory ahead of disk: #fail (through #scheduleDrain) stops the engine
-      // and fails this batch's commands with every later one's.
-      if (oldest.error !== undefined) throw oldest.error;
+      // A failed write leaves memory ahead of disk: #fail stops the engine and fails this batch's
+      // commands with every later one's.
+      if (oldest.error !== undefined) {
+        this.#fail(oldest.error, "store");
+        return;
+      }
       this.#pipeline.shift();
       this.#finishBatch(oldest);
       await this.#maybeSnapshot();
@@ -587,24 +594,29 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     if (snapshot.sequence > this.#snapshotSequence) this.#snapshotSequence = snapshot.sequence;
   }
 
-  #fail(cause: unknown): void {
+  /**
+   * Stops for good. The commands of batches handed to the store may or may not be in it: they get
+   * the EngineFatalError (their outcome is unknown). Those never handed to it (still queued, or
+   * being decided when the core threw) surely are not: they get EngineStoppedError, as a closed
+   * engine's are, so they may be sent again.
+   */
+  #fail(cause: unknown, origin: "store" | "core" = "core"): void {
     if (this.#phase === "failed") return;
     this.#phase = "failed";
     const error = new EngineFatalError(
       `The engine stopped: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
+      { cause, origin },
     );
     this.#failure = error;
-    const abandoned = [
-      ...this.#pipeline.flatMap((inFlight) => inFlight.batch),
-      ...this.#deciding,
-      ...this.#queue.drain(),
-    ];
+    const unknownOutcome = this.#pipeline.flatMap((inFlight) => inFlight.batch);
+    const notTaken = [...this.#deciding, ...this.#queue.drain()];
     this.#pipeline = [];
     this.#deciding = [];
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
-    for (const pending of abandoned) pending.reject(error);
+    for (const pending of unknownOutcome) pending.reject(error);
+    const stopped = new EngineStoppedError("The engine stopped before taking the command", { cause: error });
+    for (const pending of notTaken) pending.reject(stopped);
     void this.#snapshotWorker?.close();
     for (const reader of readers) reader.reject(error);
     this.#onFatal(error);

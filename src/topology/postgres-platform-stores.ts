@@ -49,7 +49,7 @@ import {
   openPostgresSessionCache,
   type PostgresSessionCache,
 } from "../store/postgres/session-revocations.js";
-import { type EngineNode, type LeaderState, startEngineNode } from "./engine-node.js";
+import { type EngineNode, startEngineNode } from "./engine-node.js";
 import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
 import { openPostgresEngineProjectors } from "./postgres-projectors.js";
 
@@ -181,26 +181,21 @@ export async function openPostgresExchange(
 }
 
 /**
- * The all-in-one node's archiver, once its engine node leads (POST /admin/journal/archive): the
+ * The all-in-one node's archiver, while its engine node leads (POST /admin/journal/archive): the
  * engine node archives every minute by itself; this runs it now on request.
  */
 function leaderJournalArchiver(engineNode: EngineNode): JournalArchiver | undefined {
-  let leader: LeaderState | undefined;
-  engineNode.leading.then(
-    (state) => {
-      leader = state;
-    },
-    () => {},
-  );
   return {
     get archive() {
-      if (leader?.journalArchiver === undefined) throw new Error("This node does not lead the engine");
-      return leader.journalArchiver.archive;
+      const archiver = engineNode.leader?.journalArchiver;
+      if (archiver === undefined) throw new Error("This node does not lead the engine");
+      return archiver.archive;
     },
     runNow() {
-      if (leader?.journalArchiver === undefined)
+      const archiver = engineNode.leader?.journalArchiver;
+      if (archiver === undefined)
         return Promise.reject(new Error("This node does not lead the engine: archive on the leader"));
-      return leader.journalArchiver.runNow();
+      return archiver.runNow();
     },
     // The engine node stops its own archiver.
     async stop() {},

@@ -158,7 +158,7 @@ describe("probes", () => {
     assert.deepEqual(ready.json, {
       code: 0,
       message: "ok",
-      data: { ready: true, engine: "running", database: "ok" },
+      data: { ready: true, engine: "running", database: "ok", leader: "ok" },
     });
   });
 
@@ -171,7 +171,7 @@ describe("probes", () => {
       assert.deepEqual(engineStopped.json, {
         code: 2002,
         message: "not ready: engine closed",
-        data: { ready: false, engine: "closed", database: "ok" },
+        data: { ready: false, engine: "closed", database: "ok", leader: "ok" },
       });
       await stopping.platform.stores.close();
       const databaseGone = await stopping.raw("admin", { path: "/readyz" });

@@ -2,8 +2,17 @@
 // see docs/decisions.md). Every connection commits durably (synchronous_commit=on, whatever the
 // server's default), hands 64-bit integers back as bigint, and names its node in application_name,
 // so an operator (and a taking-over standby) can see whose session is whose in pg_stat_activity.
+// A URL with several hosts or target_session_attrs connects as libpq would (database-target.ts).
+// Waits can be bounded: opening a connection (connectTimeoutMs) and each statement's answer
+// (statementTimeoutMs); an engine node bounds both, so no fault of the database stalls it for good.
 
 import pg from "pg";
+import {
+  checkSessionAttributes,
+  type DatabaseTarget,
+  HostChooser,
+  parseDatabaseTarget,
+} from "./database-target.js";
 
 export type PostgresPool = pg.Pool;
 export type PostgresClient = pg.PoolClient;
@@ -38,7 +47,24 @@ export interface PostgresConnectionOptions {
    * planned each time").
    */
   readonly customPlansOnly?: boolean;
+  /**
+   * Gives up opening a connection after this long (per host of a multi-host URL). Unset: the
+   * operating system's TCP timeouts, except that probing a multi-host URL's hosts waits at most
+   * defaultConnectTimeoutMs.
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Gives up waiting for a statement's answer after this long: the caller gets an error (the
+   * statement's outcome is unknown to it) and the connection is dropped, never reused. Waited on
+   * the client, never with the server's statement_timeout: a cancelled wait for synchronous
+   * replication would answer COMMIT as if it had succeeded. A statement may carry its own
+   * `query_timeout`. Unset: as long as it takes.
+   */
+  readonly statementTimeoutMs?: number;
 }
+
+/** How long a probe of a multi-host URL's host waits for it when no connect timeout is set. */
+export const defaultConnectTimeoutMs = 5_000;
 
 /** Session settings sent in the startup packet, so every pooled connection has them from the start. */
 export function sessionOptions(options: {
@@ -53,15 +79,90 @@ export function sessionOptions(options: {
   return settings.map((setting) => `-c ${setting}`).join(" ");
 }
 
-export function connectionConfig(options: PostgresConnectionOptions): pg.ClientConfig {
-  return {
-    connectionString: options.url,
+/**
+ * The settings of every connection for `options`. For a multi-host URL (or target_session_attrs)
+ * they carry the Client class that chooses the host: pools use it, and so does newPostgresClient.
+ */
+export function connectionConfig(options: PostgresConnectionOptions): pg.PoolConfig {
+  const target = parseDatabaseTarget(options.url);
+  const config: pg.PoolConfig = {
+    connectionString: target?.baseUrl ?? options.url,
     application_name: options.applicationName,
     options: sessionOptions(options),
     types: bigintTypes,
     // The kernel notices a dead peer (a machine gone, not just a process) without waiting hours.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.connectTimeoutMs }),
+    ...(options.statementTimeoutMs === undefined ? {} : { query_timeout: options.statementTimeoutMs }),
+  };
+  if (target === undefined) return config;
+  return { ...config, Client: targetedClientClass(target, config) };
+}
+
+/** A client with a pool's (or connectionConfig's) settings, outside any pool: LISTEN connections. */
+export function newPostgresClient(config: pg.PoolConfig): pg.Client {
+  const Client = (config.Client as typeof pg.Client | undefined) ?? pg.Client;
+  return new Client(config);
+}
+
+/** One chooser per list of hosts: every connection of the process learns where the primary is. */
+const hostChoosers = new Map<string, HostChooser>();
+
+/**
+ * A node-postgres Client that connects to the host its URL's chooser picks, then checks that the
+ * server is what target_session_attrs asks for; a failed or unacceptable host is forgotten, so the
+ * next connection probes the list again (the caller's own retry).
+ */
+function targetedClientClass(target: DatabaseTarget, config: pg.ClientConfig): typeof pg.Client {
+  const key = JSON.stringify([target.hosts, target.sessionAttributes]);
+  let chooser = hostChoosers.get(key);
+  if (chooser === undefined) {
+    chooser = new HostChooser(target, async (host) => {
+      const probe = new pg.Client({
+        ...config,
+        connectionTimeoutMillis: config.connectionTimeoutMillis ?? defaultConnectTimeoutMs,
+      });
+      probe.host = host.host;
+      probe.port = host.port;
+      // A failure reaches connect()'s caller; unheard, an 'error' event would end the process.
+      probe.on("error", () => {});
+      await probe.connect();
+      return probe;
+    });
+    hostChoosers.set(key, chooser);
+  }
+  const chosen = chooser;
+  return class TargetedClient extends pg.Client {
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (error: Error | null, client?: pg.Client) => void): void;
+    override connect(
+      callback?: (error: Error | null, client?: pg.Client) => void,
+    ): Promise<pg.Client> | undefined {
+      const connecting = this.#connectToChosenHost();
+      if (callback === undefined) return connecting;
+      connecting.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
+      return undefined;
+    }
+
+    async #connectToChosenHost(): Promise<pg.Client> {
+      const host = await chosen.choose();
+      this.host = host.host;
+      this.port = host.port;
+      try {
+        await super.connect();
+        await checkSessionAttributes(this, target.sessionAttributes, host);
+      } catch (error) {
+        chosen.failed(host);
+        await this.end().catch(() => {});
+        throw error;
+      }
+      chosen.accepted(host);
+      return this;
+    }
   };
 }
 
@@ -76,8 +177,14 @@ export function openPostgresPool(options: PostgresConnectionOptions): PostgresPo
 
 /** One dedicated connection, outside any pool (leadership holds its lock on one). */
 export async function connectPostgresClient(options: PostgresConnectionOptions): Promise<pg.Client> {
-  const client = new pg.Client(connectionConfig(options));
-  await client.connect();
+  const client = newPostgresClient(connectionConfig(options));
+  try {
+    await client.connect();
+  } catch (error) {
+    // A connect timeout destroys the socket; end() makes sure nothing is left half open.
+    await client.end().catch(() => {});
+    throw error;
+  }
   return client;
 }
 

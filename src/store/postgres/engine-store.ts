@@ -34,6 +34,11 @@ import { applyPostgresMigrations } from "./migrations.js";
 export const postgresJournalReadBatchEntriesMax = 1024;
 /** Snapshots kept; the older ones are deleted when a new one is written. */
 export const postgresSnapshotsKeptMax = 2;
+/**
+ * How long reading or writing a snapshot may take before it is given up (a large state is tens of
+ * megabytes): far longer than a connection's statement timeout (database.ts), which is for commits.
+ */
+export const snapshotStatementTimeoutMs = 300_000;
 
 const unpackOffThread = promisify(brotliDecompress);
 
@@ -118,9 +123,11 @@ const journalPageStatement = {
 const latestSnapshotStatement = {
   name: "predex-engine-latest-snapshot",
   text: "SELECT sequence, now_ms, state, hash FROM engine_snapshots ORDER BY sequence DESC LIMIT 1",
+  query_timeout: snapshotStatementTimeoutMs,
 };
 const upsertSnapshotStatement = {
   name: "predex-engine-upsert-snapshot",
+  query_timeout: snapshotStatementTimeoutMs,
   text: `INSERT INTO engine_snapshots (sequence, now_ms, state, hash, epoch) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (sequence) DO UPDATE
            SET now_ms = excluded.now_ms, state = excluded.state, hash = excluded.hash, epoch = excluded.epoch`,

@@ -11,20 +11,44 @@ export const pingTimeoutMs = 2_000;
 /** PostgreSQL's undefined_table. */
 const undefinedTableCode = "42P01";
 
+/** The answer of `query`, or an error once pingTimeoutMs has passed without one. */
+async function withinPingTimeout<T>(query: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the database did not answer within ${pingTimeoutMs} ms`)),
+      pingTimeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([query, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const engineLeaderStatement = {
+  name: "predex-operations-engine-leader",
+  text: `SELECT epoch, advertised_url IS NOT NULL AND coalesce(lease_expires_at > now(), false) AS live
+         FROM engine_leader`,
+};
+
 export async function openPostgresOperationsQueries(pool: PostgresPool): Promise<OperationsQueries> {
   return {
     async ping() {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`the database did not answer within ${pingTimeoutMs} ms`)),
-          pingTimeoutMs,
-        );
-      });
+      await withinPingTimeout(pool.query({ name: "predex-operations-ping", text: "SELECT 1" }));
+    },
+    async engineLeader() {
       try {
-        await Promise.race([pool.query({ name: "predex-operations-ping", text: "SELECT 1" }), timedOut]);
-      } finally {
-        clearTimeout(timer);
+        const result = await withinPingTimeout(
+          pool.query<{ epoch: bigint; live: boolean }>(engineLeaderStatement),
+        );
+        const row = result.rows[0];
+        return { epoch: row?.epoch ?? 0n, live: row?.live === true };
+      } catch (error) {
+        // No engine node has created its tables yet: nobody leads.
+        if ((error as { code?: string }).code === undefinedTableCode) return { epoch: 0n, live: false };
+        throw error;
       }
     },
     async legacyRequestsPending() {
