@@ -7,8 +7,9 @@
 // - restart: `pg_ctl restart -m fast` of the primary;
 // - failover: the primary killed (`pg_ctl stop -m immediate`), the replica promoted, the address
 //   moved to it.
-// Measured per fault: the time from the fault until the first acknowledgement of an order first sent
-// after it (and how long the database itself was away). Two builds, alternating rounds on the same
+// Measured per fault: how long the database itself was away (until it took writes again: restarted,
+// or promoted and the address moved), and from then the time until the first acknowledgement of an
+// order first sent after it: what predex adds to the database's own outage. Two builds, alternating rounds on the same
 // machine: this tree, and the baseline commit (BENCH_BASELINE_COMMIT, default the code before the
 // engine nodes rode out database faults) exported to a temporary directory, whose nodes exit on a
 // database fault; there a supervisor starts every exited node again after 100 ms (systemd's
@@ -42,11 +43,11 @@ const repository = new URL("..", import.meta.url).pathname;
 
 interface FaultMeasured {
   readonly fault: "restart" | "failover";
-  /** From the fault until the database took connections again (failover: promoted and the address moved). */
+  /** From the fault until the database took writes again (failover: promoted and the address moved). */
   readonly databaseAwayMs: number;
-  /** From the fault until the first acknowledgement of an order first sent after it. */
+  /** From then until the first acknowledgement of an order first sent after it. */
   readonly firstAcknowledgedMs: number;
-  /** From the fault until every API node's /readyz answered 200 again. */
+  /** From then until every API node's /readyz answered 200 again. */
   readyAgainMs: number;
 }
 
@@ -114,10 +115,11 @@ async function runRound(build: "current" | "baseline", entry: string | undefined
     const measure = async (fault: FaultMeasured["fault"], inject: () => Promise<void>) => {
       const startedMs = performance.now();
       await inject();
-      const databaseAwayMs = performance.now() - startedMs;
-      const firstAcknowledgedMs = (await load!.firstAcknowledgedSentAfter(startedMs, waitMsMax)) - startedMs;
+      const backMs = performance.now();
+      const databaseAwayMs = backMs - startedMs;
+      const firstAcknowledgedMs = (await load!.firstAcknowledgedSentAfter(backMs, waitMsMax)) - backMs;
       const measured = { fault, databaseAwayMs, firstAcknowledgedMs, readyAgainMs: 0 };
-      measured.readyAgainMs = await waitUntilReady(deployment!, startedMs);
+      measured.readyAgainMs = await waitUntilReady(deployment!, backMs);
       faults.push(measured);
       const exits = deployment!.exits
         .filter((exit) => exit.atMs >= startedMs)
@@ -125,8 +127,8 @@ async function runRound(build: "current" | "baseline", entry: string | undefined
           (exit) => `${exit.role} ${exit.index} (${exit.code}) at ${(exit.atMs - startedMs).toFixed(0)} ms`,
         );
       console.log(
-        `${build} ${fault}: database away ${databaseAwayMs.toFixed(0)} ms, first order acknowledged ` +
-          `${firstAcknowledgedMs.toFixed(0)} ms, every API node ready ${measured.readyAgainMs.toFixed(0)} ms; ` +
+        `${build} ${fault}: database away ${databaseAwayMs.toFixed(0)} ms; then first order acknowledged after ` +
+          `${firstAcknowledgedMs.toFixed(0)} ms, every API node ready after ${measured.readyAgainMs.toFixed(0)} ms; ` +
           `exits: ${exits.join(", ") || "none"}`,
       );
       await load!.acknowledgedMore(200, waitMsMax);
@@ -194,7 +196,7 @@ const all = [...measured.current, ...measured.baseline];
 console.log(
   JSON.stringify({
     bench: "db-faults",
-    unit: "recoveries/s (1000 / p50 ms from a database restart or failover to the first order acknowledged through an API node)",
+    unit: "recoveries/s (1000 / p50 ms from the database taking writes again after a restart or a failover to the first order acknowledged through an API node)",
     value: round(1000 / currentP50, 3),
     baseline: {
       name: `${baselineCommit}: nodes exit on a database fault, a supervisor starts them again`,

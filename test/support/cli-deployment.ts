@@ -66,6 +66,16 @@ export class SupervisedNode {
   }
 }
 
+async function readyStatus(base: string): Promise<number> {
+  try {
+    const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(3_000) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
 export interface ApiNodeAddresses {
   readonly gateway: string;
   readonly admin: string;
@@ -131,17 +141,19 @@ export class CliDeployment {
 
   /** Every API node's GET /readyz status (0 when it does not answer). */
   async readiness(): Promise<number[]> {
-    return Promise.all(
-      this.apis.map(async (api) => {
-        try {
-          const response = await fetch(`${api.admin}/readyz`, { signal: AbortSignal.timeout(3_000) });
-          await response.arrayBuffer();
-          return response.status;
-        } catch {
-          return 0;
-        }
-      }),
-    );
+    return Promise.all(this.apis.map((api) => readyStatus(api.admin)));
+  }
+
+  /**
+   * Every engine node's GET /readyz status, from the probe address it printed (a build whose engine
+   * nodes have no probes prints none: its nodes are left out).
+   */
+  async engineReadiness(): Promise<number[]> {
+    const urls = this.engines.flatMap((engine) => {
+      const line = engine.node.lines.find((text) => /probes at (\S+)/.test(text));
+      return line === undefined ? [] : [/probes at (\S+)/.exec(line)![1]!];
+    });
+    return Promise.all(urls.map(readyStatus));
   }
 
   async stop(): Promise<void> {

@@ -380,6 +380,9 @@ function makeCluster(
         `primary_conninfo='host=127.0.0.1 port=${where.port} user=postgres application_name=${name}'`,
         // A promoted replica must not wait for a standby of its own (the primary's setting, copied).
         "synchronous_standby_names=''",
+        // After the primary restarts, a synchronous primary's commits wait until the replica streams
+        // again: reconnect within a second rather than the default 5 (docs/deployment.md).
+        "wal_retrieve_retry_interval=1s",
       ];
       const { port, pid } = await startOnFreePort(binaries, { directory, dataDirectory, settings });
       const replica = makeCluster(binaries, options, { directory, dataDirectory, settings, port, pid });

@@ -143,26 +143,30 @@ export class HostChooser {
 
   async #probe(): Promise<DatabaseHost> {
     const { hosts, sessionAttributes } = this.target;
-    const outcomes = hosts.map(async (host) => {
-      const client = await this.connectTo(host);
+    // Settled results, never rejections: a later host's failure must not go unheard while an
+    // earlier one is awaited.
+    const outcomes = hosts.map(async (host): Promise<string | undefined> => {
       try {
-        await checkSessionAttributes(client, sessionAttributes, host);
-      } finally {
-        await client.end().catch(() => {});
+        const client = await this.connectTo(host);
+        try {
+          await checkSessionAttributes(client, sessionAttributes, host);
+        } finally {
+          await client.end().catch(() => {});
+        }
+        return undefined;
+      } catch (error) {
+        return `${hostKey(host)}: ${error instanceof Error ? error.message : String(error)}`;
       }
     });
     // The first acceptable host in list order, without waiting on a later one once it is found.
     const problems: string[] = [];
     for (const [index, outcome] of outcomes.entries()) {
-      try {
-        await outcome;
-        // The rest settle by themselves (their clients end); their failures are not needed.
-        for (const later of outcomes.slice(index + 1)) later.catch(() => {});
+      const problem = await outcome;
+      if (problem === undefined) {
         this.#remembered = hosts[index]!;
         return hosts[index]!;
-      } catch (error) {
-        problems.push(`${hostKey(hosts[index]!)}: ${error instanceof Error ? error.message : String(error)}`);
       }
+      problems.push(problem);
     }
     throw new NoAcceptableServerError(
       `No acceptable database server (target_session_attrs=${sessionAttributes}): ${problems.join("; ")}`,

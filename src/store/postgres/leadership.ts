@@ -258,6 +258,12 @@ function holdLeadership(
     lose(new Error("Leadership lost: the lock's connection failed", { cause: error })),
   );
   client.on("end", () => lose(new Error("Leadership lost: the lock's connection closed")));
+  // Renewed at once: the epoch bump's lease counts from the bump's start, and its commit may have
+  // waited (for a synchronous standby to come back) long enough that a candidate would find it
+  // expired the moment it shows, and end this leader's sessions.
+  renewing = renew().finally(() => {
+    renewing = undefined;
+  });
 
   return {
     nodeId: held.nodeId,
