@@ -208,6 +208,9 @@ console.log(
     restart_p50_ms: p50(times(measured.current, "restart")),
     failover_p50_ms: p50(times(measured.current, "failover")),
     baseline_restart_p50_ms: p50(times(measured.baseline, "restart")),
+    database_away_ms: measured.current.flatMap((item) =>
+      item.faults.map((fault) => `${fault.fault} ${fault.databaseAwayMs.toFixed(0)}`),
+    ),
     baseline_failover_p50_ms: p50(times(measured.baseline, "failover")),
     exits: measured.current.reduce((sum, item) => sum + item.exits, 0),
     baseline_exits: measured.baseline.reduce((sum, item) => sum + item.exits, 0),
