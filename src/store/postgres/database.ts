@@ -188,6 +188,37 @@ export async function connectPostgresClient(options: PostgresConnectionOptions):
   return client;
 }
 
+/**
+ * Resolves once the database answers (a connection and `SELECT 1`), trying again after a pause
+ * that doubles from 100 ms to 1 s; `onWaiting` hears each failed attempt. A node started while its
+ * database is away waits for it instead of exiting.
+ */
+export async function waitForPostgres(
+  options: PostgresConnectionOptions,
+  onWaiting: (error: unknown, attempt: number) => void,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const client = await connectPostgresClient({
+        connectTimeoutMs: 5_000,
+        statementTimeoutMs: 5_000,
+        ...options,
+      });
+      try {
+        await client.query("SELECT 1");
+        return;
+      } finally {
+        await client.end().catch(() => {});
+      }
+    } catch (error) {
+      onWaiting(error, attempt);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(100 * 2 ** Math.min(attempt - 1, 16), 1_000)),
+      );
+    }
+  }
+}
+
 /** Runs `work` inside BEGIN … COMMIT on one pooled connection; ROLLBACK if it throws. */
 export async function inTransaction<T>(
   pool: PostgresPool,
