@@ -32,6 +32,17 @@ export async function applyPostgresMigrations(
   module: string,
   migrations: readonly string[],
 ): Promise<AppliedMigrations> {
+  // Most calls find everything applied (every node start, every engine node's rebuild): a read
+  // answers that without the lock and the DDL, so it also works while the database takes no writes.
+  const recorded = await pool
+    .query<{ version: number }>("SELECT version FROM schema_migrations WHERE module = $1", [module])
+    .then(
+      (result) => new Set(result.rows.map((row) => row.version)),
+      () => undefined,
+    );
+  if (recorded !== undefined && recorded.size === migrations.length) {
+    if (migrations.every((_, index) => recorded.has(index + 1))) return { module, applied: [] };
+  }
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey]);
     // Under the lock, so two nodes never race to create it.
