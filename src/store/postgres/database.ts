@@ -219,10 +219,15 @@ export async function waitForPostgres(
   }
 }
 
-/** Runs `work` inside BEGIN … COMMIT on one pooled connection; ROLLBACK if it throws. */
+/**
+ * Runs `work` inside BEGIN … COMMIT on one pooled connection; ROLLBACK if it throws. `commitTimeoutMs`
+ * bounds the COMMIT instead of the connection's statement timeout (a large transaction's commit may
+ * wait long for a synchronous standby to receive it).
+ */
 export async function inTransaction<T>(
   pool: PostgresPool,
   work: (client: PostgresClient) => Promise<T>,
+  options: { readonly commitTimeoutMs?: number } = {},
 ): Promise<T> {
   const client = await pool.connect();
   let broken = false;
@@ -236,7 +241,12 @@ export async function inTransaction<T>(
   try {
     await client.query("BEGIN");
     const result = await work(client);
-    await client.query("COMMIT");
+    // (node-postgres reads query_timeout from the statement; its types do not list it.)
+    const commit =
+      options.commitTimeoutMs === undefined
+        ? "COMMIT"
+        : { text: "COMMIT", query_timeout: options.commitTimeoutMs };
+    await client.query(commit);
     return result;
   } catch (error) {
     try {

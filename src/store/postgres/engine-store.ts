@@ -154,6 +154,7 @@ const deleteJournalStatement = {
 };
 const pruneSnapshotsStatement = {
   name: "predex-engine-prune-snapshots",
+  query_timeout: snapshotStatementTimeoutMs,
   text: `DELETE FROM engine_snapshots
          WHERE sequence NOT IN (SELECT sequence FROM engine_snapshots ORDER BY sequence DESC LIMIT $1)`,
 };
@@ -449,13 +450,17 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       ? await unpackOffThread(snapshot.packedState)
       : snapshot.state;
     try {
-      await inTransaction(this.pool, async (client) => {
-        await client.query({
-          ...upsertSnapshotStatement,
-          values: [snapshot.sequence, snapshot.nowMs, state, snapshot.hash, epoch],
-        });
-        await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
-      });
+      await inTransaction(
+        this.pool,
+        async (client) => {
+          await client.query({
+            ...upsertSnapshotStatement,
+            values: [snapshot.sequence, snapshot.nowMs, state, snapshot.hash, epoch],
+          });
+          await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
+        },
+        { commitTimeoutMs: snapshotStatementTimeoutMs },
+      );
     } catch (error) {
       throw translateWriteError(error);
     }
