@@ -317,14 +317,12 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     if (exitCode !== undefined) onFatal(reason, exitCode);
   };
 
-  /** Leads from a takeover: engine, scheduler, archiver, command port, advertised address. */
-  const startLeading = async (
+  /** The leader's engine from the takeover's warm state, with its scheduler and journal archiver. */
+  const openLeaderEngine = async (
     term: Term,
     takeover: Takeover<ExchangeState, ExchangeCommand, ExchangeEvent>,
     ended: (end: LeadEnd) => void,
-  ): Promise<Lead> => {
-    const { epoch } = takeover.leadership;
-    void takeover.leadership.lost.then((reason) => ended({ reason }));
+  ) => {
     const archive =
       options.journalArchiveDir === undefined
         ? undefined
@@ -364,6 +362,18 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       archive === undefined
         ? undefined
         : startJournalArchiver({ engine, store: takeover.store, archive, logger });
+    return { engine, scheduler, journalArchiver };
+  };
+
+  /** Leads from a takeover: engine, scheduler, archiver, command port, advertised address. */
+  const startLeading = async (
+    term: Term,
+    takeover: Takeover<ExchangeState, ExchangeCommand, ExchangeEvent>,
+    ended: (end: LeadEnd) => void,
+  ): Promise<Lead> => {
+    const { epoch } = takeover.leadership;
+    void takeover.leadership.lost.then((reason) => ended({ reason }));
+    const { engine, scheduler, journalArchiver } = await openLeaderEngine(term, takeover, ended);
     const submit = (command: ExchangeCommand, forwardId: string) => {
       forwardIds.set(command, forwardId);
       return engine.submit(command);
