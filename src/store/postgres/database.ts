@@ -152,6 +152,10 @@ function targetedClientClass(target: DatabaseTarget, config: pg.ClientConfig): t
       const host = await chosen.choose();
       this.host = host.host;
       this.port = host.port;
+      // Until the caller (a pool) listens, a connection lost during the check would be an 'error'
+      // event nobody hears, which ends the process; the check's query fails with it instead.
+      const unheard = () => {};
+      this.on("error", unheard);
       try {
         await super.connect();
         await checkSessionAttributes(this, target.sessionAttributes, host);
@@ -159,6 +163,8 @@ function targetedClientClass(target: DatabaseTarget, config: pg.ClientConfig): t
         chosen.failed(host);
         await this.end().catch(() => {});
         throw error;
+      } finally {
+        this.off("error", unheard);
       }
       chosen.accepted(host);
       return this;
