@@ -4,6 +4,7 @@
 
 import type { OperationsQueries } from "../operations-queries.js";
 import type { PostgresPool } from "./database.js";
+import { leadershipLockKey } from "./leadership.js";
 
 /** A readiness probe must answer, not hang: a database that takes longer is reported unreachable. */
 export const pingTimeoutMs = 2_000;
@@ -27,11 +28,25 @@ async function withinPingTimeout<T>(query: Promise<T>): Promise<T> {
   }
 }
 
+// Live: the leader advertised its command port under the current epoch, renewed its lease, and the
+// session that took the epoch still holds the leadership lock (pg_locks: a bigint advisory key is
+// classid = high 32 bits, objid = low 32 bits, objsubid = 1). The lock is what a restart, a crash
+// or a failover takes away at once, while the row's lease would still look live for a while.
 const engineLeaderStatement = {
   name: "predex-operations-engine-leader",
-  text: `SELECT epoch, advertised_url IS NOT NULL AND coalesce(lease_expires_at > now(), false) AS live
-         FROM engine_leader`,
+  text: `SELECT leader.epoch,
+                leader.advertised_url IS NOT NULL
+                AND coalesce(leader.lease_expires_at > now(), false)
+                AND EXISTS (
+                  SELECT 1 FROM pg_locks lock
+                  WHERE lock.locktype = 'advisory' AND lock.granted
+                    AND lock.classid = $1::bigint::oid AND lock.objid = $2::bigint::oid AND lock.objsubid = 1
+                    AND lock.pid = leader.lock_backend_pid
+                    AND lock.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                ) AS live
+         FROM engine_leader leader`,
 };
+const leadershipLockParts = [leadershipLockKey >> 32n, leadershipLockKey & 0xffffffffn];
 
 export async function openPostgresOperationsQueries(pool: PostgresPool): Promise<OperationsQueries> {
   return {
@@ -41,7 +56,7 @@ export async function openPostgresOperationsQueries(pool: PostgresPool): Promise
     async engineLeader() {
       try {
         const result = await withinPingTimeout(
-          pool.query<{ epoch: bigint; live: boolean }>(engineLeaderStatement),
+          pool.query<{ epoch: bigint; live: boolean }>({ ...engineLeaderStatement, values: leadershipLockParts }),
         );
         const row = result.rows[0];
         return { epoch: row?.epoch ?? 0n, live: row?.live === true };
