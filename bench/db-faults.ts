@@ -157,7 +157,7 @@ async function runRound(build: "current" | "baseline", entry: string | undefined
       await replica.stop();
     }
   } finally {
-    await load?.stop().catch(() => {});
+    await load?.stop({ abandon: true }).catch(() => {});
     await deployment?.stop();
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -112,6 +112,7 @@ export class ResendingOrders {
   /** Orders given up, or refused in a way no resend fixes. */
   readonly failures: string[] = [];
   #stopping = false;
+  #abandoning = false;
   #running: Promise<void> | undefined;
   readonly #waiters = new Set<() => void>();
 
@@ -124,9 +125,13 @@ export class ResendingOrders {
     this.#running = Promise.all(this.trading.users.map((_, user) => this.#userLoop(user))).then(() => {});
   }
 
-  /** Stops sending new orders; resolves once every order in flight is acknowledged or given up. */
-  async stop(): Promise<void> {
+  /**
+   * Stops sending new orders; resolves once every order in flight is acknowledged or given up
+   * (`abandon`: at once, without resending; for a test's cleanup after a failure).
+   */
+  async stop(options: { readonly abandon?: boolean } = {}): Promise<void> {
     this.#stopping = true;
+    if (options.abandon === true) this.#abandoning = true;
     await this.#running;
   }
 
@@ -197,7 +202,11 @@ export class ResendingOrders {
           this.answers.set(kind, (this.answers.get(kind) ?? 0) + 1);
           const resendable =
             error instanceof NetworkError || (error instanceof PredexApiError && error.status >= 500);
-          if (!resendable || performance.now() - firstSentAtMs > this.options.resendForMs) {
+          if (
+            !resendable ||
+            this.#abandoning ||
+            performance.now() - firstSentAtMs > this.options.resendForMs
+          ) {
             this.failures.push(`${clientOrderId}: ${kind}`);
             break;
           }

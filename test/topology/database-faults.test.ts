@@ -91,6 +91,8 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
   let primary: PostgresCluster;
   let replica: PostgresReplica | undefined;
   let deployment: CliDeployment | undefined;
+  let load: ResendingOrders | undefined;
+  let watch: ReadinessWatch | undefined;
   const pools: PostgresPool[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), "predex-db-faults-"));
 
@@ -98,6 +100,9 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
     primary = await startPostgresCluster();
   });
   after(async () => {
+    // A failed assertion leaves the load and the probes' poller running: stop them first.
+    await watch?.stop();
+    await load?.stop({ abandon: true });
     await deployment?.stop();
     for (const pool of pools) await pool.end();
     await replica?.stop();
@@ -129,10 +134,12 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
       depositUsdt,
       label: "faults",
     });
-    const load = new ResendingOrders(trading, { ordersPerUserMax: 2_000, resendForMs: recoveryMsMax });
-    const watch = new ReadinessWatch(deployment);
-    load.start();
-    await load.acknowledgedMore(60, recoveryMsMax);
+    load = new ResendingOrders(trading, { ordersPerUserMax: 2_000, resendForMs: recoveryMsMax });
+    watch = new ReadinessWatch(deployment);
+    const orders = load;
+    const probes = watch;
+    orders.start();
+    await orders.acknowledgedMore(60, recoveryMsMax);
 
     const live = deployment;
     const fault = async (name: string, inject: () => Promise<void>) => {
@@ -140,7 +147,7 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
       await inject();
       // The database takes writes again from here: an order sent from now on must be acknowledged.
       const backMs = performance.now();
-      const firstMs = await load.firstAcknowledgedSentAfter(backMs, recoveryMsMax);
+      const firstMs = await orders.firstAcknowledgedSentAfter(backMs, recoveryMsMax);
       const deadline = performance.now() + recoveryMsMax;
       for (;;) {
         const statuses = [...(await live.readiness()), ...(await live.engineReadiness())];
@@ -154,11 +161,11 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
           `sent after that was acknowledged ${(firstMs - backMs).toFixed(0)} ms later, every node ready ` +
           `${(readyMs - backMs).toFixed(0)} ms later`,
       );
-      const notReady = watch.notReadyBetween(fromMs, readyMs);
+      const notReady = probes.notReadyBetween(fromMs, readyMs);
       assert.equal(notReady.length, 4, `${name}: two API nodes and two engine nodes were probed`);
       assert.deepEqual(notReady, [true, true, true, true], `${name}: every node said 503 during the fault`);
       assert.deepEqual(live.exits, [], `${name}: no node exited`);
-      await load.acknowledgedMore(30, recoveryMsMax);
+      await orders.acknowledgedMore(30, recoveryMsMax);
     };
 
     await fault("restart", () => primary.restart("fast"));
@@ -184,21 +191,21 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
       await newPrimary.promote();
     });
 
-    await load.stop();
-    await watch.stop();
+    await orders.stop();
+    await probes.stop();
     t.diagnostic(
-      `${load.acknowledged.length} orders acknowledged; answers that were not an acknowledgement: ${JSON.stringify(
-        Object.fromEntries(load.answers),
+      `${orders.acknowledged.length} orders acknowledged; answers that were not an acknowledgement: ${JSON.stringify(
+        Object.fromEntries(orders.answers),
       )}`,
     );
-    assert.deepEqual(load.failures, [], "every order was acknowledged in the end");
+    assert.deepEqual(orders.failures, [], "every order was acknowledged in the end");
     assert.deepEqual(live.exits, [], "no node exited");
     for (const node of [...live.engines, ...live.apis]) assert.ok(node.node.running);
 
     // Nothing placed twice, nothing acknowledged lost: asked of the promoted replica.
     const check = openPostgresPool({ url: newPrimary.urlOf("faults"), applicationName: "predex-test-check" });
     pools.push(check);
-    assert.deepEqual(await checkOrders(check, trading, load.acknowledged), { placedTwice: 0, lost: 0 });
+    assert.deepEqual(await checkOrders(check, trading, orders.acknowledged), { placedTwice: 0, lost: 0 });
 
     // Money: conserved to the atom in the journal's state, and every user's balance on both API nodes.
     const reader = await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(check);
