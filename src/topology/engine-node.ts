@@ -124,8 +124,11 @@ export interface EngineNode {
   close(): Promise<void>;
 }
 
-/** Exit codes, for a broken invariant only: a supervisor restarting the node gets the same state. */
-export const exitCodes = { engineFailed: 70, leadershipLost: 75 } as const;
+/**
+ * The exit code, for a broken invariant only (a supervisor restarting the node would meet the same
+ * state). A lost leadership no longer ends the process (it used to exit with 75).
+ */
+export const exitCodes = { engineFailed: 70 } as const;
 
 /** Opening a connection to the database is given up after this long (then retried). */
 export const engineConnectTimeoutMs = 5_000;
