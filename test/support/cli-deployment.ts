@@ -66,7 +66,8 @@ export class SupervisedNode {
   }
 }
 
-async function readyStatus(base: string): Promise<number> {
+/** GET /readyz's status at `base` (0 when it does not answer within 3 s). */
+export async function readyStatus(base: string): Promise<number> {
   try {
     const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(3_000) });
     await response.arrayBuffer();
@@ -149,11 +150,15 @@ export class CliDeployment {
    * nodes have no probes prints none: its nodes are left out).
    */
   async engineReadiness(): Promise<number[]> {
-    const urls = this.engines.flatMap((engine) => {
+    return Promise.all(this.engineProbeUrls().map(readyStatus));
+  }
+
+  /** Where the engine nodes' probes listen, as they printed it. */
+  engineProbeUrls(): string[] {
+    return this.engines.flatMap((engine) => {
       const line = engine.node.lines.find((text) => /probes at (\S+)/.test(text));
       return line === undefined ? [] : [/probes at (\S+)/.exec(line)![1]!];
     });
-    return Promise.all(urls.map(readyStatus));
   }
 
   async stop(): Promise<void> {

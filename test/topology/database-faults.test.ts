@@ -30,7 +30,7 @@ import { JournalFollower } from "../../src/engine/journal-follower.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
 import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
-import { CliDeployment } from "../support/cli-deployment.js";
+import { CliDeployment, readyStatus } from "../support/cli-deployment.js";
 import {
   type PostgresCluster,
   type PostgresReplica,
@@ -56,28 +56,39 @@ function atomsOf(decimal: string): bigint {
   return BigInt(whole!) * 100_000_000n + BigInt(fraction.padEnd(8, "0"));
 }
 
-/** Every probe's status, polled until stopped: which nodes were ever not ready in a window. */
+/**
+ * Every node's /readyz, each polled on its own until stopped (a slow answer from one never delays
+ * another's samples): which nodes said anything but 200 in a window.
+ */
 class ReadinessWatch {
-  readonly samples: { atMs: number; statuses: number[] }[] = [];
+  readonly #samples: { probe: number; startedMs: number; status: number }[] = [];
   #running = true;
   readonly #done: Promise<void>;
+  readonly #probes: number;
 
-  constructor(deployment: CliDeployment) {
-    this.#done = (async () => {
-      while (this.#running) {
-        const statuses = [...(await deployment.readiness()), ...(await deployment.engineReadiness())];
-        this.samples.push({ atMs: performance.now(), statuses });
-        await sleep(100);
-      }
-    })();
+  constructor(urls: readonly string[]) {
+    this.#probes = urls.length;
+    this.#done = Promise.all(
+      urls.map(async (url, probe) => {
+        while (this.#running) {
+          const startedMs = performance.now();
+          this.#samples.push({ probe, startedMs, status: await readyStatus(url) });
+          await sleep(50);
+        }
+      }),
+    ).then(() => {});
   }
 
-  /** For each probe, whether it answered anything but 200 between fromMs and toMs. */
+  /** For each probe, whether an answer to a request sent between fromMs and toMs was not 200. */
   notReadyBetween(fromMs: number, toMs: number): boolean[] {
-    const window = this.samples.filter((sample) => sample.atMs >= fromMs && sample.atMs <= toMs);
-    const probes = Math.max(0, ...window.map((sample) => sample.statuses.length));
-    return Array.from({ length: probes }, (_, index) =>
-      window.some((sample) => sample.statuses[index] !== 200),
+    return Array.from({ length: this.#probes }, (_, probe) =>
+      this.#samples.some(
+        (sample) =>
+          sample.probe === probe &&
+          sample.startedMs >= fromMs &&
+          sample.startedMs <= toMs &&
+          sample.status !== 200,
+      ),
     );
   }
 
@@ -135,7 +146,7 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
       label: "faults",
     });
     load = new ResendingOrders(trading, { ordersPerUserMax: 2_000, resendForMs: recoveryMsMax });
-    watch = new ReadinessWatch(deployment);
+    watch = new ReadinessWatch([...deployment.apis.map((api) => api.admin), ...deployment.engineProbeUrls()]);
     const orders = load;
     const probes = watch;
     orders.start();
