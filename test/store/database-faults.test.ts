@@ -11,6 +11,10 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { databaseFaultOf, noteStatementOutcome } from "../../src/store/database-faults.js";
+import {
+  NoAcceptableServerError,
+  UnacceptableServerError,
+} from "../../src/store/postgres/database-target.js";
 import { statementMayHaveCommitted } from "../../src/store/postgres/statement-outcomes.js";
 
 const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -71,6 +75,17 @@ describe("database faults", () => {
     );
     assert.equal(databaseFaultOf(refused)?.outcome, "nothing-done");
     assert.equal(databaseFaultOf(new AggregateError([new Error("other")], "")), undefined);
+  });
+
+  it("a multi-host URL that finds no writable host, or a host it turns away, is nothing done", () => {
+    const none = new NoAcceptableServerError(
+      "No acceptable database server (target_session_attrs=read-write)",
+    );
+    const readOnly = new UnacceptableServerError(
+      "127.0.0.1:5432 is read-only (target_session_attrs=read-write)",
+    );
+    assert.equal(databaseFaultOf(none)?.outcome, "nothing-done");
+    assert.equal(databaseFaultOf(readOnly)?.outcome, "nothing-done");
   });
 
   it("a connect error on a statement already sent is the statement's outcome, not 'nothing was done'", () => {

@@ -80,16 +80,20 @@ describe("PostgreSQL faults: what became of the statement", { skip: skipReason }
 
   it("a read cut off: nothing was done", async () => {
     const read = pool.query("SELECT pg_sleep(30)");
+    // Heard at once: the rejection may come before the termination is confirmed.
+    const failed = failureOf(read);
     await terminateWhileRunning("pg_sleep(30)");
-    const error = await failureOf(read);
+    const error = await failed;
     assert.equal((error as { code?: string }).code, "57P01");
     assert.equal(databaseFaultOf(error)?.outcome, "nothing-done");
   });
 
   it("a write outside a transaction cut off: the outcome is unknown", async () => {
     const write = pool.query("INSERT INTO items SELECT 2 FROM pg_sleep(30)");
+    // Heard at once: the rejection may come before the termination is confirmed.
+    const failed = failureOf(write);
     await terminateWhileRunning("INSERT INTO items SELECT 2");
-    const error = await failureOf(write);
+    const error = await failed;
     assert.equal(databaseFaultOf(error)?.outcome, "unknown");
   });
 
@@ -98,8 +102,10 @@ describe("PostgreSQL faults: what became of the statement", { skip: skipReason }
       await client.query("INSERT INTO items VALUES (3)");
       await client.query("SELECT 3 FROM pg_sleep(30)");
     });
+    // Heard at once: the rejection may come before the termination is confirmed.
+    const failed = failureOf(work);
     await terminateWhileRunning("SELECT 3 FROM pg_sleep(30)");
-    const error = await failureOf(work);
+    const error = await failed;
     assert.equal(databaseFaultOf(error)?.outcome, "nothing-done");
     assert.equal((await admin.query("SELECT 1 FROM items WHERE id = 3")).rowCount, 0);
   });
@@ -108,8 +114,10 @@ describe("PostgreSQL faults: what became of the statement", { skip: skipReason }
     const work = inTransaction(pool, async (client) => {
       await client.query("INSERT INTO slow_commits VALUES (4)");
     });
+    // Heard at once: the rejection may come before the termination is confirmed.
+    const failed = failureOf(work);
     await terminateWhileRunning("COMMIT");
-    const error = await failureOf(work);
+    const error = await failed;
     assert.equal(databaseFaultOf(error)?.outcome, "unknown");
   });
 

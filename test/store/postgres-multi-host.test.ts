@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { databaseFaultOf } from "../../src/store/database-faults.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { NoAcceptableServerError, parseDatabaseTarget } from "../../src/store/postgres/database-target.js";
 import {
@@ -101,7 +102,12 @@ describe("a multi-host URL against a primary and its promoted replica", {
         for (;;) await pool.query("SELECT 1");
       })(),
     );
-    await assert.rejects(poolFor(url).query("SELECT 1"), NoAcceptableServerError);
+    await assert.rejects(poolFor(url).query("SELECT 1"), (error: unknown) => {
+      assert.ok(error instanceof NoAcceptableServerError);
+      // No connection was made: the surfaces answer try-again-later, nothing done (never a 500).
+      assert.equal(databaseFaultOf(error)?.outcome, "nothing-done");
+      return true;
+    });
     await replica.promote();
     let after: Awaited<ReturnType<typeof serverPort>> | undefined;
     for (let attempt = 0; after === undefined && attempt < 5; attempt += 1) {

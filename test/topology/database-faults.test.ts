@@ -210,6 +210,18 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
       )}`,
     );
     assert.deepEqual(orders.failures, [], "every order was acknowledged in the end");
+    // Every refusal said truthfully what happened: nothing done (502/2002) or unknown (504/2001), or
+    // the network; never a 500.
+    const untruthful = [...orders.answers.keys()].filter(
+      (kind) => kind !== "network" && kind !== "502/2002" && kind !== "504/2001",
+    );
+    if (untruthful.length > 0) {
+      // What the API nodes logged about them (pino level 50: error).
+      for (const api of live.apis)
+        for (const line of api.node.lines.filter((line) => line.includes('"level":50') && line.includes('"surface"')).slice(0, 5))
+          t.diagnostic(`api ${api.index}: ${line.slice(0, 1500)}`);
+    }
+    assert.deepEqual(untruthful, [], "only try-again-later and unknown-outcome answers");
     assert.deepEqual(live.exits, [], "no node exited");
     for (const node of [...live.engines, ...live.apis]) assert.ok(node.node.running);
 

@@ -195,10 +195,11 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
           ["legacy", `${legacyUrl}${legacyPaths.category}`],
         ] as const) {
           try {
-            probes.push({
-              surface,
-              status: (await fetch(url, { signal: AbortSignal.timeout(30_000) })).status,
-            });
+            const response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+            const body = await response.text();
+            probes.push({ surface, status: response.status });
+            if (response.status >= 500 && response.status !== 502 && response.status !== 503)
+              t.diagnostic(`${surface} answered ${response.status}: ${body.slice(0, 300)}`);
           } catch {
             probes.push({ surface, status: 0 });
           }

@@ -315,7 +315,10 @@ export function handleLegacyError(
     // (as when the 30 s request timeout ends a request) the outcome is unknown.
     return sendLegacyError(
       reply,
-      tryAgainLater.outcome === "unknown" ? legacyErrors.requestTimeout : legacyErrors.unavailable,
+      // A read (GET) cannot have an unknown outcome: asking again is all there is to do.
+      tryAgainLater.outcome === "unknown" && request.method !== "GET" && request.method !== "HEAD"
+        ? legacyErrors.requestTimeout
+        : legacyErrors.unavailable,
     );
   }
   request.log.error({ err: error }, "unhandled error on the legacy surface");

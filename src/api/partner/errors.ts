@@ -164,7 +164,9 @@ export function handlePartnerError(
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return sendServiceError(reply, badRequest("Malformed request"));
   }
-  const failure = failureAnswer(error, request.server);
+  const failure = failureAnswer(error, request.server, {
+    read: request.method === "GET" || request.method === "HEAD",
+  });
   if (failure.retryAfterSeconds !== undefined) reply.header("retry-after", String(failure.retryAfterSeconds));
   // The logger's `surface` binding names the listener (gateway, public or admin).
   else request.log.error({ err: error }, "unhandled error");
@@ -180,12 +182,16 @@ export function handlePartnerError(
 export function failureAnswer(
   error: unknown,
   app?: FastifyInstance,
+  request: { readonly read: boolean } = { read: false },
 ): { readonly error: ServiceError; readonly retryAfterSeconds?: number } {
   const tryAgainLater = tryAgainLaterOf(error);
   if (tryAgainLater === undefined) return { error: internalError };
   if (app !== undefined) noteTryAgainLater(app, tryAgainLater);
+  // A read (a GET, a WebSocket handshake) changes nothing the caller could reconcile: whatever
+  // broke under it, asking again is all there is to do. Only a mutation can have an unknown outcome.
+  const unknown = tryAgainLater.outcome === "unknown" && !request.read;
   return {
-    error: tryAgainLater.outcome === "unknown" ? upstreamTimedOut : upstreamUnreachable,
+    error: unknown ? upstreamTimedOut : upstreamUnreachable,
     retryAfterSeconds: tryAgainLater.retryAfterSeconds,
   };
 }

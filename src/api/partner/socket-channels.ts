@@ -94,7 +94,7 @@ export function registerSignedChannels(deps: PlatformDeps, hub: RealtimeHub): We
           accept(request, socket, head, partner, verdict.value);
         },
         (error: unknown) => {
-          const failure = failureAnswer(error);
+          const failure = failureAnswer(error, undefined, { read: true });
           if (failure.retryAfterSeconds === undefined)
             deps.logger.error({ err: error }, "a realtime handshake failed");
           writeRefusal(socket, { kind: "service", ...failure });

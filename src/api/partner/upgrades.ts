@@ -18,7 +18,7 @@ export function installUpgradeGate(server: Server, deps: PlatformDeps): void {
   routeUpgrades(server, (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     gateUpgrade(deps, request, socket, head).catch((error: unknown) => {
       // A database that cannot be reached (the gateway's nonce, the session) is try-again-later.
-      const failure = failureAnswer(error);
+      const failure = failureAnswer(error, undefined, { read: true });
       if (failure.retryAfterSeconds === undefined)
         deps.logger.error({ err: error }, "WebSocket upgrade failed");
       else

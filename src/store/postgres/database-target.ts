@@ -30,11 +30,18 @@ export interface DatabaseTarget {
 /** A host was reached but is not what target_session_attrs asks for (a standby, a read-only primary). */
 export class UnacceptableServerError extends Error {
   override readonly name = "UnacceptableServerError";
+  /** As NoAcceptableServerError: the connection is given up before any statement went through it. */
+  readonly code = "08004";
 }
 
 /** No listed host could be reached, or none was acceptable. */
 export class NoAcceptableServerError extends Error {
   override readonly name = "NoAcceptableServerError";
+  /**
+   * sqlclient_unable_to_establish_sqlconnection, as libpq reports it: no connection was made, so
+   * nothing was sent (src/store/database-faults.ts answers it as try-again-later, nothing done).
+   */
+  readonly code = "08001";
 }
 
 const defaultPort = 5432;

@@ -80,9 +80,16 @@ async function app(): Promise<TypeBoxApp> {
     throw new Error("secret internals at /srv/predex/db.ts:42");
   });
   // Each failure the surfaces answer as try-again-later, by name (see the test below).
-  instance.get<{ Params: { kind: string } }>("/failure/:kind", async (request) => {
-    throw failures[request.params.kind]!();
-  });
+  // A mutation (POST) and a read (GET) meeting each failure.
+  for (const method of ["GET", "POST"] as const) {
+    instance.route<{ Params: { kind: string } }>({
+      method,
+      url: "/failure/:kind",
+      handler: async (request) => {
+        throw failures[request.params.kind]!();
+      },
+    });
+  }
   instance.get(
     "/not-ready",
     { schema: { response: partnerResponses(Type.Union([Type.Object({}), Type.Null()])) } },
@@ -116,7 +123,7 @@ describe("partner error mapping", () => {
     const instance = await app();
     const answers: Record<string, [number, unknown, string | undefined]> = {};
     for (const kind of Object.keys(failures)) {
-      const response = await instance.inject({ method: "GET", url: `/failure/${kind}` });
+      const response = await instance.inject({ method: "POST", url: `/failure/${kind}` });
       const retryAfter = response.headers["retry-after"];
       answers[kind] = [response.statusCode, response.json().code, retryAfter === undefined ? undefined : "n"];
       assert.match(String(retryAfter), /^[1-9][0-9]*$/, kind);
@@ -138,7 +145,7 @@ describe("partner error mapping", () => {
       "database-cut-unnoted": unknown,
       "wrapped-database-refused": nothingDone,
     });
-    const timedOut = await instance.inject({ method: "GET", url: "/failure/no-answer" });
+    const timedOut = await instance.inject({ method: "POST", url: "/failure/no-answer" });
     assert.deepEqual(timedOut.json(), { code: 2001, message: "upstream request timed out", data: null });
     const unreachable = await instance.inject({ method: "GET", url: "/failure/database-refused" });
     assert.deepEqual(unreachable.json(), {
@@ -146,6 +153,15 @@ describe("partner error mapping", () => {
       message: "upstream could not be reached",
       data: null,
     });
+  });
+
+  it("answers a read that met any of them 502/2002: a GET changes nothing, so its outcome is never unknown", async () => {
+    const instance = await app();
+    for (const kind of Object.keys(failures)) {
+      const response = await instance.inject({ method: "GET", url: `/failure/${kind}` });
+      assert.deepEqual([response.statusCode, response.json().code], [502, 2002], kind);
+      assert.match(String(response.headers["retry-after"]), /^[1-9][0-9]*$/, kind);
+    }
   });
 
   it("answers a book that does not exist yet with HTTP 200 and code 4054", async () => {
