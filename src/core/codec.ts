@@ -118,6 +118,7 @@ export function encodeState(state: ExchangeState): string {
         order.expiresAtMs,
         order.clientOrderId,
         order.createdAtMs,
+        order.postOnly,
       ]),
     deposits: byText(state.depositTxHashes),
     withdrawals: byNumber(state.withdrawals).map((withdrawal) => [
@@ -246,8 +247,16 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
   }
   for (const row of data.orders as Row[]) {
     const [orderId, userId, optionId, side, timeInForce, priceUnits, originalLots, remainingLots] = row;
-    const [filledLots, filledNotional, feesPaid, frozenAmount, expiresAtMs, clientOrderId, createdAtMs] =
-      row.slice(8);
+    const [
+      filledLots,
+      filledNotional,
+      feesPaid,
+      frozenAmount,
+      expiresAtMs,
+      clientOrderId,
+      createdAtMs,
+      postOnly,
+    ] = row.slice(8);
     const option = state.options.get(optionId as number)!;
     const order: Order = {
       orderId: orderId as number,
@@ -270,6 +279,8 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       expiresAtMs: expiresAtMs as number | null,
       clientOrderId: clientOrderId as string | null,
       createdAtMs: createdAtMs as number,
+      // Snapshots from before post-only orders existed have no such column.
+      postOnly: postOnly === true,
       previous: null,
       next: null,
     };

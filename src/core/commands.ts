@@ -76,6 +76,11 @@ export interface PlaceOrderCommand {
   /** GTD only: the order expires when nowMs reaches this. */
   readonly expiresAtMs: number | null;
   readonly clientOrderId: string | null;
+  /**
+   * LIMIT GTC/GTD only: the order must rest without trading; one that would trade at once is
+   * refused (POST_ONLY_WOULD_TRADE). Absent (journal entries from before it existed) means false.
+   */
+  readonly postOnly?: boolean;
 }
 
 export interface CancelOrderCommand {
@@ -234,7 +239,15 @@ export function createMarketCommand(
 
 type PlaceOrderFields = Omit<
   PlaceOrderCommand,
-  "type" | "orderType" | "limitPrice" | "shares" | "amount" | "timeInForce" | "expiresAtMs" | "clientOrderId"
+  | "type"
+  | "orderType"
+  | "limitPrice"
+  | "shares"
+  | "amount"
+  | "timeInForce"
+  | "expiresAtMs"
+  | "clientOrderId"
+  | "postOnly"
 >;
 
 /** A LIMIT order (GTC unless told otherwise). */
@@ -245,9 +258,10 @@ export function limitOrderCommand(
     timeInForce?: TimeInForce;
     expiresAtMs?: number | null;
     clientOrderId?: string | null;
+    postOnly?: boolean;
   },
 ): PlaceOrderCommand {
-  return {
+  const command: PlaceOrderCommand = {
     type: "PlaceOrder",
     userId: fields.userId,
     marketId: fields.marketId,
@@ -262,6 +276,8 @@ export function limitOrderCommand(
     expiresAtMs: fields.expiresAtMs ?? null,
     clientOrderId: fields.clientOrderId ?? null,
   };
+  // Only a post-only order carries the flag, so every other command keeps its journal shape.
+  return fields.postOnly === undefined ? command : { ...command, postOnly: fields.postOnly };
 }
 
 /** A MARKET order: BUY spends `amount`, SELL sells `shares`; always FAK. */

@@ -59,6 +59,7 @@ export const rejectionSpecs = {
   SIZE_TOO_LARGE: { kind: "invalid", message: "Order size is above the maximum" },
   BOOK_ORDERS_LIMIT: { kind: "refused", message: "Too many orders on this book" },
   MODEL_NOT_SUPPORTED: { kind: "refused", message: "This market model does not support the operation" },
+  POST_ONLY_WOULD_TRADE: { kind: "refused", message: "Post-only order would trade at once" },
 
   // Settlement and claims.
   POSITION_NOT_FOUND: { kind: "not_found", message: "Position not found" },

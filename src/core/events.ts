@@ -99,6 +99,8 @@ export interface OrderPlacedEvent {
   readonly frozenAmount: bigint;
   /** Shares moved from free to frozen for the resting part of a SELL. */
   readonly frozenShares: bigint;
+  /** Present (true) only on a post-only order: it rested without trading and stays a maker. */
+  readonly postOnly?: true;
 }
 
 /** The same clientOrderId came again: nothing happens, the first order stands. */

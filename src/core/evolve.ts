@@ -228,6 +228,7 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
     expiresAtMs: event.expiresAtMs,
     clientOrderId: event.clientOrderId,
     createdAtMs: event.createdAtMs,
+    postOnly: event.postOnly === true,
     previous: null,
     next: null,
   };

@@ -39,6 +39,7 @@ type Step =
       tif: "GTC" | "GTD" | "FOK" | "FAK";
       expiresInMs: number;
       clientOrderId: number | null;
+      postOnly: boolean;
     }
   | { kind: "market"; user: number; market: number; option: 0 | 1; side: "BUY" | "SELL"; size: number }
   | { kind: "cancel"; user: number; orderId: number }
@@ -85,6 +86,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       tif: fc.constantFrom<"GTC" | "GTD" | "FOK" | "FAK">("GTC", "GTC", "GTD", "FOK", "FAK"),
       expiresInMs: fc.integer({ min: -10, max: 5_000 }),
       clientOrderId: fc.option(fc.integer({ min: 0, max: 5 }), { freq: 4 }),
+      postOnly: fc.constantFrom(false, false, false, true),
     }),
   },
   {
@@ -198,6 +200,8 @@ function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
         timeInForce: stepValue.tif,
         expiresAtMs: stepValue.tif === "GTD" ? nowMs + stepValue.expiresInMs : null,
         clientOrderId: stepValue.clientOrderId === null ? null : `c${stepValue.clientOrderId}`,
+        // A quarter of the orders are post-only (refused when they would trade, or with FOK/FAK).
+        ...(stepValue.postOnly ? { postOnly: true } : {}),
       });
     }
     case "market": {

@@ -31,6 +31,7 @@ function order(bookSide: BookSide, yesPriceUnits: number, lots: number): Order {
     expiresAtMs: null,
     clientOrderId: null,
     createdAtMs: 0,
+    postOnly: false,
     previous: null,
     next: null,
   };

@@ -57,6 +57,8 @@ export interface Order {
   readonly expiresAtMs: number | null;
   readonly clientOrderId: string | null;
   readonly createdAtMs: number;
+  /** A post-only order never takes: an amend that would make it trade at once is refused too. */
+  readonly postOnly: boolean;
   previous: Order | null;
   next: Order | null;
 }

@@ -34,7 +34,16 @@ import {
 } from "../units.js";
 import type { Account } from "../wallet/ledger.js";
 import { affordableLots, buyReserveAtoms, feeAtoms } from "./fees.js";
-import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
+import type { OrderBook } from "./order-book.js";
+import {
+  askSide,
+  type BookSide,
+  bidSide,
+  bookSideOf,
+  type Order,
+  type OrderStatus,
+  yesPriceOf,
+} from "./orders.js";
 
 /** Stands in slot 0 of a PlaceOrder's events until OrderPlaced replaces it; never emitted. */
 const placeholderEvent: ExchangeEvent = { type: "Placeholder" } as unknown as ExchangeEvent;
@@ -163,6 +172,9 @@ export function decideBookOrder(
       const beyond = takerSide === bidSide ? yesLimit - bestOpposite : bestOpposite - yesLimit;
       if (beyond > market.limitProtectionUnits) return refuse("PRICE_PROTECTION");
     }
+    // A post-only order rests or is refused; it never takes (order-shape.ts keeps it to GTC/GTD).
+    if (command.postOnly === true && meetsLiveOrder(book, makerSide, takerSide, yesLimit, context.nowMs))
+      return refuse("POST_ONLY_WOULD_TRADE");
   } else {
     if (bestOpposite === -1) return refuse("NO_LIQUIDITY");
     yesLimit =
@@ -296,8 +308,29 @@ export function decideBookOrder(
     frozenAmount: atomsOf(frozenAmount),
     frozenShares: isBuy ? 0n : restingShares,
   };
-  events[0] = placed;
+  // Only a post-only order carries the flag (a copy, on that rarer path only).
+  events[0] = command.postOnly === true ? { ...placed, postOnly: true } : placed;
   return { ok: true, events };
+}
+
+/**
+ * Whether an order at `yesLimit` on `takerSide` would meet a live order of the opposite side at
+ * once. An expired GTD order does not count (it would leave the book, not trade); one of the same
+ * user does (it would be cancelled by self-trade prevention, which a post-only order must not do).
+ */
+export function meetsLiveOrder(
+  book: OrderBook,
+  makerSide: BookSide,
+  takerSide: BookSide,
+  yesLimit: number,
+  nowMs: number,
+): boolean {
+  for (let maker = book.first(makerSide); maker !== null; maker = book.next(maker)) {
+    const makerYes = maker.yesPriceUnits;
+    if (takerSide === bidSide ? makerYes > yesLimit : makerYes < yesLimit) return false;
+    if (maker.expiresAtMs === null || maker.expiresAtMs > nowMs) return true;
+  }
+  return false;
 }
 
 /**
