@@ -48,7 +48,15 @@ import type {
   JournalWakeupSubscription,
 } from "../store/engine-cluster.js";
 import { commandSignatureHeader, commandTimeHeader, signCommand } from "./command-auth.js";
-import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
+import {
+  type CommandAnswer,
+  type CommandGroupAnswer,
+  commandGroupPath,
+  commandPath,
+  type ForwardedCommand,
+  type ForwardedGroup,
+  groupItemForwardId,
+} from "./command-wire.js";
 import { handOverCopies } from "./hand-over-copies.js";
 import type { LocalCommandPort } from "./local-command-port.js";
 
@@ -96,8 +104,8 @@ export const defaultReloadRetryMaxMs = 5_000;
  */
 export const reloadCorruptAttemptsMax = 5;
 
-type Attempt<Event> =
-  | { readonly kind: "answered"; readonly result: SubmitResult<Event> }
+type Attempt<Answer> =
+  | { readonly kind: "answered"; readonly result: Answer }
   | { readonly kind: "overloaded"; readonly message: string }
   /** The leader did not take the command: sending it again cannot run it twice. */
   | { readonly kind: "not-taken" }
@@ -265,6 +273,21 @@ export class ForwardingEngine<State, Command, Event> {
     }
   }
 
+  /**
+   * A group of commands queued together at the leader (Engine.submitMany: all or none, decided in
+   * one batch when they fit), answered with each one's result in order, after the durable commit.
+   */
+  async submitMany(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
+    if (this.#phase !== "running") throw new EngineStoppedError("The engine connection is closed");
+    if (commands.length === 0) return [];
+    this.#inFlight += commands.length;
+    try {
+      return await this.#forwardGroup(commands);
+    } finally {
+      this.#inFlight -= commands.length;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#phase === "closed") return;
     if (this.#phase === "running") this.#phase = "closed";
@@ -277,6 +300,114 @@ export class ForwardingEngine<State, Command, Event> {
   async #forward(command: Command): Promise<SubmitResult<Event>> {
     const id = randomUUID();
     let body: string | undefined;
+    const result = await this.#untilAnswered<SubmitResult<Event>>({
+      attempt: async (leader, local) => {
+        if (local !== undefined) return attemptOfAnswer(await local.submit(command, id));
+        body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
+        return this.#send(leader, commandPath, body, (answer: CommandAnswer<Event>) =>
+          attemptOfAnswer(answer),
+        );
+      },
+      settleFromJournal: async (epoch) => {
+        const entry = await this.#options.cluster.findForwarded<Command, Event>(id);
+        if (entry === undefined) return undefined;
+        this.stats.settledFromJournal += 1;
+        this.#options.logger.info(
+          { sequence: entry.sequence, epoch },
+          "a command whose answer was lost with the old leader is in the journal: answered from it",
+        );
+        return { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
+      },
+    });
+    return this.#answered(result);
+  }
+
+  /**
+   * A group's commands are journaled each under its own forward id (groupItemForwardId). After a
+   * lost answer and a takeover, those found in the journal are answered from it; the rest were not
+   * committed (refused, or never decided) and go to the new leader again, as a new group.
+   */
+  async #forwardGroup(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
+    const results: (SubmitResult<Event> | undefined)[] = commands.map(() => undefined);
+    /** Indexes of the commands not answered yet, in order. */
+    let pending = commands.map((_, index) => index);
+    let id = randomUUID();
+    let body: string | undefined;
+    const fill = (answered: readonly SubmitResult<Event>[]): SubmitResult<Event>[] => {
+      if (answered.length !== pending.length)
+        throw new Error("the leader answered a group with a wrong count");
+      pending.forEach((index, position) => {
+        results[index] = answered[position];
+      });
+      return results as SubmitResult<Event>[];
+    };
+    const answered = await this.#untilAnswered<SubmitResult<Event>[]>({
+      attempt: async (leader, local) => {
+        const group = pending.map((index) => commands[index]!);
+        const toAttempt = (answer: CommandGroupAnswer<Event>): Attempt<SubmitResult<Event>[]> => {
+          const attempt = attemptOfAnswer(answer);
+          return attempt.kind === "answered"
+            ? { kind: "answered", result: fill(answer.ok ? answer.results : []) }
+            : attempt;
+        };
+        if (local !== undefined) {
+          const forwardIds = group.map((_, index) => groupItemForwardId(id, index));
+          return toAttempt(await local.submitMany(group, forwardIds));
+        }
+        body ??= encodePlainData({ id, commands: group } satisfies ForwardedGroup<Command>);
+        return this.#send(leader, commandGroupPath, body, toAttempt);
+      },
+      settleFromJournal: async (epoch) => {
+        const entries = await Promise.all(
+          pending.map((_, position) =>
+            this.#options.cluster.findForwarded<Command, Event>(groupItemForwardId(id, position)),
+          ),
+        );
+        const left: number[] = [];
+        pending.forEach((index, position) => {
+          const entry = entries[position];
+          if (entry === undefined) left.push(index);
+          else
+            results[index] = { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
+        });
+        if (left.length < pending.length) {
+          this.stats.settledFromJournal += 1;
+          this.#options.logger.info(
+            { found: pending.length - left.length, left: left.length, epoch },
+            "commands of a group whose answer was lost with the old leader are in the journal: answered from it",
+          );
+        }
+        if (left.length === 0) return results as SubmitResult<Event>[];
+        // What is left was never committed: a new group, under a new id.
+        pending = left;
+        id = randomUUID();
+        body = undefined;
+        return undefined;
+      },
+    });
+    // Answered once the replica holds the last of them, so a read right after sees every one.
+    let last: SubmitResult<Event> | undefined;
+    for (const result of answered) {
+      if (result.ok && (last === undefined || (last.ok && result.sequence > last.sequence))) last = result;
+    }
+    if (last !== undefined) await this.#answered(last);
+    else this.stats.answered += 1;
+    return answered;
+  }
+
+  /**
+   * Sends to the leader until one answers or the failover deadline passes. Across a takeover nothing
+   * runs twice: a refusal that did nothing is sent again; an answer that may have been lost is asked
+   * of the same leader again (same id), or, once a later epoch leads (every older append final), of
+   * the journal (settleFromJournal: the answer, or undefined when it was not committed).
+   */
+  async #untilAnswered<Answer>(forwarding: {
+    attempt(
+      leader: AdvertisedLeader,
+      local: LocalCommandPort<Command, Event> | undefined,
+    ): Promise<Attempt<Answer>>;
+    settleFromJournal(epoch: bigint): Promise<Answer | undefined>;
+  }): Promise<Answer> {
     const deadline = Date.now() + this.#failoverDeadlineMs;
     /** The highest epoch that may hold the command without having answered. */
     let unsettledEpoch: bigint | undefined;
@@ -285,30 +416,13 @@ export class ForwardingEngine<State, Command, Event> {
       if (leader !== undefined) {
         if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
           // Every append of the older epochs is final now: the journal says whether it was committed.
-          const entry = await this.#options.cluster.findForwarded<Command, Event>(id);
-          if (entry !== undefined) {
-            this.stats.settledFromJournal += 1;
-            this.#options.logger.info(
-              { sequence: entry.sequence, epoch: leader.epoch },
-              "a command whose answer was lost with the old leader is in the journal: answered from it",
-            );
-            return await this.#answered({
-              ok: true,
-              sequence: entry.sequence,
-              nowMs: entry.nowMs,
-              events: entry.events,
-            });
-          }
+          const settled = await forwarding.settleFromJournal(leader.epoch);
+          if (settled !== undefined) return settled;
           unsettledEpoch = undefined;
         }
         const local = this.#options.local;
-        let outcome: Attempt<Event>;
-        if (local?.serves(leader)) outcome = attemptOfAnswer(await local.submit(command, id));
-        else {
-          body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
-          outcome = await this.#send(leader, body);
-        }
-        if (outcome.kind === "answered") return await this.#answered(outcome.result);
+        const outcome = await forwarding.attempt(leader, local?.serves(leader) ? local : undefined);
+        if (outcome.kind === "answered") return outcome.result;
         if (outcome.kind === "overloaded") throw new EngineOverloadedError("leader queueCommandsMax", 0);
         if (outcome.kind === "unknown") {
           if (unsettledEpoch === undefined || leader.epoch > unsettledEpoch) unsettledEpoch = leader.epoch;
@@ -381,12 +495,17 @@ export class ForwardingEngine<State, Command, Event> {
     return result;
   }
 
-  #send(leader: AdvertisedLeader, body: string): Promise<Attempt<Event>> {
+  #send<Answer, Decoded>(
+    leader: AdvertisedLeader,
+    path: string,
+    body: string,
+    toAttempt: (answer: Decoded) => Attempt<Answer>,
+  ): Promise<Attempt<Answer>> {
     const timeMs = Date.now();
-    const url = new URL(commandPath, leader.url);
+    const url = new URL(path, leader.url);
     return new Promise((resolve) => {
       let settled = false;
-      const settle = (attempt: Attempt<Event>) => {
+      const settle = (attempt: Attempt<Answer>) => {
         if (settled) return;
         settled = true;
         resolve(attempt);
@@ -409,7 +528,7 @@ export class ForwardingEngine<State, Command, Event> {
           response.on("error", () => settle({ kind: "unknown" }));
           response.on("end", () => {
             const text = Buffer.concat(chunks).toString("utf8");
-            settle(this.#attemptOf(response.statusCode ?? 0, text));
+            settle(this.#attemptOf(response.statusCode ?? 0, text, toAttempt));
           });
         },
       );
@@ -422,16 +541,19 @@ export class ForwardingEngine<State, Command, Event> {
     });
   }
 
-  #attemptOf(status: number, text: string): Attempt<Event> {
-    let answer: CommandAnswer<Event>;
+  #attemptOf<Answer, Decoded>(
+    status: number,
+    text: string,
+    toAttempt: (answer: Decoded) => Attempt<Answer>,
+  ): Attempt<Answer> {
+    let answer: Decoded;
     try {
-      answer = decodePlainData<CommandAnswer<Event>>(text);
+      answer = decodePlainData<Decoded>(text);
     } catch {
       return { kind: "unknown" };
     }
-    if ((status === 200 && !("refused" in answer)) || (status === 503 && "refused" in answer)) {
-      return attemptOfAnswer(answer);
-    }
+    const refused = typeof answer === "object" && answer !== null && "refused" in answer;
+    if ((status === 200 && !refused) || (status === 503 && refused)) return toAttempt(answer);
     // 401 (another master key), 400, 500: a deployment error, not a takeover. Say it loudly.
     this.#options.logger.error({ status, body: text.slice(0, 200) }, "the engine leader refused a command");
     return { kind: "not-taken" };
@@ -539,9 +661,12 @@ export class ForwardingEngine<State, Command, Event> {
   }
 }
 
-/** What a leader's answer (over HTTP or in-process) means for the command. */
-function attemptOfAnswer<Event>(answer: CommandAnswer<Event>): Attempt<Event> {
-  if (!("refused" in answer)) return { kind: "answered", result: answer };
+/** What a leader's answer (over HTTP or in-process) means for the command or group. */
+function attemptOfAnswer<Answer extends CommandAnswer<unknown> | CommandGroupAnswer<unknown>>(
+  answer: Answer,
+): Attempt<Exclude<Answer, { readonly refused: unknown }>> {
+  if (!("refused" in answer))
+    return { kind: "answered", result: answer as Exclude<Answer, { readonly refused: unknown }> };
   if (answer.refused === "overloaded") return { kind: "overloaded", message: answer.message };
   if (answer.refused === "fatal") return { kind: "unknown" };
   return { kind: "not-taken" };

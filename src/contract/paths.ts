@@ -33,6 +33,12 @@ export const restPaths = {
   accountPositions: "/account/positions",
   claim: "/ordering/claim",
   claimAll: "/ordering/claim_all",
+  // The market makers' operations (DESIGN §9).
+  createOrders: "/ordering/create-orders",
+  cancelOrders: "/ordering/cancel-orders",
+  cancelAll: "/ordering/cancel-all",
+  amendOrder: "/ordering/amend-order",
+  heartbeat: "/ordering/heartbeat",
 } as const;
 
 export const socketPaths = {

@@ -12,6 +12,7 @@ import type {
 } from "../contract/partner/catalogue.js";
 import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/claims.js";
 import type { MarketDetail } from "../contract/partner/market-detail.js";
+import type { CreateOrdersResult } from "../contract/partner/market-making.js";
 import type {
   CodeProofRequest,
   EmailCodeSent,
@@ -222,6 +223,15 @@ export class PredexClient {
 
   async cancelOrder(orderId: string): Promise<Order> {
     return this.request<Order>("POST", restPaths.cancelOrder, { body: { orderId } });
+  }
+
+  /**
+   * Places 1 to 20 orders in one call and one engine batch; each is answered as createOrder would
+   * answer it, in order (`{ok: true, order}` or `{ok: false, code, message}`). Not retried: a lost
+   * answer may have placed them (send clientOrderIds and call again to get the same orders back).
+   */
+  async createOrders(orders: readonly CreateOrderRequest[]): Promise<CreateOrdersResult> {
+    return this.request<CreateOrdersResult>("POST", restPaths.createOrders, { body: { orders } });
   }
 
   /** The session user's trades, newest first. */

@@ -23,6 +23,19 @@ export type {
   UserPositionsChannelMessage,
   UserPositionsSnapshot,
 } from "../contract/channels.js";
+export {
+  type AmendOrderRequest,
+  type CancelAllRequest,
+  type CancelAllResult,
+  type CancelOrdersResult,
+  type CreateOrdersItemResult,
+  type CreateOrdersResult,
+  cancelOrdersIdsMax,
+  createOrdersItemsMax,
+  type HeartbeatResult,
+  heartbeatTimeoutSecondsMax,
+  heartbeatTimeoutSecondsMin,
+} from "../contract/partner/market-making.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,

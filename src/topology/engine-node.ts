@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import { deriveCommandKey } from "../cluster/command-auth.js";
 import { type CommandServer, startCommandServer } from "../cluster/command-server.js";
-import { answerOf, type LocalCommandPort } from "../cluster/local-command-port.js";
+import { answerOf, groupAnswerOf, type LocalCommandPort } from "../cluster/local-command-port.js";
 import type { TopologyConfig } from "../config/topology-config.js";
 import {
   assertInvariants,
@@ -121,6 +121,10 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
           command: ExchangeCommand,
           forwardId: string,
         ) => Promise<SubmitResult<ExchangeEvent>>;
+        readonly submitMany: (
+          commands: readonly ExchangeCommand[],
+          forwardIds: readonly string[],
+        ) => Promise<SubmitResult<ExchangeEvent>[]>;
         readonly accepting: () => boolean;
       }
     | undefined;
@@ -212,9 +216,16 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       forwardIds.set(command, forwardId);
       return running.submit(command);
     };
+    const submitMany = (commands: readonly ExchangeCommand[], ids: readonly string[]) => {
+      commands.forEach((command, index) => {
+        forwardIds.set(command, ids[index]!);
+      });
+      return running.submitMany(commands);
+    };
     const accepting = () => !closing && takeover.leadership.isHeld() && running.phase === "running";
     server = await startCommandServer<ExchangeCommand, ExchangeEvent>({
       submit,
+      submitMany,
       accepting,
       key: deriveCommandKey(options.masterKey),
       host: topology.engineHost,
@@ -226,7 +237,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       : topology.engineAdvertiseHost;
     const commandUrl = `http://${host}:${server.port}`;
     await advertiseLeader(pool, epoch, commandUrl);
-    localLeader = { epoch, url: commandUrl, submit, accepting };
+    localLeader = { epoch, url: commandUrl, submit, submitMany, accepting };
     logger.info(
       { nodeId, epoch: String(epoch), sequence: String(takeover.state.sequence), commandUrl },
       "engine node: leading",
@@ -254,6 +265,16 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         });
       }
       return answerOf(localLeader.submit, command, forwardId);
+    },
+    submitMany: (commands, forwardIds) => {
+      if (localLeader === undefined || !localLeader.accepting()) {
+        return Promise.resolve({
+          ok: false,
+          refused: "not-leader",
+          message: "This engine node does not lead",
+        });
+      }
+      return groupAnswerOf(localLeader.submitMany, commands, forwardIds);
     },
     onCommitted(listener) {
       committedListeners.add(listener);

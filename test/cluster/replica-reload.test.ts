@@ -106,6 +106,7 @@ function gatedLocal(
   return {
     serves: (leader) => local.serves(leader),
     submit: (command, forwardId) => local.submit(command, forwardId),
+    submitMany: (commands, forwardIds) => local.submitMany(commands, forwardIds),
     onCommitted: (listener) =>
       local.onCommitted((entries) => {
         if (!gate.held) listener(entries);
