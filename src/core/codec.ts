@@ -283,6 +283,8 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       postOnly: postOnly === true,
       previous: null,
       next: null,
+      userPrevious: null,
+      userNext: null,
     };
     const account = state.accounts.get(order.userId)!;
     evolveRestOrder(state, account, state.outcomes.get(order.outcomeId)!.book!, order);

@@ -90,6 +90,18 @@ export interface CancelOrderCommand {
   readonly orderId: number;
 }
 
+/**
+ * Cancels every resting order of the user at once (mass-cancel.ts): all of them, those in one
+ * market, or those on one book (outcome) of it. One command, one OrderCancelled per order.
+ */
+export interface CancelAllOrdersCommand {
+  readonly type: "CancelAllOrders";
+  readonly userId: number;
+  readonly marketId: number | null;
+  /** One book of the market; needs marketId. */
+  readonly outcomeId: number | null;
+}
+
 /** Sent by the scheduler: expires resting GTD orders whose expiresAtMs ≤ nowMs. */
 export interface ExpireOrdersCommand {
   readonly type: "ExpireOrders";
@@ -200,6 +212,7 @@ export type ExchangeCommand =
   | DepositCommand
   | PlaceOrderCommand
   | CancelOrderCommand
+  | CancelAllOrdersCommand
   | ExpireOrdersCommand
   | RequestWithdrawalCommand
   | CancelWithdrawalCommand

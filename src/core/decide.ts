@@ -39,6 +39,7 @@ import {
   defaultTickUnits,
   modelTypes,
 } from "./market.js";
+import { decideCancelAllOrders } from "./mass-cancel.js";
 import { decidePlaceOrder } from "./place-order.js";
 import { poolFundingEvents } from "./pools/evolve.js";
 import { resolvePoolTerms } from "./pools/models.js";
@@ -62,6 +63,8 @@ export function decide(
       return decidePlaceOrder(state, command, context);
     case "CancelOrder":
       return decideCancelOrder(state, command, context);
+    case "CancelAllOrders":
+      return decideCancelAllOrders(state, command, context);
     case "ExpireOrders":
       return decideExpireOrders(state, context);
     case "Deposit":

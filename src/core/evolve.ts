@@ -4,6 +4,7 @@
 
 import { createBook } from "./book/create-book.js";
 import { bookSideOf, type Order, yesPriceOf } from "./book/orders.js";
+import { linkUserOrder, unlinkUserOrder } from "./book/user-orders.js";
 import { forgetExpiredClientOrderIds, rememberClientOrderId } from "./client-order-ids.js";
 import type {
   DepositCreditedEvent,
@@ -231,6 +232,8 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
     postOnly: event.postOnly === true,
     previous: null,
     next: null,
+    userPrevious: null,
+    userNext: null,
   };
   if (order.yesPriceUnits % book.tickUnits !== 0) {
     throw new Error("evolve: resting price off tick");
@@ -250,6 +253,7 @@ export function evolveRestOrder(
   state.orders.set(order.orderId, order);
   if (order.expiresAtMs !== null) state.ordersWithExpiry.set(order.orderId, order);
   account.openOrderCount++;
+  linkUserOrder(account, order);
   book.add(order);
 }
 
@@ -323,6 +327,7 @@ function unrestOrder(state: ExchangeState, account: Account, order: Order): void
   state.orders.delete(order.orderId);
   if (order.expiresAtMs !== null) state.ordersWithExpiry.delete(order.orderId);
   account.openOrderCount--;
+  unlinkUserOrder(account, order);
 }
 
 function heldWithdrawal(state: ExchangeState, withdrawalId: number): Withdrawal {

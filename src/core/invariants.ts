@@ -3,10 +3,12 @@
 // empty. Tests call it after every step; the engine may call it after replay.
 
 import { buyReserveAtoms } from "./book/fees.js";
+import type { Order } from "./book/orders.js";
 import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./lifecycle/settlement.js";
 import { checkPoolOutcome, platformPoolFundingNet } from "./pools/invariants.js";
 import type { ExchangeState } from "./state.js";
 import { lotsToShares } from "./units.js";
+import type { Account } from "./wallet/ledger.js";
 
 export function checkInvariants(state: ExchangeState): string[] {
   const problems: string[] = [];
@@ -135,6 +137,7 @@ export function checkInvariants(state: ExchangeState): string[] {
       );
     const open = openByUser.get(account.userId) ?? 0;
     if (account.openOrderCount !== open) problems.push(`user ${account.userId}: open order count is wrong`);
+    problems.push(...checkUserOrders(state, account));
     for (const position of account.positions.values()) {
       const frozenShares = frozenSharesByPosition.get(`${account.userId}:${position.optionId}`) ?? 0n;
       if (position.frozenShares !== frozenShares)
@@ -184,6 +187,25 @@ export function checkInvariants(state: ExchangeState): string[] {
       problems.push(`outcome ${outcome.outcomeId}: crossed book ${bid}/${ask}`);
   }
   return problems;
+}
+
+/** The user's list of resting orders holds exactly them, in id order, linked both ways. */
+function checkUserOrders(state: ExchangeState, account: Account): string[] {
+  let listed = 0;
+  let previous: Order | null = null;
+  for (let order = account.firstOpenOrder; order !== null; order = order.userNext) {
+    if (listed++ > account.openOrderCount) return [`user ${account.userId}: open-order list too long`];
+    if (order.userPrevious !== previous) return [`user ${account.userId}: open-order list links broken`];
+    if (order.userId !== account.userId || state.orders.get(order.orderId) !== order)
+      return [`user ${account.userId}: open-order list holds order ${order.orderId}`];
+    if (previous !== null && previous.orderId >= order.orderId)
+      return [`user ${account.userId}: open-order list out of id order`];
+    previous = order;
+  }
+  if (account.lastOpenOrder !== previous)
+    return [`user ${account.userId}: open-order list has the wrong last`];
+  if (listed !== account.openOrderCount) return [`user ${account.userId}: open-order list misses orders`];
+  return [];
 }
 
 export function assertInvariants(state: ExchangeState): void {

@@ -12,7 +12,12 @@ import type {
 } from "../contract/partner/catalogue.js";
 import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/claims.js";
 import type { MarketDetail } from "../contract/partner/market-detail.js";
-import type { CreateOrdersResult } from "../contract/partner/market-making.js";
+import type {
+  CancelAllRequest,
+  CancelAllResult,
+  CancelOrdersResult,
+  CreateOrdersResult,
+} from "../contract/partner/market-making.js";
 import type {
   CodeProofRequest,
   EmailCodeSent,
@@ -232,6 +237,19 @@ export class PredexClient {
    */
   async createOrders(orders: readonly CreateOrderRequest[]): Promise<CreateOrdersResult> {
     return this.request<CreateOrdersResult>("POST", restPaths.createOrders, { body: { orders } });
+  }
+
+  /**
+   * Cancels 1 to 1,000 of the user's orders; answers which were cancelled and, for the others, what
+   * cancel-order would have answered. Safe to call again after a lost answer.
+   */
+  async cancelOrders(orderIds: readonly string[]): Promise<CancelOrdersResult> {
+    return this.request<CancelOrdersResult>("POST", restPaths.cancelOrders, { body: { orderIds } });
+  }
+
+  /** Cancels every open order of the user, or those in one market (`marketId`) or book (`outcomeId` too). */
+  async cancelAll(scope: CancelAllRequest = {}): Promise<CancelAllResult> {
+    return this.request<CancelAllResult>("POST", restPaths.cancelAll, { body: scope });
   }
 
   /** The session user's trades, newest first. */

@@ -127,3 +127,93 @@ for (const kind of bookKinds) {
     });
   });
 }
+
+for (const kind of bookKinds) {
+  describe(`cancel-all (${kind} book)`, () => {
+    /** Two markets; user 1 rests three orders in the first (both options) and one in the second. */
+    function quoted() {
+      const exchange = new Exchange(kind);
+      const first = exchange.openMarket();
+      const second = exchange.openMarket({ title: "Will it snow?" });
+      exchange.deposit(1, "100");
+      exchange.deposit(2, "100");
+      const ids = [
+        exchange.limit(1, first, first.yes, "BUY", "0.4", "10"),
+        exchange.limit(2, first, first.yes, "BUY", "0.3", "10"),
+        exchange.limit(1, first, first.no, "BUY", "0.5", "10"),
+        exchange.limit(1, second, second.yes, "BUY", "0.2", "10"),
+        exchange.limit(1, first, first.yes, "BUY", "0.45", "5"),
+      ].map((command) => eventsOfType(exchange.accept(command), "OrderPlaced")[0]!.orderId);
+      return { exchange, first, second, ids };
+    }
+
+    it("cancels every resting order of the user, oldest first, releasing exactly what each froze", () => {
+      const { exchange, ids } = quoted();
+      const before = exchange.state.accounts.get(1)!.available;
+      const events = exchange.accept({ type: "CancelAllOrders", userId: 1, marketId: null, outcomeId: null });
+      const cancelled = eventsOfType(events, "OrderCancelled");
+      assert.equal(cancelled.length, events.length);
+      assert.deepEqual(
+        cancelled.map((event) => [event.orderId, event.reason]),
+        [ids[0], ids[2], ids[3], ids[4]].map((orderId) => [orderId, "USER"]),
+      );
+      const account = exchange.state.accounts.get(1)!;
+      assert.equal(account.frozen, 0n);
+      assert.equal(
+        account.available - before,
+        cancelled.reduce((sum, event) => sum + event.releasedAmount, 0n),
+      );
+      assert.equal(account.openOrderCount, 0);
+      assert.ok(exchange.state.orders.has(ids[1]!), "another user's order stays");
+    });
+
+    it("takes only one market's, or one book's, orders when told", () => {
+      const { exchange, first, second, ids } = quoted();
+      const inSecond = exchange.accept({
+        type: "CancelAllOrders",
+        userId: 1,
+        marketId: second.marketId,
+        outcomeId: second.outcomeId,
+      });
+      assert.deepEqual(
+        eventsOfType(inSecond, "OrderCancelled").map((event) => event.orderId),
+        [ids[3]],
+      );
+      const inFirst = exchange.accept({
+        type: "CancelAllOrders",
+        userId: 1,
+        marketId: first.marketId,
+        outcomeId: null,
+      });
+      assert.deepEqual(
+        eventsOfType(inFirst, "OrderCancelled").map((event) => event.orderId),
+        [ids[0], ids[2], ids[4]],
+      );
+      // Nothing left: accepted, with nothing to do.
+      assert.deepEqual(
+        exchange.accept({ type: "CancelAllOrders", userId: 1, marketId: null, outcomeId: null }),
+        [],
+      );
+      assert.deepEqual(
+        exchange.accept({ type: "CancelAllOrders", userId: 9, marketId: null, outcomeId: null }),
+        [],
+      );
+    });
+
+    it("refuses, changing nothing, an unknown market, a book of another market, or a book without its market", () => {
+      const { exchange, first, second } = quoted();
+      exchange.refuse(
+        { type: "CancelAllOrders", userId: 1, marketId: 99, outcomeId: null },
+        "MARKET_NOT_FOUND",
+      );
+      exchange.refuse(
+        { type: "CancelAllOrders", userId: 1, marketId: first.marketId, outcomeId: second.outcomeId },
+        "OUTCOME_NOT_FOUND",
+      );
+      exchange.refuse(
+        { type: "CancelAllOrders", userId: 1, marketId: null, outcomeId: first.outcomeId },
+        "INVALID_INPUT",
+      );
+    });
+  });
+}

@@ -43,6 +43,7 @@ type Step =
     }
   | { kind: "market"; user: number; market: number; option: 0 | 1; side: "BUY" | "SELL"; size: number }
   | { kind: "cancel"; user: number; orderId: number }
+  | { kind: "cancelAll"; user: number; market: number | null; book: boolean }
   | { kind: "expire" }
   | { kind: "advance"; ms: number }
   | { kind: "close"; market: number }
@@ -106,6 +107,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant("cancel" as const),
       user,
       orderId: fc.integer({ min: 0, max: 40 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("cancelAll" as const),
+      user,
+      market: fc.option(fc.constantFrom(0, 1, 2, 3), { freq: 3 }),
+      book: fc.boolean(),
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("expire" as const) }) },
@@ -219,6 +229,12 @@ function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
     }
     case "cancel":
       return { type: "CancelOrder", userId: stepValue.user, orderId: stepValue.orderId };
+    case "cancelAll": {
+      // Market 4 does not exist; a book without its market is refused.
+      const marketId = stepValue.market === null ? null : stepValue.market + 1;
+      const outcomeId = stepValue.book ? (marketId ?? 1) : null;
+      return { type: "CancelAllOrders", userId: stepValue.user, marketId, outcomeId };
+    }
     case "expire":
       return { type: "ExpireOrders" };
     case "close":

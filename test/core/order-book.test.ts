@@ -34,6 +34,8 @@ function order(bookSide: BookSide, yesPriceUnits: number, lots: number): Order {
     postOnly: false,
     previous: null,
     next: null,
+    userPrevious: null,
+    userNext: null,
   };
 }
 

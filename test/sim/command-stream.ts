@@ -1,9 +1,10 @@
 // A seeded stream of mixed exchange commands, chosen from the current state so most of them do
 // something: markets of all three models created, opened, closed, resolved, challenged, finalized,
 // settled by the scheduler or voided; deposits (some repeating a transaction hash); order-book
-// LIMIT orders in every time in force and MARKET orders; AMM buys and sells; parimutuel stakes;
-// cancels (some of someone else's order); clientOrderIds, some reused; claims; withdrawals through
-// their whole workflow; and the scheduler's due commands. Same seed, same state → same commands.
+// LIMIT orders in every time in force (some post-only) and MARKET orders; AMM buys and sells;
+// parimutuel stakes; cancels (some of someone else's order) and mass cancels; clientOrderIds, some
+// reused; claims; withdrawals through their whole workflow; and the scheduler's due commands. Same
+// seed, same state → same commands.
 
 import {
   createMarketCommand,
@@ -183,6 +184,8 @@ export class CommandStream {
         : marketOrderCommand({ ...where, side, shares, clientOrderId });
     }
     const timeInForce = this.#pick(["GTC", "GTC", "GTD", "FOK", "FAK"] as const)!;
+    // A quarter of the orders that may rest are post-only (refused when they would trade at once).
+    const postOnly = (timeInForce === "GTC" || timeInForce === "GTD") && this.#chance(0.25);
     return limitOrderCommand({
       ...where,
       side,
@@ -191,10 +194,12 @@ export class CommandStream {
       timeInForce,
       expiresAtMs: timeInForce === "GTD" ? nowMs + this.#integer(1_000, 30_000) : null,
       clientOrderId,
+      ...(postOnly ? { postOnly } : {}),
     });
   }
 
   #cancel(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    if (this.#chance(0.15)) return this.#cancelAll(state, userId);
     const orders = state.orders.values();
     const order = this.#pick(orders);
     if (order === undefined) return { type: "ExpireOrders" };
@@ -204,6 +209,13 @@ export class CommandStream {
       userId: this.#chance(0.85) ? order.userId : userId,
       orderId: order.orderId,
     };
+  }
+
+  /** A mass cancel: all of the user's orders, one market's (any status), or one book's. */
+  #cancelAll(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const market = this.#chance(0.4) ? undefined : this.#pick([...state.markets.values()]);
+    const outcomeId = market !== undefined && this.#chance(0.5) ? market.outcomeIds[0]! : null;
+    return { type: "CancelAllOrders", userId, marketId: market?.marketId ?? null, outcomeId };
   }
 
   #lifecycle(state: Readonly<ExchangeState>): ExchangeCommand {

@@ -29,8 +29,8 @@ export function yesPriceOf(optionPriceUnits: number, optionIndex: OptionIndex, u
 
 /**
  * A resting LIMIT order. Amounts inside one order are exact JS numbers of atoms (limits.ts bounds
- * them); `previous`/`next` are the fast book's intrusive FIFO links and are not part of the state
- * that is encoded or hashed.
+ * them); `previous`/`next` are the fast book's intrusive FIFO links and `userPrevious`/`userNext`
+ * its owner's list of resting orders, none of them part of the state that is encoded or hashed.
  */
 export interface Order {
   readonly orderId: number;
@@ -61,6 +61,9 @@ export interface Order {
   readonly postOnly: boolean;
   previous: Order | null;
   next: Order | null;
+  /** The owner's resting orders in id order (user-orders.ts): links like previous/next, never encoded. */
+  userPrevious: Order | null;
+  userNext: Order | null;
 }
 
 export function statusOfRestingOrder(order: Order): OrderStatus {
