@@ -102,6 +102,21 @@ export interface CancelAllOrdersCommand {
   readonly outcomeId: number | null;
 }
 
+/**
+ * Changes a resting order's size or price (book/amend-order.ts): fewer shares at the same price keep
+ * its place in the queue; any other change sends it to the back of its (new) level, where it may
+ * trade at once unless it is post-only. Side, option, time in force and expiry stay.
+ */
+export interface AmendOrderCommand {
+  readonly type: "AmendOrder";
+  readonly userId: number;
+  readonly orderId: number;
+  /** The new total size in share atoms (more than what has filled), or null to keep it. */
+  readonly shares: bigint | null;
+  /** The new limit price in the order's option terms, or null to keep it. */
+  readonly limitPrice: bigint | null;
+}
+
 /** Sent by the scheduler: expires resting GTD orders whose expiresAtMs ≤ nowMs. */
 export interface ExpireOrdersCommand {
   readonly type: "ExpireOrders";
@@ -213,6 +228,7 @@ export type ExchangeCommand =
   | PlaceOrderCommand
   | CancelOrderCommand
   | CancelAllOrdersCommand
+  | AmendOrderCommand
   | ExpireOrdersCommand
   | RequestWithdrawalCommand
   | CancelWithdrawalCommand

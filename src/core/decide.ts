@@ -1,6 +1,7 @@
 // decide: what a command does, as events, or why it is refused. Never mutates the state; the
 // same state, command and context always give the same decision.
 
+import { decideAmendOrder } from "./book/amend-order.js";
 import { releaseEvent } from "./book/place-order.js";
 import type {
   CancelOrderCommand,
@@ -65,6 +66,8 @@ export function decide(
       return decideCancelOrder(state, command, context);
     case "CancelAllOrders":
       return decideCancelAllOrders(state, command, context);
+    case "AmendOrder":
+      return decideAmendOrder(state, command, context);
     case "ExpireOrders":
       return decideExpireOrders(state, context);
     case "Deposit":

@@ -47,6 +47,7 @@ export const rejectionSpecs = {
   // Matching.
   ORDER_NOT_FOUND: { kind: "not_found", message: "Order not found" },
   ORDER_NOT_CANCELLABLE: { kind: "refused", message: "Order is not cancellable" },
+  ORDER_NOT_AMENDABLE: { kind: "refused", message: "Order is no longer open" },
   PRICE_OUT_OF_RANGE: { kind: "invalid", message: "Price must be between 0 and 1" },
   PRICE_NOT_ON_TICK: { kind: "invalid", message: "Price is not a multiple of the tick size" },
   SIZE_TOO_SMALL: { kind: "invalid", message: "Order size is below the minimum" },

@@ -189,6 +189,42 @@ export interface OrderExpiredEvent extends OrderReleased {
   readonly type: "OrderExpired";
 }
 
+/**
+ * A resting order was changed by its owner. It comes first among the events of its command and
+ * carries the order's state once the command is done; the TradeExecuted events that follow are its
+ * fills as a taker (only when it was sent to the back at a price that crosses). What the order had
+ * frozen is released and what its rest needs is frozen again: evolve applies the difference.
+ */
+export interface OrderAmendedEvent {
+  readonly type: "OrderAmended";
+  readonly orderId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  /** True: fewer shares at the same price, its place in the queue kept. False: sent to the back. */
+  readonly priorityKept: boolean;
+  /** The order's limit price and total size from now on. */
+  readonly limitPrice: bigint;
+  readonly shares: bigint;
+  /** OPEN or PARTIALLY_FILLED while it rests; FILLED (or CANCELLED when it met too many makers) otherwise. */
+  readonly status: OrderStatus;
+  /** Totals over the order's whole life, this command's fills included. */
+  readonly filledShares: bigint;
+  readonly filledAmount: bigint;
+  readonly feePaid: bigint;
+  /** Shares left on the book (0 when it no longer rests). */
+  readonly restingShares: bigint;
+  /** What the order held frozen before: USDT (BUY) or shares (SELL), all released. */
+  readonly releasedAmount: bigint;
+  readonly releasedShares: bigint;
+  /** What its rest holds frozen now. */
+  readonly frozenAmount: bigint;
+  readonly frozenShares: bigint;
+  readonly atMs: number;
+}
+
 /** A withdrawal was asked for: amount + fee move from available to frozen. */
 export interface WithdrawalRequestedEvent {
   readonly type: "WithdrawalRequested";
@@ -321,6 +357,7 @@ export type ExchangeEvent =
   | TradeExecutedEvent
   | OrderCancelledEvent
   | OrderExpiredEvent
+  | OrderAmendedEvent
   | WithdrawalRequestedEvent
   | WithdrawalApprovedEvent
   | WithdrawalReleasedEvent

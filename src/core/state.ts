@@ -19,6 +19,12 @@ export interface IdCounters {
   nextTradeId: number;
   nextPositionId: number;
   nextWithdrawalId: number;
+  /**
+   * Amended orders sent to the back of their level so far. Time priorities are issued as order id
+   * plus this count (evolve.ts, timePriorityOf): strictly increasing in time, and equal to the order
+   * id for every order until the first amend, so older snapshots need no priorities of their own.
+   */
+  orderRequeues: number;
 }
 
 export interface ExchangeState {
@@ -59,6 +65,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
       nextTradeId: 1,
       nextPositionId: 1,
       nextWithdrawalId: 1,
+      orderRequeues: 0,
     },
     markets: new Map(),
     outcomes: new Map(),

@@ -13,6 +13,7 @@ import type {
 import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/claims.js";
 import type { MarketDetail } from "../contract/partner/market-detail.js";
 import type {
+  AmendOrderRequest,
   CancelAllRequest,
   CancelAllResult,
   CancelOrdersResult,
@@ -245,6 +246,15 @@ export class PredexClient {
    */
   async cancelOrders(orderIds: readonly string[]): Promise<CancelOrdersResult> {
     return this.request<CancelOrdersResult>("POST", restPaths.cancelOrders, { body: { orderIds } });
+  }
+
+  /**
+   * Changes an open order's total size (`shares`) and/or price (`limitPrice`); answers the order
+   * after the change. Fewer shares at the same price keep its place in the queue; anything else
+   * sends it to the back of its level (it may trade at once unless it is post-only).
+   */
+  async amendOrder(amend: AmendOrderRequest): Promise<Order> {
+    return this.request<Order>("POST", restPaths.amendOrder, { body: amend });
   }
 
   /** Cancels every open order of the user, or those in one market (`marketId`) or book (`outcomeId` too). */

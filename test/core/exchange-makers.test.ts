@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createStateCodec } from "../../src/core/codec.js";
-import { bookKinds, Exchange, eventsOfType } from "./exchange-harness.js";
+import { atoms, bookKinds, Exchange, eventsOfType } from "./exchange-harness.js";
 
 for (const kind of bookKinds) {
   describe(`post-only orders (${kind} book)`, () => {
@@ -217,3 +217,187 @@ for (const kind of bookKinds) {
     });
   });
 }
+
+/** Order ids on one side of a book, in priority (price, then time). */
+function queueOf(exchange: Exchange, outcomeId: number, side: 0 | 1): number[] {
+  const book = exchange.state.outcomes.get(outcomeId)!.book!;
+  const ids: number[] = [];
+  for (let order = book.first(side); order !== null; order = book.next(order)) ids.push(order.orderId);
+  return ids;
+}
+
+for (const kind of bookKinds) {
+  describe(`amend-order (${kind} book)`, () => {
+    /** Bids on Yes: user 1 at 0.4 (first), user 2 at 0.4, user 3 at 0.3. */
+    function bids() {
+      const exchange = new Exchange(kind);
+      const market = exchange.openMarket({ makerFeeBps: 20, takerFeeBps: 50 });
+      for (const user of [1, 2, 3, 4]) exchange.deposit(user, "100");
+      const [first, second, third] = [
+        exchange.limit(1, market, market.yes, "BUY", "0.4", "10"),
+        exchange.limit(2, market, market.yes, "BUY", "0.4", "10"),
+        exchange.limit(3, market, market.yes, "BUY", "0.3", "10"),
+      ].map((command) => eventsOfType(exchange.accept(command), "OrderPlaced")[0]!.orderId);
+      return { exchange, market, first: first!, second: second!, third: third! };
+    }
+    const amend = (userId: number, orderId: number, fields: { shares?: string; limitPrice?: string }) => ({
+      type: "AmendOrder" as const,
+      userId,
+      orderId,
+      shares: fields.shares === undefined ? null : atoms(fields.shares),
+      limitPrice: fields.limitPrice === undefined ? null : atoms(fields.limitPrice),
+    });
+
+    it("fewer shares at the same price keep the order's place and release exactly the difference", () => {
+      const { exchange, market, first, second, third } = bids();
+      const before = exchange.state.accounts.get(1)!;
+      const [frozen, available] = [before.frozen, before.available];
+      const [amended] = eventsOfType(exchange.accept(amend(1, first, { shares: "4" })), "OrderAmended");
+      assert.deepEqual(
+        [amended?.priorityKept, amended?.status, amended?.shares, amended?.restingShares],
+        [true, "OPEN", atoms("4"), atoms("4")],
+      );
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), [first, second, third]);
+      const account = exchange.state.accounts.get(1)!;
+      // 10 × 0.4 + 0.2% maker fee reserve before; 4 × 0.4 + fee after.
+      assert.equal(frozen - account.frozen, amended!.releasedAmount - amended!.frozenAmount);
+      assert.equal(account.available - available, frozen - account.frozen);
+      assert.equal(account.frozen, atoms("1.6032"));
+      // A seller now meets the amended order first.
+      const [trade] = eventsOfType(
+        exchange.accept(exchange.limit(4, market, market.no, "BUY", "0.6", "1")),
+        "TradeExecuted",
+      );
+      assert.equal(trade?.makerOrderId, first);
+    });
+
+    it("more shares, or a new price, send the order to the back of its (new) level", () => {
+      const { exchange, market, first, second, third } = bids();
+      exchange.accept(amend(1, first, { shares: "12" }));
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), [second, first, third]);
+      exchange.accept(amend(2, second, { limitPrice: "0.3" }));
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), [first, third, second]);
+      // Back to the first price: behind nobody there now, but behind user 3 if it moves there too.
+      exchange.accept(amend(3, third, { limitPrice: "0.4" }));
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), [first, third, second]);
+      // The same size and price again: nothing happens, not even a journal event.
+      assert.deepEqual(exchange.accept(amend(1, first, { shares: "12", limitPrice: "0.4" })), []);
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), [first, third, second]);
+    });
+
+    it("a new price that crosses trades at once as a taker, at the makers' prices, and rests the rest", () => {
+      const { exchange, market, first } = bids();
+      // Asks on Yes: 3 at 0.5 and 2 at 0.55 (BUY No at 0.5 and 0.45).
+      const [ask50] = eventsOfType(
+        exchange.accept(exchange.limit(4, market, market.no, "BUY", "0.5", "3")),
+        "OrderPlaced",
+      );
+      exchange.accept(exchange.limit(4, market, market.no, "BUY", "0.45", "2"));
+      const events = exchange.accept(amend(1, first, { limitPrice: "0.55" }));
+      const [amended] = eventsOfType(events, "OrderAmended");
+      const trades = eventsOfType(events, "TradeExecuted");
+      assert.equal(events[0]?.type, "OrderAmended", "the amend comes first, its fills after");
+      assert.deepEqual(
+        trades.map((trade) => [
+          trade.makerOrderId === ask50!.orderId,
+          trade.takerOrderId,
+          trade.takerPrice,
+          trade.shares,
+        ]),
+        [
+          [true, first, atoms("0.5"), atoms("3")],
+          [false, first, atoms("0.55"), atoms("2")],
+        ],
+      );
+      assert.deepEqual(
+        [amended?.priorityKept, amended?.status, amended?.filledShares, amended?.restingShares],
+        [false, "PARTIALLY_FILLED", atoms("5"), atoms("5")],
+      );
+      const order = exchange.state.orders.get(first)!;
+      assert.deepEqual([order.remainingLots, order.filledLots], [50_000, 50_000]);
+      // Taker fee 0.5% on 1.5 + 1.1 = 2.6 USDT of fills.
+      assert.equal(amended?.feePaid, atoms("0.013"));
+    });
+
+    it("a post-only order stays post-only: an amend that would trade at once is refused, changing nothing", () => {
+      const exchange = new Exchange(kind);
+      const market = exchange.openMarket();
+      exchange.deposit(1, "100");
+      exchange.deposit(2, "100");
+      exchange.accept(exchange.limit(2, market, market.no, "BUY", "0.4", "5")); // Yes ask 0.6
+      const [placed] = eventsOfType(
+        exchange.accept(exchange.limit(1, market, market.yes, "BUY", "0.5", "5", { postOnly: true })),
+        "OrderPlaced",
+      );
+      exchange.refuse(amend(1, placed!.orderId, { limitPrice: "0.6" }), "POST_ONLY_WOULD_TRADE");
+      exchange.accept(amend(1, placed!.orderId, { limitPrice: "0.59", shares: "8" }));
+      assert.equal(exchange.state.orders.get(placed!.orderId)?.postOnly, true);
+    });
+
+    it("refuses, changing nothing, what cannot be amended", () => {
+      const { exchange, market, first, second } = bids();
+      exchange.refuse(amend(2, first, { shares: "5" }), "ORDER_NOT_FOUND");
+      exchange.refuse(amend(1, 999, { shares: "5" }), "ORDER_NOT_FOUND");
+      exchange.refuse({ ...amend(1, first, {}) }, "INVALID_INPUT");
+      exchange.refuse(amend(1, first, { limitPrice: "0.405" }), "PRICE_NOT_ON_TICK");
+      exchange.refuse(amend(1, first, { limitPrice: "1" }), "PRICE_OUT_OF_RANGE");
+      exchange.refuse(amend(1, first, { shares: "0.00001" }), "SHARES_NOT_ON_STEP");
+      exchange.refuse(amend(1, first, { shares: "1000" }), "INSUFFICIENT_BALANCE");
+      // Part of the second order fills; its size cannot go down to what has filled.
+      exchange.accept(amend(1, first, { limitPrice: "0.2" }));
+      exchange.accept(exchange.limit(4, market, market.no, "BUY", "0.6", "3"));
+      assert.equal(exchange.state.orders.get(second)?.filledLots, 30_000);
+      exchange.refuse(amend(2, second, { shares: "3" }), "INVALID_INPUT");
+      exchange.accept(amend(2, second, { shares: "3.5" }));
+      // An order that has ended is no longer open.
+      exchange.accept({ type: "CancelOrder", userId: 1, orderId: first });
+      exchange.refuse(amend(1, first, { shares: "5" }), "ORDER_NOT_AMENDABLE");
+    });
+
+    it("a SELL's frozen shares follow, and it needs the shares for more", () => {
+      const exchange = new Exchange(kind);
+      const market = exchange.openMarket();
+      exchange.deposit(1, "100");
+      exchange.deposit(2, "100");
+      exchange.accept(exchange.limit(1, market, market.yes, "BUY", "0.5", "10"));
+      exchange.accept(exchange.limit(2, market, market.no, "BUY", "0.5", "10")); // user 1 holds 10 Yes
+      const [sell] = eventsOfType(
+        exchange.accept(exchange.limit(1, market, market.yes, "SELL", "0.7", "6")),
+        "OrderPlaced",
+      );
+      const position = () => exchange.state.accounts.get(1)!.positions.get(market.yes)!;
+      assert.deepEqual([position().shares, position().frozenShares], [atoms("4"), atoms("6")]);
+      exchange.accept(amend(1, sell!.orderId, { shares: "10" }));
+      assert.deepEqual([position().shares, position().frozenShares], [0n, atoms("10")]);
+      exchange.refuse(amend(1, sell!.orderId, { shares: "11" }), "INSUFFICIENT_SHARES");
+      exchange.accept(amend(1, sell!.orderId, { shares: "2" }));
+      assert.deepEqual([position().shares, position().frozenShares], [atoms("8"), atoms("2")]);
+    });
+
+    it("keeps queue places through a snapshot", () => {
+      const { exchange, market, first, second, third } = bids();
+      exchange.accept(amend(1, first, { shares: "11" }));
+      exchange.accept(amend(3, third, { limitPrice: "0.4" }));
+      const order = [second, first, third];
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), order);
+      const codec = createStateCodec(kind);
+      const encoded = codec.encode(exchange.state);
+      exchange.state = codec.decode(encoded);
+      assert.equal(codec.encode(exchange.state), encoded);
+      assert.deepEqual(queueOf(exchange, market.outcomeId, 0), order);
+    });
+  });
+}
+
+describe("state encoding written before amends and post-only orders", () => {
+  it("is read back to exactly its own text (no new column until one is needed)", () => {
+    const exchange = new Exchange("fast");
+    const market = exchange.openMarket();
+    exchange.deposit(1, "100");
+    exchange.accept(exchange.limit(1, market, market.yes, "BUY", "0.4", "10"));
+    const encoded = createStateCodec("fast").encode(exchange.state);
+    const data = JSON.parse(encoded) as { counters: unknown[]; orders: unknown[][] };
+    assert.equal(data.counters.length, 7);
+    assert.equal(data.orders[0]?.length, 15);
+  });
+});

@@ -44,6 +44,14 @@ type Step =
   | { kind: "market"; user: number; market: number; option: 0 | 1; side: "BUY" | "SELL"; size: number }
   | { kind: "cancel"; user: number; orderId: number }
   | { kind: "cancelAll"; user: number; market: number | null; book: boolean }
+  | {
+      kind: "amend";
+      user: number;
+      owner: boolean;
+      orderId: number;
+      tick: number | null;
+      lots: number | null;
+    }
   | { kind: "expire" }
   | { kind: "advance"; ms: number }
   | { kind: "close"; market: number }
@@ -107,6 +115,23 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant("cancel" as const),
       user,
       orderId: fc.integer({ min: 0, max: 40 }),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("amend" as const),
+      user,
+      owner: fc.constantFrom(true, true, true, false),
+      orderId: fc.integer({ min: 0, max: 40 }),
+      tick: fc.option(fc.integer({ min: 33, max: 67 }), { freq: 2 }),
+      lots: fc.option(
+        fc.oneof(
+          { weight: 9, arbitrary: fc.integer({ min: 100, max: 30_000 }) },
+          { weight: 1, arbitrary: fc.constantFrom(0, 1, 99, 101) },
+        ),
+        { freq: 2 },
+      ),
     }),
   },
   {
@@ -187,7 +212,7 @@ const setup: ExchangeCommand[] = [
 ];
 const tickAtoms = [1_000_000n, 10_000_000n, 1_000_000n];
 
-function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
+function toCommand(stepValue: Step, nowMs: number, state: ExchangeState): ExchangeCommand {
   switch (stepValue.kind) {
     case "deposit":
       return {
@@ -229,6 +254,23 @@ function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
     }
     case "cancel":
       return { type: "CancelOrder", userId: stepValue.user, orderId: stepValue.orderId };
+    case "amend": {
+      // Mostly the owner amends its resting order, on its market's tick; the rest is refused.
+      const orders = state.orders.values();
+      const resting = stepValue.owner
+        ? orders[stepValue.orderId % Math.max(1, orders.length)]
+        : state.orders.get(stepValue.orderId);
+      const marketId = resting?.marketId ?? 1;
+      const ticks =
+        marketId === 2 && stepValue.tick !== null ? Math.round(stepValue.tick / 10) : stepValue.tick;
+      return {
+        type: "AmendOrder",
+        userId: stepValue.owner && resting !== undefined ? resting.userId : stepValue.user,
+        orderId: resting?.orderId ?? stepValue.orderId,
+        shares: stepValue.lots === null ? null : BigInt(stepValue.lots) * 10_000n,
+        limitPrice: ticks === null ? null : BigInt(ticks) * tickAtoms[marketId - 1]!,
+      };
+    }
     case "cancelAll": {
       // Market 4 does not exist; a book without its market is refused.
       const marketId = stepValue.market === null ? null : stepValue.market + 1;
@@ -302,7 +344,8 @@ function runBoth(steps: readonly Step[], roundTripAt: number): Run {
       nowMs += entry;
       continue;
     }
-    const command = "kind" in (entry as object) ? toCommand(entry as unknown as Step, nowMs) : entry;
+    const command =
+      "kind" in (entry as object) ? toCommand(entry as unknown as Step, nowMs, run.fast) : entry;
     const context: CommandContext = { nowMs, sequence: ++sequence };
     const hashBefore = stateHash(run.fast);
     const fastDecision = fastDecider.decide(run.fast, command, context);

@@ -2,9 +2,9 @@
 // something: markets of all three models created, opened, closed, resolved, challenged, finalized,
 // settled by the scheduler or voided; deposits (some repeating a transaction hash); order-book
 // LIMIT orders in every time in force (some post-only) and MARKET orders; AMM buys and sells;
-// parimutuel stakes; cancels (some of someone else's order) and mass cancels; clientOrderIds, some
-// reused; claims; withdrawals through their whole workflow; and the scheduler's due commands. Same
-// seed, same state → same commands.
+// parimutuel stakes; amends; cancels (some of someone else's order) and mass cancels;
+// clientOrderIds, some reused; claims; withdrawals through their whole workflow; and the
+// scheduler's due commands. Same seed, same state → same commands.
 
 import {
   createMarketCommand,
@@ -77,8 +77,9 @@ export class CommandStream {
     const userId = this.#pick(simUsers)!;
     if (roll < 0.1) return this.#deposit(userId);
     if (roll < 0.55) return this.#order(state, userId, nowMs);
-    if (roll < 0.65) return this.#cancel(state, userId);
-    if (roll < 0.76) return this.#lifecycle(state);
+    if (roll < 0.6) return this.#amend(state, userId);
+    if (roll < 0.67) return this.#cancel(state, userId);
+    if (roll < 0.77) return this.#lifecycle(state);
     if (roll < 0.86) return this.#claim(state, userId);
     return this.#wallet(state, userId);
   }
@@ -208,6 +209,20 @@ export class CommandStream {
       type: "CancelOrder",
       userId: this.#chance(0.85) ? order.userId : userId,
       orderId: order.orderId,
+    };
+  }
+
+  /** An amend of a resting order (mostly its owner's): a new size, a new price, or both. */
+  #amend(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const order = this.#pick(state.orders.values());
+    if (order === undefined) return { type: "ExpireOrders" };
+    const roll = this.#random();
+    return {
+      type: "AmendOrder",
+      userId: this.#chance(0.9) ? order.userId : userId,
+      orderId: order.orderId,
+      shares: roll < 0.7 ? BigInt(this.#integer(50, 3000)) * cent : null,
+      limitPrice: roll > 0.4 ? BigInt(this.#integer(25, 75)) * cent : null,
     };
   }
 

@@ -51,6 +51,8 @@ describe("crash simulation of the exchange", () => {
       /PlaceOrder AMM MARKET SELL/,
       /PlaceOrder parimutuel MARKET BUY/,
       /CancelOrder/,
+      /CancelAllOrders/,
+      /AmendOrder/,
       /Deposit/,
       /RequestWithdrawal/,
       /CloseMarket/,

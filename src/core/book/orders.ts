@@ -42,11 +42,17 @@ export interface Order {
   readonly side: OrderSide;
   readonly timeInForce: "GTC" | "GTD";
   readonly bookSide: BookSide;
-  /** Limit price in the order's own option terms, price units. */
-  readonly priceUnits: number;
+  /** Limit price in the order's own option terms, price units (an amend may change it). */
+  priceUnits: number;
   /** The same price on the Yes book. */
-  readonly yesPriceUnits: number;
-  readonly originalLots: number;
+  yesPriceUnits: number;
+  /** Its total size: filled + remaining (an amend may change it). */
+  originalLots: number;
+  /**
+   * Its place in time priority within a price level: lower is earlier. A new order's is issued when
+   * it is placed, an amended order sent to the back gets a new one (evolve.ts, timePriorityOf).
+   */
+  timePriority: number;
   remainingLots: number;
   filledLots: number;
   /** Cash of the fills so far (Σ lots × price), atoms. */

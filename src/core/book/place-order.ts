@@ -41,6 +41,7 @@ import {
   bidSide,
   bookSideOf,
   type Order,
+  type OrderSide,
   type OrderStatus,
   yesPriceOf,
 } from "./orders.js";
@@ -189,82 +190,27 @@ export function decideBookOrder(
   // Slot 0 is kept for OrderPlaced, which is written last because it carries the final status
   // (Array.prototype.unshift showed up as the single most expensive line of this function).
   const events: ExchangeEvent[] = [placeholderEvent];
-  const positions = positionIds.reset(state, takerPositionId);
-  let nextTradeId = state.counters.nextTradeId;
-  let remainingLots = lots;
-  let filledLots = 0;
-  let filledNotional = 0;
-  let feePaid = 0;
-  let makersTraded = 0;
-  let stoppedEarly = false;
-  let budgetSpent = false;
-  for (let maker = book.first(makerSide); maker !== null; ) {
-    const makerYes = maker.yesPriceUnits;
-    if (takerSide === bidSide ? makerYes > yesLimit : makerYes < yesLimit) break;
-    const next = book.next(maker);
-    if (maker.expiresAtMs !== null && maker.expiresAtMs <= nowMs) {
-      // An expired order never trades; it leaves the book as it is met.
-      events.push(releaseEvent("OrderExpired", maker, nowMs));
-      maker = next;
-      continue;
-    }
-    if (maker.userId === userId) {
-      // Self-trade prevention: the resting order of the same user is cancelled, never traded against.
-      events.push(releaseEvent("OrderCancelled", maker, nowMs));
-      maker = next;
-      continue;
-    }
-    if (makersTraded === makersPerTakerMax) {
-      stoppedEarly = true;
-      break;
-    }
-    const takerPrice = optionIndex === 0 ? makerYes : priceUnitsPerUnit - makerYes;
-    let fillLots: number;
-    if (byAmount) {
-      fillLots = affordableLots(budget, takerPrice, takerFeeBps);
-      if (fillLots === 0) {
-        budgetSpent = true;
-        break;
-      }
-      if (fillLots > maker.remainingLots) fillLots = maker.remainingLots;
-    } else {
-      fillLots = Math.min(remainingLots, maker.remainingLots);
-    }
-    const takerNotional = fillLots * takerPrice;
-    const takerFee = feeAtoms(takerNotional, takerFeeBps);
-    events.push(
-      tradeEvent(
-        positions,
-        nextTradeId++,
-        maker,
-        fillLots,
-        makerFeeBps,
-        orderId,
-        command,
-        optionIndex,
-        takerPrice,
-        takerNotional,
-        takerFee,
-        nowMs,
-      ),
-    );
-    makersTraded++;
-    filledLots += fillLots;
-    filledNotional += takerNotional;
-    feePaid += takerFee;
-    if (byAmount) {
-      budget -= takerNotional + takerFee;
-      // What is left cannot buy a lot here, nor anywhere worse: the budget is spent.
-      if (fillLots < maker.remainingLots || budget < takerPrice) {
-        budgetSpent = true;
-        break;
-      }
-    } else {
-      remainingLots -= fillLots;
-      if (remainingLots === 0) break;
-    }
-    maker = next;
-  }
+  const match = matchTaker(
+    {
+      book,
+      orderId,
+      userId,
+      optionId: option.optionId,
+      optionIndex,
+      side,
+      takerSide,
+      yesLimit,
+      lots,
+      budget: byAmount ? budget : -1,
+      makerFeeBps,
+      takerFeeBps,
+      nowMs,
+    },
+    positionIds.reset(state, takerPositionId),
+    state.counters.nextTradeId,
+    events,
+  );
+  const { remainingLots, filledLots, filledNotional, feePaid, stoppedEarly, budgetSpent } = match;
 
   // Time in force decides what happens to the rest.
   if (timeInForce === "FOK" && remainingLots > 0) return refuse("FOK_NOT_FILLED");
@@ -333,11 +279,143 @@ export function meetsLiveOrder(
   return false;
 }
 
+/** The incoming order that walks the book: a new order, or an amended one sent to the back. */
+export interface Taker {
+  readonly book: OrderBook;
+  readonly orderId: number;
+  readonly userId: number;
+  readonly optionId: number;
+  readonly optionIndex: 0 | 1;
+  readonly side: OrderSide;
+  readonly takerSide: BookSide;
+  /** The worst Yes price it may trade at, price units. */
+  readonly yesLimit: number;
+  /** Lots to fill; unused when it spends a budget. */
+  readonly lots: number;
+  /** A MARKET BUY's atoms to spend, taker fee included; -1 for an order of a number of lots. */
+  readonly budget: number;
+  readonly makerFeeBps: number;
+  readonly takerFeeBps: number;
+  readonly nowMs: number;
+}
+
+/** What one walk of the book did. One instance serves every decide (decide is synchronous). */
+class TakerMatch {
+  remainingLots = 0;
+  filledLots = 0;
+  filledNotional = 0;
+  feePaid = 0;
+  /** It met makersPerTakerMax makers: what is left must not rest (it was not matched in full). */
+  stoppedEarly = false;
+  /** A budget order spent what it could. */
+  budgetSpent = false;
+}
+
+const takerMatch = new TakerMatch();
+
+/**
+ * Walks the opposite side in price-time priority while prices cross, describing each step as an
+ * event pushed to `events`: an expired maker leaves (OrderExpired), a maker of the same user is
+ * cancelled (self-trade prevention), any other maker trades at its own price (TradeExecuted).
+ */
+export function matchTaker(
+  taker: Taker,
+  positions: PositionIds,
+  firstTradeId: number,
+  events: ExchangeEvent[],
+): TakerMatch {
+  const { book, takerSide, yesLimit, userId, optionIndex, makerFeeBps, takerFeeBps, nowMs } = taker;
+  const makerSide = takerSide === bidSide ? askSide : bidSide;
+  const byAmount = taker.budget >= 0;
+  let budget = taker.budget;
+  let nextTradeId = firstTradeId;
+  let remainingLots = taker.lots;
+  let filledLots = 0;
+  let filledNotional = 0;
+  let feePaid = 0;
+  let makersTraded = 0;
+  let stoppedEarly = false;
+  let budgetSpent = false;
+  for (let maker = book.first(makerSide); maker !== null; ) {
+    const makerYes = maker.yesPriceUnits;
+    if (takerSide === bidSide ? makerYes > yesLimit : makerYes < yesLimit) break;
+    const next = book.next(maker);
+    if (maker.expiresAtMs !== null && maker.expiresAtMs <= nowMs) {
+      // An expired order never trades; it leaves the book as it is met.
+      events.push(releaseEvent("OrderExpired", maker, nowMs));
+      maker = next;
+      continue;
+    }
+    if (maker.userId === userId) {
+      // Self-trade prevention: the resting order of the same user is cancelled, never traded against.
+      events.push(releaseEvent("OrderCancelled", maker, nowMs));
+      maker = next;
+      continue;
+    }
+    if (makersTraded === makersPerTakerMax) {
+      stoppedEarly = true;
+      break;
+    }
+    const takerPrice = optionIndex === 0 ? makerYes : priceUnitsPerUnit - makerYes;
+    let fillLots: number;
+    if (byAmount) {
+      fillLots = affordableLots(budget, takerPrice, takerFeeBps);
+      if (fillLots === 0) {
+        budgetSpent = true;
+        break;
+      }
+      if (fillLots > maker.remainingLots) fillLots = maker.remainingLots;
+    } else {
+      fillLots = Math.min(remainingLots, maker.remainingLots);
+    }
+    const takerNotional = fillLots * takerPrice;
+    const takerFee = feeAtoms(takerNotional, takerFeeBps);
+    events.push(
+      tradeEvent(
+        positions,
+        nextTradeId++,
+        maker,
+        fillLots,
+        makerFeeBps,
+        taker,
+        takerPrice,
+        takerNotional,
+        takerFee,
+        nowMs,
+      ),
+    );
+    makersTraded++;
+    filledLots += fillLots;
+    filledNotional += takerNotional;
+    feePaid += takerFee;
+    if (byAmount) {
+      budget -= takerNotional + takerFee;
+      // What is left cannot buy a lot here, nor anywhere worse: the budget is spent.
+      if (fillLots < maker.remainingLots || budget < takerPrice) {
+        budgetSpent = true;
+        break;
+      }
+    } else {
+      remainingLots -= fillLots;
+      if (remainingLots === 0) break;
+    }
+    maker = next;
+  }
+  const match = takerMatch;
+  match.remainingLots = remainingLots;
+  match.filledLots = filledLots;
+  match.filledNotional = filledNotional;
+  match.feePaid = feePaid;
+  match.stoppedEarly = stoppedEarly;
+  match.budgetSpent = budgetSpent;
+  return match;
+}
+
 /**
  * Position ids for one command: existing ones from the state, new ones from the counter. One
  * instance is reused by every decide (decide is synchronous), so the hot path allocates nothing.
  */
-class PositionIds {
+export class PositionIds {
   private state: ExchangeState | null = null;
   private nextPositionId = 0;
   /** (userId, optionId, positionId) triples created in this command. */
@@ -377,7 +455,7 @@ class PositionIds {
   }
 }
 
-const positionIds = new PositionIds();
+export const positionIds = new PositionIds();
 
 function tradeEvent(
   positions: PositionIds,
@@ -385,9 +463,7 @@ function tradeEvent(
   maker: Order,
   lots: number,
   makerFeeBps: number,
-  takerOrderId: number,
-  taker: PlaceOrderCommand,
-  takerOptionIndex: 0 | 1,
+  taker: Taker,
   takerPrice: number,
   takerNotional: number,
   takerFee: number,
@@ -410,7 +486,7 @@ function tradeEvent(
   const shares = lotsToShares(lots);
   const makerNotionalAtoms = atomsOf(makerNotional);
   const cross: CrossType =
-    maker.optionIndex === takerOptionIndex ? "TRANSFER" : maker.side === "BUY" ? "MINT" : "MERGE";
+    maker.optionIndex === taker.optionIndex ? "TRANSFER" : maker.side === "BUY" ? "MINT" : "MERGE";
   const makerPositionId = positions.idFor(maker.userId, maker.optionId);
   const takerPositionId = positions.takerIdFor(taker.userId, taker.optionId);
   return {
@@ -434,7 +510,7 @@ function tradeEvent(
     makerFrozenDelta: atomsOf(makerFrozenDelta),
     makerRemainingShares: lotsToShares(makerRemaining),
     makerStatus: makerRemaining === 0 ? "FILLED" : "PARTIALLY_FILLED",
-    takerOrderId,
+    takerOrderId: taker.orderId,
     takerUserId: taker.userId,
     takerOptionId: taker.optionId,
     takerSide: taker.side,

@@ -36,7 +36,7 @@ export function createSqliteExchangeProjector(
   const ledger = createLedgerWriter(db, balances.balanceOf);
   const positions = createPositionRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
-  const { onOrderPlaced, onOrderReleased } = createOrderProjection(db, ledger);
+  const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(db, ledger);
   const onTrade = createTradeProjection(db, { ledger, positions, optionIdsOf, marketTotals });
   const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
@@ -84,6 +84,9 @@ export function createSqliteExchangeProjector(
           case "OrderCancelled":
           case "OrderExpired":
             onOrderReleased(event);
+            break;
+          case "OrderAmended":
+            onOrderAmended(event);
             break;
           case "MarketResolved":
           case "ResolutionChallenged":
