@@ -26,6 +26,10 @@ function byNumber<T>(map: Map<number, T>): T[] {
   return [...map.entries()].sort((a, b) => a[0] - b[0]).map((entry) => entry[1]);
 }
 
+function byNumberEntries<T>(map: Map<number, T>): [number, T][] {
+  return [...map.entries()].sort((a, b) => a[0] - b[0]);
+}
+
 function byText<T>(map: Map<string, T>): [string, T][] {
   return [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
@@ -141,6 +145,10 @@ export function encodeState(state: ExchangeState): string {
     ]),
     ...encodeLifecycle(state),
     ...encodePools(state),
+    // Only when a switch is armed: a snapshot from before switches existed reads back unchanged.
+    ...(state.deadMansSwitches.size === 0
+      ? {}
+      : { deadMansSwitches: byNumberEntries(state.deadMansSwitches) }),
   });
 }
 
@@ -317,6 +325,9 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       status: status as WithdrawalStatus,
       requestedAtMs: requestedAtMs as number,
     });
+  }
+  for (const [userId, expiresAtMs] of (data.deadMansSwitches ?? []) as [number, number][]) {
+    state.deadMansSwitches.set(userId, expiresAtMs);
   }
   rebuildClientOrderIdRegistry(state);
   decodeLifecycle(state, data);

@@ -117,6 +117,24 @@ export interface AmendOrderCommand {
   readonly limitPrice: bigint | null;
 }
 
+/**
+ * The dead-man's switch (dead-mans-switch.ts): a timeout arms (or re-arms) it to go off at the
+ * commit time plus the timeout; 0 disarms it. When it goes off, every resting order of the user is
+ * cancelled (TripDeadMansSwitch).
+ */
+export interface HeartbeatCommand {
+  readonly type: "Heartbeat";
+  readonly userId: number;
+  /** 0, or deadMansSwitchTimeoutMsMin to deadMansSwitchTimeoutMsMax. */
+  readonly timeoutMs: number;
+}
+
+/** Sent by the scheduler: the user's switch is due, so every resting order of the user is cancelled. */
+export interface TripDeadMansSwitchCommand {
+  readonly type: "TripDeadMansSwitch";
+  readonly userId: number;
+}
+
 /** Sent by the scheduler: expires resting GTD orders whose expiresAtMs ≤ nowMs. */
 export interface ExpireOrdersCommand {
   readonly type: "ExpireOrders";
@@ -229,6 +247,8 @@ export type ExchangeCommand =
   | CancelOrderCommand
   | CancelAllOrdersCommand
   | AmendOrderCommand
+  | HeartbeatCommand
+  | TripDeadMansSwitchCommand
   | ExpireOrdersCommand
   | RequestWithdrawalCommand
   | CancelWithdrawalCommand

@@ -11,6 +11,7 @@ import type {
   ExchangeCommand,
   OpenMarketCommand,
 } from "./commands.js";
+import { decideHeartbeat, decideTripDeadMansSwitch } from "./dead-mans-switch.js";
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
 import type { ExchangeEvent, MarketCreatedEvent } from "./events.js";
@@ -68,6 +69,10 @@ export function decide(
       return decideCancelAllOrders(state, command, context);
     case "AmendOrder":
       return decideAmendOrder(state, command, context);
+    case "Heartbeat":
+      return decideHeartbeat(state, command, context);
+    case "TripDeadMansSwitch":
+      return decideTripDeadMansSwitch(state, command, context);
     case "ExpireOrders":
       return decideExpireOrders(state, context);
     case "Deposit":

@@ -48,6 +48,7 @@ export const rejectionSpecs = {
   ORDER_NOT_FOUND: { kind: "not_found", message: "Order not found" },
   ORDER_NOT_CANCELLABLE: { kind: "refused", message: "Order is not cancellable" },
   ORDER_NOT_AMENDABLE: { kind: "refused", message: "Order is no longer open" },
+  DEAD_MANS_SWITCH_NOT_DUE: { kind: "refused", message: "The dead-man's switch is not due" },
   PRICE_OUT_OF_RANGE: { kind: "invalid", message: "Price must be between 0 and 1" },
   PRICE_NOT_ON_TICK: { kind: "invalid", message: "Price is not a multiple of the tick size" },
   SIZE_TOO_SMALL: { kind: "invalid", message: "Order size is below the minimum" },

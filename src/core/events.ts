@@ -158,8 +158,11 @@ export interface TradeExecutedEvent {
   readonly collateralDelta: bigint;
 }
 
-/** Why a resting order was cancelled: by its owner, by self-trade prevention, or by the market closing or being voided. */
-export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED" | "MARKET_VOID";
+/**
+ * Why a resting order was cancelled: by its owner, by self-trade prevention, by the market closing
+ * or being voided, or by the owner's dead-man's switch going off.
+ */
+export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED" | "MARKET_VOID" | "DEAD_MANS_SWITCH";
 
 interface OrderReleased {
   readonly orderId: number;
@@ -222,6 +225,35 @@ export interface OrderAmendedEvent {
   /** What its rest holds frozen now. */
   readonly frozenAmount: bigint;
   readonly frozenShares: bigint;
+  readonly atMs: number;
+}
+
+/** The user's dead-man's switch was armed or re-armed: it goes off at expiresAtMs. */
+export interface DeadMansSwitchArmedEvent {
+  readonly type: "DeadMansSwitchArmed";
+  readonly userId: number;
+  readonly timeoutMs: number;
+  readonly expiresAtMs: number;
+  readonly atMs: number;
+}
+
+/** The user disarmed the switch (a heartbeat with timeout 0). */
+export interface DeadMansSwitchDisarmedEvent {
+  readonly type: "DeadMansSwitchDisarmed";
+  readonly userId: number;
+  readonly atMs: number;
+}
+
+/**
+ * The switch went off (it was due at expiresAtMs): the OrderCancelled events of every resting order
+ * of the user, reason DEAD_MANS_SWITCH, come just before this one, in the same command. Disarmed.
+ */
+export interface DeadMansSwitchTrippedEvent {
+  readonly type: "DeadMansSwitchTripped";
+  readonly userId: number;
+  readonly expiresAtMs: number;
+  /** How many orders it cancelled. */
+  readonly cancelledOrders: number;
   readonly atMs: number;
 }
 
@@ -358,6 +390,9 @@ export type ExchangeEvent =
   | OrderCancelledEvent
   | OrderExpiredEvent
   | OrderAmendedEvent
+  | DeadMansSwitchArmedEvent
+  | DeadMansSwitchDisarmedEvent
+  | DeadMansSwitchTrippedEvent
   | WithdrawalRequestedEvent
   | WithdrawalApprovedEvent
   | WithdrawalReleasedEvent

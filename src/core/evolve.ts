@@ -49,6 +49,14 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "OrderAmended":
       applyOrderAmended(state, event);
       break;
+    case "DeadMansSwitchArmed":
+      state.deadMansSwitches.set(event.userId, event.expiresAtMs);
+      break;
+    case "DeadMansSwitchDisarmed":
+    case "DeadMansSwitchTripped":
+      if (!state.deadMansSwitches.delete(event.userId))
+        throw new Error(`evolve: user ${event.userId} has no armed switch`);
+      break;
     case "MarketCreated":
       applyMarketCreated(state, event);
       break;

@@ -45,6 +45,8 @@ export interface ExchangeState {
   readonly withdrawals: Map<number, Withdrawal>;
   /** Proposed and final results of markets that reached `resolving`, by market id (lifecycle/resolution.ts). */
   readonly resolutions: Map<number, MarketResolution>;
+  /** Armed dead-man's switches: user id → when it goes off, ms (dead-mans-switch.ts). */
+  readonly deadMansSwitches: Map<number, number>;
   /** Claimed positions: position id → atoms paid (lifecycle/claims.ts). */
   readonly claims: Map<number, bigint>;
   /** Every user's remembered clientOrderIds, oldest first; derived from the accounts, not encoded. */
@@ -77,6 +79,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     withdrawals: new Map(),
     resolutions: new Map(),
     claims: new Map(),
+    deadMansSwitches: new Map(),
     clientOrderIdRegistry: new Map(),
     pools: createPoolModels(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },

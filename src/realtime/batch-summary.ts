@@ -56,6 +56,10 @@ export function summarizeBatch(
       switch (event.type) {
         case "MarketCreated":
         case "OrderRepeated":
+        // The switch moves nothing itself; the cancels it makes are OrderCancelled events.
+        case "DeadMansSwitchArmed":
+        case "DeadMansSwitchDisarmed":
+        case "DeadMansSwitchTripped":
           break;
         case "MarketOpened":
           opened.push(event.marketId);

@@ -18,6 +18,7 @@ import type {
   CancelAllResult,
   CancelOrdersResult,
   CreateOrdersResult,
+  HeartbeatResult,
 } from "../contract/partner/market-making.js";
 import type {
   CodeProofRequest,
@@ -255,6 +256,15 @@ export class PredexClient {
    */
   async amendOrder(amend: AmendOrderRequest): Promise<Order> {
     return this.request<Order>("POST", restPaths.amendOrder, { body: amend });
+  }
+
+  /**
+   * The dead-man's switch: 5 to 300 arms (or re-arms) it for that many seconds, 0 disarms it. Keep
+   * calling well within the timeout; if none arrives in time, every open order of the user is
+   * cancelled. Safe to send again after a lost answer: a second heartbeat only re-arms.
+   */
+  async heartbeat(timeoutSeconds: number): Promise<HeartbeatResult> {
+    return this.request<HeartbeatResult>("POST", restPaths.heartbeat, { body: { timeoutSeconds } });
   }
 
   /** Cancels every open order of the user, or those in one market (`marketId`) or book (`outcomeId` too). */

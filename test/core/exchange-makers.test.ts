@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createStateCodec } from "../../src/core/codec.js";
+import { dueScheduledCommands } from "../../src/core/exchange.js";
 import { atoms, bookKinds, Exchange, eventsOfType } from "./exchange-harness.js";
 
 for (const kind of bookKinds) {
@@ -401,3 +402,117 @@ describe("state encoding written before amends and post-only orders", () => {
     assert.equal(data.orders[0]?.length, 15);
   });
 });
+
+for (const kind of bookKinds) {
+  describe(`the dead-man's switch (${kind} book)`, () => {
+    function quoting() {
+      const exchange = new Exchange(kind);
+      const first = exchange.openMarket();
+      const second = exchange.openMarket({ title: "Will it snow?" });
+      exchange.deposit(1, "100");
+      exchange.deposit(2, "100");
+      exchange.accept(exchange.limit(1, first, first.yes, "BUY", "0.4", "10"));
+      exchange.accept(exchange.limit(1, second, second.no, "BUY", "0.3", "10"));
+      exchange.accept(exchange.limit(2, first, first.yes, "BUY", "0.35", "10"));
+      return { exchange, first, second };
+    }
+    const heartbeat = (userId: number, timeoutMs: number) => ({
+      type: "Heartbeat" as const,
+      userId,
+      timeoutMs,
+    });
+    const trip = (userId: number) => ({ type: "TripDeadMansSwitch" as const, userId });
+
+    it("arms to the commit time plus the timeout, re-arms on each heartbeat, and disarms with 0", () => {
+      const { exchange } = quoting();
+      const armedAt = exchange.nowMs;
+      assert.deepEqual(exchange.accept(heartbeat(1, 10_000)), [
+        {
+          type: "DeadMansSwitchArmed",
+          userId: 1,
+          timeoutMs: 10_000,
+          expiresAtMs: armedAt + 10_000,
+          atMs: armedAt,
+        },
+      ]);
+      exchange.nowMs += 4_000;
+      exchange.accept(heartbeat(1, 5_000));
+      assert.equal(exchange.state.deadMansSwitches.get(1), armedAt + 9_000);
+      assert.deepEqual(
+        exchange.accept(heartbeat(1, 0)).map((event) => event.type),
+        ["DeadMansSwitchDisarmed"],
+      );
+      assert.equal(exchange.state.deadMansSwitches.size, 0);
+      assert.deepEqual(exchange.accept(heartbeat(1, 0)), [], "disarming a disarmed switch does nothing");
+    });
+
+    it("refuses a timeout outside 5 s to 5 min (0 aside), changing nothing", () => {
+      const { exchange } = quoting();
+      for (const timeoutMs of [1, 4_999, 300_001, -5_000, 5_000.5])
+        exchange.refuse(heartbeat(1, timeoutMs), "INVALID_INPUT");
+      exchange.accept(heartbeat(1, 5_000));
+      exchange.accept(heartbeat(1, 300_000));
+    });
+
+    it("goes off when due: the scheduler's command cancels every resting order of the user, in one command", () => {
+      const { exchange } = quoting();
+      const armedAt = exchange.nowMs;
+      exchange.accept(heartbeat(1, 5_000));
+      exchange.nowMs += 4_999;
+      assert.deepEqual(dueScheduledCommands(exchange.state, exchange.nowMs, 10), []);
+      exchange.refuse(trip(1), "DEAD_MANS_SWITCH_NOT_DUE");
+      exchange.nowMs += 1;
+      assert.deepEqual(dueScheduledCommands(exchange.state, exchange.nowMs, 10), [trip(1)]);
+      const events = exchange.accept(trip(1));
+      const cancelled = eventsOfType(events, "OrderCancelled");
+      assert.deepEqual(
+        cancelled.map((event) => [event.userId, event.reason]),
+        [
+          [1, "DEAD_MANS_SWITCH"],
+          [1, "DEAD_MANS_SWITCH"],
+        ],
+      );
+      assert.deepEqual(events.at(-1), {
+        type: "DeadMansSwitchTripped",
+        userId: 1,
+        expiresAtMs: armedAt + 5_000,
+        cancelledOrders: 2,
+        atMs: exchange.nowMs,
+      });
+      const account = exchange.state.accounts.get(1)!;
+      assert.deepEqual([account.openOrderCount, account.frozen, account.available], [0, 0n, atoms("100")]);
+      assert.equal(exchange.state.accounts.get(2)!.openOrderCount, 1, "other users' orders stay");
+      // Gone off: disarmed, so nothing more is due, and a late trip is refused.
+      assert.deepEqual(dueScheduledCommands(exchange.state, exchange.nowMs + 60_000, 10), []);
+      exchange.refuse(trip(1), "DEAD_MANS_SWITCH_NOT_DUE");
+    });
+
+    it("a heartbeat after the deadline is too late: the switch goes off first, then arms again", () => {
+      const { exchange, first } = quoting();
+      exchange.accept(heartbeat(1, 5_000));
+      exchange.nowMs += 6_000;
+      const events = exchange.accept(heartbeat(1, 5_000));
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ["OrderCancelled", "OrderCancelled", "DeadMansSwitchTripped", "DeadMansSwitchArmed"],
+      );
+      assert.equal(exchange.state.accounts.get(1)!.openOrderCount, 0);
+      assert.equal(exchange.state.deadMansSwitches.get(1), exchange.nowMs + 5_000);
+      // Orders placed after that are covered by the new deadline.
+      exchange.accept(exchange.limit(1, first, first.yes, "BUY", "0.2", "1"));
+      exchange.nowMs += 5_000;
+      assert.equal(eventsOfType(exchange.accept(trip(1)), "OrderCancelled").length, 1);
+    });
+
+    it("keeps its deadline through a snapshot, and encodes nothing while no switch is armed", () => {
+      const { exchange } = quoting();
+      const codec = createStateCodec(kind);
+      assert.equal("deadMansSwitches" in JSON.parse(codec.encode(exchange.state)), false);
+      exchange.accept(heartbeat(1, 30_000));
+      const encoded = codec.encode(exchange.state);
+      const decoded = codec.decode(encoded);
+      assert.equal(codec.encode(decoded), encoded);
+      assert.equal(decoded.deadMansSwitches.get(1), exchange.nowMs + 30_000);
+    });
+  });
+}

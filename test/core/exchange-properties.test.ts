@@ -44,6 +44,8 @@ type Step =
   | { kind: "market"; user: number; market: number; option: 0 | 1; side: "BUY" | "SELL"; size: number }
   | { kind: "cancel"; user: number; orderId: number }
   | { kind: "cancelAll"; user: number; market: number | null; book: boolean }
+  | { kind: "heartbeat"; user: number; timeoutMs: number }
+  | { kind: "trip"; user: number }
   | {
       kind: "amend";
       user: number;
@@ -143,6 +145,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       book: fc.boolean(),
     }),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("heartbeat" as const),
+      user,
+      timeoutMs: fc.constantFrom(0, 5_000, 5_000, 8_000, 4_000),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("trip" as const), user }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("expire" as const) }) },
   {
     weight: 4,
@@ -271,6 +282,11 @@ function toCommand(stepValue: Step, nowMs: number, state: ExchangeState): Exchan
         limitPrice: ticks === null ? null : BigInt(ticks) * tickAtoms[marketId - 1]!,
       };
     }
+    case "heartbeat":
+      return { type: "Heartbeat", userId: stepValue.user, timeoutMs: stepValue.timeoutMs };
+    case "trip":
+      // Refused unless the user's switch is due (the scheduler sends it only then).
+      return { type: "TripDeadMansSwitch", userId: stepValue.user };
     case "cancelAll": {
       // Market 4 does not exist; a book without its market is refused.
       const marketId = stepValue.market === null ? null : stepValue.market + 1;

@@ -2,9 +2,10 @@
 // something: markets of all three models created, opened, closed, resolved, challenged, finalized,
 // settled by the scheduler or voided; deposits (some repeating a transaction hash); order-book
 // LIMIT orders in every time in force (some post-only) and MARKET orders; AMM buys and sells;
-// parimutuel stakes; amends; cancels (some of someone else's order) and mass cancels;
-// clientOrderIds, some reused; claims; withdrawals through their whole workflow; and the
-// scheduler's due commands. Same seed, same state → same commands.
+// parimutuel stakes; amends; cancels (some of someone else's order) and mass cancels; dead-man's
+// switches armed and disarmed; clientOrderIds, some reused; claims; withdrawals through their whole
+// workflow; and the scheduler's due commands (switches going off among them). Same seed, same
+// state → same commands.
 
 import {
   createMarketCommand,
@@ -81,6 +82,7 @@ export class CommandStream {
     if (roll < 0.67) return this.#cancel(state, userId);
     if (roll < 0.77) return this.#lifecycle(state);
     if (roll < 0.86) return this.#claim(state, userId);
+    if (roll < 0.88) return this.#heartbeat(userId);
     return this.#wallet(state, userId);
   }
 
@@ -224,6 +226,12 @@ export class CommandStream {
       shares: roll < 0.7 ? BigInt(this.#integer(50, 3000)) * cent : null,
       limitPrice: roll > 0.4 ? BigInt(this.#integer(25, 75)) * cent : null,
     };
+  }
+
+  /** Arms (mostly), re-arms or disarms the user's dead-man's switch; the scheduler trips it when due. */
+  #heartbeat(userId: number): ExchangeCommand {
+    const timeoutMs = this.#chance(0.2) ? 0 : this.#integer(5, 20) * 1_000;
+    return { type: "Heartbeat", userId, timeoutMs };
   }
 
   /** A mass cancel: all of the user's orders, one market's (any status), or one book's. */

@@ -53,6 +53,7 @@ describe("crash simulation of the exchange", () => {
       /CancelOrder/,
       /CancelAllOrders/,
       /AmendOrder/,
+      /Heartbeat/,
       /Deposit/,
       /RequestWithdrawal/,
       /CloseMarket/,

@@ -479,6 +479,10 @@ class ExchangeBatch {
             wantUser(event.userId);
             if (event.releasedShares !== event.frozenShares) wantPair(event.userId, event.optionId);
             break;
+          case "DeadMansSwitchArmed":
+          case "DeadMansSwitchDisarmed":
+          case "DeadMansSwitchTripped":
+            break; // nothing of the user is read or written
           default:
             if ("userId" in event && typeof event.userId === "number") wantUser(event.userId);
         }
@@ -892,6 +896,9 @@ const bufferedEvents = [
   "OrderCancelled",
   "OrderExpired",
   "OrderAmended",
+  "DeadMansSwitchArmed",
+  "DeadMansSwitchDisarmed",
+  "DeadMansSwitchTripped",
   "AmmPoolFunded",
   "PoolTradeExecuted",
 ] as const satisfies readonly ExchangeEvent["type"][];
@@ -926,6 +933,10 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
       await onOrderPlaced(batch, event);
       break;
     case "OrderRepeated":
+    // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
+    case "DeadMansSwitchArmed":
+    case "DeadMansSwitchDisarmed":
+    case "DeadMansSwitchTripped":
       break;
     case "TradeExecuted":
       await onTrade(batch, event);

@@ -77,6 +77,10 @@ export function createSqliteExchangeProjector(
             onOrderPlaced(event);
             break;
           case "OrderRepeated":
+          // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
+          case "DeadMansSwitchArmed":
+          case "DeadMansSwitchDisarmed":
+          case "DeadMansSwitchTripped":
             break;
           case "TradeExecuted":
             onTrade(event);
