@@ -157,6 +157,12 @@ export function checkInvariants(state: ExchangeState): string[] {
   for (const [userId] of frozenByUser)
     if (!state.accounts.has(userId)) problems.push(`order of unknown user ${userId}`);
 
+  // Every armed dead-man's switch belongs to a user id and goes off at a whole millisecond.
+  for (const [userId, expiresAtMs] of state.deadMansSwitches) {
+    if (!Number.isSafeInteger(userId) || userId <= 0 || !Number.isSafeInteger(expiresAtMs))
+      problems.push(`dead-man's switch of user ${userId}: bad deadline ${expiresAtMs}`);
+  }
+
   // Books: sound, holding exactly the resting orders of their outcome, never crossed at rest.
   for (const outcome of state.outcomes.values()) {
     const market = state.markets.get(outcome.marketId)!;

@@ -64,12 +64,45 @@ export const CreateOrdersItemResult = Type.Union([
 ]);
 export type CreateOrdersItemResult = Static<typeof CreateOrdersItemResult>;
 
-export const CreateOrdersResult = Type.Object({
-  results: Type.Array(CreateOrdersItemResult, {
-    description:
-      "One per order, in the order sent: `{ok: true, order}` (as create-order answers) or `{ok: false, code, message}`",
-  }),
-});
+const exampleOrder = {
+  orderId: "1041",
+  clientOrderId: "q-bid-1",
+  marketId: "12",
+  outcomeId: "31",
+  optionId: "61",
+  status: "OPEN",
+  side: "BUY",
+  orderType: "LIMIT",
+  timeInForce: "GTC",
+  limitPrice: "0.48",
+  shares: "100",
+  amount: null,
+  filledShares: "0",
+  avgPrice: null,
+  fee: "0",
+  expiresAt: null,
+  createdAt: "2026-11-22T10:00:00Z",
+  trades: [],
+};
+
+export const CreateOrdersResult = Type.Object(
+  {
+    results: Type.Array(CreateOrdersItemResult, {
+      description:
+        "One per order, in the order sent: `{ok: true, order}` (as create-order answers) or `{ok: false, code, message}`",
+    }),
+  },
+  {
+    examples: [
+      {
+        results: [
+          { ok: true, order: exampleOrder },
+          { ok: false, code: 1001, message: "bad request: Post-only order would trade at once" },
+        ],
+      },
+    ],
+  },
+);
 export type CreateOrdersResult = Static<typeof CreateOrdersResult>;
 
 export const CancelOrdersRequest = Type.Object(
@@ -84,12 +117,22 @@ export const CancelOrdersRequest = Type.Object(
 );
 export type CancelOrdersRequest = Static<typeof CancelOrdersRequest>;
 
-export const CancelOrdersResult = Type.Object({
-  cancelled: Type.Array(Id, { description: "Orders cancelled by this call, in the order sent" }),
-  notCancelled: Type.Array(Type.Object({ orderId: Type.String(), ...ItemError }), {
-    description: "The others, each with what cancel-order would have answered",
-  }),
-});
+export const CancelOrdersResult = Type.Object(
+  {
+    cancelled: Type.Array(Id, { description: "Orders cancelled by this call, in the order sent" }),
+    notCancelled: Type.Array(Type.Object({ orderId: Type.String(), ...ItemError }), {
+      description: "The others, each with what cancel-order would have answered",
+    }),
+  },
+  {
+    examples: [
+      {
+        cancelled: ["1041", "1043"],
+        notCancelled: [{ orderId: "1042", code: 1001, message: "bad request: Order is not cancellable" }],
+      },
+    ],
+  },
+);
 export type CancelOrdersResult = Static<typeof CancelOrdersResult>;
 
 export const CancelAllRequest = Type.Object(
@@ -105,10 +148,13 @@ export const CancelAllRequest = Type.Object(
 );
 export type CancelAllRequest = Static<typeof CancelAllRequest>;
 
-export const CancelAllResult = Type.Object({
-  cancelled: Type.Array(Id, { description: "Every order this call cancelled, oldest first" }),
-  count: Type.Integer({ description: "How many" }),
-});
+export const CancelAllResult = Type.Object(
+  {
+    cancelled: Type.Array(Id, { description: "Every order this call cancelled, oldest first" }),
+    count: Type.Integer({ description: "How many" }),
+  },
+  { examples: [{ cancelled: ["1041", "1043"], count: 2 }] },
+);
 export type CancelAllResult = Static<typeof CancelAllResult>;
 
 export const AmendOrderRequest = Type.Object(
@@ -139,11 +185,22 @@ export const HeartbeatRequest = Type.Object(
 );
 export type HeartbeatRequest = Static<typeof HeartbeatRequest>;
 
-export const HeartbeatResult = Type.Object({
-  armed: Type.Boolean(),
-  expiresAt: Type.Union([Type.String({ description: "ISO 8601 UTC, millisecond precision" }), Type.Null()], {
-    description:
-      "When every open order is cancelled unless another heartbeat comes first; null when disarmed",
-  }),
-});
+export const HeartbeatResult = Type.Object(
+  {
+    armed: Type.Boolean(),
+    expiresAt: Type.Union(
+      [Type.String({ description: "ISO 8601 UTC, millisecond precision" }), Type.Null()],
+      {
+        description:
+          "When every open order is cancelled unless another heartbeat comes first; null when disarmed",
+      },
+    ),
+  },
+  {
+    examples: [
+      { armed: true, expiresAt: "2026-11-22T10:00:15.042Z" },
+      { armed: false, expiresAt: null },
+    ],
+  },
+);
 export type HeartbeatResult = Static<typeof HeartbeatResult>;
