@@ -159,10 +159,12 @@ function createPathSigner(credentials: GatewayCredentials): PathSigner {
     const key = query === undefined ? path : `${path}?${new URLSearchParams(query)}`;
     let signed = cache.get(key);
     if (signed === undefined) {
+      // No nonce: the same headers are sent for a second.
       const request = signRequest(credentials, {
         method: "GET",
         path,
         ...(query === undefined ? {} : { query }),
+        nonce: false,
       });
       signed = { path: request.pathAndQuery, headers: request.headers };
       cache.set(key, signed);

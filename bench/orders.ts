@@ -349,6 +349,8 @@ function modeLoad(
             shares: 1 + (sequence % 5),
           }),
         );
+        // Signed as partners' SDKs sign since issue #27: with a fresh nonce, whose cost is part
+        // of the order path's figure.
         const signed = signRequest(targets.credentials, {
           method: "POST",
           path: "/ordering/create-order",
@@ -360,7 +362,11 @@ function modeLoad(
           request: { method: "POST", headers: { ...signed.headers, cookie }, body },
         };
       }
-      const signed = signRequest(targets.credentials, { method: "GET", path: "/account/assets", cookie });
+      const signed = signRequest(targets.credentials, {
+        method: "GET",
+        path: "/account/assets",
+        cookie,
+      });
       return {
         path: signed.pathAndQuery,
         request: { method: "GET", headers: { ...signed.headers, cookie } },

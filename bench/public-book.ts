@@ -188,6 +188,8 @@ function signedHeaders(targets: Targets): () => Record<string, string> {
           path: "/orderbook/book",
           query: signedQuery(targets),
           cookie: targets.cookie,
+          // No nonce: the same headers are sent for a second.
+          nonce: false,
         }).headers,
         cookie: targets.cookie,
       };

@@ -128,11 +128,17 @@ try {
       encodeMs.push(encoded.ms);
       bytes = Buffer.byteLength(encoded.value);
       const snapshot = timed(() =>
-        makeSnapshot(exchangeStateCodec, { state: built, sequence: BigInt(round + 1), nowMs: 0 }),
+        makeSnapshot(exchangeStateCodec, {
+          state: built,
+          sequence: BigInt(round + 1),
+          nowMs: 0,
+          chainHash: null,
+        }),
       );
       // makeSnapshot encodes again, then hashes: its time less a second encode is the hash.
       const hashed = timed(
-        () => makeSnapshot(exchangeStateCodec, { state: built, sequence: 0n, nowMs: 0 }).hash,
+        () =>
+          makeSnapshot(exchangeStateCodec, { state: built, sequence: 0n, nowMs: 0, chainHash: null }).hash,
       );
       hashMs.push(Math.max(0, hashed.ms - encoded.ms));
       inlineMs.push(snapshot.ms);

@@ -8,6 +8,22 @@ export interface ListenerConfig {
   readonly host: string;
   /** 0 asks the operating system for any free port. */
   readonly port: number;
+  /**
+   * The URL partners reach this listener at (behind a proxy or a TLS terminator), for the OpenAPI
+   * document's `servers`; without it, the address the listener is bound to.
+   */
+  readonly baseUrl?: string;
+}
+
+/** Bounds every listener applies to what it receives (src/api/shared/listener-limits.ts). */
+export interface ListenerLimits {
+  /** Time a client has to send a whole request, headers and body (PREDEX_REQUEST_TIMEOUT_MS). */
+  readonly requestReceiveMsMax: number;
+  /**
+   * Connections the kernel may hold for a listener before the process accepts them
+   * (PREDEX_LISTEN_BACKLOG); the kernel caps it at net.core.somaxconn.
+   */
+  readonly listenBacklogConnections: number;
 }
 
 export interface TlsConfig {
@@ -18,7 +34,11 @@ export interface TlsConfig {
 export interface PlatformConfig {
   /** Holds the SQLite file, the master key, the admin token and the demo credentials. */
   readonly dataDir: string;
-  /** Journal entries older than the latest snapshot go here (PREDEX_JOURNAL_ARCHIVE_DIR, default `<dataDir>/journal-archive`). */
+  /**
+   * Journal entries older than the latest snapshot go here on SQLite (PREDEX_JOURNAL_ARCHIVE_DIR,
+   * default `<dataDir>/journal-archive`); on PostgreSQL the archive is in the database and only
+   * `predex journal import-archive` reads a directory.
+   */
   readonly journalArchiveDir: string;
   /** `postgres://…` selects PostgreSQL (DESIGN §1); undefined means the embedded SQLite store. */
   readonly databaseUrl: string | undefined;
@@ -26,6 +46,12 @@ export interface PlatformConfig {
   readonly public: ListenerConfig;
   readonly legacy: ListenerConfig;
   readonly admin: ListenerConfig;
+  /**
+   * Host names the admin listener answers besides loopback names and IP addresses
+   * (PREDEX_ADMIN_ALLOWED_HOSTS, comma-separated; lowercase, without a trailing dot).
+   */
+  readonly adminAllowedHosts: readonly string[];
+  readonly listenerLimits: ListenerLimits;
   /** The operator's bearer token; when undefined it is read from, or created in, the data dir. */
   readonly adminToken: string | undefined;
   /** 32 bytes that encrypt APP Secrets at rest (PREDEX_MASTER_KEY); see src/cli/master-key.ts. */
@@ -45,6 +71,14 @@ export interface PlatformConfig {
 }
 
 export const defaultSessionTtlSeconds = 86_400;
+/** Spec 001's request timeout, and long enough for a 1 MiB body at about 35 kB/s. */
+export const defaultRequestReceiveMsMax = 30_000;
+/**
+ * Linux's default net.core.somaxconn since 5.4: a burst of a few thousand connections waits in the
+ * kernel and is answered (502/2002 when the engine is full), where Node's default of 511 let the
+ * kernel drop and reset the excess.
+ */
+export const defaultListenBacklogConnections = 4_096;
 export const defaultMailFrom = "predex <no-reply@predex.local>";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -71,13 +105,23 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
         join(text(env, "PREDEX_DATA_DIR") ?? "./data", "journal-archive"),
     ),
     databaseUrl: text(env, "PREDEX_DATABASE_URL"),
-    gateway: { host, port: port(env, "PREDEX_PORT", 8080) },
-    public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081) },
-    legacy: { host, port: port(env, "PREDEX_LEGACY_PORT", 8082) },
+    gateway: { host, port: port(env, "PREDEX_PORT", 8080), ...baseUrl(env, "PREDEX_BASE_URL") },
+    public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081), ...baseUrl(env, "PREDEX_PUBLIC_BASE_URL") },
+    legacy: { host, port: port(env, "PREDEX_LEGACY_PORT", 8082), ...baseUrl(env, "PREDEX_LEGACY_BASE_URL") },
     // The operator surface never listens beyond loopback unless explicitly asked to.
     admin: {
       host: text(env, "PREDEX_ADMIN_HOST") ?? "127.0.0.1",
       port: port(env, "PREDEX_ADMIN_PORT", 8083),
+      ...baseUrl(env, "PREDEX_ADMIN_BASE_URL"),
+    },
+    adminAllowedHosts: hostNames(env, "PREDEX_ADMIN_ALLOWED_HOSTS"),
+    listenerLimits: {
+      requestReceiveMsMax: positiveInteger(env, "PREDEX_REQUEST_TIMEOUT_MS", defaultRequestReceiveMsMax),
+      listenBacklogConnections: positiveInteger(
+        env,
+        "PREDEX_LISTEN_BACKLOG",
+        defaultListenBacklogConnections,
+      ),
     },
     adminToken: text(env, "PREDEX_ADMIN_TOKEN"),
     masterKey: masterKey(env),
@@ -104,11 +148,45 @@ function port(env: Environment, name: string, fallback: number): number {
   return parsed;
 }
 
+/** An http(s) URL without query or fragment, trailing slashes dropped; absent when unset. */
+function baseUrl(env: Environment, name: string): { baseUrl?: string } {
+  const value = text(env, name);
+  if (value === undefined) return {};
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
+    throw new ConfigError(`${name} must be an http:// or https:// URL without query or fragment`);
+  }
+  return { baseUrl: value.replace(/\/+$/, "") };
+}
+
 function positiveInteger(env: Environment, name: string, fallback: number): number {
   const value = text(env, name);
   if (value === undefined) return fallback;
   if (!/^[1-9]\d*$/.test(value)) throw new ConfigError(`${name} must be a positive integer`);
   return Number(value);
+}
+
+/** A comma-separated list of DNS names (no scheme, port or path), normalized to lowercase. */
+function hostNames(env: Environment, name: string): string[] {
+  const value = text(env, name);
+  if (value === undefined) return [];
+  const names = value
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, ""))
+    .filter((entry) => entry !== "");
+  for (const entry of names) {
+    if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(entry)) {
+      throw new ConfigError(
+        `${name} must list host names separated by commas (no scheme, port or path): ${entry}`,
+      );
+    }
+  }
+  return names;
 }
 
 function logLevel(env: Environment): LogLevel {

@@ -12,6 +12,7 @@ import { buildPartnerApp } from "./api/partner/app.js";
 import { installUpgradeGate } from "./api/partner/upgrades.js";
 import { buildPublicApp } from "./api/public/app.js";
 import { type Realtime, type RealtimeLimits, startRealtime } from "./api/realtime.js";
+import { setDocsServer } from "./api/shared/docs.js";
 import type { TypeBoxApp } from "./api/shared/typebox-app.js";
 import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
@@ -31,11 +32,19 @@ import { openDatabase, type SqliteDatabase } from "./store/sqlite/database.js";
 import { startWalCheckpointer } from "./store/sqlite/wal-checkpointer.js";
 import { openSqlitePlatformStores, type PlatformStores } from "./topology/platform-stores.js";
 import { openPostgresPlatformStores } from "./topology/postgres-platform-stores.js";
-import { type DepositKeySource, depositKeySource } from "./wallet/demo-deposit-key.js";
+import { claimClusterDepositKey } from "./wallet/cluster-deposit-key.js";
+import {
+  clusterDepositKeySource,
+  type DepositKeySource,
+  depositKeySource,
+} from "./wallet/demo-deposit-key.js";
 import { DepositAddresses } from "./wallet/deposit-addresses.js";
 import { WithdrawalRequests } from "./wallet/withdrawal-requests.js";
 
 export type SurfaceName = "gateway" | "public" | "legacy" | "admin";
+
+/** How long a process whose engine failed keeps answering (the requests that met the failure) before it exits. */
+export const fatalExitGraceMs = 500;
 
 export interface PlatformOptions {
   /**
@@ -137,6 +146,22 @@ export async function startPlatform(
             logger.warn({ err: error }, "WAL checkpointer problem; the connection checkpoints itself"),
         });
   const metrics = options.metrics === false ? undefined : new PlatformMetrics();
+  // Several nodes share a PostgreSQL database: each derives deposit addresses from the key the
+  // database records (the xpub, or the demo key of the shared master key), or does not start —
+  // checked before recovery, so a misconfigured node is refused at once (src/wallet/cluster-deposit-key.ts).
+  const depositKey =
+    stores.kind === "postgres"
+      ? clusterDepositKeySource(config.chain.depositXpub, () => masterKey)
+      : depositKeySource(config.chain.depositXpub, config.dataDir);
+  if (stores.depositKeyRegistry !== undefined) {
+    try {
+      await claimClusterDepositKey(stores.depositKeyRegistry, depositKey, nowMs());
+    } catch (error) {
+      await checkpointer?.stop();
+      await stores.close();
+      throw error;
+    }
+  }
 
   const adminTokenFile =
     config.adminToken === undefined
@@ -172,8 +197,10 @@ export async function startPlatform(
     logger: logger.child({ component: "exchange" }),
     onFatal: (error) => {
       // Memory may be ahead of disk: the only safe move is to stop and recover from the journal.
+      // The requests that met the failure are answered first (their outcome is unknown, 504/2001,
+      // or nothing was done, 502/2002): the engine takes nothing more meanwhile.
       logger.fatal({ err: error }, "the exchange engine stopped; exiting so recovery can run");
-      process.exit(70);
+      setTimeout(() => process.exit(70), fatalExitGraceMs);
     },
   });
   const categories = new CategoryService({ store: stores.categories, nowMs });
@@ -187,13 +214,6 @@ export async function startPlatform(
     onMarketsChanged: (listener) => stores.onMarketsChanged(listener),
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
   });
-  const depositKey = depositKeySource(config.chain.depositXpub, config.dataDir);
-  if (config.databaseUrl !== undefined && depositKey.demo !== undefined) {
-    // Each node would derive from its own data dir's demo mnemonic: addresses would differ by node.
-    logger.warn(
-      "PREDEX_DEPOSIT_XPUB is not set: this node derives deposit addresses from the demo mnemonic in its own data dir; with several API nodes set the same PREDEX_DEPOSIT_XPUB on every node",
-    );
-  }
   const depositAddresses = new DepositAddresses(depositKey.accountKey, stores.depositAddresses);
   let chainWallet: ChainWallet | undefined;
   if (config.chain.network !== undefined) {
@@ -274,6 +294,10 @@ export async function startPlatform(
   const realtime = await startRealtime(deps, { public: apps.public.server }, options.realtime);
   metrics?.attach({
     engine: exchange.engine,
+    journal: { forks: exchange.journalForks ?? (() => 0) },
+    ...(stores.operations.replication === undefined
+      ? {}
+      : { database: { replication: () => stores.operations.replication!() } }),
     sockets: realtime.hub.socketStats,
     legacy: {
       webhookStats: apps.legacy.legacyServices.notifier.stats,
@@ -294,11 +318,12 @@ export async function startPlatform(
   };
   try {
     const scheme = https === undefined ? "http" : "https";
+    const backlog = config.listenerLimits.listenBacklogConnections;
     const addresses = {
-      gateway: await listen(apps.gateway, config.gateway, scheme),
-      public: await listen(apps.public, config.public, scheme),
-      legacy: await listen(apps.legacy, config.legacy, scheme),
-      admin: await listen(apps.admin, config.admin, "http"),
+      gateway: await listen(apps.gateway, config.gateway, scheme, backlog),
+      public: await listen(apps.public, config.public, scheme, backlog),
+      legacy: await listen(apps.legacy, config.legacy, scheme, backlog),
+      admin: await listen(apps.admin, config.admin, "http", backlog),
     };
     return {
       addresses,
@@ -319,9 +344,19 @@ export async function startPlatform(
   }
 }
 
-async function listen(app: TypeBoxApp, listener: ListenerConfig, scheme: "http" | "https"): Promise<string> {
-  await app.listen({ host: listener.host, port: listener.port });
+async function listen(
+  app: TypeBoxApp,
+  listener: ListenerConfig,
+  scheme: "http" | "https",
+  backlog: number,
+): Promise<string> {
+  // A burst beyond the backlog is dropped and reset by the kernel before the engine can refuse it.
+  await app.listen({ host: listener.host, port: listener.port, backlog });
   const { address, port } = app.server.address() as AddressInfo;
   const host = address.includes(":") ? `[${address}]` : address;
-  return `${scheme}://${host}:${port}`;
+  const bound = `${scheme}://${host}:${port}`;
+  // In the turn the listen completes, before any request is read: the document is generated once,
+  // on its first request, and must name the server from the start.
+  setDocsServer(app, listener.baseUrl ?? bound);
+  return bound;
 }

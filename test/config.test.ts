@@ -13,6 +13,8 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.sessionTtlSeconds, 86_400);
     assert.ok(config.dataDir.endsWith("/data"));
     assert.equal(config.adminToken, undefined);
+    assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 30_000, listenBacklogConnections: 4_096 });
+    assert.deepEqual(config.adminAllowedHosts, []);
   });
 
   it("honours every variable, port 0 included", () => {
@@ -29,6 +31,9 @@ describe("configuration from PREDEX_* variables", () => {
       PREDEX_SESSION_TTL_SECONDS: "60",
       PREDEX_LOG_LEVEL: "debug",
       PREDEX_DATABASE_URL: "postgres://db/predex",
+      PREDEX_REQUEST_TIMEOUT_MS: "5000",
+      PREDEX_LISTEN_BACKLOG: "8192",
+      PREDEX_ADMIN_ALLOWED_HOSTS: " Admin.Internal., ops.example ,",
     });
     assert.equal(config.dataDir, "/tmp/x");
     assert.deepEqual(config.gateway, { host: "0.0.0.0", port: 0 });
@@ -38,6 +43,33 @@ describe("configuration from PREDEX_* variables", () => {
     assert.equal(config.sessionTtlSeconds, 60);
     assert.equal(config.logLevel, "debug");
     assert.equal(config.databaseUrl, "postgres://db/predex");
+    assert.deepEqual(config.listenerLimits, { requestReceiveMsMax: 5_000, listenBacklogConnections: 8_192 });
+    assert.deepEqual(config.adminAllowedHosts, ["admin.internal", "ops.example"]);
+  });
+
+  it("takes each listener's public base URL for its OpenAPI servers, without a trailing slash", () => {
+    const config = loadConfig({
+      PREDEX_BASE_URL: "https://api.example.com/",
+      PREDEX_PUBLIC_BASE_URL: "https://data.example.com",
+      PREDEX_LEGACY_BASE_URL: "https://legacy.example.com/v1",
+      PREDEX_ADMIN_BASE_URL: "http://10.0.0.5:8083",
+    });
+    assert.deepEqual(
+      [config.gateway.baseUrl, config.public.baseUrl, config.legacy.baseUrl, config.admin.baseUrl],
+      [
+        "https://api.example.com",
+        "https://data.example.com",
+        "https://legacy.example.com/v1",
+        "http://10.0.0.5:8083",
+      ],
+    );
+    assert.equal("baseUrl" in loadConfig({}).gateway, false, "unset: the bound address is used");
+    for (const wrong of ["api.example.com", "ftp://api.example.com", "https://api.example.com/?x=1"]) {
+      assert.throws(
+        () => loadConfig({ PREDEX_BASE_URL: wrong }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith("PREDEX_BASE_URL"),
+      );
+    }
   });
 
   it("names the variable that is wrong", () => {
@@ -50,5 +82,10 @@ describe("configuration from PREDEX_* variables", () => {
     assert.throws(() => loadConfig({ PREDEX_MASTER_KEY: "short" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_LOG_LEVEL: "loud" }), ConfigError);
     assert.throws(() => loadConfig({ PREDEX_TLS_CERT_FILE: "/c" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_REQUEST_TIMEOUT_MS: "0" }), ConfigError);
+    assert.throws(() => loadConfig({ PREDEX_LISTEN_BACKLOG: "-1" }), ConfigError);
+    for (const hosts of ["https://admin.example", "admin.example:8083", "admin example", "a/b"]) {
+      assert.throws(() => loadConfig({ PREDEX_ADMIN_ALLOWED_HOSTS: hosts }), ConfigError, hosts);
+    }
   });
 });

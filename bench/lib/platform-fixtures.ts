@@ -12,8 +12,9 @@ export interface BenchPartner {
   readonly partner: AuthenticatedPartner;
 }
 
-export async function createBenchPartner(deps: PlatformDeps): Promise<BenchPartner> {
-  const created = await deps.identity.createPartner({ name: "bench" });
+/** A partner of the bench; names are unique, so a second one needs a name of its own. */
+export async function createBenchPartner(deps: PlatformDeps, name = "bench"): Promise<BenchPartner> {
+  const created = await deps.identity.createPartner({ name });
   if (!created.ok) throw new Error("could not create the bench partner");
   const partner = await deps.identity.lookupAppKey(created.value.appKey);
   return { credentials: created.value, partner: partner! };

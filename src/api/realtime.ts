@@ -1,4 +1,4 @@
-// Starts the realtime layer on a running platform: the hub on the engine's commits, the five signed
+// Starts the realtime layer on a running platform: the hub on the engine's commits, the six signed
 // channels (registered in deps.socketChannels, behind the gateway's upgrade gate), the public
 // /ws/market on the public listener, and the per-minute price sampler.
 
@@ -18,7 +18,7 @@ export interface Realtime {
 
 export async function startRealtime(
   deps: PlatformDeps,
-  servers: { readonly public: Pick<Server, "on"> },
+  servers: { readonly public: Server },
   overrides: Partial<RealtimeLimits> = {},
 ): Promise<Realtime> {
   const limits = realtimeLimits(overrides);

@@ -10,7 +10,6 @@ import { defaultLanguage, displayName, isLanguage, type Language, supportedLangu
 
 export { categoryLevelsMax };
 export const categoryNameLengthMax = 64;
-export const categoryLogoUrlLengthMax = 2_048;
 
 export type CategoryResult = { ok: true; value: CategoryRecord } | { ok: false; rejection: Rejection };
 

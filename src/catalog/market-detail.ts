@@ -3,9 +3,9 @@
 // gathers the inputs (see load-market-detail.ts), so the list and detail routes share one shape.
 
 import { isoSeconds } from "../contract/wire-format.js";
-import { marketBuyAmountAtomsMin } from "../core/book/place-order.js";
 import { orderAmountAtomsMax, orderSharesMax } from "../core/limits.js";
 import { formatAtoms } from "../core/money.js";
+import { marketBuyAmountAtomsMin } from "../core/order-terms.js";
 import type { PoolMarketView } from "../core/pools/queries.js";
 import type { MarketView } from "../core/queries.js";
 import type { CatalogMarket } from "../store/exchange-read-models.js";

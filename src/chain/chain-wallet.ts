@@ -12,6 +12,7 @@ import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { DepositAddresses } from "../wallet/deposit-addresses.js";
 import { DepositWatcher, type DepositWatcherDeps } from "./deposit-watcher.js";
 import { erc20Abi } from "./erc20.js";
+import type { WithdrawalFeePolicy } from "./fee-bump.js";
 import { loadHotWallet } from "./hot-wallet.js";
 import { WithdrawalSender } from "./withdrawal-sender.js";
 
@@ -31,6 +32,8 @@ export interface ChainNetwork {
   readonly confirmations: number;
   readonly pollMs: number;
   readonly startBlock: bigint | undefined;
+  /** How withdrawals' transactions are priced and replaced when they do not mine. */
+  readonly withdrawalFees: WithdrawalFeePolicy;
 }
 
 export interface ChainWalletOptions {
@@ -121,6 +124,7 @@ export async function startChainWallet(options: ChainWalletOptions): Promise<Cha
           chainId,
           confirmations: network.confirmations,
           pollMs: network.pollMs,
+          fees: network.withdrawalFees,
           nowMs: options.nowMs,
           logger: logger.child({ component: "withdrawal-sender" }),
         });

@@ -8,7 +8,8 @@ import { type CreateMarketRequest, PredexAdminClient, type WinnerRequest } from 
 export const adminExchangeUsage = `  admin market create       create a draft orderbook market
         --title TITLE --category-id ID --start ISO --end ISO [--outcome NAME]... (default: the title)
         [--description TEXT] [--rules TEXT] [--tags a,b] [--tick-size 0.01]
-        [--maker-fee BPS] [--taker-fee BPS] [--creator-id ID]   or: --file BODY.json
+        [--maker-fee BPS] [--taker-fee BPS] [--creator-id ID] [--exclusive]   or: --file BODY.json
+        (--exclusive: an exclusive event of two --outcome or more; exactly one of them wins)
   admin market open ID      publish a draft market (its books appear)
   admin market close ID     stop trading; resting orders are cancelled
   admin market resolve ID --winner OUTCOME_ID:OPTION_ID... [--window-seconds 86400] [--bond USDT]
@@ -55,6 +56,7 @@ export async function runAdminMarket(
       "taker-fee": { type: "string" },
       "creator-id": { type: "string" },
       file: { type: "string" },
+      exclusive: { type: "boolean" },
       winner: { type: "string", multiple: true },
       "window-seconds": { type: "string" },
       bond: { type: "string" },
@@ -117,6 +119,7 @@ export async function runAdminMarket(
       ...(values["maker-fee"] === undefined ? {} : { makerFee: Number(values["maker-fee"]) }),
       ...(values["taker-fee"] === undefined ? {} : { takerFee: Number(values["taker-fee"]) }),
       ...(values["creator-id"] === undefined ? {} : { creatorId: values["creator-id"] }),
+      ...(values.exclusive === true ? { exclusive: true } : {}),
     };
   }
   return print(client.createMarket(body));

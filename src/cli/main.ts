@@ -5,6 +5,7 @@ import { adminCategoryUsage } from "./admin-category.js";
 import { adminExchangeUsage } from "./admin-exchange.js";
 import { backupUsage, runBackup, runRestore } from "./backup.js";
 import { demoUsage, runDemoCommand } from "./demo.js";
+import { depositKeyUsage, runDepositKey } from "./deposit-key.js";
 import { runDoctor } from "./doctor.js";
 import { journalUsage, runJournal } from "./journal.js";
 import { runOpenapi } from "./openapi.js";
@@ -30,6 +31,7 @@ ${adminExchangeUsage}
                             (default: data/credentials.json, http://127.0.0.1:$PREDEX_PORT)
   openapi [--out DIR]       write every listener's OpenAPI document (default docs/openapi)
 ${backupUsage}
+${depositKeyUsage}
 
 ${journalUsage}
 
@@ -37,18 +39,29 @@ Operations (admin listener): GET /healthz and /readyz (no token; /readyz is 503 
 runs and the database answers); GET /metrics (Prometheus text, admin token). Rate limits: 50
 requests/s per merchant on the legacy listener; a partner's own limit on the signed host with
 POST /admin/partners/{merchantId}/rate-limit {"rateLimitPerSecond": N | null} (502/2002 beyond).
+Replay protection: POST /admin/partners/{merchantId} {"signedNonceRequired": true} refuses the
+partner's requests other than GET/HEAD/OPTIONS that sign no x-ca-nonce (401/1401).
 
 Environment: PREDEX_DATA_DIR, PREDEX_HOST, PREDEX_PORT, PREDEX_PUBLIC_PORT, PREDEX_LEGACY_PORT,
 PREDEX_ADMIN_PORT, PREDEX_ADMIN_HOST, PREDEX_ADMIN_TOKEN, PREDEX_MASTER_KEY, PREDEX_DATABASE_URL,
 PREDEX_SESSION_TTL_SECONDS, PREDEX_LOG_LEVEL, PREDEX_TLS_CERT_FILE, PREDEX_TLS_KEY_FILE, PREDEX_DEMO_BOT,
-PREDEX_JOURNAL_ARCHIVE_DIR
+PREDEX_JOURNAL_ARCHIVE_DIR; PREDEX_BASE_URL, PREDEX_PUBLIC_BASE_URL, PREDEX_LEGACY_BASE_URL,
+PREDEX_ADMIN_BASE_URL (where partners reach each listener, for the OpenAPI documents' servers)
+
+Listeners (all optional):
+  PREDEX_ADMIN_ALLOWED_HOSTS  DNS names the admin listener answers besides localhost and IP
+                              addresses, comma-separated (a name reached through a load balancer)
+  PREDEX_REQUEST_TIMEOUT_MS   a client's time to send a whole request, headers and body (30000);
+                              a slower one is answered 408 and its connection closed
+  PREDEX_LISTEN_BACKLOG       connections the kernel holds per listener before they are accepted
+                              (4096; the kernel caps it at net.core.somaxconn)
 
 Several nodes on PostgreSQL (docs/deployment.md; all optional):
   PREDEX_ENGINE_HOST          where an engine node's command port listens (127.0.0.1)
   PREDEX_ENGINE_PORT          its port (0: any free port, advertised through the database)
   PREDEX_ENGINE_ADVERTISE_HOST  the host API nodes reach it by (default PREDEX_ENGINE_HOST)
   PREDEX_ENGINE_LEASE_MS      a paused leader is replaced after this long (5000)
-  PREDEX_FAILOVER_DEADLINE_MS an API node holds a command this long without a leader (10000)
+  PREDEX_FAILOVER_DEADLINE_MS an API node holds a command this long without a leader (20000)
 
 Chain wallet (docs/chain.md; without the first two, no chain: deposits by the operator only):
   PREDEX_CHAIN_RPC_URL        an EVM node's JSON-RPC URL; with PREDEX_USDT_CONTRACT (the token's
@@ -57,9 +70,15 @@ Chain wallet (docs/chain.md; without the first two, no chain: deposits by the op
   PREDEX_CHAIN_POLL_MS        how often the node is asked for new blocks (250)
   PREDEX_CHAIN_START_BLOCK    where a first start begins watching (default: the head then)
   PREDEX_DEPOSIT_XPUB         account-level xpub of m/44'/60'/0'; user N's address is its child 0/N
-                              (unset: a demo mnemonic in the data dir, printed at start; not for real funds)
+                              (unset: a demo mnemonic in the data dir, on PostgreSQL derived from the
+                              master key; printed at start; not for real funds). On PostgreSQL every
+                              node must have the same key: see deposit-key show|adopt
   PREDEX_WITHDRAWAL_KEY_FILE  a file (chmod 600) with the hot wallet's 0x-hex private key: approved
                               withdrawals are paid on chain (unset: admin withdrawal export)
+  PREDEX_WITHDRAWAL_REPLACE_AFTER_MS  a withdrawal's transaction unmined this long is replaced at
+                              its nonce with higher fees (180000)
+  PREDEX_WITHDRAWAL_FEE_BUMP_PERCENT  each replacement raises both fees by at least this (20; min 10)
+  PREDEX_WITHDRAWAL_MAX_FEE_GWEI      the most maxFeePerGas any withdrawal transaction offers (500)
 
 Secrets and mail:
   PREDEX_MASTER_KEY_FILE    a file holding the master key (64 hex digits), outside the data dir;
@@ -88,6 +107,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return runRestore(rest);
     case "journal":
       return runJournal(rest);
+    case "deposit-key":
+      return runDepositKey(rest);
     case undefined:
     case "help":
     case "--help":

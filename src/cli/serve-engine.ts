@@ -7,6 +7,8 @@
 import { pino } from "pino";
 import { loadTopologyConfig } from "../config/topology-config.js";
 import { ConfigError, type PlatformConfig } from "../config.js";
+import { openPostgresPool } from "../store/postgres/database.js";
+import { reportReplicationAtStart } from "../store/postgres/replication-status.js";
 import { startEngineNode } from "../topology/engine-node.js";
 import { openPostgresEngineProjectors } from "../topology/postgres-projectors.js";
 import { resolveMasterKey } from "./master-key.js";
@@ -22,13 +24,19 @@ export async function runEngineRole(config: PlatformConfig): Promise<number> {
   const resolvedKey = resolveMasterKey(config, "external");
   const logger = pino({ level: config.logLevel });
   for (const warning of resolvedKey.warnings) logger.warn(warning);
+  // Without synchronous replication a failover of the database may lose acknowledged orders.
+  const probe = openPostgresPool({ url: config.databaseUrl, applicationName: "predex-engine-start" });
+  try {
+    await reportReplicationAtStart(probe, logger);
+  } finally {
+    await probe.end();
+  }
   const node = await startEngineNode({
     databaseUrl: config.databaseUrl,
     topology,
     masterKey: resolvedKey.key,
     logger,
     openProjectors: openPostgresEngineProjectors,
-    journalArchiveDir: config.journalArchiveDir,
   });
   console.log(`predex engine node ${node.nodeId}: standby, following the journal from ${node.followingFrom}`);
   node.leading.then(

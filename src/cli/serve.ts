@@ -74,7 +74,11 @@ export async function runServe(args: readonly string[]): Promise<number> {
 function printWallet(platform: Platform): void {
   const demoKey = platform.depositKey.demo;
   if (demoKey !== undefined) {
-    console.log(`\nDeposit addresses: DEMO mnemonic — demo, not for real funds (saved in ${demoKey.path}):`);
+    const where =
+      demoKey.path === undefined
+        ? "derived from PREDEX_MASTER_KEY, the same on every node"
+        : `saved in ${demoKey.path}`;
+    console.log(`\nDeposit addresses: DEMO mnemonic — demo, not for real funds (${where}):`);
     console.log(`  ${demoKey.mnemonic}`);
     console.log("  Its keys control every deposit address shown; set PREDEX_DEPOSIT_XPUB for real funds.");
   } else {

@@ -20,6 +20,13 @@
 // 1012 so clients reconnect and re-seed; docs/decisions.md "An API node's copy that falls behind
 // the archive").
 //
+// A replica that holds another history than the database (a fork: the database was promoted from
+// an asynchronous replica that had not received entries this node folded, or is the other side of
+// a split brain; JournalFollower detects it by the journal's hash chain) takes the same reload, but
+// serves nothing meanwhile: reads are refused as try-again-later (EngineStoppedError), `unavailable`
+// says why (/readyz answers 503), the fork is logged at error and counted (stats.forks, the metric
+// predex_journal_forks_total), and the swap closes the realtime sockets with 1012 as above.
+//
 // Across a takeover a command is never applied twice and an acknowledged one is never lost:
 // - the leader refused it without taking it (connection refused, "not-leader", "stopped"): look up
 //   the leader again and send it again;
@@ -30,7 +37,13 @@
 //   rest), and the leader records each forwarded command's id with its journal entry in the same
 //   transaction (src/store/postgres/forwarded-commands.ts): found, that entry is the answer; not
 //   found, it was never committed and is sent to the new leader;
-// - after failoverDeadlineMs without a leader: EngineStoppedError, the surfaces' try-again-later.
+// - after failoverDeadlineMs without an answer, what the API node says is what it knows: a command
+//   no leader may hold (never taken, or proven missing from the journal once a later epoch leads)
+//   is EngineStoppedError, the surfaces' "nothing was done, try again later" (502/2002); one a
+//   leader took is looked up in the journal once more, and answered from it if it is there; else,
+//   while its leader's epoch may still commit it (a leader stuck waiting on its database, paused),
+//   it is EngineOutcomeUnknownError, the surfaces' 504/2001 (reconcile before sending it again).
+//   Answering "nothing was done" there would be a lie whenever the stuck commit lands later.
 
 import { randomUUID } from "node:crypto";
 import { Agent, request as httpRequest } from "node:http";
@@ -38,7 +51,13 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Decider, StateCodec } from "../core/decider.js";
 import type { CommittedListener, EnginePhase, StatePosition, SubmitResult } from "../engine/engine.js";
-import { EngineOverloadedError, EngineStoppedError, JournalCorruptionError } from "../engine/errors.js";
+import {
+  EngineOutcomeUnknownError,
+  EngineOverloadedError,
+  EngineStoppedError,
+  JournalCorruptionError,
+} from "../engine/errors.js";
+import { JournalForkError } from "../engine/journal-chain.js";
 import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
 import { JournalFollower } from "../engine/journal-follower.js";
 import type { JournalEntry } from "../engine/store.js";
@@ -59,6 +78,9 @@ import {
 } from "./command-wire.js";
 import { handOverCopies } from "./hand-over-copies.js";
 import type { LocalCommandPort } from "./local-command-port.js";
+
+/** Without a setting, commands wait as long as an API node's do (src/config/topology-config.ts). */
+export const defaultFailoverDeadlineMs = 20_000;
 
 export interface ForwardingEngineOptions<State, Command, Event> {
   readonly decider: Decider<State, Command, Event>;
@@ -91,7 +113,6 @@ export interface ForwardingEngineOptions<State, Command, Event> {
 /** Told that the replica was replaced by one reloaded from the store, at this position. */
 export type ReloadedListener = (position: StatePosition) => void;
 
-export const defaultFailoverDeadlineMs = 10_000;
 /** How long a NOTIFY waits for the same commit to arrive from this node's own engine before reading it. */
 const localHandOverGraceMs = 200;
 export const defaultAttemptTimeoutMs = 2_000;
@@ -103,6 +124,8 @@ export const defaultReloadRetryMaxMs = 5_000;
  * snapshot, between a reload's reads of the snapshot and the journal.
  */
 export const reloadCorruptAttemptsMax = 5;
+/** How often a notification behind the replica may make it check the journal for a fork. */
+const forkCheckIntervalMs = 250;
 
 type Attempt<Answer> =
   | { readonly kind: "answered"; readonly result: Answer }
@@ -111,6 +134,18 @@ type Attempt<Answer> =
   | { readonly kind: "not-taken" }
   /** The leader may have taken it: only the same id, or the journal, can say. */
   | { readonly kind: "unknown" };
+
+/** How one command, or one group, is sent and looked up in the journal (#untilAnswered). */
+interface Forwarding<Command, Event, Answer> {
+  attempt(
+    leader: AdvertisedLeader,
+    local: LocalCommandPort<Command, Event> | undefined,
+  ): Promise<Attempt<Answer>>;
+  /** The answer from the journal, undefined when not committed, or "lookup failed". */
+  settleFromJournal(epoch: bigint): Promise<Answer | undefined | "lookup failed">;
+  /** Part of a group is already answered from the journal: "nothing was done" can no longer be said. */
+  partlySettled(): boolean;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,12 +157,16 @@ export interface ForwardingStats {
   retries: number;
   /** Commands whose answer was lost with a leader and that were found committed in the journal. */
   settledFromJournal: number;
-  /** Commands given up after failoverDeadlineMs. */
+  /** Commands given up after failoverDeadlineMs, surely not committed (the surfaces' try-again-later). */
   gaveUp: number;
+  /** Commands given up after failoverDeadlineMs that a leader took and may still commit (504/2001). */
+  outcomeUnknown: number;
   /** Times the replica met a gap (or another contradiction) and was replaced by a reloaded copy. */
   reloads: number;
   /** Reload attempts that failed and were tried again. */
   reloadFailures: number;
+  /** Times the replica was found to hold another history than the journal (a fork) and was reloaded. */
+  forks: number;
 }
 
 export class ForwardingEngine<State, Command, Event> {
@@ -136,8 +175,10 @@ export class ForwardingEngine<State, Command, Event> {
     retries: 0,
     settledFromJournal: 0,
     gaveUp: 0,
+    outcomeUnknown: 0,
     reloads: 0,
     reloadFailures: 0,
+    forks: 0,
   };
   readonly #options: ForwardingEngineOptions<State, Command, Event>;
   /** The replica reads are served from; replaced by a reload. */
@@ -146,6 +187,8 @@ export class ForwardingEngine<State, Command, Event> {
   #generation = 0;
   /** The reload under way, if any (it never rejects: it retries, or fails the node). */
   #reloading: Promise<void> | undefined;
+  /** Set from a fork's detection until the reloaded replica is swapped in: nothing is served. */
+  #forked: JournalForkError | undefined;
   readonly #stopReloadRetries = new AbortController();
   readonly #listeners = new Set<CommittedListener<Command, Event>>();
   readonly #reloadedListeners = new Set<ReloadedListener>();
@@ -157,6 +200,8 @@ export class ForwardingEngine<State, Command, Event> {
   #leader: AdvertisedLeader | undefined;
   #phase: EnginePhase = "running";
   #inFlight = 0;
+  /** When a late notification last made the replica look for a fork (#checkForkSoon). */
+  #lastForkCheckMs = 0;
 
   static async start<State, Command, Event>(
     options: ForwardingEngineOptions<State, Command, Event>,
@@ -170,10 +215,21 @@ export class ForwardingEngine<State, Command, Event> {
     // the store once swapped in.
     engine.#stopFollowingLocal = options.local?.onCommitted((entries) => {
       if (engine.#phase === "failed" || engine.#reloading !== undefined) return;
-      if (!engine.#follower.foldCommitted(handOverCopies(entries))) engine.#catchUpQuietly();
+      try {
+        if (!engine.#follower.foldCommitted(handOverCopies(entries))) engine.#catchUpQuietly();
+      } catch (error) {
+        if (error instanceof JournalCorruptionError) engine.#reload(error);
+        else throw error;
+      }
     });
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
+      // One further behind than the replica is a late notification, or the replica is ahead of a
+      // journal that lost what it holds (a fork): that is checked, a few times a second at most.
+      if (lastSequence !== undefined && engine.#follower.sequence > lastSequence) {
+        engine.#checkForkSoon();
+        return;
+      }
       if (lastSequence !== undefined && engine.#follower.sequence >= lastSequence) return;
       // This node's own engine leads: its commits arrive in-process, and the NOTIFY (on another
       // connection) often comes first. Read only if the hand-over has not come a moment later.
@@ -233,6 +289,13 @@ export class ForwardingEngine<State, Command, Event> {
     return this.#reloading !== undefined;
   }
 
+  /** Why nothing is served right now (a fork being resolved); undefined while the replica serves. */
+  get unavailable(): string | undefined {
+    return this.#forked === undefined
+      ? undefined
+      : "the replica held a forked journal and is reloading from the database";
+  }
+
   /** Commands sent to the leader and not answered yet. */
   get queuedCommands(): number {
     return this.#inFlight;
@@ -240,6 +303,12 @@ export class ForwardingEngine<State, Command, Event> {
 
   read<T>(reader: (state: Readonly<State>, position: StatePosition) => T): Promise<T> {
     if (this.#phase === "failed") return Promise.reject(new EngineStoppedError("The replica stopped"));
+    // A forked copy's state is another history than the database's: never served.
+    if (this.#forked !== undefined) {
+      return Promise.reject(
+        new EngineStoppedError("The replica is reloading after a journal fork; try again in a moment"),
+      );
+    }
     const { state, sequence, nowMs } = this.#follower.position;
     try {
       return Promise.resolve(reader(state, { sequence, nowMs }));
@@ -309,15 +378,12 @@ export class ForwardingEngine<State, Command, Event> {
         );
       },
       settleFromJournal: async (epoch) => {
-        const entry = await this.#options.cluster.findForwarded<Command, Event>(id);
-        if (entry === undefined) return undefined;
-        this.stats.settledFromJournal += 1;
-        this.#options.logger.info(
-          { sequence: entry.sequence, epoch },
-          "a command whose answer was lost with the old leader is in the journal: answered from it",
-        );
+        const entry = await this.#findForwarded(id);
+        if (entry === undefined || entry === "lookup failed") return entry;
+        this.#settledFromJournal(epoch, { sequence: entry.sequence });
         return { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
       },
+      partlySettled: () => false,
     });
     return this.#answered(result);
   }
@@ -359,23 +425,19 @@ export class ForwardingEngine<State, Command, Event> {
       },
       settleFromJournal: async (epoch) => {
         const entries = await Promise.all(
-          pending.map((_, position) =>
-            this.#options.cluster.findForwarded<Command, Event>(groupItemForwardId(id, position)),
-          ),
+          pending.map((_, position) => this.#findForwarded(groupItemForwardId(id, position))),
         );
+        // Nothing is concluded from a partial answer: the whole lookup is made again.
+        if (entries.includes("lookup failed")) return "lookup failed";
         const left: number[] = [];
         pending.forEach((index, position) => {
           const entry = entries[position];
-          if (entry === undefined) left.push(index);
+          if (entry === undefined || entry === "lookup failed") left.push(index);
           else
             results[index] = { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
         });
         if (left.length < pending.length) {
-          this.stats.settledFromJournal += 1;
-          this.#options.logger.info(
-            { found: pending.length - left.length, left: left.length, epoch },
-            "commands of a group whose answer was lost with the old leader are in the journal: answered from it",
-          );
+          this.#settledFromJournal(epoch, { found: pending.length - left.length, left: left.length });
         }
         if (left.length === 0) return results as SubmitResult<Event>[];
         // What is left was never committed: a new group, under a new id.
@@ -384,6 +446,7 @@ export class ForwardingEngine<State, Command, Event> {
         body = undefined;
         return undefined;
       },
+      partlySettled: () => results.some((result) => result !== undefined),
     });
     // Answered once the replica holds the last of them, so a read right after sees every one.
     let last: SubmitResult<Event> | undefined;
@@ -399,15 +462,10 @@ export class ForwardingEngine<State, Command, Event> {
    * Sends to the leader until one answers or the failover deadline passes. Across a takeover nothing
    * runs twice: a refusal that did nothing is sent again; an answer that may have been lost is asked
    * of the same leader again (same id), or, once a later epoch leads (every older append final), of
-   * the journal (settleFromJournal: the answer, or undefined when it was not committed).
+   * the journal (settleFromJournal: the answer, or undefined when it was not committed, or "lookup
+   * failed" when the database did not say: then nothing is sent and the journal is asked again).
    */
-  async #untilAnswered<Answer>(forwarding: {
-    attempt(
-      leader: AdvertisedLeader,
-      local: LocalCommandPort<Command, Event> | undefined,
-    ): Promise<Attempt<Answer>>;
-    settleFromJournal(epoch: bigint): Promise<Answer | undefined>;
-  }): Promise<Answer> {
+  async #untilAnswered<Answer>(forwarding: Forwarding<Command, Event, Answer>): Promise<Answer> {
     const deadline = Date.now() + this.#failoverDeadlineMs;
     /** The highest epoch that may hold the command without having answered. */
     let unsettledEpoch: bigint | undefined;
@@ -417,27 +475,83 @@ export class ForwardingEngine<State, Command, Event> {
         if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
           // Every append of the older epochs is final now: the journal says whether it was committed.
           const settled = await forwarding.settleFromJournal(leader.epoch);
-          if (settled !== undefined) return settled;
-          unsettledEpoch = undefined;
+          if (settled === "lookup failed") {
+            // Not known yet: look again on the next pass (the command is not sent meanwhile).
+          } else if (settled !== undefined) return settled;
+          else unsettledEpoch = undefined;
         }
-        const local = this.#options.local;
-        const outcome = await forwarding.attempt(leader, local?.serves(leader) ? local : undefined);
-        if (outcome.kind === "answered") return outcome.result;
-        if (outcome.kind === "overloaded") throw new EngineOverloadedError("leader queueCommandsMax", 0);
-        if (outcome.kind === "unknown") {
-          if (unsettledEpoch === undefined || leader.epoch > unsettledEpoch) unsettledEpoch = leader.epoch;
+        if (unsettledEpoch === undefined || leader.epoch === unsettledEpoch) {
+          const local = this.#options.local;
+          const outcome = await forwarding.attempt(leader, local?.serves(leader) ? local : undefined);
+          if (outcome.kind === "answered") return outcome.result;
+          // A full queue took nothing; unless an earlier attempt may still commit (or part of a group
+          // already did), nothing was done.
+          if (outcome.kind === "overloaded" && unsettledEpoch === undefined && !forwarding.partlySettled()) {
+            throw new EngineOverloadedError("leader queueCommandsMax", 0);
+          }
+          if (outcome.kind === "unknown") unsettledEpoch = leader.epoch;
         }
       }
       if (Date.now() >= deadline || this.#phase !== "running") {
-        this.stats.gaveUp += 1;
-        throw new EngineStoppedError(
-          `No engine leader answered within ${this.#failoverDeadlineMs} ms` +
-            (unsettledEpoch === undefined ? "; the command was not committed" : "; it may still commit"),
-        );
+        return await this.#giveUp(forwarding, unsettledEpoch);
       }
       this.stats.retries += 1;
       await sleep(Math.min(20 * 2 ** Math.min(attempt, 4), 250));
     }
+  }
+
+  /**
+   * The deadline passed. A command no leader may hold was never applied: try again later. One that a
+   * leader took without answering is looked up in the journal: committed, that entry is the answer;
+   * missing while a later epoch leads, it never will be (nothing was done); missing while its epoch
+   * may still commit (a leader stuck on its database, paused), or when the lookup fails, nobody can
+   * say yet: an unknown outcome (the surfaces' 504/2001, reconcile before sending it again). A group
+   * part of which was committed (found in the journal on an earlier pass) and the rest not is an
+   * unknown outcome too: "nothing was done" would be a lie.
+   */
+  async #giveUp<Answer>(
+    forwarding: Forwarding<Command, Event, Answer>,
+    unsettledEpoch: bigint | undefined,
+  ): Promise<Answer> {
+    const waited = `No engine leader answered within ${this.#failoverDeadlineMs} ms`;
+    if (unsettledEpoch !== undefined) {
+      // The epoch is read before the journal: a miss proves "never" only if the later epoch led first.
+      const leader = await this.#currentLeader(true);
+      const settled = await forwarding.settleFromJournal(leader?.epoch ?? unsettledEpoch);
+      if (settled !== undefined && settled !== "lookup failed") return settled;
+      if (settled === "lookup failed" || leader === undefined || leader.epoch <= unsettledEpoch) {
+        this.stats.outcomeUnknown += 1;
+        throw new EngineOutcomeUnknownError(
+          `${waited}; the leader of epoch ${unsettledEpoch} took the command and may still commit it`,
+        );
+      }
+    }
+    if (forwarding.partlySettled()) {
+      this.stats.outcomeUnknown += 1;
+      throw new EngineOutcomeUnknownError(
+        `${waited}; part of the group was committed (found in the journal), the rest was not`,
+      );
+    }
+    this.stats.gaveUp += 1;
+    throw new EngineStoppedError(`${waited}; the command was not committed`);
+  }
+
+  /** The journal entry a forwarded command became; "lookup failed" when the database did not say. */
+  async #findForwarded(id: string): Promise<JournalEntry<Command, Event> | undefined | "lookup failed"> {
+    try {
+      return await this.#options.cluster.findForwarded<Command, Event>(id);
+    } catch (error) {
+      this.#options.logger.warn({ err: error }, "could not look a forwarded command up in the journal");
+      return "lookup failed";
+    }
+  }
+
+  #settledFromJournal(epoch: bigint, found: Record<string, unknown>): void {
+    this.stats.settledFromJournal += 1;
+    this.#options.logger.info(
+      { ...found, epoch },
+      "a command whose answer was lost with its leader is in the journal: answered from it",
+    );
   }
 
   /** The cached leader, or the database's answer when `refresh` (after a failed attempt) or unknown. */
@@ -559,6 +673,14 @@ export class ForwardingEngine<State, Command, Event> {
     return { kind: "not-taken" };
   }
 
+  /** A catch-up (which checks the entry the replica holds last) unless one ran in the last 250 ms. */
+  #checkForkSoon(): void {
+    const nowMs = Date.now();
+    if (nowMs - this.#lastForkCheckMs < forkCheckIntervalMs) return;
+    this.#lastForkCheckMs = nowMs;
+    this.#catchUpQuietly();
+  }
+
   #catchUpQuietly(): void {
     // A reload under way catches the new replica up once it is swapped in.
     if (this.#reloading !== undefined || this.#phase === "failed") return;
@@ -577,12 +699,22 @@ export class ForwardingEngine<State, Command, Event> {
   /** Starts replacing the replica with one loaded from the latest snapshot (once: a second call joins). */
   #reload(cause: JournalCorruptionError): void {
     if (this.#reloading !== undefined || this.#phase !== "running") return;
-    // From here the old replica's batches reach no listener; reads still use it until the swap.
+    // From here the old replica's batches reach no listener; reads still use it until the swap,
+    // unless it holds a fork: then nothing is read from it again.
     this.#generation += 1;
-    this.#options.logger.warn(
-      { err: cause, sequence: String(this.#follower.sequence) },
-      "the replica cannot follow the journal (it fell behind the archive?): reloading it from the latest snapshot",
-    );
+    if (cause instanceof JournalForkError) {
+      this.#forked = cause;
+      this.stats.forks += 1;
+      this.#options.logger.error(
+        { err: cause, sequence: String(this.#follower.sequence), forkAt: String(cause.sequence) },
+        "journal fork: this node's copy holds another history than the database (an asynchronous failover lost acknowledged entries, or a split brain); reads are refused while it reloads from the database's snapshot and journal",
+      );
+    } else {
+      this.#options.logger.warn(
+        { err: cause, sequence: String(this.#follower.sequence) },
+        "the replica cannot follow the journal (it fell behind the archive?): reloading it from the latest snapshot",
+      );
+    }
     const run = async () => {
       try {
         await this.#reloadUntilDone();
@@ -633,6 +765,7 @@ export class ForwardingEngine<State, Command, Event> {
       if (this.#phase !== "running") return;
       const previous = this.#follower.sequence;
       this.#follower = follower;
+      this.#forked = undefined;
       this.stats.reloads += 1;
       this.#options.logger.warn(
         {

@@ -6,10 +6,21 @@
 //                                 the machine's hostname when that is a wildcard address)
 //   PREDEX_ENGINE_LEASE_MS        a leader that cannot renew its lease this long may be replaced (5000)
 //   PREDEX_FAILOVER_DEADLINE_MS   how long an API node holds a command while no leader answers,
-//                                 before the surfaces' try-again-later answer (10000)
+//                                 before it answers what it knows: nothing was done (502/2002) or
+//                                 the outcome is unknown (504/2001) (20000: outlasts an engine
+//                                 takeover and a database restart or promote; docs/decisions.md)
 // Nothing here is needed by hand: the defaults let any number of nodes run side by side.
 
 import { hostname } from "node:os";
+
+/**
+ * An API node holds a command this long while no leader answers. It must outlast what a takeover
+ * takes, so that the answer is the command's own and not "unknown": an engine takeover (the 5 s
+ * lease, then well under a second), a PostgreSQL restart (seconds) and a scripted promote of a
+ * standby (10-15 s). Clients wait longer than this (the SDK's default timeout is 30 s; spec 001's
+ * requests end after 30 s), so the answer reaches them.
+ */
+export const defaultFailoverDeadlineMs = 20_000;
 
 export interface TopologyConfig {
   readonly engineHost: string;
@@ -45,6 +56,6 @@ export function loadTopologyConfig(
     enginePort: integer("PREDEX_ENGINE_PORT", 0, 0, 65_535),
     engineAdvertiseHost: text("PREDEX_ENGINE_ADVERTISE_HOST") ?? (wildcard ? hostname() : engineHost),
     leaseMs: integer("PREDEX_ENGINE_LEASE_MS", 5_000, 1_000, 600_000),
-    failoverDeadlineMs: integer("PREDEX_FAILOVER_DEADLINE_MS", 10_000, 100, 600_000),
+    failoverDeadlineMs: integer("PREDEX_FAILOVER_DEADLINE_MS", defaultFailoverDeadlineMs, 100, 600_000),
   };
 }

@@ -140,6 +140,32 @@ export interface UserOpenOrdersSnapshot extends UserSnapshotPart {
 
 export type UserOpenOrdersChannelMessage = UserOrderMessage | UserOpenOrdersSnapshot;
 
+/**
+ * /socket/user-trades: one side of one trade of the session user, as it happens (DESIGN §9). A
+ * stream, not a state: no snapshot, no `snapshot` field. `seq` is the journal sequence of the
+ * command that made the trade (the trades of one command share it), so a balance or position
+ * message with a `seq` at least this one already shows the trade. A self-cross or both sides of a
+ * mint or merge of one user come as two messages, one per `role`.
+ */
+export interface UserTradeMessage {
+  readonly tradeId: string;
+  readonly orderId: string;
+  readonly clientOrderId: string | null;
+  readonly marketId: string;
+  readonly outcomeId: string;
+  readonly optionId: string;
+  readonly side: ChannelOrderSide;
+  /** In this side's option terms; an AMM or parimutuel fill's average price. */
+  readonly price: string;
+  readonly shares: string;
+  /** The fee this side paid, USDT. */
+  readonly fee: string;
+  /** MAKER: the resting order; TAKER: the incoming one (always TAKER against an AMM or a pool). */
+  readonly role: "MAKER" | "TAKER";
+  readonly time: string;
+  readonly seq: number;
+}
+
 // ---------------------------------------------------------------- public /ws/market (Polymarket)
 
 export interface PublicLevel {

@@ -33,6 +33,7 @@ export const restPaths = {
   accountPositions: "/account/positions",
   claim: "/ordering/claim",
   claimAll: "/ordering/claim_all",
+  convert: "/ordering/convert",
   // The market makers' operations (DESIGN §9).
   createOrders: "/ordering/create-orders",
   cancelOrders: "/ordering/cancel-orders",
@@ -47,6 +48,7 @@ export const socketPaths = {
   userInfo: "/socket/user-info",
   userPositions: "/socket/user-positions",
   userOpenOrders: "/socket/user-open-orders",
+  userTrades: "/socket/user-trades",
 } as const;
 
 /** The user channels also sign the session cookie (spec 000 "Which credentials each endpoint type needs"). */
@@ -54,4 +56,5 @@ export const userSocketPaths: ReadonlySet<string> = new Set([
   socketPaths.userInfo,
   socketPaths.userPositions,
   socketPaths.userOpenOrders,
+  socketPaths.userTrades,
 ]);

@@ -11,6 +11,7 @@ import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./book/order
 import { rebuildClientOrderIdRegistry } from "./client-order-ids.js";
 import type { StateCodec } from "./decider.js";
 import { indexRestingOrder } from "./evolve.js";
+import { decodeExclusiveMarkets, encodeExclusiveMarkets } from "./exclusive/codec.js";
 import { decodeLifecycle, encodeLifecycle } from "./lifecycle/codec.js";
 import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
 import { decodePools, encodePools } from "./pools/codec.js";
@@ -149,6 +150,7 @@ export function encodeState(state: ExchangeState): string {
     ...(state.deadMansSwitches.size === 0
       ? {}
       : { deadMansSwitches: byNumberEntries(state.deadMansSwitches) }),
+    ...encodeExclusiveMarkets(state),
   });
 }
 
@@ -332,6 +334,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
   rebuildClientOrderIdRegistry(state);
   decodeLifecycle(state, data);
   decodePools(state, data);
+  decodeExclusiveMarkets(state, data);
   return state;
 }
 

@@ -33,6 +33,8 @@ export interface CreateMarketCommand {
   readonly details: MarketDetails | null;
   /** AMM: liquidity, weights, buy/sell fees and bounds; parimutuel: settlement fee, stake bounds (pools/models.ts). */
   readonly pool?: PoolTermsInput | null;
+  /** An exclusive market: exactly one outcome wins, No shares convert (exclusive/). Order books of ≥ 2 outcomes. */
+  readonly exclusive?: boolean | null;
 }
 
 /** A JSON object of plain data (see src/engine/journal-codec.ts); the core never reads inside it. */
@@ -238,6 +240,20 @@ export interface ClaimMarketCommand {
   readonly marketId: number;
 }
 
+/**
+ * In an open exclusive market, `shares` No of each listed outcome become `shares` Yes of every other
+ * outcome plus shares × (listed − 1) USDT (exclusive/convert.ts).
+ */
+export interface ConvertPositionsCommand {
+  readonly type: "ConvertPositions";
+  readonly userId: number;
+  readonly marketId: number;
+  /** 1 to n − 1 distinct outcomes of the market whose No shares are converted. */
+  readonly outcomeIds: readonly number[];
+  /** Share atoms of No converted per listed outcome; a multiple of 0.0001 shares. */
+  readonly shares: bigint;
+}
+
 export type ExchangeCommand =
   | CreateMarketCommand
   | OpenMarketCommand
@@ -261,7 +277,8 @@ export type ExchangeCommand =
   | SettleMarketCommand
   | VoidMarketCommand
   | ClaimPositionCommand
-  | ClaimMarketCommand;
+  | ClaimMarketCommand
+  | ConvertPositionsCommand;
 
 /** A CreateMarket command with the defaults filled in: binary Yes/No outcomes, orderbook model. */
 export function createMarketCommand(
@@ -283,6 +300,7 @@ export function createMarketCommand(
     creatorId: fields.creatorId ?? null,
     details: fields.details ?? null,
     pool: fields.pool ?? null,
+    ...(fields.exclusive === undefined ? {} : { exclusive: fields.exclusive }),
   };
 }
 

@@ -15,6 +15,8 @@ import { decideHeartbeat, decideTripDeadMansSwitch } from "./dead-mans-switch.js
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
 import type { ExchangeEvent, MarketCreatedEvent } from "./events.js";
+import { decideConvertPositions } from "./exclusive/convert.js";
+import { exclusiveFlagProblem } from "./exclusive/exclusive-market.js";
 import { isId } from "./ids.js";
 import { decideClaimMarket, decideClaimPosition } from "./lifecycle/claims.js";
 import {
@@ -107,6 +109,8 @@ export function decide(
       return decideClaimPosition(state, command, context);
     case "ClaimMarket":
       return decideClaimMarket(state, command, context);
+    case "ConvertPositions":
+      return decideConvertPositions(state, command, context);
     default: {
       const unreachable: never = command;
       return invalid(`unknown command ${JSON.stringify((unreachable as { type?: unknown }).type)}`);
@@ -146,6 +150,12 @@ function decideCreateMarket(
     return invalid("outcomes must not be empty");
   if (command.outcomes.length > outcomesPerMarketMax)
     return invalid(`at most ${outcomesPerMarketMax} outcomes`);
+  const exclusiveProblem = exclusiveFlagProblem(
+    command.exclusive,
+    command.modelType,
+    command.outcomes.length,
+  );
+  if (exclusiveProblem !== undefined) return invalid(exclusiveProblem);
 
   const tickSize = command.tickSize ?? priceUnitsToAtoms(defaultTickUnits);
   if (
@@ -239,6 +249,7 @@ function decideCreateMarket(
     creatorId: command.creatorId,
     details,
     ...(pool.terms === null ? {} : { poolTerms: pool.terms }),
+    ...(command.exclusive === true ? { exclusive: true as const } : {}),
     createdAtMs: context.nowMs,
     outcomes,
   };

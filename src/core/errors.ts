@@ -62,6 +62,7 @@ export const rejectionSpecs = {
   BOOK_ORDERS_LIMIT: { kind: "refused", message: "Too many orders on this book" },
   MODEL_NOT_SUPPORTED: { kind: "refused", message: "This market model does not support the operation" },
   POST_ONLY_WOULD_TRADE: { kind: "refused", message: "Post-only order would trade at once" },
+  MARKET_NOT_EXCLUSIVE: { kind: "refused", message: "Market is not exclusive" },
 
   // Settlement and claims.
   POSITION_NOT_FOUND: { kind: "not_found", message: "Position not found" },

@@ -4,6 +4,7 @@
 
 import type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./book/orders.js";
 import type { MarketDetails } from "./commands.js";
+import type { ExclusiveEvent } from "./exclusive/events.js";
 import type { ModelType } from "./market.js";
 import type { PoolEvent } from "./pools/events.js";
 import type { PoolTerms } from "./pools/models.js";
@@ -26,6 +27,8 @@ export interface MarketCreatedEvent {
   readonly details: MarketDetails | null;
   /** AMM and parimutuel markets: their terms, defaults filled in. Absent on order-book markets. */
   readonly poolTerms?: PoolTerms;
+  /** true for an exclusive market (exclusive/); absent otherwise. */
+  readonly exclusive?: true;
   readonly createdAtMs: number;
   readonly outcomes: readonly {
     readonly outcomeId: number;
@@ -399,4 +402,5 @@ export type ExchangeEvent =
   | WithdrawalCompletedEvent
   | LifecycleEvent
   | PositionClaimedEvent
-  | PoolEvent;
+  | PoolEvent
+  | ExclusiveEvent;

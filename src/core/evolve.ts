@@ -17,6 +17,9 @@ import type {
   TradeExecutedEvent,
 } from "./events.js";
 import { accountFor, marketOf, outcomeOf, positionFor } from "./evolve-lookups.js";
+import { evolvePositionsConverted } from "./exclusive/convert.js";
+import { applyExclusiveMarketCreated } from "./exclusive/exclusive-market.js";
+import { evolveExclusiveMarketFinished } from "./exclusive/settlement.js";
 import { evolveClaim } from "./lifecycle/claims.js";
 import { evolveLifecycle } from "./lifecycle/lifecycle.js";
 import type { Market, Outcome } from "./market.js";
@@ -133,6 +136,12 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "PoolSettled":
       evolvePool(state, event);
       break;
+    case "PositionsConverted":
+      evolvePositionsConverted(state, event);
+      break;
+    case "ExclusiveMarketFinished":
+      evolveExclusiveMarketFinished(state, event);
+      break;
     default: {
       const unreachable: never = event;
       throw new Error(`evolve: unknown event ${JSON.stringify(unreachable)}`);
@@ -192,6 +201,7 @@ function applyMarketCreated(state: ExchangeState, event: MarketCreatedEvent): vo
     });
   }
   applyPoolTerms(state, event);
+  applyExclusiveMarketCreated(state, event);
 }
 
 function applyDeposit(state: ExchangeState, event: DepositCreditedEvent): void {

@@ -46,6 +46,14 @@ export type { OrderSide, OrderStatus, OrderType, TimeInForce } from "./book/orde
 export * from "./commands.js";
 export type { CommandContext, Decision } from "./decider.js";
 export * from "./events.js";
+export { conversionSharesMax } from "./exclusive/convert.js";
+export type {
+  BurnedNoLeg,
+  ExclusiveMarketFinishedEvent,
+  MintedYesLeg,
+  PositionsConvertedEvent,
+} from "./exclusive/events.js";
+export { isExclusiveMarket } from "./exclusive/exclusive-market.js";
 export { assertInvariants, checkInvariants } from "./invariants.js";
 export {
   challengeReasonLengthMax,

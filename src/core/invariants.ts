@@ -4,6 +4,8 @@
 
 import { buyReserveAtoms } from "./book/fees.js";
 import type { Order } from "./book/orders.js";
+import { conversionAdvanceTotal, retiredNoSharesOf } from "./exclusive/exclusive-market.js";
+import { checkExclusiveMarkets } from "./exclusive/invariants.js";
 import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./lifecycle/settlement.js";
 import { checkPoolOutcome, platformPoolFundingNet } from "./pools/invariants.js";
 import type { ExchangeState } from "./state.js";
@@ -32,15 +34,19 @@ export function checkInvariants(state: ExchangeState): string[] {
   const fees = totals.feeIncome + totals.withdrawalFeeIncome;
   // The platform's AMM funding is money that came in besides deposits (pools/invariants.ts).
   const cameIn = totals.deposited - totals.withdrawn + platformPoolFundingNet(state);
-  if (cameIn !== balances + collateral + fees) {
+  // Exclusive markets' conversions paid collateral ahead of their finish (exclusive/exclusive-market.ts).
+  const heldNow = balances + collateral + fees - conversionAdvanceTotal(state);
+  if (cameIn !== heldNow) {
     problems.push(
       `money not conserved: deposits − withdrawals + pool funding = ${cameIn}, ` +
-        `balances + collateral + fees = ${balances + collateral + fees}`,
+        `balances + collateral + fees − conversion advances = ${heldNow}`,
     );
   }
+  problems.push(...checkExclusiveMarkets(state));
 
   // Every binary outcome: Yes outstanding = No outstanding = collateral units, until its market is
-  // settled or void; from then on the collateral is exactly what is still to be claimed.
+  // settled or void; from then on the collateral is exactly what is still to be claimed. In an
+  // exclusive market the No outstanding counts the No shares conversions retired.
   const outstanding = new Map<number, bigint>();
   const unclaimedPayout = new Map<number, bigint>();
   for (const account of state.accounts.values()) {
@@ -66,7 +72,7 @@ export function checkInvariants(state: ExchangeState): string[] {
     }
     const [yesId, noId] = outcome.optionIds;
     const yes = outstanding.get(yesId) ?? 0n;
-    const no = outstanding.get(noId) ?? 0n;
+    const no = (outstanding.get(noId) ?? 0n) + retiredNoSharesOf(state, market.marketId);
     if (yes !== outcome.collateral || no !== outcome.collateral) {
       problems.push(`outcome ${outcome.outcomeId}: Yes ${yes}, No ${no}, collateral ${outcome.collateral}`);
     }

@@ -1,9 +1,8 @@
 // The checks of a PlaceOrder that depend on the command alone, whatever the market's model: which
 // fields go with which side and order type, and the signs and ranges no market accepts. They run
-// before the clientOrderId lookup (DESIGN §6, "validation comes before idempotency"), so a request
-// that reuses a clientOrderId is refused like any other bad request instead of being answered with
-// the first order. Checks that depend on state (market status, tick, balance) stay after the
-// lookup: a valid retry must find its first order even after the market closed or the money moved.
+// before the clientOrderId lookup (DESIGN §6, "validation comes before idempotency"), as do its
+// checks against the market (order-terms.ts), so a request that reuses a clientOrderId is refused
+// like any other bad request instead of being answered with the first order.
 
 import type { PlaceOrderCommand } from "./commands.js";
 import { type Rejection, reject } from "./errors.js";

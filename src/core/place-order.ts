@@ -7,15 +7,12 @@ import type { ExchangeEvent } from "./events.js";
 import { isId } from "./ids.js";
 import { clientOrderIdLengthMax } from "./limits.js";
 import { orderShapeRejection } from "./order-shape.js";
+import { checkOrderTerms } from "./order-terms.js";
 import { decidePoolOrder } from "./pools/orders.js";
 import type { ExchangeState } from "./state.js";
 
 function invalid(message: string): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject("INVALID_INPUT", message) };
-}
-
-function refuse(code: Parameters<typeof reject>[0]): Decision<ExchangeEvent> {
-  return { ok: false, rejection: reject(code) };
 }
 
 export function decidePlaceOrder(
@@ -27,10 +24,13 @@ export function decidePlaceOrder(
   if (!isId(userId)) return invalid("userId must be a positive integer");
   const account = state.accounts.get(userId);
 
-  // Validation comes before idempotency (DESIGN §6): only a well-formed request may be answered
-  // with the first order of its clientOrderId.
+  // Validation comes before idempotency (DESIGN §6): only a request that would be accepted as a new
+  // one, its shape and its terms against the market, may be answered with the first order of its
+  // clientOrderId.
   const shapeRejection = orderShapeRejection(command);
   if (shapeRejection !== undefined) return { ok: false, rejection: shapeRejection };
+  const terms = checkOrderTerms(state, command);
+  if (!terms.ok) return terms;
 
   // A clientOrderId seen before names the first order; nothing new happens (DESIGN §8).
   if (clientOrderId !== null) {
@@ -52,13 +52,7 @@ export function decidePlaceOrder(
     }
   }
 
-  // Where: market, outcome, option; then the market's model decides the rest.
-  const market = state.markets.get(command.marketId);
-  if (market === undefined) return refuse("MARKET_NOT_FOUND");
-  const outcome = state.outcomes.get(command.outcomeId);
-  if (outcome === undefined || outcome.marketId !== market.marketId) return refuse("OUTCOME_NOT_FOUND");
-  const option = state.options.get(command.optionId);
-  if (option === undefined || option.outcomeId !== outcome.outcomeId) return refuse("OPTION_NOT_FOUND");
-  if (market.modelType !== "orderbook") return decidePoolOrder(state, command, context, market, option);
-  return decideBookOrder(state, command, context, account, market, outcome, option);
+  // The market's model decides the rest.
+  if (terms.poolTerms !== undefined) return decidePoolOrder(state, command, context, terms, terms.poolTerms);
+  return decideBookOrder(state, command, context, account, terms, terms.bookSize!);
 }

@@ -312,6 +312,8 @@ export interface MarketView {
   readonly creatorId: number | null;
   readonly createdAtMs: number;
   readonly feeIncome: bigint;
+  /** An exclusive market (DESIGN §10): exactly one outcome wins, No shares convert. */
+  readonly exclusive: boolean;
   /** The bond a challenge of this market's resolution costs (the default until it is resolved). */
   readonly challengeBond: bigint;
   /** null until a result is proposed. */
@@ -355,6 +357,7 @@ export function marketById(state: ExchangeState, marketId: number): MarketView |
     creatorId: market.creatorId,
     createdAtMs: market.createdAtMs,
     feeIncome: market.feeIncome,
+    exclusive: state.exclusiveMarkets.has(marketId),
     challengeBond: resolution?.challengeBond ?? defaultChallengeBondAtoms,
     resolution:
       resolution === undefined

@@ -5,6 +5,7 @@ import type { BookKind } from "./book/order-book.js";
 import { OrderIndex } from "./book/order-index.js";
 import type { Order } from "./book/orders.js";
 import type { ClientOrderIdRegistry } from "./client-order-id-types.js";
+import type { ExclusiveMarket } from "./exclusive/exclusive-state.js";
 import type { MarketResolution } from "./lifecycle/resolution.js";
 import type { Market, OptionRecord, Outcome } from "./market.js";
 import { createPoolModels, type PoolModels } from "./pools/models.js";
@@ -53,6 +54,8 @@ export interface ExchangeState {
   readonly clientOrderIdRegistry: ClientOrderIdRegistry;
   /** AMM and parimutuel terms and pools (pools/models.ts). */
   readonly pools: PoolModels;
+  /** Exclusive (negative-risk) markets by market id: their conversions (exclusive/exclusive-market.ts). */
+  readonly exclusiveMarkets: Map<number, ExclusiveMarket>;
   readonly totals: LedgerTotals;
 }
 
@@ -82,6 +85,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     deadMansSwitches: new Map(),
     clientOrderIdRegistry: new Map(),
     pools: createPoolModels(),
+    exclusiveMarkets: new Map(),
     totals: { deposited: 0n, withdrawn: 0n, feeIncome: 0n, withdrawalFeeIncome: 0n },
   };
 }

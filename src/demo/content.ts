@@ -24,6 +24,11 @@ export interface DemoMarket {
   /** Where the market maker starts its fair price (Yes), and the AMM's initial weight of Yes. */
   readonly initialYesPrice: number;
   readonly endsInDays: number;
+  /**
+   * An exclusive event (DESIGN §10): these outcomes instead of the one above, exactly one of which
+   * wins; the market maker starts each one's Yes at its price (they add up to 1).
+   */
+  readonly exclusiveOutcomes?: readonly { readonly name: string; readonly initialYesPrice: number }[];
 }
 
 export interface DemoUser {
@@ -124,6 +129,25 @@ export const demoMarkets: readonly DemoMarket[] = [
     outcomeName: "Turnout above 60%",
     initialYesPrice: 0.5,
     endsInDays: 28,
+  },
+  {
+    title: "Who will win the league title?",
+    description:
+      "An exclusive event: four clubs, exactly one champion. Each club is a Yes/No book; a No share of one club converts into a Yes share of each of the others (POST /ordering/convert).",
+    rules:
+      "The club top of the official table after the last matchday wins: its Yes pays 1, every other club's No pays 1.",
+    tags: "football,league,title,exclusive",
+    categoryKey: "football",
+    modelType: "orderbook",
+    outcomeName: "League champion",
+    initialYesPrice: 0.4,
+    endsInDays: 42,
+    exclusiveOutcomes: [
+      { name: "Harbour City", initialYesPrice: 0.4 },
+      { name: "Northgate United", initialYesPrice: 0.3 },
+      { name: "Riverside", initialYesPrice: 0.2 },
+      { name: "Old Town Rovers", initialYesPrice: 0.1 },
+    ],
   },
 ];
 

@@ -3,10 +3,19 @@
 // as a second user it now and then takes one of those quotes, so that trades, price history and
 // WebSocket events happen while a newcomer looks. It only ever calls the signed API through the
 // clients it is given; refusals are logged and the next tick goes on. Every loop is bounded.
+// An exclusive event's outcomes are quoted as books of one market id: their fair Yes prices walk
+// together and always add up to 1 (fair-price.ts), so the quoted Yes prices add up to about 1.
 
 import type { Order } from "../contract/partner/trading.js";
 import type { PredexClient } from "../sdk/client.js";
-import { nextFairTicks, priceOf, ticksOf, ticksPerUnit } from "./fair-price.js";
+import {
+  eventFairTicks,
+  nextEventFairTicks,
+  nextFairTicks,
+  priceOf,
+  ticksOf,
+  ticksPerUnit,
+} from "./fair-price.js";
 import type { DemoLog } from "./seed.js";
 import { ThrottledLog } from "./throttled-log.js";
 
@@ -16,9 +25,10 @@ export const quoteLevelsPerSide = 3;
 export const openOrdersPerMarketMax = quoteLevelsPerSide * 2;
 /** Orders placed plus orders cancelled in one tick, all markets together. */
 export const ordersPerTickMax = 60;
-export const quotedMarketsMax = 8;
+/** Books quoted (a market of one outcome is one book; an exclusive event, one per outcome). */
+export const quotedMarketsMax = 12;
 /** Open orders read back per market; more than the bot ever leaves, so leftovers are seen too. */
-const openOrdersReadMax = 20;
+const openOrdersReadMax = 50;
 /** Ticks between the fair price and the best bid (and the best ask), and between levels. */
 const halfSpreadTicks = 1;
 const levelStepTicks = 1;
@@ -94,6 +104,12 @@ class Bot implements MarketMaker {
       takerYesShares: 0,
       takerNoShares: 0,
     }));
+    for (const event of this.#events()) {
+      const ticks = eventFairTicks(event.map((state) => state.market.yesPrice));
+      event.forEach((state, index) => {
+        state.fairTicks = ticks[index]!;
+      });
+    }
     // The first quotes go up at once; then one tick every tickMs after the previous one ends.
     this.#schedule(0);
   }
@@ -126,11 +142,40 @@ class Bot implements MarketMaker {
   async #tick(): Promise<void> {
     const budget: TickBudget = { ordersLeft: ordersPerTickMax };
     const crossChance = this.#options.crossChance ?? defaultCrossChance;
+    this.#stepFairPrices();
     for (const state of this.#states) {
       if (this.#stopped) return;
-      state.fairTicks = nextFairTicks(state.fairTicks, this.#random);
       await this.#requote(state, budget);
       if (!this.#stopped && this.#random() < crossChance) await this.#cross(state, budget);
+    }
+  }
+
+  /** The books of one market id quoted together: an exclusive event's outcomes (several books). */
+  #events(): MarketState[][] {
+    const byMarket = new Map<string, MarketState[]>();
+    for (const state of this.#states) {
+      const books = byMarket.get(state.market.marketId) ?? [];
+      books.push(state);
+      byMarket.set(state.market.marketId, books);
+    }
+    return [...byMarket.values()].filter((books) => books.length > 1);
+  }
+
+  /** One step of every fair price: a market's on its own, an event's outcomes together (sum kept). */
+  #stepFairPrices(): void {
+    const events = this.#events();
+    const inEvents = new Set(events.flat());
+    for (const state of this.#states) {
+      if (!inEvents.has(state)) state.fairTicks = nextFairTicks(state.fairTicks, this.#random);
+    }
+    for (const event of events) {
+      const ticks = nextEventFairTicks(
+        event.map((state) => state.fairTicks),
+        this.#random,
+      );
+      event.forEach((state, index) => {
+        state.fairTicks = ticks[index]!;
+      });
     }
   }
 
@@ -154,8 +199,10 @@ class Bot implements MarketMaker {
       shares: quote.shares,
       resting: false,
     }));
-    let stillOpen = open.records.length;
-    for (const order of open.records) {
+    // An exclusive event's books share the market id: each book sees only its own orders.
+    const mine = open.records.filter((order) => order.outcomeId === market.outcomeId);
+    let stillOpen = mine.length;
+    for (const order of mine) {
       const level = wanted.find(
         (quote) =>
           !quote.resting &&

@@ -84,12 +84,16 @@ export async function runDemo(
       }),
   });
   const quoted = seed.markets.filter((market) => market.modelType === "orderbook");
+  // An exclusive event's books are quoted one outcome each, under the one market id.
+  const books = quoted.flatMap((market) =>
+    (market.outcomes ?? [market]).map((outcome) => ({ ...outcome, marketId: market.marketId })),
+  );
   const bot =
     (options.bot ?? demoBotEnabled()) && quoted.length > 0
       ? startMarketMaker({
           maker: seed.maker.client,
           taker: seed.taker.client,
-          markets: quoted,
+          markets: books,
           log: options.botLog ?? options.log,
           ...(options.botTickMs === undefined ? {} : { tickMs: options.botTickMs }),
           ...(options.crossChance === undefined ? {} : { crossChance: options.crossChance }),

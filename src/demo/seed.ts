@@ -35,15 +35,21 @@ export interface SeedTargets {
   readonly nowMs?: () => number;
 }
 
-export interface SeededMarket {
-  readonly title: string;
-  readonly modelType: DemoMarket["modelType"];
-  readonly marketId: string;
+export interface SeededOutcome {
   readonly outcomeId: string;
   readonly yesOptionId: string;
   readonly noOptionId: string;
   /** The Yes price now: the existing market's, or the content's starting price for a new one. */
   readonly yesPrice: number;
+}
+
+/** A seeded market: its first outcome's ids and price, and (an exclusive event's) every outcome. */
+export interface SeededMarket extends SeededOutcome {
+  readonly title: string;
+  readonly modelType: DemoMarket["modelType"];
+  readonly marketId: string;
+  /** An exclusive event's outcomes, in order; absent for a market of one outcome. */
+  readonly outcomes?: readonly SeededOutcome[];
 }
 
 export interface SeededUser {
@@ -140,7 +146,10 @@ async function seedMarkets(
         marketRequest(market, categoryId, targets.nowMs ?? Date.now),
       );
       const opened = await targets.admin.openMarket(draft.marketId);
-      markets.push(seededMarketOf(market.title, opened, market.initialYesPrice));
+      const prices = market.exclusiveOutcomes?.map((outcome) => outcome.initialYesPrice) ?? [
+        market.initialYesPrice,
+      ];
+      markets.push(seededMarketOf(market.title, opened, prices));
       created += 1;
     } catch (error) {
       // A platform without AMM or parimutuel markets refuses them; the demo goes on without them.
@@ -158,19 +167,27 @@ async function openListedMarketsByTitle(client: PredexClient): Promise<Map<strin
   for (let page = 1; page <= listedMarketPagesMax; page += 1) {
     const listed = await client.listMarkets({ page, pageSize: listPageSize, status: "open" });
     for (const record of listed.records) {
-      const outcome = record.outcomes[0];
-      const yes = outcome?.options.find((option) => option.optionIndex === 0);
-      const no = outcome?.options.find((option) => option.optionIndex === 1);
-      if (outcome === undefined || yes === undefined || no === undefined || byTitle.has(record.title))
+      const outcomes: SeededOutcome[] = [];
+      for (const outcome of record.outcomes) {
+        const yes = outcome.options.find((option) => option.optionIndex === 0);
+        const no = outcome.options.find((option) => option.optionIndex === 1);
+        if (yes === undefined || no === undefined) break;
+        outcomes.push({
+          outcomeId: outcome.outcomeId,
+          yesOptionId: yes.optionId,
+          noOptionId: no.optionId,
+          yesPrice: Number(yes.price),
+        });
+      }
+      const first = outcomes[0];
+      if (first === undefined || outcomes.length !== record.outcomes.length || byTitle.has(record.title))
         continue;
       byTitle.set(record.title, {
         title: record.title,
         modelType: record.modelType as DemoMarket["modelType"],
         marketId: record.marketId,
-        outcomeId: outcome.outcomeId,
-        yesOptionId: yes.optionId,
-        noOptionId: no.optionId,
-        yesPrice: Number(yes.price),
+        ...first,
+        ...(outcomes.length > 1 ? { outcomes } : {}),
       });
     }
     if (page >= listed.pages) break;
@@ -193,7 +210,10 @@ function marketRequest(
     modelType: market.modelType,
     startTime: isoSeconds(now - startLeadMs),
     endTime: isoSeconds(now + market.endsInDays * dayMs),
-    outcomes: [{ name: market.outcomeName, options: [{ title: "Yes" }, { title: "No" }] }],
+    outcomes: (market.exclusiveOutcomes?.map((outcome) => outcome.name) ?? [market.outcomeName]).map(
+      (name) => ({ name, options: [{ title: "Yes" }, { title: "No" }] }),
+    ),
+    ...(market.exclusiveOutcomes === undefined ? {} : { exclusive: true }),
   };
   if (market.modelType === "AMM") {
     // In hundredths, so that the two weights add up to exactly 1.
@@ -208,16 +228,20 @@ function marketRequest(
   return common;
 }
 
-function seededMarketOf(title: string, detail: MarketDetail, yesPrice: number): SeededMarket {
-  const outcome = detail.outcomes[0]!;
+/** `yesPrices`: the starting Yes price of each outcome, in order. */
+function seededMarketOf(title: string, detail: MarketDetail, yesPrices: readonly number[]): SeededMarket {
+  const outcomes = detail.outcomes.map((outcome, index) => ({
+    outcomeId: outcome.outcomeId,
+    yesOptionId: outcome.options[0]!.optionId,
+    noOptionId: outcome.options[1]!.optionId,
+    yesPrice: yesPrices[index] ?? yesPrices[0]!,
+  }));
   return {
     title,
     modelType: detail.modelType as DemoMarket["modelType"],
     marketId: detail.marketId,
-    outcomeId: outcome.outcomeId,
-    yesOptionId: outcome.options[0]!.optionId,
-    noOptionId: outcome.options[1]!.optionId,
-    yesPrice,
+    ...outcomes[0]!,
+    ...(outcomes.length > 1 ? { outcomes } : {}),
   };
 }
 

@@ -42,6 +42,13 @@ export function whatToTry({ demo, credentialsPath, addresses }: WhatToTryInput):
       );
     }
   }
+  const event = seed.markets.find((market) => (market.outcomes?.length ?? 0) > 1);
+  if (event !== undefined) {
+    lines.push(`  an event         ${event.marketId}: ${event.title} (exactly one outcome wins)`);
+    if (addresses.public !== undefined)
+      lines.push(`  its page         ${addresses.public}/#/market/${event.marketId}`);
+    lines.push("  convert No       POST /ordering/convert: No of some outcomes → Yes of the others + USDT");
+  }
   lines.push("  trade by hand    register alice or bob (funded) with the demo partner: see README.md");
   for (const [name, url] of Object.entries(addresses))
     lines.push(`  ${`${name} docs`.padEnd(16)} ${url}/docs`);

@@ -9,6 +9,7 @@ import type { Decider, StateCodec } from "../core/decider.js";
 import type { Rejection } from "../core/errors.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import { assert, EngineFatalError, EngineOverloadedError, EngineStoppedError } from "./errors.js";
+import { chainEntry } from "./journal-chain.js";
 import {
   makeSnapshot,
   type RecoveredState,
@@ -133,6 +134,8 @@ interface InFlightBatch<Command, Event> {
   readonly results: readonly SubmitResult<Event>[];
   /** The last sequence decided in it (the one before it when every command was refused). */
   readonly sequence: bigint;
+  /** The journal's chain hash at `sequence`. */
+  readonly chainHash: string | null;
   readonly nowMs: number;
   readonly startedMs: number;
   /** Resolves (never rejects) once the store's commit has settled; then `settled` and `error` say how. */
@@ -173,6 +176,10 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   #committedSequence: bigint;
   /** The last sequence decided into memory: ahead of the committed one while batches commit. */
   #decidedSequence: bigint;
+  /** The chain hash at #decidedSequence, which the next entry links to (journal-chain.ts). */
+  #decidedChainHash: string | null;
+  /** The chain hash at #committedSequence, which a snapshot records. */
+  #committedChainHash: string | null;
   #committedNowMs: number;
   /** Highest nowMs handed to the decider; the next batch never gets less. */
   #nowMsFloor: number;
@@ -205,7 +212,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
 
   private constructor(
     options: EngineOptions<State, Command, Event, Transaction>,
-    recovered: { state: State; sequence: bigint; nowMs: number; snapshotSequence: bigint },
+    recovered: RecoveredState<State>,
   ) {
     this.#decider = options.decider;
     this.#codec = options.codec;
@@ -224,6 +231,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     this.#state = recovered.state;
     this.#committedSequence = recovered.sequence;
     this.#decidedSequence = recovered.sequence;
+    this.#decidedChainHash = recovered.chainHash;
+    this.#committedChainHash = recovered.chainHash;
     this.#commitsInFlightMax = options.store.commitsInFlightMax ?? 1;
     assert(
       Number.isSafeInteger(this.#commitsInFlightMax) && this.#commitsInFlightMax >= 1,
@@ -255,6 +264,11 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   /** The last command that is durable in the journal. */
   get committedSequence(): bigint {
     return this.#committedSequence;
+  }
+
+  /** The journal's chain hash at committedSequence (journal-chain.ts); null when none is known. */
+  get chainHash(): string | null {
+    return this.#committedChainHash;
   }
 
   /** The sequence of the last snapshot written (0n if none): the journal before it may be archived. */
@@ -349,7 +363,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Stops taking commands, commits everything already queued, writes a snapshot. */
+  /** Stops taking commands, commits everything already queued, writes a snapshot (a failed one is reported through onError). */
   close(): Promise<void> {
     if (this.#closing !== undefined) return this.#closing;
     if (this.#phase === "failed") return Promise.resolve();
@@ -361,6 +375,10 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       this.#phase = "closed";
       try {
         if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+      } catch (error) {
+        // As any failed snapshot: the journal has everything, and the host still has to close
+        // (a store that refuses the write as fenced, after another node took over).
+        this.#onError(error, "snapshot");
       } finally {
         await this.#snapshotWorker?.close();
       }
@@ -500,6 +518,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     const entries: JournalEntry<Command, Event>[] = [];
     const results: SubmitResult<Event>[] = [];
     let sequence = this.#decidedSequence;
+    let chainHash = this.#decidedChainHash;
     for (const pending of batch) {
       const decision = this.#decider.decide(this.#state, pending.command, { nowMs, sequence: sequence + 1n });
       if (!decision.ok) {
@@ -509,10 +528,14 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       assert(Array.isArray(decision.events), "an accepted decision carries an events array");
       for (const event of decision.events) this.#state = this.#decider.evolve(this.#state, event);
       sequence += 1n;
-      entries.push({ sequence, nowMs, command: pending.command, events: decision.events });
+      // Hashed as it is journaled: each entry links to the one before (journal-chain.ts).
+      const entry = chainEntry(chainHash, sequence, nowMs, pending.command, decision.events);
+      chainHash = entry.hash!;
+      entries.push(entry);
       results.push({ ok: true, sequence, nowMs, events: decision.events });
     }
     this.#decidedSequence = sequence;
+    this.#decidedChainHash = chainHash;
     this.#deciding = [];
     const startedMs = this.#observer === undefined ? 0 : performance.now();
     let commit: Promise<void>;
@@ -526,6 +549,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       entries,
       results,
       sequence,
+      chainHash,
       nowMs,
       startedMs,
       settled: false,
@@ -563,6 +587,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       this.#committedNowMs = inFlight.nowMs;
     }
     this.#committedSequence = inFlight.sequence;
+    this.#committedChainHash = inFlight.chainHash;
     // Readers see committed state only: once nothing decided is still committing.
     if (this.#pipeline.length === 0) this.#runWaitingReaders();
     if (entries.length > 0) this.#notifyCommitted(entries);
@@ -618,14 +643,19 @@ export class Engine<State, Command, Event, Transaction = unknown> {
   }
 
   async #saveSnapshot(): Promise<void> {
-    const position = { state: this.#state, sequence: this.#committedSequence, nowMs: this.#committedNowMs };
+    const position = {
+      state: this.#state,
+      sequence: this.#committedSequence,
+      nowMs: this.#committedNowMs,
+      chainHash: this.#committedChainHash,
+    };
     this.#snapshotAttemptSequence = position.sequence;
     const startedMs = this.#observer === undefined ? 0 : performance.now();
     // A failed worker (reported through onError once) falls back to encoding inline.
     const snapshot: StateSnapshot | PackedStateSnapshot =
       this.#snapshotWorker === undefined || this.#snapshotWorker.failed
         ? makeSnapshot(this.#codec, position)
-        : await this.#snapshotWorker.snapshot(position.sequence);
+        : { ...(await this.#snapshotWorker.snapshot(position.sequence)), chainHash: position.chainHash };
     await this.#store.saveSnapshot(snapshot);
     this.#observer?.snapshotSaved((performance.now() - startedMs) / 1000);
     if (snapshot.sequence > this.#snapshotSequence) this.#snapshotSequence = snapshot.sequence;
@@ -639,18 +669,28 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       { cause },
     );
     this.#failure = error;
-    const abandoned = [
-      ...this.#pipeline.flatMap((inFlight) => inFlight.batch),
-      ...this.#deciding,
-      ...this.#queue.drain(),
-    ];
+    // Only the batches handed to the store may be in the journal. The one whose commit failed learns
+    // the store's error as the cause (a surface tells "never written", such as a refused connection,
+    // from "may be written" by it); the batches behind it, or in flight when something else failed,
+    // may be in the journal whatever the cause. What was still queued or being decided never reached
+    // the store, and a waiting reader read nothing: for them nothing was done.
+    const [failing, ...behind] = this.#pipeline;
+    const mayBeWritten = new EngineFatalError(
+      "The engine stopped while this command's batch was being written",
+      { cause: new Error("the engine failed while this batch was in flight") },
+    );
+    for (const pending of failing?.batch ?? [])
+      pending.reject(failing?.error === cause ? error : mayBeWritten);
+    for (const pending of behind.flatMap((inFlight) => inFlight.batch)) pending.reject(mayBeWritten);
+    const notTaken = [...this.#deciding, ...this.#queue.drain()];
     this.#pipeline = [];
     this.#deciding = [];
     const readers = this.#waitingReaders;
     this.#waitingReaders = [];
-    for (const pending of abandoned) pending.reject(error);
+    const stopped = this.#stoppedError();
+    for (const pending of notTaken) pending.reject(stopped);
     void this.#snapshotWorker?.close();
-    for (const reader of readers) reader.reject(error);
+    for (const reader of readers) reader.reject(stopped);
     this.#onFatal(error);
   }
 }

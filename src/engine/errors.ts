@@ -1,6 +1,7 @@
-// Why the engine refuses to take a command at all. These are not domain rejections (those come back
-// as values in a SubmitResult); they say the engine cannot take work now, so a surface maps them to
-// "try again later" (overloaded) or "service unavailable" (stopped).
+// Why the engine refuses to take a command at all, or cannot say what became of it. These are not
+// domain rejections (those come back as values in a SubmitResult). Overloaded and stopped say that
+// nothing was done, so a surface answers "try again later"; an unknown outcome says the command may
+// or may not have been applied, so a surface says so (spec 000: 504/2001, reconcile before retrying).
 
 /** A bounded queue is full: the caller should back off and retry. Nothing was changed. */
 export class EngineOverloadedError extends Error {
@@ -24,8 +25,24 @@ export class EngineStoppedError extends Error {
 }
 
 /**
+ * The command was handed to the engine and no answer came that says whether it was applied: a
+ * leader that stopped answering while it may still commit (stuck on its database, paused), a commit
+ * whose connection broke. Sending it again may apply it twice, unless it carries an idempotency key
+ * (a clientOrderId); the caller reconciles first. The message says what is known.
+ */
+export class EngineOutcomeUnknownError extends Error {
+  readonly code = "ENGINE_OUTCOME_UNKNOWN";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "EngineOutcomeUnknownError";
+  }
+}
+
+/**
  * A store write failed or the core broke an invariant: memory may be ahead of disk, so the engine
- * stops for good and the host should exit and recover from the journal.
+ * stops for good and the host should exit and recover from the journal. A command that meets it was
+ * in the batch being written: it may or may not be in the journal (an unknown outcome, like
+ * EngineOutcomeUnknownError); commands that had not reached the store meet EngineStoppedError.
  */
 export class EngineFatalError extends Error {
   readonly code = "ENGINE_FATAL";

@@ -1,8 +1,15 @@
-// The journal archive: entries older than the latest snapshot leave the database for compressed,
-// checksummed segment files in a directory, so the journal (80% of what the platform writes)
-// stops growing the database, and the whole history stays replayable from sequence 1 for audit.
+// The journal archive: entries older than the latest snapshot leave the live journal for
+// compressed, checksummed segments, so the journal (80% of what the platform writes) stops growing,
+// and the whole history stays replayable from sequence 1 for audit. A segment is the journal
+// codec's JSON lines, one entry a line with its chain hashes (journal-chain.ts), brotli-compressed,
+// with its sha256 checked before every read.
 //
-// Layout: `<directory>/manifest.json` lists the segments in order; each segment
+// Two places keep segments (JournalArchive): a directory (DirectoryJournalArchive, below: the
+// embedded SQLite deployment, one process) and PostgreSQL itself (src/store/postgres/
+// journal-archive.ts: every engine node and any restore of the database reach it, and a segment is
+// written in the same transaction as the journal rows it replaces are deleted).
+//
+// The directory's layout: `<directory>/manifest.json` lists the segments in order; each segment
 // `journal-<first>-<last>.jsonl.br` is brotli-compressed JSON lines, one entry a line (the journal
 // codec's text), and the manifest holds its sha256, checked before every read.
 //
@@ -63,9 +70,31 @@ export interface ArchiveStepResult {
   readonly segment: ArchiveSegment | undefined;
 }
 
+/** Where archived segments are kept, and the whole history read back from sequence 1. */
+export interface JournalArchive<Command, Event> {
+  /** Where it lives, for the operator: a directory, or the database's table. */
+  readonly location: string;
+  /** The segments in order, and the last archived sequence. */
+  readManifest(): Promise<ArchiveManifest>;
+  /**
+   * Moves the next entries through `throughSequence` (at most a segment's worth, never past the
+   * latest snapshot or the journal's last entry) out of the live journal into a new segment. Call
+   * again until archivedEntries is 0 to catch up.
+   */
+  archiveStep(
+    store: EngineStore<Command, Event, unknown>,
+    throughSequence: bigint,
+  ): Promise<ArchiveStepResult>;
+  /** Archived entries with sequence > afterSequence, in order; each segment's checksum is verified first. */
+  readArchived(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]>;
+  /** The archive, then the store's live journal: the whole history from sequence 1. */
+  history(store: JournalSource<Command, Event>): JournalSource<Command, Event>;
+}
+
 const emptyManifest: ArchiveManifest = { version: 1, archivedThrough: "0", segments: [] };
 
-export class JournalArchive<Command, Event> {
+/** The archive in a directory: the embedded deployment's (one process, its own disk). */
+export class DirectoryJournalArchive<Command, Event> implements JournalArchive<Command, Event> {
   constructor(
     readonly directory: string,
     readonly options: {
@@ -74,6 +103,10 @@ export class JournalArchive<Command, Event> {
       readonly beforeFileWrite?: (name: string) => void;
     } = {},
   ) {}
+
+  get location(): string {
+    return this.directory;
+  }
 
   async readManifest(): Promise<ArchiveManifest> {
     let text: string;
@@ -114,10 +147,8 @@ export class JournalArchive<Command, Event> {
     const upTo = minimum(target, archivedThrough + limit);
     if (upTo <= archivedThrough) return { archivedEntries: 0, archivedThrough, segment: undefined };
 
-    const lines: string[] = [];
+    const entries: JournalEntry<Command, Event>[] = [];
     let expected = archivedThrough + 1n;
-    let firstNowMs = 0;
-    let lastNowMs = 0;
     read: for await (const batch of store.readJournal(archivedThrough)) {
       for (const entry of batch) {
         if (entry.sequence > upTo) break read;
@@ -126,32 +157,13 @@ export class JournalArchive<Command, Event> {
             `Journal entry ${expected} is neither archived nor in the journal (found ${entry.sequence})`,
           );
         }
-        if (lines.length === 0) firstNowMs = entry.nowMs;
-        lastNowMs = entry.nowMs;
-        lines.push(encodeLine(entry));
+        entries.push(entry);
         expected += 1n;
       }
     }
     if (expected !== upTo + 1n) throw new JournalCorruptionError(`Journal ends before sequence ${upTo}`);
-    const raw = Buffer.from(`${lines.join("\n")}\n`, "utf8");
-    // zlib's asynchronous calls compress on libuv's thread pool, off the event loop.
-    const compressed = await compress(raw, {
-      params: {
-        [zlibConstants.BROTLI_PARAM_QUALITY]: journalArchiveBrotliQuality,
-        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.length,
-      },
-    });
-    const segment: ArchiveSegment = {
-      file: segmentFileName(archivedThrough + 1n, upTo),
-      firstSequence: String(archivedThrough + 1n),
-      lastSequence: String(upTo),
-      entries: lines.length,
-      firstNowMs,
-      lastNowMs,
-      rawBytes: raw.length,
-      bytes: compressed.length,
-      sha256: sha256(compressed),
-    };
+    const { segment: encoded, compressed } = await encodeSegment(entries);
+    const segment: ArchiveSegment = { ...encoded, file: segmentFileName(archivedThrough + 1n, upTo) };
     this.options.beforeFileWrite?.(segment.file);
     await writeDurably(this.directory, segment.file, compressed);
     const next: ArchiveManifest = {
@@ -162,65 +174,20 @@ export class JournalArchive<Command, Event> {
     this.options.beforeFileWrite?.(manifestFileName);
     await writeDurably(this.directory, manifestFileName, Buffer.from(`${JSON.stringify(next, null, 1)}\n`));
     await store.deleteJournalThrough(upTo);
-    return { archivedEntries: lines.length, archivedThrough: upTo, segment };
+    return { archivedEntries: entries.length, archivedThrough: upTo, segment };
   }
 
-  /** Archived entries with sequence > afterSequence, in order; each segment's checksum is verified first. */
-  async *readArchived(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
-    const manifest = await this.readManifest();
-    let expected = 1n;
-    for (const segment of manifest.segments) {
-      if (BigInt(segment.firstSequence) !== expected) {
-        throw new JournalCorruptionError(`Journal archive gap before segment ${segment.file}`);
-      }
-      expected = BigInt(segment.lastSequence) + 1n;
-      if (BigInt(segment.lastSequence) <= afterSequence) continue;
-      const entries = await this.#readSegment(segment);
-      for (let index = 0; index < entries.length; index += archiveReadBatchEntriesMax) {
-        const batch = entries
-          .slice(index, index + archiveReadBatchEntriesMax)
-          .filter((entry) => entry.sequence > afterSequence);
-        if (batch.length > 0) yield batch;
-      }
-    }
+  readArchived(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
+    return readSegments(this, afterSequence, (segment) => this.segmentBytes(segment));
   }
 
-  /** The archive, then the store's live journal: the whole history from sequence 1. */
+  /** A segment file's bytes as written (whoever decodes them checks them: decodeSegment). */
+  segmentBytes(segment: ArchiveSegment): Promise<Buffer> {
+    return readFile(join(this.directory, segment.file));
+  }
+
   history(store: JournalSource<Command, Event>): JournalSource<Command, Event> {
-    const archive = this;
-    return {
-      async *readJournal(afterSequence) {
-        const manifest = await archive.readManifest();
-        const archivedThrough = BigInt(manifest.archivedThrough);
-        if (afterSequence < archivedThrough) yield* archive.readArchived(afterSequence);
-        yield* store.readJournal(afterSequence > archivedThrough ? afterSequence : archivedThrough);
-      },
-    };
-  }
-
-  async #readSegment(segment: ArchiveSegment): Promise<JournalEntry<Command, Event>[]> {
-    const compressed = await readFile(join(this.directory, segment.file));
-    if (sha256(compressed) !== segment.sha256) {
-      throw new JournalCorruptionError(`Journal archive segment ${segment.file} does not match its sha256`);
-    }
-    const text = (await decompress(compressed)).toString("utf8");
-    const entries = text
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .map((line) => decodeLine<Command, Event>(line));
-    let expected = BigInt(segment.firstSequence);
-    for (const entry of entries) {
-      if (entry.sequence !== expected) {
-        throw new JournalCorruptionError(
-          `Journal archive segment ${segment.file} is out of order at ${expected}`,
-        );
-      }
-      expected += 1n;
-    }
-    if (expected !== BigInt(segment.lastSequence) + 1n || entries.length !== segment.entries) {
-      throw new JournalCorruptionError(`Journal archive segment ${segment.file} is incomplete`);
-    }
-    return entries;
+    return archiveHistory(this, store);
   }
 
   /** Segment files the manifest does not list (a step that crashed before its manifest) and temporary files. */
@@ -234,11 +201,111 @@ export class JournalArchive<Command, Event> {
   }
 }
 
-function minimum(a: bigint, b: bigint): bigint {
+/** A segment of these entries (contiguous, in order): its description (no name yet) and its bytes. */
+export async function encodeSegment(
+  entries: readonly JournalEntry<unknown, unknown>[],
+): Promise<{ segment: Omit<ArchiveSegment, "file">; compressed: Buffer }> {
+  const first = entries[0];
+  const last = entries.at(-1);
+  if (first === undefined || last === undefined) throw new Error("A journal archive segment holds entries");
+  const raw = Buffer.from(`${entries.map(encodeLine).join("\n")}\n`, "utf8");
+  // zlib's asynchronous calls compress on libuv's thread pool, off the event loop.
+  const compressed = await compress(raw, {
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: journalArchiveBrotliQuality,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+    },
+  });
+  return {
+    segment: {
+      firstSequence: String(first.sequence),
+      lastSequence: String(last.sequence),
+      entries: entries.length,
+      firstNowMs: first.nowMs,
+      lastNowMs: last.nowMs,
+      rawBytes: raw.length,
+      bytes: compressed.length,
+      sha256: sha256(compressed),
+    },
+    compressed,
+  };
+}
+
+/** A segment's entries from its bytes, checked against its sha256, its range and its count. */
+export async function decodeSegment<Command, Event>(
+  segment: ArchiveSegment,
+  compressed: Buffer,
+): Promise<JournalEntry<Command, Event>[]> {
+  if (sha256(compressed) !== segment.sha256) {
+    throw new JournalCorruptionError(`Journal archive segment ${segment.file} does not match its sha256`);
+  }
+  const text = (await decompress(compressed)).toString("utf8");
+  const entries = text
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => decodeLine<Command, Event>(line));
+  let expected = BigInt(segment.firstSequence);
+  for (const entry of entries) {
+    if (entry.sequence !== expected) {
+      throw new JournalCorruptionError(
+        `Journal archive segment ${segment.file} is out of order at ${expected}`,
+      );
+    }
+    expected += 1n;
+  }
+  if (expected !== BigInt(segment.lastSequence) + 1n || entries.length !== segment.entries) {
+    throw new JournalCorruptionError(`Journal archive segment ${segment.file} is incomplete`);
+  }
+  return entries;
+}
+
+/**
+ * Every archived entry after `afterSequence`, segment by segment in the manifest's order (which must
+ * run from 1 without a gap), each segment's bytes fetched only when needed and checked.
+ */
+export async function* readSegments<Command, Event>(
+  archive: Pick<JournalArchive<Command, Event>, "readManifest">,
+  afterSequence: bigint,
+  bytesOf: (segment: ArchiveSegment) => Promise<Buffer>,
+): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
+  const manifest = await archive.readManifest();
+  let expected = 1n;
+  for (const segment of manifest.segments) {
+    if (BigInt(segment.firstSequence) !== expected) {
+      throw new JournalCorruptionError(`Journal archive gap before segment ${segment.file}`);
+    }
+    expected = BigInt(segment.lastSequence) + 1n;
+    if (BigInt(segment.lastSequence) <= afterSequence) continue;
+    const entries = await decodeSegment<Command, Event>(segment, await bytesOf(segment));
+    for (let index = 0; index < entries.length; index += archiveReadBatchEntriesMax) {
+      const batch = entries
+        .slice(index, index + archiveReadBatchEntriesMax)
+        .filter((entry) => entry.sequence > afterSequence);
+      if (batch.length > 0) yield batch;
+    }
+  }
+}
+
+/** The archive, then the store's live journal: the whole history from sequence 1. */
+export function archiveHistory<Command, Event>(
+  archive: Pick<JournalArchive<Command, Event>, "readManifest" | "readArchived">,
+  store: JournalSource<Command, Event>,
+): JournalSource<Command, Event> {
+  return {
+    async *readJournal(afterSequence) {
+      const manifest = await archive.readManifest();
+      const archivedThrough = BigInt(manifest.archivedThrough);
+      if (afterSequence < archivedThrough) yield* archive.readArchived(afterSequence);
+      yield* store.readJournal(afterSequence > archivedThrough ? afterSequence : archivedThrough);
+    },
+  };
+}
+
+export function minimum(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
 
-function sha256(data: Buffer): string {
+export function sha256(data: Buffer): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
@@ -246,25 +313,35 @@ function segmentFileName(first: bigint, last: bigint): string {
   return `journal-${String(first).padStart(20, "0")}-${String(last).padStart(20, "0")}.jsonl.br`;
 }
 
+/** One entry a line; its chain hashes too (journal-chain.ts), so the archive replays as a chain. */
 function encodeLine(entry: JournalEntry<unknown, unknown>): string {
   return encodePlainData({
     sequence: String(entry.sequence),
     nowMs: entry.nowMs,
     command: entry.command,
     events: entry.events,
+    ...(entry.hash === undefined ? {} : { prevHash: entry.prevHash ?? null, hash: entry.hash }),
   });
 }
 
 function decodeLine<Command, Event>(line: string): JournalEntry<Command, Event> {
-  const decoded = decodePlainData<{ sequence: string; nowMs: number; command: Command; events: Event[] }>(
-    line,
-  );
-  return {
+  const decoded = decodePlainData<{
+    sequence: string;
+    nowMs: number;
+    command: Command;
+    events: Event[];
+    prevHash?: string | null;
+    hash?: string;
+  }>(line);
+  const entry = {
     sequence: BigInt(decoded.sequence),
     nowMs: decoded.nowMs,
     command: decoded.command,
     events: decoded.events,
   };
+  return decoded.hash === undefined
+    ? entry
+    : { ...entry, prevHash: decoded.prevHash ?? null, hash: decoded.hash };
 }
 
 /** Writes `name` so that after a crash it is either absent or complete: temporary file, fsync, rename, fsync of the directory. */

@@ -3,9 +3,19 @@
 // leader appends, read by sequence. Whatever wakes it (a NOTIFY, a timer) only says "look again", so
 // a lost wake-up delays it and never loses an entry. A standby keeps one, and on takeover it is
 // already at (or a few entries behind) the end of the journal.
+//
+// It also checks that the journal is still the history it holds (journal-chain.ts): every entry it
+// folds must link to the chain hash it holds, and each catch-up reads from the entry at its own
+// position, which must still be there with the hash it holds. A database that now ends before that
+// position, or holds another entry there (a replica promoted after an asynchronous failover lost
+// what this copy had folded, the other side of a split brain), or an entry that links elsewhere, is
+// a fork: JournalForkError, and the copy must be rebuilt from the database's own snapshot and
+// journal. An entry the copy cannot fold (evolve throws: "order id out of sequence") says the same
+// of a journal that carries no hashes, and is refused the same way.
 
 import type { Decider, StateCodec } from "../core/decider.js";
 import { JournalCorruptionError } from "./errors.js";
+import { checkHeldEntry, JournalForkError, nextChainHash } from "./journal-chain.js";
 import { hashEncodedState, type RecoveredState, recoverState } from "./recovery.js";
 import type { EngineStore, JournalEntry } from "./store.js";
 
@@ -114,12 +124,14 @@ export class JournalFollower<State, Command, Event> {
    * in the state it changes in place). Hand-overs and reads may interleave: each folds only the
    * entries the copy does not hold yet. Returns false, folding nothing, when the new entries do not
    * directly follow the position (the copy is behind): the caller then asks for a catch-up.
+   * Throws JournalForkError when they link to another chain hash than the copy holds.
    */
   foldCommitted(entries: readonly JournalEntry<Command, Event>[]): boolean {
     const unfolded = this.#unfolded(entries);
     if (unfolded.length === 0) return true;
     if (unfolded[0]!.sequence !== this.#position.sequence + 1n) return false;
-    this.#fold(unfolded);
+    // The engine that hashed them handed them over: their links are checked, not their hashes.
+    this.#fold(unfolded, false);
     return true;
   }
 
@@ -129,9 +141,34 @@ export class JournalFollower<State, Command, Event> {
    * (recovery.ts's replayJournal checks only at the end, which suits a start but not a follower.)
    */
   async #foldNewEntries(): Promise<void> {
-    for await (const batch of this.#store.readJournal(this.#position.sequence)) {
+    // The read starts at the entry the copy holds last, so the same query says whether the journal
+    // still holds it (one row more per catch-up). Archived, it is gone and the next entry's link
+    // is what is checked.
+    const { sequence: held, chainHash: heldHash } = this.#position;
+    let checked = held === 0n;
+    for await (const batch of this.#store.readJournal(held === 0n ? 0n : held - 1n)) {
+      let page = batch;
+      if (!checked) {
+        checked = true;
+        if (page[0]!.sequence === held) {
+          const hash = checkHeldEntry(heldHash, page[0]!);
+          // A copy that held no hash (a journal written before the chain) takes the journal's.
+          if (hash !== heldHash && this.#position.sequence === held) {
+            this.#position = { ...this.#position, chainHash: hash };
+          }
+          page = page.slice(1);
+        }
+      }
       // A hand-over (foldCommitted) may have folded some of this page while it was being read.
-      this.#fold(this.#unfolded(batch));
+      this.#fold(this.#unfolded(page));
+    }
+    if (!checked) {
+      // The journal keeps its last entry whatever is archived: none at or after the position means
+      // the database lost entries this copy holds.
+      throw new JournalForkError(
+        `Journal fork: the journal ends before sequence ${held}, which this copy holds`,
+        held,
+      );
     }
   }
 
@@ -141,9 +178,9 @@ export class JournalFollower<State, Command, Event> {
     return first === -1 ? [] : first === 0 ? batch : batch.slice(first);
   }
 
-  #fold(batch: readonly JournalEntry<Command, Event>[]): void {
+  #fold(batch: readonly JournalEntry<Command, Event>[], verifyContent = true): void {
     for (const entry of batch) {
-      const { sequence, nowMs } = this.#position;
+      const { sequence, nowMs, chainHash } = this.#position;
       if (entry.sequence !== sequence + 1n) {
         throw new JournalCorruptionError(
           `Journal gap: expected sequence ${sequence + 1n}, found ${entry.sequence}`,
@@ -152,9 +189,27 @@ export class JournalFollower<State, Command, Event> {
       if (entry.nowMs < nowMs) {
         throw new JournalCorruptionError(`Journal time goes backwards at sequence ${entry.sequence}`);
       }
+      // Checked before anything is folded: a refused entry leaves the copy as it was.
+      const nextHash = nextChainHash(chainHash, entry, verifyContent);
       let state = this.#position.state;
-      for (const event of entry.events) state = this.#decider.evolve(state, event);
-      this.#position = { ...this.#position, state, sequence: entry.sequence, nowMs: entry.nowMs };
+      try {
+        for (const event of entry.events) state = this.#decider.evolve(state, event);
+      } catch (error) {
+        // The entry does not apply to this state: the copy and the journal hold different histories
+        // (a journal without hashes cannot say so sooner). evolve may have changed the state in
+        // place: the copy cannot be used again, only rebuilt.
+        throw new JournalForkError(
+          `Journal fork at sequence ${entry.sequence}: the entry does not apply to this copy (${error instanceof Error ? error.message : String(error)})`,
+          entry.sequence,
+        );
+      }
+      this.#position = {
+        ...this.#position,
+        state,
+        sequence: entry.sequence,
+        nowMs: entry.nowMs,
+        chainHash: nextHash,
+      };
     }
     if (batch.length > 0) this.#onFolded?.(batch);
   }

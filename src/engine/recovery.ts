@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import type { Decider, StateCodec } from "../core/decider.js";
 import { assert, JournalCorruptionError } from "./errors.js";
+import { nextChainHash } from "./journal-chain.js";
 import type { EngineStore, JournalSource, StateSnapshot } from "./store.js";
 
 /** State as of a journal position. */
@@ -16,6 +17,8 @@ export interface StateAtSequence<State> {
   readonly sequence: bigint;
   /** nowMs of that command; 0 for the initial state. */
   readonly nowMs: number;
+  /** The journal's chain hash at `sequence` (journal-chain.ts); null when none is known. */
+  readonly chainHash: string | null;
 }
 
 export interface RecoveredState<State> extends StateAtSequence<State> {
@@ -37,13 +40,14 @@ export function makeSnapshot<State>(
     nowMs: position.nowMs,
     state: encoded,
     hash: hashEncodedState(encoded),
+    chainHash: position.chainHash,
   };
 }
 
 export function initialPosition<State, Command, Event>(
   decider: Decider<State, Command, Event>,
 ): StateAtSequence<State> {
-  return { state: decider.initialState(), sequence: 0n, nowMs: 0 };
+  return { state: decider.initialState(), sequence: 0n, nowMs: 0, chainHash: null };
 }
 
 /** Decodes a snapshot after checking its hash; the codec must give back exactly the same text. */
@@ -56,12 +60,14 @@ export function restoreSnapshot<State>(
   }
   const state = codec.decode(snapshot.state);
   assert(codec.encode(state) === snapshot.state, "the state codec round-trips a snapshot to the same text");
-  return { state, sequence: snapshot.sequence, nowMs: snapshot.nowMs };
+  return { state, sequence: snapshot.sequence, nowMs: snapshot.nowMs, chainHash: snapshot.chainHash ?? null };
 }
 
 /**
  * Folds journal entries after `from.sequence` up to and including `untilSequence` into `from.state`
- * (which it may mutate: evolve is allowed to). Refuses gaps and time going backwards.
+ * (which it may mutate: evolve is allowed to). Refuses gaps, time going backwards, an entry that
+ * does not match its chain hash, and one that follows another history than the one folded so far
+ * (JournalForkError: the chain breaks inside the journal read).
  */
 export async function replayJournal<State, Command, Event>(
   decider: Decider<State, Command, Event>,
@@ -69,7 +75,7 @@ export async function replayJournal<State, Command, Event>(
   from: StateAtSequence<State>,
   untilSequence: bigint,
 ): Promise<StateAtSequence<State>> {
-  let { state, sequence, nowMs } = from;
+  let { state, sequence, nowMs, chainHash } = from;
   if (untilSequence === sequence) return from;
   replay: for await (const batch of store.readJournal(sequence)) {
     for (const entry of batch) {
@@ -82,6 +88,7 @@ export async function replayJournal<State, Command, Event>(
       if (entry.nowMs < nowMs) {
         throw new JournalCorruptionError(`Journal time goes backwards at sequence ${entry.sequence}`);
       }
+      chainHash = nextChainHash(chainHash, entry);
       for (const event of entry.events) state = decider.evolve(state, event);
       sequence = entry.sequence;
       nowMs = entry.nowMs;
@@ -91,7 +98,7 @@ export async function replayJournal<State, Command, Event>(
   if (sequence !== untilSequence) {
     throw new JournalCorruptionError(`Journal ends at sequence ${sequence}, expected ${untilSequence}`);
   }
-  return { state, sequence, nowMs };
+  return { state, sequence, nowMs, chainHash };
 }
 
 /** Latest snapshot (if any) plus the journal after it: the state of the last durable command. */

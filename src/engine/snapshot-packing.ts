@@ -45,5 +45,6 @@ export function unpackSnapshot(snapshot: StateSnapshot | PackedStateSnapshot): S
     nowMs: snapshot.nowMs,
     state: unpackStateBytes(snapshot.packedState).toString("utf8"),
     hash: snapshot.hash,
+    chainHash: snapshot.chainHash ?? null,
   };
 }

@@ -11,6 +11,14 @@ export interface JournalEntry<Command, Event> {
   readonly nowMs: number;
   readonly command: Command;
   readonly events: readonly Event[];
+  /**
+   * The chain hash of the entry before (journal-chain.ts); null where the chain starts (sequence
+   * 1, or the first entry after a journal written before the chain). Absent, with `hash`, on
+   * entries written before the chain.
+   */
+  readonly prevHash?: string | null;
+  /** sha256 over the chain's version, `prevHash` and this entry's canonical encoding (hex). */
+  readonly hash?: string;
 }
 
 /** The encoded state after `sequence` commands, so recovery replays only the journal after it. */
@@ -22,6 +30,8 @@ export interface StateSnapshot {
   readonly state: string;
   /** sha256 of `state` in hex, to detect a torn or corrupted snapshot. */
   readonly hash: string;
+  /** The journal's chain hash at `sequence` (journal-chain.ts); null or absent when none is known. */
+  readonly chainHash?: string | null;
 }
 
 /**
@@ -35,6 +45,8 @@ export interface PackedStateSnapshot {
   readonly packedState: Uint8Array;
   /** sha256 of the unpacked text in hex, as StateSnapshot.hash. */
   readonly hash: string;
+  /** As StateSnapshot.chainHash. */
+  readonly chainHash?: string | null;
 }
 
 /**

@@ -15,6 +15,11 @@ export interface ExchangeEngine {
   readonly committedSequence: bigint;
   /** Commands waiting here to be sequenced (an API node: commands in flight to the leader). */
   readonly queuedCommands: number;
+  /**
+   * Why reads are refused right now while the phase is still "running" (an API node's replica
+   * that held a forked journal, reloading from the database); undefined while it serves.
+   */
+  readonly unavailable?: string | undefined;
   /** Resolves after the durable commit; the state read here then already holds it. */
   submit(command: ExchangeCommand): Promise<SubmitResult<ExchangeEvent>>;
   /**

@@ -14,7 +14,7 @@ import {
 } from "../core/exchange.js";
 import { Engine, type EngineLimits, type EngineObserver } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
-import { JournalArchive } from "../engine/journal-archive.js";
+import { DirectoryJournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { JournalEntry } from "../engine/store.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
@@ -126,7 +126,7 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
   const archive =
     options.journalArchiveDir === undefined
       ? undefined
-      : new JournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
+      : new DirectoryJournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
   const engine: SqliteExchangeEngine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
@@ -153,7 +153,15 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
   });
   const journalArchiver =
-    archive === undefined ? undefined : startJournalArchiver({ engine, store, archive, logger });
+    archive === undefined
+      ? undefined
+      : startJournalArchiver({
+          engine,
+          snapshotSequence: () => engine.snapshotSequence,
+          store,
+          archive,
+          logger,
+        });
   return {
     engine,
     readModels: createSqliteExchangeReadModels(db),

@@ -1,14 +1,17 @@
 // Keeps the journal in the database short: on a schedule (and when the operator asks, through
 // POST /admin/journal/archive or `predex journal archive`), entries through the engine's latest
 // snapshot move to the journal archive (src/engine/journal-archive.ts), one bounded segment per
-// step with the event loop free between steps. Only one run at a time: a request that arrives
-// during a scheduled run waits for it and then runs its own.
+// step with the event loop free between steps. Only one run at a time in a process: a request that
+// arrives during a scheduled run waits for it and then runs its own (on PostgreSQL the archive's
+// own lock makes runs on several nodes take turns too). The embedded node and the engine leader run
+// it on a schedule; on PostgreSQL any node also runs it on request, since the archive there bounds
+// every step by the database's latest snapshot itself.
 
 import type { Logger } from "pino";
 import type { ExchangeCommand, ExchangeEvent } from "../core/exchange.js";
 import type { ArchiveManifest, JournalArchive } from "../engine/journal-archive.js";
 import type { EngineStore } from "../engine/store.js";
-import type { ExchangeLeaderEngine } from "./exchange-engine.js";
+import type { ExchangeEngine } from "./exchange-engine.js";
 
 /** How often the platform archives what the snapshots have made unnecessary. */
 export const journalArchiveIntervalMs = 60_000;
@@ -34,10 +37,15 @@ export interface JournalArchiver {
 }
 
 export function startJournalArchiver(options: {
-  readonly engine: ExchangeLeaderEngine;
+  /** Its committedSequence goes in the report; the scheduled run runs only while it runs. */
+  readonly engine: ExchangeEngine;
+  /** The latest snapshot's sequence: nothing after it is archived. */
+  readonly snapshotSequence: () => bigint | Promise<bigint>;
   readonly store: EngineStore<ExchangeCommand, ExchangeEvent, unknown>;
   readonly archive: JournalArchive<ExchangeCommand, ExchangeEvent>;
   readonly logger: Logger;
+  /** false: only on request (runNow). */
+  readonly scheduled?: boolean;
   readonly intervalMs?: number;
 }): JournalArchiver {
   const { engine, store, logger, archive } = options;
@@ -47,7 +55,7 @@ export function startJournalArchiver(options: {
   const runOnce = async (): Promise<JournalArchiveRun> => {
     let archivedEntries = 0;
     let segmentsWritten = 0;
-    const through = engine.snapshotSequence;
+    const through = await options.snapshotSequence();
     while (!stopped && segmentsWritten < journalArchiveRunSegmentsMax) {
       const step = await archive.archiveStep(store, through);
       if (step.archivedEntries === 0) break;
@@ -63,7 +71,7 @@ export function startJournalArchiver(options: {
       committedSequence: String(engine.committedSequence),
       segments: manifest.segments.length,
       archiveBytes: manifest.segments.reduce((sum, segment) => sum + segment.bytes, 0),
-      directory: archive.directory,
+      directory: archive.location,
     };
   };
   const runNow = async (): Promise<JournalArchiveRun> => {
@@ -75,22 +83,25 @@ export function startJournalArchiver(options: {
       running = undefined;
     }
   };
-  const timer = setInterval(() => {
-    if (running !== undefined || engine.phase !== "running") return;
-    runNow().then(
-      (run) => {
-        if (run.archivedEntries > 0) logger.info(run, "journal archived");
-      },
-      (error: unknown) => logger.error({ err: error }, "journal archive step failed"),
-    );
-  }, options.intervalMs ?? journalArchiveIntervalMs);
-  timer.unref();
+  const timer =
+    options.scheduled === false
+      ? undefined
+      : setInterval(() => {
+          if (running !== undefined || engine.phase !== "running") return;
+          runNow().then(
+            (run) => {
+              if (run.archivedEntries > 0) logger.info(run, "journal archived");
+            },
+            (error: unknown) => logger.error({ err: error }, "journal archive step failed"),
+          );
+        }, options.intervalMs ?? journalArchiveIntervalMs);
+  timer?.unref();
   return {
     archive,
     runNow,
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      if (timer !== undefined) clearInterval(timer);
       await running?.catch(() => {});
     },
   };

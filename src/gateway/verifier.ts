@@ -29,7 +29,19 @@ export interface AppKeyRecord {
   readonly appKey: string;
   readonly appSecret: string;
   readonly partnerId: number;
+  /** The operator requires a signed `x-ca-nonce` on every request of this partner that is not a read. */
+  readonly signedNonceRequired?: boolean;
 }
+
+/** The refusal of a request that must sign a nonce and does not (spec 000's `unauthorized: ` style). */
+export const signedNonceMissingMessage = "unauthorized: Missing signed X-CA-NONCE header";
+
+/**
+ * Methods that only read (RFC 9110's safe methods): a replay of one places nothing, so they never
+ * need a nonce. A WebSocket upgrade is verified as a GET. POST is never a read here, even on the
+ * one route that reads through it (`/ordering/open-orders`): the gateway decides by method alone.
+ */
+const readMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export type AppKeyLookup<Key extends AppKeyRecord> = (appKey: string) => Promise<Key | undefined>;
 
@@ -53,6 +65,7 @@ export type MismatchReason =
   | "signature";
 
 export type GatewayRejection =
+  | { readonly kind: "ambiguous_query"; readonly key: string }
   | { readonly kind: "invalid_key" }
   | { readonly kind: "invalid_signature"; readonly reason: MismatchReason; readonly stringToSign: string }
   | { readonly kind: "nonce_rejected"; readonly message: string };
@@ -92,6 +105,11 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   nonces: NonceStore,
   nowMs: () => number,
 ): Promise<GatewayVerdict<Key>> {
+  // Before anything else: such a query has no single string-to-sign, whoever signed it.
+  const { path, query } = splitRequestTarget(request.url);
+  const ambiguousKey = ambiguousQueryKey(query);
+  if (ambiguousKey !== undefined) return refuse({ kind: "ambiguous_query", key: ambiguousKey });
+
   const appKeyHeader = headerText(request.headers, "x-ca-key");
   const appKey = appKeyHeader === undefined ? undefined : await lookupAppKey(appKeyHeader);
   if (appKey === undefined) return refuse({ kind: "invalid_key" });
@@ -106,7 +124,6 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   }
   const bodyMd5 = computeContentMd5(request.rawBody);
   const date = headerText(request.headers, "date");
-  const { path, query } = splitRequestTarget(request.url);
   const stringToSign = buildStringToSign({
     method: request.method,
     accept: headerText(request.headers, "accept") ?? "",
@@ -135,7 +152,11 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   }
 
   // Only a nonce the partner signed can be held against it; an unsigned one could be forged.
-  if (listedNames.includes("x-ca-nonce")) {
+  const signsNonce = listedNames.includes("x-ca-nonce");
+  if (!signsNonce && appKey.signedNonceRequired === true && !readMethods.has(request.method.toUpperCase())) {
+    return refuse({ kind: "nonce_rejected", message: signedNonceMissingMessage });
+  }
+  if (signsNonce) {
     const nonce = headerText(request.headers, "x-ca-nonce") ?? "";
     if (nonce.length === 0 || nonce.length > nonceCharsMax) {
       return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
@@ -151,6 +172,19 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
     }
   }
   return { ok: true, appKey };
+}
+
+/**
+ * The key of the first query parameter whose decoded key or value holds `&` or `=`. The
+ * string-to-sign carries the query decoded and joined with those two characters, so
+ * `?a=1&b=2` and `?a=1%26b%3D2` would sign the same line: a replayer could merge or split the
+ * parameters of a captured request under its signature.
+ */
+function ambiguousQueryKey(query: ReadonlyArray<readonly [string, string]>): string | undefined {
+  for (const [key, value] of query) {
+    if (/[&=]/.test(key) || /[&=]/.test(value)) return key;
+  }
+  return undefined;
 }
 
 /** The first structural or cryptographic reason the request does not match, if any. */
@@ -181,8 +215,9 @@ function refuse(rejection: GatewayRejection): { ok: false; rejection: GatewayRej
 /** `x-ca-signature-headers`: comma-separated names; HTTP header names are case-insensitive. */
 function parseSignatureHeaderList(value: string | undefined): string[] {
   if (value === undefined) return [];
-  // The common case, one name already in lower case, costs no splitting at all.
+  // The common cases (what the SDK signs), already in lower case, cost no splitting at all.
   if (value === "x-api-key") return ["x-api-key"];
+  if (value === "x-api-key,x-ca-nonce") return ["x-api-key", "x-ca-nonce"];
   const names: string[] = [];
   for (const part of value.split(",")) {
     const name = part.trim().toLowerCase();
@@ -206,6 +241,13 @@ export interface GatewayRejectionResponse {
 
 export function gatewayRejectionResponse(rejection: GatewayRejection): GatewayRejectionResponse {
   switch (rejection.kind) {
+    case "ambiguous_query":
+      // The spec's answer to a query it cannot take: a plain-text 400, as its other query errors.
+      return {
+        status: 400,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+        body: `Query deserialize error: invalid value for \`${rejection.key}\`: "&" and "=" may not appear in a query key or value, even percent-encoded`,
+      };
     case "invalid_key":
       return { status: 401, headers: { "content-type": "text/plain; charset=utf-8" }, body: "Invalid Key" };
     case "invalid_signature":

@@ -4,7 +4,7 @@
 import { constantTimeEqual } from "../contract/signing/gateway-signature.js";
 import { type Rejection, reject } from "../core/errors.js";
 import type { AppKeyRecord } from "../gateway/verifier.js";
-import type { IdentityStore, PartnerRecord, UserRecord } from "../store/identity.js";
+import type { IdentityStore, PartnerRecord, PartnerSettingsUpdate, UserRecord } from "../store/identity.js";
 import { generatePartnerCredentials, generateSessionToken, sha256Hex } from "./credentials.js";
 import type { SecretBox } from "./secret-box.js";
 import { deriveWebhookSecret } from "./webhook-secret.js";
@@ -15,8 +15,18 @@ export type Result<Value> =
 
 /** A user may hold this many live sessions (several devices); registering beyond it drops the oldest. */
 export const sessionsPerUserMax = 20;
-/** Decrypted partner credentials are re-read this often, so a rotation on another node is seen. */
+/**
+ * A partner found by its APP Key is kept this long at most: past it, a request waits for a fresh read
+ * (the bound on how stale a node may be while its refreshes fail).
+ */
 export const partnerCacheTtlMs = 60_000;
+/**
+ * A kept partner older than this is read again in the background (the request is answered from the
+ * copy kept meanwhile), so a change made through another node, such as the operator requiring a
+ * signed nonce, applies on this one within about this long. The node that makes a change drops its
+ * copy at once.
+ */
+export const partnerRefreshMs = 1_000;
 export const partnerCacheEntriesMax = 10_000;
 /** Users get this picture until a profile operation lets them choose one. */
 export const defaultAvatarUrl = "https://assets.predex.dev/avatars/default.png";
@@ -26,6 +36,14 @@ export interface AuthenticatedPartner extends AppKeyRecord {
   /** The partner's id as the wire shows it (`merchantId`, a string). */
   readonly merchantId: string;
   readonly apiKeySha256: string;
+  readonly signedNonceRequired: boolean;
+}
+
+interface KeptPartner {
+  readonly partner: AuthenticatedPartner;
+  /** The sealed APP Secret it was opened from: a refresh that finds the same one skips decryption. */
+  readonly appSecretSealed: string;
+  readonly loadedAtMs: number;
 }
 
 export interface CreatePartnerInput {
@@ -75,7 +93,14 @@ export class IdentityService {
   readonly #secretBox: SecretBox;
   readonly #nowMs: () => number;
   readonly #sessionTtlSeconds: number;
-  readonly #partnersByAppKey = new Map<string, { partner: AuthenticatedPartner; loadedAtMs: number }>();
+  readonly #partnersByAppKey = new Map<string, KeptPartner>();
+  /** APP Keys being read again in the background (one read per key at a time). */
+  readonly #refreshing = new Set<string>();
+  /**
+   * Bumped by every change made through this node: a read that began before it may hold the row
+   * from before the change, so it is answered but not kept.
+   */
+  #partnerChanges = 0;
 
   constructor(options: IdentityServiceOptions) {
     this.#store = options.store;
@@ -117,20 +142,69 @@ export class IdentityService {
   /** The gateway's APP Key lookup. Cached: it runs on every request, and decryption is not free. */
   async lookupAppKey(appKey: string): Promise<AuthenticatedPartner | undefined> {
     const nowMs = this.#nowMs();
-    const cached = this.#partnersByAppKey.get(appKey);
-    if (cached !== undefined && nowMs - cached.loadedAtMs < partnerCacheTtlMs) return cached.partner;
+    const kept = this.#partnersByAppKey.get(appKey);
+    if (kept !== undefined && nowMs - kept.loadedAtMs < partnerCacheTtlMs) {
+      if (nowMs - kept.loadedAtMs >= partnerRefreshMs) this.#refreshInBackground(appKey);
+      return kept.partner;
+    }
+    return this.#loadPartner(appKey, nowMs);
+  }
+
+  /**
+   * Changes a partner's settings (the operator's `POST /admin/partners/{merchantId}`). This node
+   * applies them from its next request; every other node within partnerRefreshMs.
+   */
+  async updatePartnerSettings(
+    partnerId: number,
+    update: PartnerSettingsUpdate,
+  ): Promise<Result<PartnerRecord>> {
+    this.#partnerChanges += 1;
+    const partner = await this.#store.updatePartnerSettings(partnerId, update);
+    this.#partnerChanges += 1;
+    if (partner === undefined) return { ok: false, rejection: reject("PARTNER_NOT_FOUND") };
+    this.#partnersByAppKey.delete(partner.appKey);
+    return { ok: true, value: partner };
+  }
+
+  async #loadPartner(appKey: string, nowMs: number): Promise<AuthenticatedPartner | undefined> {
+    const changesBefore = this.#partnerChanges;
     const record = await this.#store.findPartnerByAppKey(appKey);
-    if (record === undefined) return undefined;
+    if (record === undefined) {
+      this.#partnersByAppKey.delete(appKey);
+      return undefined;
+    }
+    const kept = this.#partnersByAppKey.get(appKey);
     const partner: AuthenticatedPartner = {
       appKey: record.appKey,
-      appSecret: this.#secretBox.open(record.appSecretSealed, record.appKey),
+      appSecret:
+        kept?.appSecretSealed === record.appSecretSealed
+          ? kept.partner.appSecret
+          : this.#secretBox.open(record.appSecretSealed, record.appKey),
       partnerId: record.partnerId,
       merchantId: String(record.partnerId),
       apiKeySha256: record.apiKeySha256,
+      signedNonceRequired: record.signedNonceRequired,
     };
-    if (this.#partnersByAppKey.size >= partnerCacheEntriesMax) this.#partnersByAppKey.clear();
-    this.#partnersByAppKey.set(appKey, { partner, loadedAtMs: nowMs });
+    if (changesBefore === this.#partnerChanges) {
+      if (kept === undefined && this.#partnersByAppKey.size >= partnerCacheEntriesMax) {
+        this.#partnersByAppKey.clear();
+      }
+      this.#partnersByAppKey.set(appKey, {
+        partner,
+        appSecretSealed: record.appSecretSealed,
+        loadedAtMs: nowMs,
+      });
+    }
     return partner;
+  }
+
+  #refreshInBackground(appKey: string): void {
+    if (this.#refreshing.has(appKey)) return;
+    this.#refreshing.add(appKey);
+    // A failed read keeps the copy until partnerCacheTtlMs; a later request tries again.
+    this.#loadPartner(appKey, this.#nowMs())
+      .catch(() => undefined)
+      .finally(() => this.#refreshing.delete(appKey));
   }
 
   /** Registers (or finds) the partner's user and opens a fresh session for it. */

@@ -14,6 +14,7 @@ import type { FastifyInstance, onResponseHookHandler } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { EngineObserver } from "../engine/engine.js";
 import type { SocketStats } from "../realtime/fanout.js";
+import type { ReplicationStatus } from "../store/operations-queries.js";
 import { PreboundHistogram, type PreboundHistogramChild } from "./prebound-histogram.js";
 
 export type MetricsSurface = "gateway" | "public" | "legacy" | "admin";
@@ -39,6 +40,10 @@ export interface MetricSources {
     readonly phase: string;
   };
   readonly sockets?: Readonly<Record<"gateway" | "public", SocketStats>>;
+  /** Whether the database replicates synchronously (PostgreSQL; absent on SQLite). */
+  readonly database?: { readonly replication: () => Promise<ReplicationStatus> };
+  /** Forks this node's copies of the journal met (src/engine/journal-chain.ts). */
+  readonly journal?: { readonly forks: () => number };
   readonly legacy?: {
     readonly webhookStats: { readonly attempts: number; readonly failures: number };
     /** A database count: asynchronous on every store (a round trip on PostgreSQL). */
@@ -176,6 +181,56 @@ export class PlatformMetrics {
       collect() {
         const engine = sources().engine;
         if (engine !== undefined) this.set(engine.phase === "running" ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "predex_journal_forks_total",
+      help: "Times a copy of the journal on this node (an API node's replica, an engine standby) held another history than the database (an asynchronous failover lost acknowledged entries, or a split brain) and was rebuilt from it. Alert on any increase.",
+      registers,
+      // The source is a running total: the counter is set to it (reset, then inc).
+      collect() {
+        const journal = sources().journal;
+        this.reset();
+        this.inc(journal === undefined ? 0 : journal.forks());
+      },
+    });
+    // One query per scrape for the three replication series.
+    let replicationRead: { atMs: number; status: Promise<ReplicationStatus | undefined> } | undefined;
+    const replication = (): Promise<ReplicationStatus | undefined> => {
+      const database = sources().database;
+      if (database === undefined) return Promise.resolve(undefined);
+      const nowMs = Date.now();
+      if (replicationRead === undefined || nowMs - replicationRead.atMs > 1000) {
+        // A database that does not answer leaves the series out of this scrape.
+        replicationRead = { atMs: nowMs, status: database.replication().catch(() => undefined) };
+      }
+      return replicationRead.status;
+    };
+    new Gauge({
+      name: "predex_database_synchronous_replication",
+      help: "1 when the database acknowledges a commit only once a synchronous standby has it (synchronous_standby_names set, synchronous_commit on), 0 when not: then a failover of the database may lose acknowledged orders. Labelled with the primary's synchronous_standby_names; absent on SQLite.",
+      // A label, so that no series shows where there is no database to replicate (an unlabelled
+      // gauge always has one, at 0).
+      labelNames: ["synchronous_standby_names"] as const,
+      registers,
+      async collect() {
+        const status = await replication();
+        this.reset();
+        if (status !== undefined) {
+          this.set({ synchronous_standby_names: status.synchronousStandbyNames }, status.synchronous ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: "predex_database_standbys",
+      help: "Streaming standbys connected to the database (pg_stat_replication; absent when the database role may not see them), by whether they count for synchronous commit.",
+      labelNames: ["synchronous"] as const,
+      registers,
+      async collect() {
+        const status = await replication();
+        if (status?.standbys === undefined || status.synchronousStandbys === undefined) return;
+        this.set({ synchronous: "true" }, status.synchronousStandbys);
+        this.set({ synchronous: "false" }, status.standbys - status.synchronousStandbys);
       },
     });
     const socketSeries = (

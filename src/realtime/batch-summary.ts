@@ -1,9 +1,12 @@
 // What one committed batch changed, as the realtime layer needs it: the outcomes whose books (or
 // prices) may have moved, the trades, the markets that opened or settled, and per user what to
-// re-send (balance, which orders, positions in which markets). Pure: state and entries in.
+// re-send (balance, which orders, positions in which markets) and their sides of the trades.
+// Pure: state and entries in.
 
 import type { ExchangeState, MarketSettledEvent, TradeExecutedEvent } from "../core/exchange.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
+import type { TradeRecord } from "../store/exchange-read-models.js";
+import { bookTradeSides, poolTradeSide } from "./trade-sides.js";
 
 export type CommittedEntries = Parameters<Parameters<ExchangeEngine["onCommitted"]>[0]>[0];
 
@@ -11,6 +14,19 @@ export interface ChangedUser {
   balance: boolean;
   readonly orderIds: Set<number>;
   readonly marketIds: Set<number>;
+  /** The user's sides of the batch's trades, in journal order (/socket/user-trades). */
+  readonly trades: UserTradeSide[];
+}
+
+/** One side of a trade, with the journal sequence of the command that made it. */
+export interface UserTradeSide {
+  readonly trade: TradeRecord;
+  readonly seq: bigint;
+  /**
+   * The order's clientOrderId when the batch itself shows it (the order was placed in it); undefined
+   * when it must be looked up (user-feeds.ts: the resting order, the remembered ids, the read models).
+   */
+  readonly clientOrderId: string | null | undefined;
 }
 
 export interface BatchSummary {
@@ -34,7 +50,7 @@ export function summarizeBatch(
   const changedUser = (userId: number): ChangedUser => {
     let user = users.get(userId);
     if (user === undefined) {
-      user = { balance: false, orderIds: new Set(), marketIds: new Set() };
+      user = { balance: false, orderIds: new Set(), marketIds: new Set(), trades: [] };
       users.set(userId, user);
     }
     return user;
@@ -50,6 +66,15 @@ export function summarizeBatch(
   /** Every book of the market may have changed (it closed, was resolved, settled or voided). */
   const touchMarket = (marketId: number): void => {
     for (const outcomeId of state.markets.get(marketId)?.outcomeIds ?? []) touched.add(outcomeId);
+  };
+  // clientOrderIds of the orders placed in this batch: a trade of one of them needs no lookup.
+  const placedClientOrderIds = new Map<number, string | null>();
+  const traded = (trade: TradeRecord, seq: bigint): void => {
+    changedUser(trade.userId).trades.push({
+      trade,
+      seq,
+      clientOrderId: placedClientOrderIds.get(trade.orderId),
+    });
   };
   for (const entry of entries) {
     for (const event of entry.events) {
@@ -73,6 +98,7 @@ export function summarizeBatch(
         case "OrderPlaced": {
           touched.add(event.outcomeId);
           orderMoved(event.userId, event.orderId, event.marketId);
+          placedClientOrderIds.set(event.orderId, event.clientOrderId);
           break;
         }
         case "TradeExecuted": {
@@ -84,6 +110,7 @@ export function summarizeBatch(
           ] as const) {
             orderMoved(userId, orderId, event.marketId);
           }
+          for (const side of bookTradeSides(event)) traded(side, entry.sequence);
           break;
         }
         case "OrderCancelled":
@@ -122,10 +149,21 @@ export function summarizeBatch(
         case "PoolTradeExecuted": {
           touched.add(event.outcomeId);
           orderMoved(event.userId, event.orderId, event.marketId);
+          traded(poolTradeSide(event), entry.sequence);
           break;
         }
         case "AmmPoolFunded":
         case "PoolSettled":
+          break;
+        // A conversion moves its user's balance and positions; no book or price moves.
+        case "PositionsConverted": {
+          const user = changedUser(event.userId);
+          user.balance = true;
+          user.marketIds.add(event.marketId);
+          break;
+        }
+        // Comes with MarketSettled or MarketVoided, which touch the market already.
+        case "ExclusiveMarketFinished":
           break;
         default: {
           // The compiler proves every kind is handled; at run time an unknown one is skipped, never fatal.

@@ -19,6 +19,7 @@ import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { summarizeBatch } from "./batch-summary.js";
 import { bookHash } from "./book-hash.js";
 import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
+import { conditionIdOf } from "./condition-ids.js";
 import {
   broadcast,
   closeCodes,
@@ -48,6 +49,8 @@ import { type UserChannel, UserFeeds, type UserSubscription } from "./user-feeds
 interface OutcomeFeed {
   readonly marketId: number;
   readonly outcomeId: number;
+  /** The `market` of every /ws/market event of this outcome, as GET /book names it. */
+  readonly conditionId: string;
   readonly assetIds: readonly [string, string];
   readonly optionIds: readonly [number, number];
   readonly tickUnits: number;
@@ -236,7 +239,7 @@ export class RealtimeHub {
       return encode(
         bookEvent({
           assetId,
-          marketId: market.marketId,
+          conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
           bids,
           asks,
           hash: bookHash(bids, asks),
@@ -301,6 +304,7 @@ export class RealtimeHub {
     return {
       marketId: market.marketId,
       outcomeId,
+      conditionId: conditionIdOf(market.marketId, outcomeId),
       assetIds: [state.options.get(yesId)!.assetId, state.options.get(noId)!.assetId],
       optionIds: [yesId, noId],
       tickUnits: market.tickUnits,
@@ -340,8 +344,8 @@ export class RealtimeHub {
       const payload = encode(
         newMarketEvent(
           {
-            marketId,
             outcomeId,
+            conditionId: feed.conditionId,
             question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
             assetIds: feed.assetIds,
             optionTitles: titles,
@@ -357,7 +361,7 @@ export class RealtimeHub {
             encode(
               bookEvent({
                 assetId,
-                marketId,
+                conditionId: feed.conditionId,
                 bids: [],
                 asks: [],
                 hash: bookHash([], []),
@@ -384,8 +388,8 @@ export class RealtimeHub {
       const payload = encode(
         marketResolvedEvent(
           {
-            marketId: market.marketId,
             outcomeId: outcome.outcomeId,
+            conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
             question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
             assetIds: [options[0]!.assetId, options[1]!.assetId],
             optionTitles: [options[0]!.title, options[1]!.title],
@@ -479,7 +483,7 @@ export class RealtimeHub {
           ),
         );
         assetBuilds[optionIndex].push(() =>
-          encode(priceChangeEvent(feed.marketId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
+          encode(priceChangeEvent(feed.conditionId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
         );
       }
     }
@@ -495,7 +499,7 @@ export class RealtimeHub {
           return encode(
             lastTradePriceEvent({
               assetId,
-              marketId: feed.marketId,
+              conditionId: feed.conditionId,
               price: formatAtoms(price),
               side: takerBoughtThis ? "BUY" : "SELL",
               size: formatAtoms(trade.shares),
@@ -518,7 +522,7 @@ export class RealtimeHub {
           return encode(
             bestBidAskEvent({
               assetId,
-              marketId: feed.marketId,
+              conditionId: feed.conditionId,
               bestBid: bid,
               bestAsk: ask,
               spread:

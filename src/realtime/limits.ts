@@ -8,7 +8,7 @@ export interface RealtimeLimits {
    * the others.
    */
   readonly wsBufferedBytesMax: number;
-  /** Open signed-channel sockets per partner (all five channels together). */
+  /** Open signed-channel sockets per partner (all signed channels together). */
   readonly socketsPerPartnerMax: number;
   /** Open public /ws/market sockets per client address. */
   readonly socketsPerIpMax: number;

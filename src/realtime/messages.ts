@@ -1,7 +1,8 @@
 // The wire shapes of every realtime message, built in one place (docs/realtime.md documents them).
 // Signed channels follow the current interface: ids as strings, decimals as strings, business
 // times ISO 8601 UTC at second precision. The public /ws/market follows Polymarket's market
-// channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string.
+// channel: snake_case fields, `event_type`, `timestamp` in milliseconds as a string, and `market`
+// the outcome's condition id, as GET /book and /markets name it.
 
 import type {
   BestBidAskEvent,
@@ -22,6 +23,7 @@ import type {
   UserOrder,
   UserPosition,
   UserPositionsSnapshot,
+  UserTradeMessage,
 } from "../contract/channels.js";
 import { isoSeconds } from "../contract/wire-format.js";
 
@@ -32,7 +34,7 @@ import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";
 import type { BalanceView, PositionView } from "../core/queries.js";
 import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
-import type { OrderRecord } from "../store/exchange-read-models.js";
+import type { OrderRecord, TradeRecord } from "../store/exchange-read-models.js";
 import type { LevelChange } from "./book-tracker.js";
 
 /** Serialized once per event and shared by every subscriber (text frames). */
@@ -225,11 +227,30 @@ export function userOrder(order: OrderRecord, timeMs: number): UserOrder {
   };
 }
 
+/** One side of one of the session user's trades (/socket/user-trades); `seq` is its command's. */
+export function userTrade(trade: TradeRecord, clientOrderId: string | null, seq: bigint): UserTradeMessage {
+  return {
+    tradeId: String(trade.tradeId),
+    orderId: String(trade.orderId),
+    clientOrderId,
+    marketId: String(trade.marketId),
+    outcomeId: String(trade.outcomeId),
+    optionId: String(trade.optionId),
+    side: trade.side,
+    price: decimal(trade.price),
+    shares: decimal(trade.shares),
+    fee: decimal(trade.fee),
+    role: trade.role,
+    time: isoSeconds(trade.timeMs),
+    seq: Number(seq),
+  };
+}
+
 // ---------------------------------------------------------------- public /ws/market (Polymarket)
 
 export function bookEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   bids: PublicLevel[];
   asks: PublicLevel[];
   hash: string;
@@ -240,7 +261,7 @@ export function bookEvent(fields: {
   return {
     event_type: "book",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     bids: fields.bids,
     asks: fields.asks,
     hash: fields.hash,
@@ -251,13 +272,13 @@ export function bookEvent(fields: {
 }
 
 export function priceChangeEvent(
-  marketId: number,
+  conditionId: string,
   changes: PriceChangeEntry[],
   timeMs: number,
 ): PriceChangeEvent {
   return {
     event_type: "price_change",
-    market: String(marketId),
+    market: conditionId,
     price_changes: changes,
     timestamp: String(timeMs),
   };
@@ -265,7 +286,7 @@ export function priceChangeEvent(
 
 export function lastTradePriceEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   price: string;
   side: OrderSide;
   size: string;
@@ -276,7 +297,7 @@ export function lastTradePriceEvent(fields: {
   return {
     event_type: "last_trade_price",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     price: fields.price,
     side: fields.side,
     size: fields.size,
@@ -288,7 +309,7 @@ export function lastTradePriceEvent(fields: {
 
 export function bestBidAskEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   bestBid: string;
   bestAsk: string;
   spread: string;
@@ -297,7 +318,7 @@ export function bestBidAskEvent(fields: {
   return {
     event_type: "best_bid_ask",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     best_bid: fields.bestBid,
     best_ask: fields.bestAsk,
     spread: fields.spread,
@@ -307,7 +328,7 @@ export function bestBidAskEvent(fields: {
 
 export function tickSizeChangeEvent(fields: {
   assetId: string;
-  marketId: number;
+  conditionId: string;
   oldTickSize: string;
   newTickSize: string;
   timeMs: number;
@@ -315,7 +336,7 @@ export function tickSizeChangeEvent(fields: {
   return {
     event_type: "tick_size_change",
     asset_id: fields.assetId,
-    market: String(fields.marketId),
+    market: fields.conditionId,
     old_tick_size: fields.oldTickSize,
     new_tick_size: fields.newTickSize,
     timestamp: String(fields.timeMs),
@@ -323,8 +344,9 @@ export function tickSizeChangeEvent(fields: {
 }
 
 export interface PublicOutcome {
-  readonly marketId: number;
   readonly outcomeId: number;
+  /** The outcome's condition id (condition-ids.ts): Polymarket's `market` is one binary condition. */
+  readonly conditionId: string;
   readonly question: string;
   readonly assetIds: readonly [string, string];
   readonly optionTitles: readonly [string, string];
@@ -338,7 +360,7 @@ export function newMarketEvent(
   return {
     event_type: "new_market",
     id: String(outcome.outcomeId),
-    market: String(outcome.marketId),
+    market: outcome.conditionId,
     question: outcome.question,
     assets_ids: [...outcome.assetIds],
     outcomes: [...outcome.optionTitles],
@@ -356,7 +378,7 @@ export function marketResolvedEvent(
   return {
     event_type: "market_resolved",
     id: String(outcome.outcomeId),
-    market: String(outcome.marketId),
+    market: outcome.conditionId,
     question: outcome.question,
     assets_ids: [...outcome.assetIds],
     outcomes: [...outcome.optionTitles],

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { type RawData, WebSocketServer } from "ws";
 import { writeResponseToSocket } from "../gateway/verifier.js";
 import { closeCodes, Subscriber } from "./fanout.js";
+import { routeUpgrades } from "./http-upgrades.js";
 import type { RealtimeHub } from "./hub.js";
 import { encode } from "./messages.js";
 
@@ -55,16 +56,12 @@ export function parseSubscription(text: string): SubscriptionRequest | string {
   };
 }
 
-export function installPublicMarketSocket(
-  server: Pick<Server, "on">,
-  hub: RealtimeHub,
-  logger: Logger,
-): WebSocketServer {
+export function installPublicMarketSocket(server: Server, hub: RealtimeHub, logger: Logger): WebSocketServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: hub.limits.inboundMessageBytesMax });
   const socketsByAddress = new Map<string, number>();
 
-  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on("error", () => socket.destroy());
+  // WebSocket upgrades only: any other upgrade (h2c) is served as the plain request it also is.
+  routeUpgrades(server, (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? "/").split("?")[0];
     if (path !== publicMarketPath) {
       return writeResponseToSocket(

@@ -1,21 +1,24 @@
-// The three user channels' feeds: per user, the sockets that follow its balance, positions or
-// orders; the snapshot each (re)subscription gets first and the changes after it, each stamped
-// with the journal sequence it shows; and the session check that comes before every send (spec
-// 000 "Events" rule 2: a dead session closes with 1011).
+// The user channels' feeds: per user, the sockets that follow its balance, positions, orders or
+// trades; the snapshot each (re)subscription of the three state channels gets first and the
+// changes after it, each stamped with the journal sequence it shows; the trades as they happen
+// (a stream: no snapshot); and the session check that comes before every send (spec 000 "Events"
+// rule 2: a dead session closes with 1011).
 //
 // Ordering (docs/realtime.md "User channels: snapshot and seq"): on one connection `seq` never goes
 // backwards, and a change is sent only if the snapshot did not already hold it. Balances and
 // positions are read from the committed state at the batch's sequence. Orders are read from the
 // read models, which are projected inside each commit and so hold at least that batch (an API
 // node's database may be further on: a message can show a newer state than its `seq`, never an
-// older one). A user's order reads run one at a time, so their `seq`s go out in order.
+// older one). A user's order reads run one at a time, so their `seq`s go out in order. A user's
+// trades go out in journal order too: one queue per user, waiting only when a clientOrderId has to
+// be read from the read models.
 
 import type { Logger } from "pino";
 import { balanceOf, type ExchangeState, positionsOfUser } from "../core/exchange.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { IdentityService } from "../identity/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
-import type { ChangedUser } from "./batch-summary.js";
+import type { ChangedUser, UserTradeSide } from "./batch-summary.js";
 import { closeCodes, type Subscriber, upstreamUnavailableReason } from "./fanout.js";
 import {
   encode,
@@ -26,6 +29,7 @@ import {
   userOrder,
   userPosition,
   userPositionsSnapshot,
+  userTrade,
 } from "./messages.js";
 
 /** Messages a user channel may have waiting (for its snapshot or its session check) before it counts as stuck. */
@@ -33,7 +37,7 @@ export const userPendingMessagesMax = 10_000;
 /** Open orders read for a snapshot, 100 at a time. */
 const openOrdersPageSize = 100;
 
-export type UserChannel = "info" | "positions" | "orders";
+export type UserChannel = "info" | "positions" | "orders" | "trades";
 
 /** A message on its way to one subscription; a snapshot part waits until the socket has taken it. */
 interface Outgoing {
@@ -66,6 +70,12 @@ export interface UserFeedsOptions {
   readonly healthy: () => boolean;
 }
 
+/** A user's trade sides still to be sent, oldest first; one drain at a time keeps journal order. */
+interface TradeQueue {
+  readonly sides: UserTradeSide[];
+  running: boolean;
+}
+
 /** A user's orders that changed and are still to be read and sent. */
 interface OrderReads {
   readonly orderIds: Set<number>;
@@ -83,6 +93,7 @@ export class UserFeeds {
   readonly #healthy: () => boolean;
   readonly #users = new Map<number, Set<UserSubscription>>();
   readonly #orderReads = new Map<number, OrderReads>();
+  readonly #tradeQueues = new Map<number, TradeQueue>();
   /** Bumped when the engine's state is replaced: reads begun on the old state are dropped. */
   #generation = 0;
 
@@ -108,6 +119,13 @@ export class UserFeeds {
       set.delete(subscription);
       if (set.size === 0) this.#users.delete(subscription.userId);
     };
+    if (subscription.channel === "trades") {
+      // A stream, not a state: no snapshot, every trade absorbed from now on goes out. What came
+      // before is read with GET /trades (docs/realtime.md "/socket/user-trades").
+      subscription.held = undefined;
+      subscription.sentSeq = 0n;
+      return unsubscribe;
+    }
     // Registered first and read second: a change that lands in between is held, and sent after the
     // snapshot unless the snapshot's sequence already covers it. Never lost, never out of order.
     let snapshot: { seq: bigint; payloads: Buffer[] };
@@ -135,6 +153,7 @@ export class UserFeeds {
   reset(): void {
     this.#generation += 1;
     this.#orderReads.clear();
+    this.#tradeQueues.clear();
   }
 
   /** Re-checks every user channel's session; a dead one is closed with 1011. */
@@ -163,6 +182,7 @@ export class UserFeeds {
     let balancePayload: Buffer | undefined;
     let positionPayloads: { marketId: number; payload: Buffer }[] | undefined;
     let wantOrders = false;
+    let wantTrades = false;
     for (const subscription of subscriptions) {
       switch (subscription.channel) {
         case "info":
@@ -193,6 +213,9 @@ export class UserFeeds {
         case "orders":
           wantOrders = change.orderIds.size > 0;
           break;
+        case "trades":
+          wantTrades = change.trades.length > 0;
+          break;
         default: {
           const unreachable: never = subscription.channel;
           throw new Error(`unknown user channel ${String(unreachable)}`);
@@ -200,6 +223,80 @@ export class UserFeeds {
       }
     }
     if (wantOrders) this.#readOrders(userId, change.orderIds, seq, nowMs);
+    if (wantTrades) this.#queueTrades(state, userId, change.trades);
+  }
+
+  /**
+   * Queues a batch's trade sides of one user. Their clientOrderIds are looked up now, on the state
+   * of this batch: an order placed in the batch (batch-summary), an order still resting, or one
+   * whose clientOrderId is still remembered (24 h) answers at once; only an order that has left
+   * the book and the memory (a maker order filled in full, placed over a day ago or without a
+   * clientOrderId) is read from the read models, which hold every order.
+   */
+  #queueTrades(state: Readonly<ExchangeState>, userId: number, sides: readonly UserTradeSide[]): void {
+    let queue = this.#tradeQueues.get(userId);
+    if (queue === undefined) {
+      queue = { sides: [], running: false };
+      this.#tradeQueues.set(userId, queue);
+    }
+    for (const side of sides) {
+      if (side.clientOrderId !== undefined) {
+        queue.sides.push(side);
+        continue;
+      }
+      const orderId = side.trade.orderId;
+      const resting = state.orders.get(orderId);
+      const clientOrderId =
+        resting !== undefined
+          ? resting.clientOrderId
+          : state.clientOrderIdRegistry.get(orderId)?.clientOrderId;
+      queue.sides.push(clientOrderId === undefined ? side : { ...side, clientOrderId });
+    }
+    if (!queue.running) void this.#sendTrades(userId, queue);
+  }
+
+  /** Sends a user's queued trades in order; runs without waiting unless a clientOrderId must be read. */
+  async #sendTrades(userId: number, queue: TradeQueue): Promise<void> {
+    const generation = this.#generation;
+    queue.running = true;
+    try {
+      while (queue.sides.length > 0) {
+        const sides = queue.sides.splice(0);
+        const unknown = [
+          ...new Set(
+            sides.filter((side) => side.clientOrderId === undefined).map((side) => side.trade.orderId),
+          ),
+        ];
+        const read = new Map<number, string | null>();
+        if (unknown.length > 0) {
+          const records = await Promise.all(unknown.map((orderId) => this.#readModels.orderById(orderId)));
+          if (generation !== this.#generation) return;
+          for (const [index, orderId] of unknown.entries())
+            read.set(orderId, records[index]?.clientOrderId ?? null);
+        }
+        const subscriptions = [...(this.#users.get(userId) ?? [])].filter(
+          (subscription) => subscription.channel === "trades",
+        );
+        if (subscriptions.length === 0) continue;
+        for (const side of sides) {
+          const clientOrderId = side.clientOrderId ?? read.get(side.trade.orderId) ?? null;
+          const payload = encode(userTrade(side.trade, clientOrderId, side.seq));
+          for (const subscription of subscriptions) this.#send(subscription, side.seq, [payload]);
+        }
+      }
+    } catch (error) {
+      this.#logger.error({ err: error, userId }, "reading orders for a user's trades failed");
+      // A trade that cannot be sent complete is a trade the client would miss: it reconnects and
+      // catches up with GET /trades instead.
+      for (const subscription of this.#users.get(userId) ?? []) {
+        if (subscription.channel === "trades")
+          subscription.subscriber.close(closeCodes.upstreamUnavailable, upstreamUnavailableReason);
+      }
+    } finally {
+      queue.running = false;
+      if (this.#tradeQueues.get(userId) === queue && queue.sides.length === 0)
+        this.#tradeQueues.delete(userId);
+    }
   }
 
   /**
@@ -255,6 +352,8 @@ export class UserFeeds {
   async #snapshot(subscription: UserSubscription): Promise<{ seq: bigint; payloads: Buffer[] }> {
     const { userId } = subscription;
     switch (subscription.channel) {
+      case "trades":
+        throw new Error("the trades channel has no snapshot");
       case "info":
         return this.#engine.read((state, position) => ({
           seq: position.sequence,

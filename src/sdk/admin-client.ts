@@ -1,7 +1,7 @@
 // A small typed client for the operator API (DESIGN §5): bearer token, JSON in and out, the current
 // interface's envelope. Used by tests, benchmarks and anyone scripting the operator's work.
 
-import type { MarketDetail } from "../contract/partner/market-detail.js";
+import type { AdminMarketDetail } from "../contract/admin.js";
 import type { Withdrawal } from "../contract/partner/wallet.js";
 import { NetworkError, PredexApiError } from "./errors.js";
 
@@ -19,6 +19,25 @@ export interface CreatedPartner {
   readonly apiKey: string;
   /** Verifies the merchant's webhooks (Standard Webhooks `whsec_…`). */
   readonly webhookSecret: string;
+}
+
+/** A partner as the operator sees it (`GET`/`POST /admin/partners/{merchantId}`): no secrets. */
+export interface AdminPartner {
+  readonly merchantId: string;
+  readonly name: string;
+  readonly appKey: string;
+  /** 0 to 1, decimal string. */
+  readonly commissionRate: string;
+  readonly webhookUrl: string | null;
+  /** Requests other than GET, HEAD and OPTIONS must sign an `x-ca-nonce` (401/1401 otherwise). */
+  readonly signedNonceRequired: boolean;
+  /** ISO 8601 UTC. */
+  readonly createdAt: string;
+}
+
+/** The operator's changes to a partner; an absent field is left as it is. */
+export interface UpdatePartnerRequest {
+  readonly signedNonceRequired?: boolean;
 }
 
 export interface CreateMarketRequest {
@@ -50,6 +69,8 @@ export interface CreateMarketRequest {
   readonly buyMaxAmount?: number | string;
   readonly sellMinShares?: number | string;
   readonly sellMaxShares?: number | string;
+  /** An exclusive event (orderbook, at least two outcomes): exactly one outcome wins, No shares convert. */
+  readonly exclusive?: boolean;
   readonly outcomes: readonly {
     readonly name: string;
     readonly title?: string;
@@ -123,6 +144,19 @@ export interface AdminWithdrawal extends Withdrawal {
     readonly nonce: number | null;
     readonly broadcasts: number;
     readonly error: string | null;
+    /**
+     * Every transaction signed for it, oldest first: the first and each replacement at its nonce
+     * with higher fees (wei, decimal strings). PENDING may still be mined; of one nonce exactly one
+     * ends MINED and the others DEAD.
+     */
+    readonly transactions: readonly {
+      readonly txHash: string;
+      readonly nonce: number;
+      readonly state: "PENDING" | "MINED" | "DEAD";
+      readonly maxFeePerGas: string;
+      readonly maxPriorityFeePerGas: string;
+      readonly signedAt: string;
+    }[];
   } | null;
 }
 
@@ -198,6 +232,19 @@ export class PredexAdminClient {
     return this.request<CreatedPartner>("POST", "/admin/partners", body);
   }
 
+  getPartner(merchantId: string | number): Promise<AdminPartner> {
+    return this.request<AdminPartner>("GET", `/admin/partners/${encodeURIComponent(String(merchantId))}`);
+  }
+
+  /** E.g. `{signedNonceRequired: true}`: the partner's mutating requests must then sign a nonce. */
+  updatePartner(merchantId: string | number, body: UpdatePartnerRequest): Promise<AdminPartner> {
+    return this.request<AdminPartner>(
+      "POST",
+      `/admin/partners/${encodeURIComponent(String(merchantId))}`,
+      body,
+    );
+  }
+
   createCategory(body: CreateCategoryRequest): Promise<AdminCategory> {
     return this.request<AdminCategory>("POST", "/admin/categories", body);
   }
@@ -218,45 +265,51 @@ export class PredexAdminClient {
     );
   }
 
-  createMarket(body: CreateMarketRequest): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", "/admin/markets", body);
+  createMarket(body: CreateMarketRequest): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", "/admin/markets", body);
   }
 
-  openMarket(marketId: string | number): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/open`);
+  openMarket(marketId: string | number): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>(
+      "POST",
+      `/admin/markets/${encodeURIComponent(String(marketId))}/open`,
+    );
   }
 
-  closeMarket(marketId: string | number): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `/admin/markets/${encodeURIComponent(String(marketId))}/close`);
+  closeMarket(marketId: string | number): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>(
+      "POST",
+      `/admin/markets/${encodeURIComponent(String(marketId))}/close`,
+    );
   }
 
   /**
    * Proposes the winners of a closed market; it becomes `resolving` and can be challenged for
    * `challengeWindowSeconds` (default 24 h), a challenger posting `challengeBondAmount` (default 10).
    */
-  resolveMarket(marketId: string | number, body: ResolveMarketRequest): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/resolve`, body);
+  resolveMarket(marketId: string | number, body: ResolveMarketRequest): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/resolve`, body);
   }
 
   /** Settles a resolving market now; `outcomes` corrects the winners (after a challenge). */
   finalizeMarket(
     marketId: string | number,
     body: { outcomes?: readonly WinnerRequest[] } = {},
-  ): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/finalize`, body);
+  ): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/finalize`, body);
   }
 
   /** Voids a market that is not settled: orders cancelled, every share claimable at 0.5. */
-  voidMarket(marketId: string | number): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/void`);
+  voidMarket(marketId: string | number): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/void`);
   }
 
   /** Records a user's challenge of a proposed result; the bond is frozen from the user's balance. */
   challengeMarket(
     marketId: string | number,
     body: { userId: string | number; reason?: string },
-  ): Promise<MarketDetail> {
-    return this.request<MarketDetail>("POST", `${marketPath(marketId)}/challenges`, body);
+  ): Promise<AdminMarketDetail> {
+    return this.request<AdminMarketDetail>("POST", `${marketPath(marketId)}/challenges`, body);
   }
 
   /**

@@ -1,6 +1,10 @@
 // A typed REST client for the signed host: signs every request, keeps the session cookie from
-// registration, registers again and retries once when the session is gone, and retries idempotent
-// requests on 500/502/504 and network failures with capped exponential backoff (spec 000 "Recovery").
+// registration, registers again and retries once when the session is gone, and retries with capped
+// exponential backoff (spec 000 "Recovery"): any request the server says nothing was done for
+// (502/2002, a refused connection); reads, and mutations that carry their own idempotency key (a
+// create-order's clientOrderId, which the client always sends), also after an unknown outcome
+// (504/2001, 500, a lost answer). Any other mutation's unknown outcome is thrown to the caller, to
+// reconcile before trying again.
 
 import { randomUUID } from "node:crypto";
 import type {
@@ -11,6 +15,7 @@ import type {
   MarketListRecord,
 } from "../contract/partner/catalogue.js";
 import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/claims.js";
+import type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
 import type { MarketDetail } from "../contract/partner/market-detail.js";
 import type {
   AmendOrderRequest,
@@ -49,7 +54,7 @@ import type {
   WithdrawHistory,
 } from "../contract/partner/wallet.js";
 import { restPaths } from "../contract/paths.js";
-import { GatewayError, NetworkError, PredexApiError } from "./errors.js";
+import { apiErrorClass, GatewayError, NetworkError, PredexApiError } from "./errors.js";
 import { type GatewayCredentials, type QueryParams, signRequest } from "./signer.js";
 
 export interface RetryPolicy {
@@ -66,8 +71,12 @@ export interface PredexClientOptions {
   readonly baseUrl: string;
   readonly credentials: GatewayCredentials;
   readonly retry?: RetryPolicy;
-  /** Sign a fresh `x-ca-nonce` into every request, so that a captured request cannot be replayed. */
+  /**
+   * Sign a fresh `x-ca-nonce` into every request (default true), so that a captured request cannot
+   * be replayed; false signs none (a partner the operator requires nonces of is then refused).
+   */
   readonly nonces?: boolean;
+  /** One attempt's timeout (default defaultTimeoutMs, 30 s). */
   readonly timeoutMs?: number;
   /** The signing clock; tests use it to show what clock skew does. */
   readonly now?: () => Date;
@@ -89,7 +98,15 @@ export interface RequestOptions {
   readonly body?: unknown;
   /** Extra headers sent unsigned (e.g. `accept-language`); the signed ones cannot be overridden. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The request carries its own idempotency key (a create-order's clientOrderId), so sending it
+   * again after an unknown outcome cannot do it twice: it is retried as a read is.
+   */
+  readonly idempotent?: boolean;
 }
+
+/** How long one attempt waits for its answer: longer than a server holds a command (20 s) across a takeover. */
+export const defaultTimeoutMs = 30_000;
 
 const sessionCookieName = "predex_session";
 const idempotentMethods: ReadonlySet<string> = new Set(["GET", "HEAD"]);
@@ -216,11 +233,15 @@ export class PredexClient {
   }
 
   /**
-   * Places an order. Not retried automatically (it is not idempotent by itself); send a
-   * `clientOrderId` and call again after a network failure: the same id returns the first order.
+   * Places an order, exactly once: without a `clientOrderId` the client gives it a fresh one (a
+   * UUID), and the same id again within 24 hours returns the first order, never a second one. So an
+   * unknown outcome (504/2001, 500, a lost answer) is retried like a read; when the retries run out
+   * the error is thrown, and calling again with the same `clientOrderId` is still safe.
    */
   async createOrder(order: CreateOrderRequest): Promise<Order> {
-    return this.request<Order>("POST", restPaths.createOrder, { body: order });
+    const body: CreateOrderRequest =
+      order.clientOrderId === undefined ? { ...order, clientOrderId: randomUUID() } : order;
+    return this.request<Order>("POST", restPaths.createOrder, { body, idempotent: true });
   }
 
   /** Unfilled orders, newest first; `current`, `size`, `total`, `pages` come beside `data`. */
@@ -333,6 +354,15 @@ export class PredexClient {
     return this.request<ClaimAllResult>("POST", restPaths.claimAll, { body: { positionIdList } });
   }
 
+  /**
+   * In an exclusive market, turns `shares` No of each listed outcome into `shares` Yes of every other
+   * outcome plus shares × (listed − 1) USDT; the payout is the same whichever outcome wins. Not
+   * retried automatically (not idempotent): after a network failure, read the positions first.
+   */
+  async convert(request: ConvertRequest): Promise<ConvertResult> {
+    return this.request<ConvertResult>("POST", restPaths.convert, { body: request });
+  }
+
   /** Any operation of the signed host; resolves to `data`. */
   async request<Data>(method: string, path: string, options: RequestOptions = {}): Promise<Data> {
     return (await this.requestEnvelope<Data>(method, path, options)).data;
@@ -363,7 +393,7 @@ export class PredexClient {
   ): Promise<ApiEnvelope<Data>> {
     const upperMethod = method.toUpperCase();
     const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), "utf8");
-    const idempotent = idempotentMethods.has(upperMethod);
+    const idempotent = idempotentMethods.has(upperMethod) || options.idempotent === true;
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.#attempt<Data>(
@@ -375,9 +405,11 @@ export class PredexClient {
           options.headers,
         );
       } catch (error) {
-        // Any method may be sent again when the server said nothing was done (502/2002); other
-        // retryable failures only for idempotent methods (the spec's recovery table).
-        const nothingWasDone = error instanceof PredexApiError && error.nothingWasDone;
+        // Any method may be sent again when nothing was done (502/2002, a connection never made);
+        // other retryable failures, whose outcome is unknown, only for idempotent requests (the
+        // spec's recovery table: reconcile before retrying a mutation).
+        const nothingWasDone =
+          (error instanceof PredexApiError || error instanceof NetworkError) && error.nothingWasDone;
         const retryable =
           nothingWasDone ||
           (idempotent &&
@@ -407,7 +439,7 @@ export class PredexClient {
       ...(query === undefined ? {} : { query }),
       ...(body === undefined ? {} : { body }),
       ...(cookie === undefined ? {} : { cookie }),
-      ...(this.#options.nonces === true ? { nonce: randomUUID() } : {}),
+      nonce: this.#options.nonces === false ? false : randomUUID(),
       date: this.#options.now?.() ?? new Date(),
     });
     let response: Response;
@@ -417,7 +449,7 @@ export class PredexClient {
         method,
         headers: extraHeaders === undefined ? signed.headers : { ...extraHeaders, ...signed.headers },
         ...(body === undefined ? {} : { body: new Uint8Array(body) }),
-        signal: AbortSignal.timeout(this.#options.timeoutMs ?? 10_000),
+        signal: AbortSignal.timeout(this.#options.timeoutMs ?? defaultTimeoutMs),
       });
       text = await response.text();
     } catch (error) {
@@ -577,7 +609,8 @@ function parseResponse<Data>(response: Response, text: string): ApiEnvelope<Data
   }
   if (response.status !== 200 || envelope.code !== 0) {
     const retryAfterSeconds = Number(response.headers.get("retry-after") ?? Number.NaN);
-    throw new PredexApiError(
+    const ApiError = apiErrorClass(response.status, envelope.code ?? null);
+    throw new ApiError(
       response.status,
       envelope.code ?? null,
       envelope.message ?? text,

@@ -22,7 +22,9 @@ export type {
   UserPositionMessage,
   UserPositionsChannelMessage,
   UserPositionsSnapshot,
+  UserTradeMessage,
 } from "../contract/channels.js";
+export type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
 export {
   type AmendOrderRequest,
   type CancelAllRequest,
@@ -40,6 +42,7 @@ export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
   type AdminClientOptions,
+  type AdminPartner,
   type AdminWithdrawal,
   type AdminWithdrawalsQuery,
   type CreateCategoryRequest,
@@ -49,6 +52,7 @@ export {
   type DepositRequest,
   PredexAdminClient,
   type UpdateCategoryRequest,
+  type UpdatePartnerRequest,
 } from "./admin-client.js";
 export {
   type AccountHistoryRequest,
@@ -56,6 +60,7 @@ export {
   type BookRequest,
   type CategoryTreeRequest,
   defaultRetryPolicy,
+  defaultTimeoutMs,
   type MarketListRequest,
   type OpenOrdersQuery,
   type PagedResult,
@@ -66,7 +71,14 @@ export {
   type TradesQuery,
   type WalletHistoryRequest,
 } from "./client.js";
-export { GatewayError, NetworkError, PredexApiError, PredexError } from "./errors.js";
+export {
+  GatewayError,
+  NetworkError,
+  PredexApiError,
+  PredexError,
+  PredexNothingDoneError,
+  PredexOutcomeUnknownError,
+} from "./errors.js";
 export { type GatewayCredentials, type QueryParams, signRequest, signWebSocketUpgrade } from "./signer.js";
 export {
   BookSubscription,
@@ -83,4 +95,7 @@ export {
   type UserPositionsSubscriptionOptions,
   type UserSubscriptionOptions,
   type UserSubscriptionState,
+  type UserTradesState,
+  UserTradesSubscription,
+  type UserTradesSubscriptionOptions,
 } from "./ws/index.js";

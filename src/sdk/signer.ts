@@ -1,6 +1,13 @@
 // Signs requests for the gateway (spec 000 "String-to-sign"). The body is hashed from the very
 // bytes that will be sent, never from a second serialization.
+//
+// Every request signs a fresh `x-ca-nonce` unless told not to (issue #27): the gateway remembers a
+// signed nonce for the whole date window and refuses it the second time, so a captured request
+// (a create-order, say) cannot be sent again. Signed headers are then `x-api-key,x-ca-nonce`
+// (`cookie,x-api-key,x-ca-nonce` on user channels), lowercase and sorted as spec 000 asks; the
+// nonce is a random UUID, as Alibaba-gateway client libraries send.
 
+import { randomUUID } from "node:crypto";
 import { computeContentMd5, computeSignature } from "../contract/signing/gateway-signature.js";
 import {
   buildStringToSign,
@@ -32,8 +39,12 @@ export interface SignInput {
   /** The Cookie header to send (REST sends it unsigned; user channels sign it). */
   readonly cookie?: string;
   readonly signCookie?: boolean;
-  /** A unique value for `x-ca-nonce`, signed, so that the request cannot be replayed. */
-  readonly nonce?: string;
+  /**
+   * The signed `x-ca-nonce`, so that the request cannot be replayed: a fresh random UUID when
+   * absent, this value when given, none with `false` (then a captured request can be sent again
+   * within the date window, unless the operator requires nonces of the partner).
+   */
+  readonly nonce?: string | false;
   /** The signing time; defaults to now. */
   readonly date?: Date;
 }
@@ -53,9 +64,10 @@ export function signRequest(credentials: GatewayCredentials, input: SignInput): 
   const hasBody = input.body !== undefined && input.body.length > 0;
   const contentType = hasBody ? (input.contentType ?? jsonContentType) : (input.contentType ?? "");
   const date = formatGatewayDate(input.date ?? new Date());
+  const nonce = input.nonce === false ? undefined : (input.nonce ?? randomUUID());
   const signedHeaders: Array<[string, string]> = [["x-api-key", credentials.apiKey]];
   if (input.signCookie === true && input.cookie !== undefined) signedHeaders.push(["cookie", input.cookie]);
-  if (input.nonce !== undefined) signedHeaders.push(["x-ca-nonce", input.nonce]);
+  if (nonce !== undefined) signedHeaders.push(["x-ca-nonce", nonce]);
   signedHeaders.sort(([a], [b]) => (a < b ? -1 : 1));
 
   const contentMd5 = computeContentMd5(input.body);
@@ -78,7 +90,7 @@ export function signRequest(credentials: GatewayCredentials, input: SignInput): 
   };
   if (contentType !== "") headers["content-type"] = contentType;
   if (hasBody) headers["content-md5"] = contentMd5;
-  if (input.nonce !== undefined) headers["x-ca-nonce"] = input.nonce;
+  if (nonce !== undefined) headers["x-ca-nonce"] = nonce;
   if (input.cookie !== undefined) headers.cookie = input.cookie;
   return { pathAndQuery: input.path + encodeQuery(queryPairs), headers, stringToSign };
 }
@@ -88,7 +100,8 @@ export interface UpgradeInput {
   readonly query?: QueryParams;
   /** Required on the user channels, where it is signed too. */
   readonly cookie?: string;
-  readonly nonce?: string;
+  /** As SignInput.nonce: a fresh one by default, `false` for none. */
+  readonly nonce?: string | false;
   readonly date?: Date;
 }
 

@@ -63,6 +63,25 @@ export interface ChainWithdrawal {
   readonly updatedAtMs: number;
 }
 
+/**
+ * One signed transaction of a withdrawal: the first, and each replacement at the same nonce with
+ * higher fees (a transaction stuck under a rising base fee). PENDING: it may still be mined.
+ * Exactly one transaction per nonce can be mined: once the withdrawal is settled that one is
+ * MINED and every other of the nonce DEAD (never minable again); all DEAD when the nonce went to a
+ * transaction that is not the withdrawal's (DROPPED).
+ */
+export type WithdrawalTransactionState = "PENDING" | "MINED" | "DEAD";
+
+export interface WithdrawalTransaction {
+  readonly txHash: string;
+  readonly withdrawalId: number;
+  readonly nonce: number;
+  /** The signed bytes (0x-hex): the fees are read from them. */
+  readonly rawTx: string;
+  readonly state: WithdrawalTransactionState;
+  readonly signedAtMs: number;
+}
+
 /** The deposit watcher's cursor in chain_cursors. */
 export const depositCursorName = "deposits";
 
@@ -94,8 +113,9 @@ export interface ChainStore {
 
   withdrawal(withdrawalId: number): Promise<ChainWithdrawal | undefined>;
   /**
-   * Saves a signed transaction before it is broadcast; false when the withdrawal already has a
-   * row (sent before, or held by the operator), so it is never signed twice.
+   * Saves a signed transaction before it is broadcast, and records it as the withdrawal's first
+   * transaction (one atomic write); false when the withdrawal already has a row (sent before, or
+   * held by the operator), so it is never signed twice.
    */
   saveSigned(signed: {
     withdrawalId: number;
@@ -107,6 +127,28 @@ export interface ChainStore {
     txHash: string;
     nowMs: number;
   }): Promise<boolean>;
+  /**
+   * Saves a replacement of the withdrawal's in-flight transaction, at the same nonce, before it is
+   * broadcast: it becomes the withdrawal's transaction (status SIGNED until the node takes it) and
+   * is added to its transactions, in one atomic write. False, and nothing written, unless the
+   * withdrawal is still in flight (SIGNED or SENT) at that nonce with `previousTxHash` as its
+   * transaction: a replacement is never made from a stale read.
+   */
+  saveReplacement(replacement: {
+    withdrawalId: number;
+    nonce: number;
+    previousTxHash: string;
+    rawTx: string;
+    txHash: string;
+    nowMs: number;
+  }): Promise<boolean>;
+  /**
+   * An earlier transaction of the withdrawal's nonce was mined: it becomes the withdrawal's
+   * transaction again (hash and bytes), status SENT. Only while the withdrawal is in flight.
+   */
+  adoptTransaction(withdrawalId: number, txHash: string, nowMs: number): Promise<void>;
+  /** Every transaction ever signed for the withdrawal, oldest first (also those of an earlier nonce, before a retry). */
+  withdrawalTransactions(withdrawalId: number): Promise<WithdrawalTransaction[]>;
   /** A withdrawal that cannot be sent (it would revert, or its amount cannot be carried): to the operator. */
   saveUnsendable(
     withdrawalId: number,
@@ -140,4 +182,10 @@ export interface ChainWithdrawalChange {
   readonly blockNumber?: bigint;
   readonly lastError?: string | null;
   readonly broadcasted?: boolean;
+  /**
+   * With a final status (COMPLETED, FAILED, DROPPED) from the sender: the transaction of the
+   * withdrawal's nonce that was mined (null: none of them). In the same atomic write it is marked
+   * MINED and every other PENDING transaction of the nonce DEAD.
+   */
+  readonly minedTxHash?: string | null;
 }

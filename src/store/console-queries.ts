@@ -11,6 +11,8 @@ export interface PublicTradeRow {
   /** The taker's side, in the terms of the option the query named. */
   readonly takerSide: "BUY" | "SELL";
   readonly timeMs: number;
+  /** The taker's own order: the option it named, its side, and the trade price in that option's terms. */
+  readonly taker: { readonly optionId: number; readonly side: "BUY" | "SELL"; readonly price: bigint };
 }
 
 export interface PartnerListRow {
@@ -19,6 +21,7 @@ export interface PartnerListRow {
   readonly appKey: string;
   readonly commissionRateBps: number;
   readonly webhookUrl: string | null;
+  readonly signedNonceRequired: boolean;
   readonly createdAtMs: number;
   readonly userCount: number;
 }
@@ -51,6 +54,8 @@ export interface MarketListRow {
   readonly endTimeMs: number | null;
   readonly createdAtMs: number;
   readonly volume: bigint;
+  /** An exclusive market (DESIGN §10). */
+  readonly exclusive: boolean;
 }
 
 export interface MarketListFilterAdmin {

@@ -167,6 +167,7 @@ export function catalogMarketOf(marketId: number, row: Row, optionRows: readonly
     closedAtMs: numOrNull(row.closed_at_ms),
     volume: big(row.volume),
     feeIncome: big(row.fee_income),
+    exclusive: Number(row.exclusive ?? 0) === 1,
     details: row.details === null ? null : decodePlainData<MarketDetails>(row.details as string),
     outcomes,
   };

@@ -84,7 +84,8 @@ export interface TradeRecord {
  * cash of a fill (negative for a buyer); FEE a trading fee. The market lifecycle adds
  * CHALLENGE_BOND (a challenger's bond frozen; refId the market id), BOND_RETURN (it comes back to
  * available), BOND_FORFEIT (it leaves the frozen balance for the market's fee income) and CLAIM
- * (a position's payout, winning shares × 1 or 0.5 a share in a void market; refId the claim's
+ * (a position's payout, winning shares × 1 or 0.5 a share in a void market, 1/n a Yes and
+ * (n − 1)/n a No share in a void exclusive market of n outcomes; refId the claim's
  * transactionId).
  */
 export const ledgerEntryTypes = [
@@ -106,6 +107,9 @@ export const ledgerEntryTypes = [
   "WITHDRAWAL_UNFREEZE",
   "WITHDRAWAL",
   "WITHDRAWAL_FEE",
+  // A conversion in an exclusive market (DESIGN §10): the USDT it paid, shares × (listed − 1), which
+  // may be 0; refId the conversion's transactionId. One entry per conversion.
+  "CONVERT",
 ] as const;
 export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
 
@@ -231,6 +235,8 @@ export interface CatalogMarket {
   readonly volume: bigint;
   /** Trading fees the market earned, atoms. */
   readonly feeIncome: bigint;
+  /** An exclusive market (DESIGN §10): exactly one outcome wins, No shares convert. */
+  readonly exclusive: boolean;
   /** The CreateMarket command's pass-through metadata, as journaled. */
   readonly details: MarketDetails | null;
   readonly outcomes: readonly CatalogOutcome[];

@@ -14,10 +14,21 @@ export interface PartnerRecord {
   readonly rsaPublicKey: string | null;
   readonly commissionRateBps: number;
   readonly webhookUrl: string | null;
+  /**
+   * Every request of this partner that is not a read (any method but GET, HEAD and OPTIONS) must
+   * sign an `x-ca-nonce`, so that none can be replayed; set by the operator, off by default.
+   */
+  readonly signedNonceRequired: boolean;
   readonly createdAtMs: number;
 }
 
-export type NewPartner = Omit<PartnerRecord, "partnerId">;
+/** A new partner has every setting at its default (signedNonceRequired off). */
+export type NewPartner = Omit<PartnerRecord, "partnerId" | "signedNonceRequired">;
+
+/** What the operator may change on a partner; an absent field is left as it is. */
+export interface PartnerSettingsUpdate {
+  readonly signedNonceRequired?: boolean;
+}
 
 export interface UserRecord {
   readonly userId: number;
@@ -55,6 +66,8 @@ export interface IdentityStore {
   findPartnerByName(name: string): Promise<PartnerRecord | undefined>;
   /** The legacy authorize call names its partner by API key (stored as its hex SHA-256). */
   findPartnerByApiKeySha256(apiKeySha256: string): Promise<PartnerRecord | undefined>;
+  /** Changes the partner's settings; the partner after the change, or undefined when there is none. */
+  updatePartnerSettings(partnerId: number, update: PartnerSettingsUpdate): Promise<PartnerRecord | undefined>;
 
   /** Creates the user, or returns the existing one of (partnerId, marchantUserId) with its email updated. */
   registerUser(input: RegisterUserInput): Promise<UserRecord>;

@@ -5,4 +5,24 @@ export interface OperationsQueries {
   ping(): Promise<void>;
   /** Legacy order requests still PENDING (the partial index legacy_requests_pending serves it). */
   legacyRequestsPending(): Promise<number>;
+  /**
+   * Whether the database replicates synchronously (src/store/postgres/replication-status.ts);
+   * absent where there is no replication to speak of (the embedded SQLite file).
+   */
+  replication?(): Promise<ReplicationStatus>;
+}
+
+export interface ReplicationStatus {
+  /** A commit is acknowledged only once a synchronous standby has it. */
+  readonly synchronous: boolean;
+  /** synchronous_standby_names as the primary has it ("" when none). */
+  readonly synchronousStandbyNames: string;
+  /** synchronous_commit as predex's sessions run. */
+  readonly synchronousCommit: string;
+  /** Streaming standbys connected; undefined when this database role may not see them. */
+  readonly standbys: number | undefined;
+  /** Of those, the ones that count for synchronous commit (sync or quorum). */
+  readonly synchronousStandbys: number | undefined;
+  /** What the operator must know (without synchronous replication a failover may lose acknowledged orders). */
+  readonly warning?: string;
 }

@@ -22,7 +22,7 @@ import {
 } from "../core/exchange.js";
 import { Engine, type EngineLimits, type EngineObserver, type SubmitResult } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
-import { JournalArchive } from "../engine/journal-archive.js";
+
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { JournalEntry } from "../engine/store.js";
 import { exchangeSnapshotWorker, schedulerIntervalMs } from "../exchange/exchange-host.js";
@@ -32,6 +32,7 @@ import { openPostgresPool } from "../store/postgres/database.js";
 import { advertiseLeader } from "../store/postgres/engine-cluster.js";
 import type { PostgresProjector } from "../store/postgres/engine-store.js";
 import { createForwardedCommandsProjector } from "../store/postgres/forwarded-commands.js";
+import { PostgresJournalArchive } from "../store/postgres/journal-archive.js";
 import { defaultNodeId, engineApplicationName } from "../store/postgres/leadership.js";
 import { WarmStandby } from "../store/postgres/warm-standby.js";
 import type { PostgresEngineProjectors } from "./postgres-projectors.js";
@@ -53,12 +54,6 @@ export interface EngineNodeOptions {
   readonly nodeId?: string;
   /** How often the standby reads the journal without a notification. */
   readonly pollEveryMs?: number;
-  /**
-   * Where the leader archives journal entries older than the latest snapshot (and deletes them from
-   * the database). Shared storage for every engine node, so the archive stays one continuous run
-   * across takeovers; undefined, the journal stays in the database.
-   */
-  readonly journalArchiveDir?: string | undefined;
 }
 
 export interface LeaderState {
@@ -68,8 +63,8 @@ export interface LeaderState {
   readonly engine: PostgresExchangeEngine;
   /** The journal's end when this node took over. */
   readonly tookOverAt: bigint;
-  /** The leader's journal archiver (POST /admin/journal/archive), when an archive directory is set. */
-  readonly journalArchiver: JournalArchiver | undefined;
+  /** The leader's journal archiver: every minute, into the database's own archive table. */
+  readonly journalArchiver: JournalArchiver;
 }
 
 export interface EngineNode {
@@ -80,6 +75,10 @@ export interface EngineNode {
   readonly leading: Promise<LeaderState>;
   /** This node's command port in-process, for the API half of an all-in-one node (local-command-port.ts). */
   readonly localCommands: LocalCommandPort<ExchangeCommand, ExchangeEvent>;
+  /** Forks the standby's copy met (it held another history than the journal and was rebuilt). */
+  readonly journalForks: number;
+  /** The last journal entry the standby's copy holds (it stops moving once this node leads). */
+  readonly standbySequence: bigint;
   /** Gives up leadership (or stops waiting for it), commits what is queued, closes the pool. */
   close(): Promise<void>;
 }
@@ -155,6 +154,11 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       lockWaitSliceMs: 250,
       ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
       onFollowError: (error) => logger.warn({ err: error }, "standby: reading the journal failed; retrying"),
+      onFork: (error) =>
+        logger.error(
+          { err: error, forkAt: String(error.sequence) },
+          "journal fork: this standby's copy holds another history than the database (an asynchronous failover lost acknowledged entries, or a split brain); rebuilding it from the database's snapshot and journal",
+        ),
     });
   } catch (error) {
     await readModels?.close();
@@ -177,15 +181,13 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     void takeover.leadership.lost.then((reason) => {
       if (!closing) fail(reason, exitCodes.leadershipLost);
     });
-    const archive =
-      options.journalArchiveDir === undefined
-        ? undefined
-        : new JournalArchive<ExchangeCommand, ExchangeEvent>(options.journalArchiveDir);
+    // The archive lives in the database (engine_journal_archive): every node reaches it.
+    const archive = new PostgresJournalArchive<ExchangeCommand, ExchangeEvent>(pool);
     engine = await Engine.open({
       decider: exchangeDecider,
       codec: exchangeStateCodec,
       store: takeover.store,
-      ...(archive === undefined ? {} : { journalHistory: archive.history(takeover.store) }),
+      journalHistory: archive.history(takeover.store),
       startFrom: takeover.state,
       projectors,
       snapshotWorker: exchangeSnapshotWorker,
@@ -208,10 +210,14 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       onRejected: (command, rejection) => logger.debug({ command, rejection }, "scheduled command refused"),
       onError: (error) => logger.warn({ err: error }, "scheduler tick failed"),
     });
-    journalArchiver =
-      archive === undefined
-        ? undefined
-        : startJournalArchiver({ engine: running, store: takeover.store, archive, logger });
+    const archiver = startJournalArchiver({
+      engine: running,
+      snapshotSequence: () => running.snapshotSequence,
+      store: takeover.store,
+      archive,
+      logger,
+    });
+    journalArchiver = archiver;
     const submit = (command: ExchangeCommand, forwardId: string) => {
       forwardIds.set(command, forwardId);
       return running.submit(command);
@@ -242,7 +248,13 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       { nodeId, epoch: String(epoch), sequence: String(takeover.state.sequence), commandUrl },
       "engine node: leading",
     );
-    return { epoch, commandUrl, engine: running, tookOverAt: takeover.state.sequence, journalArchiver };
+    return {
+      epoch,
+      commandUrl,
+      engine: running,
+      tookOverAt: takeover.state.sequence,
+      journalArchiver: archiver,
+    };
   })();
   // A failed takeover (the database gone, broken invariants) ends the node like a lost leadership.
   leading.catch((error: unknown) => {
@@ -287,6 +299,12 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     followingFrom,
     leading,
     localCommands,
+    get journalForks() {
+      return standby.forks;
+    },
+    get standbySequence() {
+      return standby.sequence;
+    },
     async close() {
       // New commands are refused from here ("not-leader": API nodes look for the next leader); those
       // already queued are committed and answered before the port closes.

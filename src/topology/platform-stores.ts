@@ -14,6 +14,7 @@ import type { CategoryStore } from "../store/categories.js";
 import type { ChainStore } from "../store/chain-store.js";
 import type { ConsoleQueries } from "../store/console-queries.js";
 import type { DepositAddressStore } from "../store/deposit-addresses.js";
+import type { DepositKeyRegistry } from "../store/deposit-key-registry.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { NonceStore } from "../store/gateway-nonces.js";
 import type { IdentityStore } from "../store/identity.js";
@@ -55,6 +56,11 @@ export interface PlatformExchange {
   /** Orders, trades, ledger, positions… as the engine's projectors wrote them. */
   readonly readModels: ExchangeReadModels;
   readonly journalArchiver: JournalArchiver | undefined;
+  /**
+   * Forks this node's copies of the journal met so far (an API node's replica, an engine node's
+   * standby): the metric predex_journal_forks_total. Absent where nothing follows a journal.
+   */
+  readonly journalForks?: () => number;
   /** Stops the engine (commits what is queued) or the forwarding and the replica. */
   close(): Promise<void>;
 }
@@ -68,6 +74,11 @@ export interface PlatformStores {
   /** Markets a commit touched, undefined for "any" (the catalogue drops its cached views of them). */
   onMarketsChanged(listener: (marketIds: ReadonlySet<number> | undefined) => void): void;
   readonly depositAddresses: DepositAddressStore;
+  /**
+   * The deposit key the database is bound to, on PostgreSQL (several nodes must agree on it);
+   * undefined on SQLite, whose one process keeps its key beside the file.
+   */
+  readonly depositKeyRegistry: DepositKeyRegistry | undefined;
   /** The gateway's durable nonces for its window (src/gateway/verifier.ts). */
   readonly gatewayNonces: NonceStore;
   /** A rate-limit store every API node shares (PostgreSQL); undefined: each process counts alone. */
@@ -99,6 +110,7 @@ export function openSqlitePlatformStores(
     marketCatalog: marketCatalog.store,
     onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
     depositAddresses: createSqliteDepositAddressStore(db),
+    depositKeyRegistry: undefined,
     gatewayNonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs: options.nowMs }),
     sharedRateLimitStores: undefined,
     operations: createSqliteOperationsQueries(db),

@@ -19,7 +19,7 @@ import {
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
-import type { JournalArchiver } from "../exchange/journal-archiver.js";
+import { startJournalArchiver } from "../exchange/journal-archiver.js";
 import { nonceWindowMs } from "../gateway/verifier.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { LegacyStores } from "../store/legacy-stores.js";
@@ -27,12 +27,16 @@ import { openPostgresCategoryStore } from "../store/postgres/categories.js";
 import { openPostgresChainStore } from "../store/postgres/chain-store.js";
 import { openPostgresConsoleQueries } from "../store/postgres/console-queries.js";
 import { openPostgresPool, type PostgresPool } from "../store/postgres/database.js";
-import { openPostgresDepositAddressStore } from "../store/postgres/deposit-addresses.js";
+import {
+  openPostgresDepositAddressStore,
+  openPostgresDepositKeyRegistry,
+} from "../store/postgres/deposit-addresses.js";
 import { openPostgresEngineCluster } from "../store/postgres/engine-cluster.js";
 import { applyPostgresExchangeMigrations } from "../store/postgres/exchange-projectors.js";
 import { openPostgresExchangeReadModels } from "../store/postgres/exchange-read-models.js";
 import { openPostgresGatewayNonceStore } from "../store/postgres/gateway-nonces.js";
 import { openPostgresIdentityStore } from "../store/postgres/identity.js";
+import { latestSnapshotSequence, PostgresJournalArchive } from "../store/postgres/journal-archive.js";
 import { openPostgresLegacyApplicationStore } from "../store/postgres/legacy-applications.js";
 import { openPostgresLegacyBillQueries } from "../store/postgres/legacy-bills.js";
 import { openPostgresLegacyNonceStore } from "../store/postgres/legacy-nonces.js";
@@ -45,11 +49,12 @@ import { openPostgresOperationsQueries } from "../store/postgres/operations-quer
 import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
 import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
 import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
+import { reportReplicationAtStart } from "../store/postgres/replication-status.js";
 import {
   openPostgresSessionCache,
   type PostgresSessionCache,
 } from "../store/postgres/session-revocations.js";
-import { type EngineNode, type LeaderState, startEngineNode } from "./engine-node.js";
+import { type EngineNode, startEngineNode } from "./engine-node.js";
 import type { PlatformExchange, PlatformExchangeOptions, PlatformStores } from "./platform-stores.js";
 import { openPostgresEngineProjectors } from "./postgres-projectors.js";
 
@@ -77,6 +82,9 @@ export async function openPostgresPlatformStores(
         options.logger.warn({ err: error }, "sessions: revocation listener reconnecting"),
     });
     const identity = sessions.identity;
+    // Without synchronous replication a failover of the database may lose acknowledged orders:
+    // said at every start (and on /readyz and /metrics).
+    await reportReplicationAtStart(pool, options.logger);
     // The tables the engine projects into, so an API node may start before any engine node.
     await applyPostgresExchangeMigrations(pool);
     const marketCatalog = await openPostgresMarketCatalog(pool, {
@@ -101,6 +109,7 @@ export async function openPostgresPlatformStores(
       marketCatalog: marketCatalog.store,
       onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
       depositAddresses: await openPostgresDepositAddressStore(pool),
+      depositKeyRegistry: await openPostgresDepositKeyRegistry(pool),
       gatewayNonces: await openPostgresGatewayNonceStore(pool, {
         windowMs: nonceWindowMs,
         nowMs: options.nowMs,
@@ -150,7 +159,6 @@ export async function openPostgresExchange(
       ...(options.exchange.limits === undefined ? {} : { limits: options.exchange.limits }),
       ...(options.exchange.observer === undefined ? {} : { observer: options.exchange.observer }),
       onFatal: (reason) => options.exchange.onFatal(reason),
-      journalArchiveDir: options.exchange.journalArchiveDir,
     });
   }
   const applicationName = `predex-api:${process.pid}`;
@@ -169,41 +177,27 @@ export async function openPostgresExchange(
     assertState: assertInvariants,
     ...(engineNode === undefined ? {} : { local: engineNode.localCommands }),
   });
+  // The leader's engine node archives every minute; any node runs it on request (POST
+  // /admin/journal/archive): the archive is in the database and bounds itself by its latest
+  // snapshot (src/store/postgres/journal-archive.ts).
+  const journalArchiver = startJournalArchiver({
+    engine,
+    snapshotSequence: () => latestSnapshotSequence(pool),
+    store: cluster.journal,
+    archive: new PostgresJournalArchive<ExchangeCommand, ExchangeEvent>(pool),
+    logger: options.exchange.logger,
+    scheduled: false,
+  });
   return {
     engine,
     readModels: options.readModels,
-    journalArchiver: engineNode === undefined ? undefined : leaderJournalArchiver(engineNode),
+    journalArchiver,
+    journalForks: () => engine.stats.forks + (engineNode?.journalForks ?? 0),
     async close() {
+      await journalArchiver.stop();
       await engine.close();
       await engineNode?.close();
     },
-  };
-}
-
-/**
- * The all-in-one node's archiver, once its engine node leads (POST /admin/journal/archive): the
- * engine node archives every minute by itself; this runs it now on request.
- */
-function leaderJournalArchiver(engineNode: EngineNode): JournalArchiver | undefined {
-  let leader: LeaderState | undefined;
-  engineNode.leading.then(
-    (state) => {
-      leader = state;
-    },
-    () => {},
-  );
-  return {
-    get archive() {
-      if (leader?.journalArchiver === undefined) throw new Error("This node does not lead the engine");
-      return leader.journalArchiver.archive;
-    },
-    runNow() {
-      if (leader?.journalArchiver === undefined)
-        return Promise.reject(new Error("This node does not lead the engine: archive on the leader"));
-      return leader.journalArchiver.runNow();
-    },
-    // The engine node stops its own archiver.
-    async stop() {},
   };
 }
 

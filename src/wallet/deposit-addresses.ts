@@ -2,8 +2,8 @@
 // every time. User N's address is the child 0/N (BIP-32, BIP-44's external chain) of the operator's
 // account-level extended public key of m/44'/60'/0' (PREDEX_DEPOSIT_XPUB), so the operator's own
 // wallet holds the key of every address and can find and sweep them all; the platform holds public
-// keys only. Without an xpub the demo derives from a demo mnemonic in the data dir (demo-key.ts),
-// printed at start as such. Issued addresses are remembered, so the chain watcher knows which
+// keys only. Without an xpub the demo derives from a demo mnemonic (demo-deposit-key.ts: in the data
+// dir, or on PostgreSQL derived from the master key so every node agrees), printed at start as such. Issued addresses are remembered, so the chain watcher knows which
 // transfers are deposits, and an address always maps back to its user.
 //
 // Addresses issued before this (HMAC outputs that no key controls) stay in their old table as a
@@ -43,7 +43,12 @@ export class DepositAddresses {
     this.#accountKey = HDKey.fromExtendedKey(accountKey.publicExtendedKey);
     this.#externalChain = this.#accountKey.deriveChild(0);
     this.#store = store;
-    this.keyId = Buffer.from(this.#accountKey.identifier!).toString("hex");
+    this.keyId = DepositAddresses.keyIdOf(this.#accountKey);
+  }
+
+  /** The key id of an account key: the hash160 of its public key, hex. */
+  static keyIdOf(accountKey: HDKey): string {
+    return Buffer.from(accountKey.identifier!).toString("hex");
   }
 
   /** The account-level extended public key the addresses derive from. */

@@ -72,4 +72,45 @@ describe("chain settings", () => {
       /needs PREDEX_CHAIN_RPC_URL/,
     );
   });
+
+  it("price withdrawals within a cap and replace a stuck one after a wait, by at least 10%", () => {
+    assert.deepEqual(loadChainConfig(rpc, error).network?.withdrawalFees, {
+      replaceAfterMs: 180_000,
+      bumpPercent: 20,
+      maxFeePerGasCap: 500_000_000_000n,
+    });
+    const set = loadChainConfig(
+      {
+        ...rpc,
+        PREDEX_WITHDRAWAL_REPLACE_AFTER_MS: "60000",
+        PREDEX_WITHDRAWAL_FEE_BUMP_PERCENT: "10",
+        PREDEX_WITHDRAWAL_MAX_FEE_GWEI: "1.5",
+      },
+      error,
+    );
+    assert.deepEqual(set.network?.withdrawalFees, {
+      replaceAfterMs: 60_000,
+      bumpPercent: 10,
+      maxFeePerGasCap: 1_500_000_000n,
+    });
+    assert.equal(
+      loadChainConfig({ ...rpc, PREDEX_WITHDRAWAL_MAX_FEE_GWEI: "0.000000001" }, error).network
+        ?.withdrawalFees.maxFeePerGasCap,
+      1n,
+    );
+    for (const [name, value] of [
+      ["PREDEX_WITHDRAWAL_FEE_BUMP_PERCENT", "9"],
+      ["PREDEX_WITHDRAWAL_FEE_BUMP_PERCENT", "12.5"],
+      ["PREDEX_WITHDRAWAL_REPLACE_AFTER_MS", "-1"],
+      ["PREDEX_WITHDRAWAL_MAX_FEE_GWEI", "0"],
+      ["PREDEX_WITHDRAWAL_MAX_FEE_GWEI", "1.0000000001"],
+      ["PREDEX_WITHDRAWAL_MAX_FEE_GWEI", "lots"],
+    ] as const) {
+      assert.throws(
+        () => loadChainConfig({ ...rpc, [name]: value }, error),
+        new RegExp(name),
+        `${name}=${value}`,
+      );
+    }
+  });
 });

@@ -63,4 +63,37 @@ describe("clientOrderId retention", () => {
       assert.equal(stateHash(exchangeStateCodec.decode(encoded)), stateHash(exchange.state));
     });
   }
+
+  for (const kind of bookKinds) {
+    it(`a reused clientOrderId is refused for what the market refuses, and answered after the market closed (${kind} book)`, () => {
+      const exchange = new Exchange(kind);
+      exchange.nowMs = 1_800_000_000_000;
+      const market = exchange.openMarket({});
+      const other = exchange.openMarket({ title: "Will it snow?" });
+      exchange.deposit(1, "100");
+      const order = (fields: Partial<Parameters<typeof limitOrderCommand>[0]> = {}) =>
+        limitOrderCommand({
+          userId: 1,
+          marketId: market.marketId,
+          outcomeId: market.outcomeId,
+          optionId: market.yes,
+          side: "BUY",
+          limitPrice: atoms("0.4"),
+          shares: atoms("1"),
+          clientOrderId: "retry-me",
+          ...fields,
+        });
+      exchange.accept(order());
+      exchange.refuse(order({ marketId: 999 }), "MARKET_NOT_FOUND");
+      exchange.refuse(order({ outcomeId: other.outcomeId }), "OUTCOME_NOT_FOUND");
+      exchange.refuse(order({ optionId: other.yes }), "OPTION_NOT_FOUND");
+      exchange.refuse(order({ limitPrice: atoms("0.405") }), "PRICE_NOT_ON_TICK");
+      exchange.refuse(order({ shares: atoms("1.00005") }), "SHARES_NOT_ON_STEP");
+      // The first order was placed: after the market closed, a valid retry is still told so.
+      exchange.accept({ type: "CloseMarket", marketId: market.marketId });
+      const [repeated] = exchange.accept(order());
+      assert.equal(repeated?.type, "OrderRepeated");
+      exchange.refuse(order({ clientOrderId: "new" }), "MARKET_NOT_OPEN");
+    });
+  }
 });

@@ -63,7 +63,19 @@ type Step =
       action: "cancel" | "approve" | "reject" | "complete";
       user: number;
       withdrawalId: number;
-    };
+    }
+  // The exclusive market D (three outcomes): a LIMIT order on one of its books, and a conversion of
+  // the No shares of the outcomes of a bit mask (all three, or none, is refused).
+  | {
+      kind: "exclusiveLimit";
+      user: number;
+      outcome: number;
+      option: 0 | 1;
+      side: "BUY" | "SELL";
+      tick: number;
+      lots: number;
+    }
+  | { kind: "convert"; user: number; listed: number; lots: number };
 
 const user = fc.constantFrom(...users);
 const option = fc.constantFrom<0 | 1>(0, 1);
@@ -186,18 +198,55 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant("close" as const),
-      market: fc.constantFrom(0, 1, 2, 2, 2, 2, 2, 2),
+      market: fc.constantFrom(0, 1, 2, 2, 2, 2, 2, 2, 3),
+    }),
+  },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant("exclusiveLimit" as const),
+      user,
+      outcome: fc.nat(2),
+      option,
+      side,
+      tick: fc.integer({ min: 20, max: 80 }),
+      lots: fc.integer({ min: 100, max: 30_000 }),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("convert" as const),
+      user,
+      listed: fc.integer({ min: 0, max: 7 }),
+      lots: fc.oneof(
+        { weight: 9, arbitrary: fc.integer({ min: 1, max: 60_000 }) },
+        { weight: 1, arbitrary: fc.constantFrom(0, 10_000_000_001) },
+      ),
     }),
   },
 );
+
+/** The exclusive market D: its id, its outcomes' ids, and their Yes option ids (No = Yes + 1). */
+const exclusiveMarketId = 4;
+const exclusiveOutcomeIds = [4, 5, 6];
+const exclusiveYesIds = [7, 9, 11];
 
 /** Markets: 1 (tick 0.01, fees), 2 (tick 0.1, no fees, tiny minimum), 3 (left in draft). */
 const setup: ExchangeCommand[] = [
   createMarketCommand({ title: "A", makerFeeBps: 20, takerFeeBps: 50 }),
   createMarketCommand({ title: "B", tickSize: 10_000_000n, minOrderSize: 10_000n }),
   createMarketCommand({ title: "C" }),
+  createMarketCommand({
+    title: "D",
+    makerFeeBps: 10,
+    takerFeeBps: 20,
+    exclusive: true,
+    outcomes: ["D1", "D2", "D3"].map((name) => ({ name, options: null })),
+  }),
   { type: "OpenMarket", marketId: 1 },
   { type: "OpenMarket", marketId: 2 },
+  { type: "OpenMarket", marketId: exclusiveMarketId },
   ...users.map(
     (userId): ExchangeCommand => ({
       type: "Deposit",
@@ -220,8 +269,23 @@ const setup: ExchangeCommand[] = [
       }),
     ),
   ),
+  // In D too: every user holds 5 Yes or 5 No of each outcome.
+  ...exclusiveOutcomeIds.flatMap((outcomeId, index) =>
+    users.map((userId) =>
+      limitOrderCommand({
+        userId,
+        marketId: exclusiveMarketId,
+        outcomeId,
+        optionId: exclusiveYesIds[index]! + ((userId + 1) % 2),
+        side: "BUY",
+        limitPrice: 50_000_000n,
+        shares: 500_000_000n,
+      }),
+    ),
+  ),
 ];
-const tickAtoms = [1_000_000n, 10_000_000n, 1_000_000n];
+/** Each market's tick in atoms, by market id - 1 (the exclusive market D's is 0.01 too). */
+const tickAtoms = [1_000_000n, 10_000_000n, 1_000_000n, 1_000_000n];
 
 function toCommand(stepValue: Step, nowMs: number, state: ExchangeState): ExchangeCommand {
   switch (stepValue.kind) {
@@ -322,6 +386,24 @@ function toCommand(stepValue: Step, nowMs: number, state: ExchangeState): Exchan
         }
       }
     }
+    case "exclusiveLimit":
+      return limitOrderCommand({
+        userId: stepValue.user,
+        marketId: exclusiveMarketId,
+        outcomeId: exclusiveOutcomeIds[stepValue.outcome]!,
+        optionId: exclusiveYesIds[stepValue.outcome]! + stepValue.option,
+        side: stepValue.side,
+        limitPrice: BigInt(stepValue.tick) * 1_000_000n,
+        shares: BigInt(stepValue.lots) * 10_000n,
+      });
+    case "convert":
+      return {
+        type: "ConvertPositions",
+        userId: stepValue.user,
+        marketId: exclusiveMarketId,
+        outcomeIds: exclusiveOutcomeIds.filter((_id, index) => (stepValue.listed >> index) & 1),
+        shares: BigInt(stepValue.lots) * 10_000n,
+      };
     case "advance":
       throw new Error("advance is not a command");
     default: {
@@ -438,15 +520,18 @@ describe("exchange properties over random command streams", () => {
     );
   });
 
-  it("random streams do trade: each cross type occurs", () => {
+  it("random streams do trade: each cross type occurs, and conversions too", () => {
     const crosses = new Set<string>();
+    let conversions = 0;
     fc.assert(
       fc.property(fc.array(step, { minLength: 50, maxLength: 200, size: "max" }), (steps) => {
         const run = runBoth(steps, -1);
         for (const event of run.journal) if (event.type === "TradeExecuted") crosses.add(event.cross);
+        conversions += run.journal.filter((event) => event.type === "PositionsConverted").length;
       }),
       { numRuns: 40 },
     );
     assert.deepEqual([...crosses].sort(), ["MERGE", "MINT", "TRANSFER"]);
+    assert.ok(conversions >= 40, `only ${conversions} conversions`);
   });
 });

@@ -16,7 +16,7 @@ describe("admin markets and deposits", () => {
   });
   after(() => platform.close());
 
-  it("creates a draft orderbook market whose detail has exactly the spec's fields and types", async () => {
+  it("creates a draft orderbook market whose detail has exactly the spec's fields and types, and exclusive", async () => {
     const start = Date.now() - 60_000;
     const detail = await platform.operator.createMarket({
       title: "Who wins the final?",
@@ -35,7 +35,8 @@ describe("admin markets and deposits", () => {
       ],
     });
     // The contract's detail shape; a created market already has its hotScore (the contract allows null).
-    assertShape(detail, { ...detailShape, hotScore: "number" }, "detail");
+    // The operator's detail adds `exclusive` (DESIGN §10).
+    assertShape(detail, { ...detailShape, hotScore: "number", exclusive: "boolean" }, "detail");
     assert.deepEqual(
       [
         detail.status,
@@ -99,9 +100,11 @@ describe("admin markets and deposits", () => {
     const opened = await platform.operator.openMarket(detail.marketId);
     assert.deepEqual([opened.status, opened.isOnline], ["open", true]);
     const { client } = await platform.fundedUser("0");
-    // The partner sees the operator's detail, with its own view counted (clicks, hotScore).
+    // The partner sees the operator's detail but `exclusive`, with its own view counted (clicks, hotScore).
     const viewed = await client.getMarketDetail(detail.marketId);
-    assert.deepEqual({ ...viewed, clicks: opened.clicks, hotScore: opened.hotScore }, opened);
+    const { exclusive, ...openedSpecFields } = opened;
+    assert.equal(exclusive, false);
+    assert.deepEqual({ ...viewed, clicks: opened.clicks, hotScore: opened.hotScore }, openedSpecFields);
     assert.equal(viewed.clicks, opened.clicks + 1);
     await assert.rejects(platform.operator.openMarket(detail.marketId), (error: unknown) => {
       assert.ok(error instanceof PredexApiError);

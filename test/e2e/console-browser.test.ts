@@ -1,8 +1,10 @@
 // The web console in a real browser (Debian's Chromium, driven by playwright-core) against the
 // platform of `npm start`: the demo seed and its market maker on loopback ports. The market pages
-// show the bot's book moving live and agree with the REST book once it stops; the operator's desk
-// takes a market from draft to settled while an order placed through the SDK shows up, approves a
-// withdrawal, and shows the API's own message when an action is refused. Both pages are used at
+// show the bot's book moving live and agree with the REST book once it stops, and show the demo's
+// exclusive event as one event (every outcome's Yes price side by side, each outcome's live book
+// one click away); the operator's desk takes a market from draft to settled while an order placed
+// through the SDK shows up, creates and resolves an exclusive event by its one winning outcome,
+// approves a withdrawal, and shows the API's own message when an action is refused. Both pages are used at
 // 1280 px and at a phone's width, by keyboard where a reader would, and no page may log an error.
 // Screenshots of both pages are taken (CONSOLE_SCREENSHOTS=docs refreshes the README's, in docs/).
 
@@ -140,6 +142,76 @@ describe("the web console in Chromium", { skip }, () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(/#\/market\/[0-9]+$/);
     await page.getByRole("heading", { level: 1 }).waitFor();
+    await page.close();
+    assertNoConsoleErrors();
+  });
+
+  it("shows the exclusive event as one event: every outcome's Yes price side by side, each book one click away", async () => {
+    const event = platform.demo.seed.markets.find((market) => (market.outcomes?.length ?? 0) > 1)!;
+    const outcomes = event.outcomes!;
+    const person = platform.demo.seed.people[0]!;
+    // The bot quotes every outcome's book before the page reads the prices.
+    const deadlineMs = Date.now() + waitMs;
+    for (;;) {
+      const books = await Promise.all(
+        outcomes.map((outcome) =>
+          person.client.getBook({ marketId: event.marketId, outcomeId: outcome.outcomeId }),
+        ),
+      );
+      if (books.every((book) => book.bids.length > 0 && book.asks.length > 0)) break;
+      assert.ok(Date.now() < deadlineMs, "the bot quotes every outcome of the event");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const page = await browser.page();
+    await page.goto(`${platform.platform.addresses.public}/#/market/${event.marketId}`);
+    const panel = page.getByTestId("event-outcomes");
+    await panel.waitFor({ timeout: waitMs });
+    const names = demoMarkets
+      .find((market) => market.title === event.title)!
+      .exclusiveOutcomes!.map((each) => each.name);
+    const buttons = panel.getByRole("button");
+    assert.equal(await buttons.count(), names.length);
+    // Side by side: one row of four at 1280 px.
+    const tops = await buttons.evaluateAll((elements) =>
+      elements.map((element) => element.getBoundingClientRect().top),
+    );
+    assert.equal(new Set(tops).size, 1, "the outcomes stand in one row");
+    const prices = (
+      await buttons.evaluateAll((elements) =>
+        elements.map((element) => element.getAttribute("data-yes-price")),
+      )
+    ).map(Number);
+    const yesSum = prices.reduce((sum, price) => sum + price, 0);
+    assert.ok(Math.abs(yesSum - 1) <= 0.05, `the Yes prices shown add up to ${yesSum}`);
+    await panel
+      .getByTestId("event-yes-sum")
+      .getByText(/Yes prices add up to/)
+      .waitFor();
+
+    // One click on an outcome: its live Yes book.
+    const third = outcomes[2]!;
+    await panel.getByRole("button", { name: new RegExp(`^${names[2]}:`) }).click();
+    await page.getByRole("heading", { name: `Order book · ${names[2]} · Yes` }).waitFor();
+    await page.locator('[data-testid="order-book"][data-state="live"]').waitFor({ timeout: waitMs });
+    await page.getByTestId("order-book").locator("tr.bid td.price").first().waitFor({ timeout: waitMs });
+    const expected = await person.client.getBook({ marketId: event.marketId, outcomeId: third.outcomeId });
+    assert.ok(expected.bids.length > 0);
+    assert.equal(
+      await panel.getByRole("button", { name: new RegExp(`^${names[2]}:`) }).getAttribute("aria-pressed"),
+      "true",
+    );
+    await page.screenshot({ path: new URL("console-event.png", docsDirectory).pathname, fullPage: true });
+    // The list shows the event's outcomes side by side too.
+    await page.goto(platform.platform.addresses.public);
+    const card = page.locator("a.card", { hasText: event.title });
+    await card.getByTestId("outcome-chances").waitFor({ timeout: waitMs });
+    for (const name of names) assert.match((await card.textContent()) ?? "", new RegExp(name));
+
+    const phone = await browser.page(phoneViewport);
+    await phone.goto(`${platform.platform.addresses.public}/#/market/${event.marketId}`);
+    await phone.getByTestId("event-outcomes").waitFor({ timeout: waitMs });
+    await assertFitsWidth(phone);
+    await phone.close();
     await page.close();
     assertNoConsoleErrors();
   });
@@ -350,6 +422,58 @@ describe("the web console in Chromium", { skip }, () => {
       () => document.querySelector('[data-testid="market-status"]')?.textContent === "settled",
     );
     assert.equal(await marketStatus(marketId), "settled");
+    await page.close();
+    assertNoConsoleErrors();
+  });
+
+  it("creates an exclusive event on the desk and resolves it by its one winning outcome", async () => {
+    const page = await browser.page();
+    await signIn(page);
+    await page.getByRole("button", { name: "Markets", exact: true }).click();
+    await page.getByLabel("Title", { exact: true }).fill("Who wins the console cup?");
+    await page.getByLabel(/Outcomes, one per line/).fill("Ada\nBrook\nCyd");
+    await page.getByLabel(/Exclusive event/).check();
+    await page.getByRole("button", { name: "Create draft" }).click();
+    const created = await page
+      .getByTestId("outcome")
+      .getByText(/Draft market [0-9]+ created/)
+      .textContent();
+    const marketId = /Draft market ([0-9]+)/.exec(created ?? "")![1]!;
+    await page.getByText("exclusive event").first().waitFor();
+    await page.getByRole("button", { name: "Open for trading" }).click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "open",
+    );
+    await page.getByRole("button", { name: "Close trading" }).click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "closed",
+    );
+    await page.getByLabel("Winning outcome").selectOption({ label: "Brook" });
+    await page.getByRole("button", { name: "Resolve" }).click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "resolving",
+    );
+    await page.getByRole("button", { name: "Finalize now" }).click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="market-status"]')?.textContent === "settled",
+    );
+    const response = await fetch(`${platform.platform.addresses.admin}/admin/markets/${marketId}`, {
+      headers: { authorization: `Bearer ${platform.platform.adminToken}` },
+    });
+    const settled = (
+      (await response.json()) as {
+        data: { exclusive: boolean; outcomes: { name: string; options: { isWin: boolean | null }[] }[] };
+      }
+    ).data;
+    assert.equal(settled.exclusive, true);
+    assert.deepEqual(
+      settled.outcomes.map((outcome) => [outcome.name, outcome.options.map((option) => option.isWin)]),
+      [
+        ["Ada", [false, true]],
+        ["Brook", [true, false]],
+        ["Cyd", [false, true]],
+      ],
+    );
     await page.close();
     assertNoConsoleErrors();
   });

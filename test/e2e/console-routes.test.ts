@@ -44,10 +44,12 @@ describe("the operator's lists (admin host)", () => {
       "createdAt",
       "merchantId",
       "name",
+      "signedNonceRequired",
       "userCount",
       "webhookUrl",
     ]);
     assert.equal(listed?.commissionRate, "0.125");
+    assert.equal(listed?.signedNonceRequired, false);
     assert.equal(listed?.appKey, partner.appKey);
     assert.equal(page.records[0]?.merchantId, partner.merchantId, "newest first");
     assert.ok(page.total >= 2);
@@ -231,8 +233,10 @@ describe("the market pages' routes (public host)", () => {
     const found = await publicData<{
       market: { marketId: string; title: string };
       assets: { outcomeId: string; optionId: string; optionIndex: number; assetId: string }[];
+      exclusive: boolean;
     }>(`/console-api/markets/${market.marketId}`);
     assert.equal(found.market.title, "Console trades: will the bridge open?");
+    assert.equal(found.exclusive, false);
     assert.deepEqual(
       found.assets.map((asset) => [asset.optionId, asset.optionIndex]),
       [
@@ -265,7 +269,10 @@ describe("the market pages' routes (public host)", () => {
   });
 
   it("serves the market pages at / without credentials", async () => {
-    const page = await platform.raw("public", { path: "/" });
+    const page = await platform.raw("public", {
+      path: "/",
+      headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    });
     assert.ok(page.status === 200 || page.status === 503, String(page.status));
     assert.match(page.text, /predex/);
   });

@@ -1,6 +1,6 @@
 // The demo of `npm start` in process: a real platform on free ports and a temporary data dir, the
-// demo partner, the seed (categories, markets of all three models, funded users) and the market
-// maker on short intervals. The bot must make a two-sided book and at least one trade within a
+// demo partner, the seed (categories, markets of all three models and an exclusive event, funded
+// users) and the market maker on short intervals. The bot must make a two-sided book and at least one trade within a
 // bounded wait; a second start on the same data dir creates nothing twice; shutdown leaves no timer
 // behind (the test process must be able to exit).
 
@@ -12,6 +12,13 @@ import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { credentialsFileName, ensureDemoPartner, readDemoCredentials } from "../../src/cli/demo-partner.js";
 import { demoCategories, demoMarkets, demoPeopleUsers } from "../../src/demo/content.js";
+import {
+  eventFairTicks,
+  fairTicksMax,
+  fairTicksMin,
+  nextEventFairTicks,
+  ticksPerUnit,
+} from "../../src/demo/fair-price.js";
 import { loopbackUrlOf } from "../../src/demo/loopback.js";
 import { openOrdersPerMarketMax, quoteLevels, quoteLevelsPerSide } from "../../src/demo/market-maker.js";
 import { type RunningDemo, runDemo } from "../../src/demo/run-demo.js";
@@ -139,6 +146,26 @@ describe("the demo: seed, market maker, restart", () => {
         return page.records.length > 0 ? page.records : undefined;
       });
       assert.equal(trades[0]!.role, "TAKER");
+
+      // The exclusive event: four outcomes, each one's book quoted, their Yes prices adding up to about 1.
+      const event = demo.seed.markets.find((seeded) => (seeded.outcomes?.length ?? 0) > 1);
+      assert.ok(event !== undefined, "an exclusive event is seeded");
+      assert.equal(event.outcomes!.length, 4);
+      const operator = await fetch(`${started.platform.addresses.admin}/admin/markets/${event.marketId}`, {
+        headers: { authorization: `Bearer ${started.platform.adminToken}` },
+      });
+      assert.equal(((await operator.json()) as { data: { exclusive: boolean } }).data.exclusive, true);
+      const mids = await until("every outcome quoted", async () => {
+        const books = await Promise.all(
+          event.outcomes!.map((outcome) =>
+            demo.seed.people[0]!.client.getBook({ marketId: event.marketId, outcomeId: outcome.outcomeId }),
+          ),
+        );
+        if (!books.every((book) => book.bids.length > 0 && book.asks.length > 0)) return undefined;
+        return books.map((book) => (Number(book.bids[0]!.price) + Number(book.asks[0]!.price)) / 2);
+      });
+      const yesSum = mids.reduce((sum, mid) => sum + mid, 0);
+      assert.ok(Math.abs(yesSum - 1) <= 0.05, `the Yes prices add up to ${yesSum}`);
     } finally {
       await started.stop();
     }
@@ -203,5 +230,32 @@ describe("the demo's small rules", () => {
         ["bid", "ask"],
       );
     }
+  });
+
+  it("walks an exclusive event's fair prices together, always adding up to 1", () => {
+    assert.deepEqual(eventFairTicks([0.4, 0.3, 0.2, 0.1]), [40, 30, 20, 10]);
+    // Last prices that do not add up to 1 are scaled to.
+    assert.equal(
+      eventFairTicks([0.45, 0.35, 0.25, 0.12]).reduce((sum, ticks) => sum + ticks, 0),
+      ticksPerUnit,
+    );
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 16_807) % 2_147_483_647;
+      return seed / 2_147_483_647;
+    };
+    let ticks = eventFairTicks([0.4, 0.3, 0.2, 0.1]);
+    let moved = 0;
+    for (let step = 0; step < 2_000; step += 1) {
+      const next = nextEventFairTicks(ticks, random);
+      if (next.some((each, index) => each !== ticks[index])) moved += 1;
+      ticks = next;
+      assert.equal(
+        ticks.reduce((sum, each) => sum + each, 0),
+        ticksPerUnit,
+      );
+      assert.ok(ticks.every((each) => each >= fairTicksMin && each <= fairTicksMax));
+    }
+    assert.ok(moved > 100, `the prices moved ${moved} times`);
   });
 });

@@ -91,7 +91,7 @@ describe("a correctly signed request", () => {
   });
 
   it("accepts listed header names in any case, because HTTP header names are case-insensitive", async () => {
-    const signed = signRequest(partner, { method: "GET", path: `/user/${userId}` });
+    const signed = signRequest(partner, { method: "GET", path: `/user/${userId}`, nonce: false });
     const response = await platform.raw("gateway", {
       path: signed.pathAndQuery,
       headers: { ...signed.headers, "x-ca-signature-headers": "X-Api-Key" },
@@ -296,14 +296,14 @@ describe("nonce replay", () => {
     assert.deepEqual(replay.json, { code: 1401, message: "unauthorized: Nonce already used", data: null });
   });
 
-  it("lets the SDK sign a fresh nonce into every request", async () => {
-    const client = platform.client(partner, { nonces: true });
+  it("lets the SDK sign a fresh nonce into every request (its default)", async () => {
+    const client = platform.client(partner);
     await client.getUser(userId);
     await client.getUser(userId);
   });
 
   it("does not remember a nonce that was not signed", async () => {
-    const signed = signRequest(partner, { method: "GET", path: `/user/${userId}` });
+    const signed = signRequest(partner, { method: "GET", path: `/user/${userId}`, nonce: false });
     const headers = { ...signed.headers, "x-ca-nonce": "unsigned-nonce" };
     assert.equal((await platform.raw("gateway", { path: signed.pathAndQuery, headers })).status, 200);
     assert.equal((await platform.raw("gateway", { path: signed.pathAndQuery, headers })).status, 200);

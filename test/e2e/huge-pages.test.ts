@@ -1,151 +1,202 @@
-// Every paginated route of the four listeners treats a page far past the end the same way: an
-// empty page (200), never a 500 from the database. `1e20`, `1e308` and a 21-digit page number are
-// all pages no table has; the signed host additionally wants integer literals in a query string,
-// so there `1e20` is its usual text/plain 400.
+// Every paginated route of the four listeners follows one page rule (src/api/shared/pagination.ts):
+// a page is a whole number from 1 to 2,147,483,647. Up to that, a page far past the end is an empty
+// page (200) whose `current` is the page asked for, exactly; beyond it (1e20, 1e308, the 27-digit
+// page of issue 28 that came back as `2.7658917993039505e+26`) is refused as a bad page number is
+// on that listener: the query-string answer (text/plain 400) on the signed, public and admin
+// listeners, 400/1001 for a JSON body, the legacy envelope's parameter error there. Never a 500,
+// never a float.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { PredexClient } from "../../src/sdk/client.js";
-import { PredexApiError } from "../../src/sdk/errors.js";
-import type { LegacyClient } from "../../src/sdk/legacy/client.js";
-import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
-import { type LegacyPlatform, type Merchant, startLegacyPlatform } from "../legacy/fixtures.js";
+import { type LegacyPlatform, startLegacyPlatform } from "../legacy/fixtures.js";
+import type { RawResponse } from "./harness.js";
 
 let platform: LegacyPlatform;
-let merchant: Merchant;
-let gateway: PredexClient;
-let legacy: LegacyClient;
+let sessionCookie: string;
+let legacyToken: string;
 let legacyUserId: number;
+let merchantId: string;
 before(async () => {
   platform = await startLegacyPlatform();
-  merchant = await platform.createMerchant();
-  gateway = (await platform.fundedUser("10")).client;
-  legacy = platform.legacyClient(merchant, { marchantUserId: "huge-pages" });
-  legacyUserId = (await legacy.authorize()).userId;
+  sessionCookie = (await platform.fundedUser("10")).client.sessionCookie!;
+  const merchant = await platform.createMerchant();
+  merchantId = merchant.merchantId;
+  const legacy = platform.legacyClient(merchant, { marchantUserId: "huge-pages" });
+  const authorized = await legacy.authorize();
+  legacyUserId = authorized.userId;
+  legacyToken = authorized.token;
 });
 after(() => platform.close());
 
-/** Page values as sent: a query string carries the text, a JSON body the number. */
-const hugePages = [
-  { query: "1e20", json: 1e20 },
-  { query: "1e308", json: 1e308 },
-  { query: "100000000000000000000", json: 100000000000000000000 },
-];
+/** The largest page number: past the end of every table, and still an exact integer. */
+const lastPage = "2147483647";
+/** Page numbers beyond it, as written in a query string or a JSON body. */
+const hugePages = ["2147483648", "1e20", "1e308", "276589179930395053538672640"];
 
-interface Answer {
-  readonly status: number;
-  /** The records of the page, when the answer is a 200. */
-  readonly records?: readonly unknown[];
+type Surface = "gateway" | "public" | "legacy" | "admin";
+
+interface PagedRoute {
+  readonly surface: Surface;
+  readonly name: string;
+  /** Sends the route with `page` written as given (query text or JSON number text). */
+  readonly send: (page: string) => Promise<RawResponse>;
+  /** How this route refuses a page number: the query's plain text, a JSON body's 1001, or legacy's. */
+  readonly refusal: "query" | "json" | "legacy";
 }
 
-async function partnerAnswer(
-  method: "GET" | "POST",
-  path: string,
-  page: { query: string; json: number },
-  extra: Record<string, string> = {},
-): Promise<Answer> {
-  try {
-    const envelope =
-      method === "GET"
-        ? await gateway.requestEnvelope<unknown>("GET", path, { query: { ...extra, page: page.query } })
-        : await gateway.requestEnvelope<unknown>("POST", path, { body: { page: page.json } });
-    return { status: 200, records: recordsOf(envelope.data) };
-  } catch (error) {
-    if (error instanceof PredexApiError) return { status: error.status };
-    throw error;
-  }
-}
-
-async function legacyAnswer(method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> {
-  try {
-    const envelope = await legacy.requestEnvelope<unknown>(method, path, {
-      ...(body === undefined ? {} : { body }),
-      idempotent: true,
+function gatewayGet(path: string, extra = ""): PagedRoute["send"] {
+  return (page) =>
+    platform.signed(platform.partner, {
+      path,
+      query: Object.fromEntries(new URLSearchParams(`${extra}page=${page}`)),
+      cookie: sessionCookie,
     });
-    return { status: 200, records: recordsOf(envelope.data) };
-  } catch (error) {
-    if (error instanceof LegacyApiError) return { status: error.status };
-    throw error;
-  }
 }
 
-async function adminAnswer(path: string): Promise<Answer> {
-  const response = await platform.admin("GET", path);
-  const data = (response.json as { data?: unknown } | undefined)?.data;
-  return { status: response.status, ...(response.status === 200 ? { records: recordsOf(data) } : {}) };
-}
-
-function recordsOf(data: unknown): readonly unknown[] {
-  if (Array.isArray(data)) return data;
-  const records = (data as { records?: unknown[] } | null)?.records;
-  assert.ok(Array.isArray(records), `a page: ${JSON.stringify(data)}`);
-  return records;
-}
-
-function assertEmptyPage(answer: Answer, route: string, page: string): void {
-  assert.equal(answer.status, 200, `${route} page=${page}`);
-  assert.deepEqual(answer.records, [], `${route} page=${page}`);
-}
-
-describe("a page number far past the end", () => {
-  it("is an empty page on every paginated route of the signed host", async () => {
-    const routes: Array<[string, Record<string, string>?]> = [
-      ["/markets/list"],
-      ["/search", { keyword: "rain" }],
-      ["/trades"],
-      ["/account/history"],
-      ["/account/positions"],
-      ["/deposit/history"],
-      ["/withdraw/history"],
-    ];
-    for (const page of hugePages) {
-      for (const [path, extra] of routes) {
-        const answer = await partnerAnswer("GET", path, page, extra);
-        // An exponent is not an integer literal: the signed host's query rule (text/plain 400).
-        if (page.query.includes("e")) assert.equal(answer.status, 400, `${path} page=${page.query}`);
-        else assertEmptyPage(answer, path, page.query);
-      }
-      assertEmptyPage(await partnerAnswer("POST", "/ordering/open-orders", page), "open-orders", page.query);
-    }
+function legacyRequest(method: "GET" | "POST", pathAndQuery: string, body?: string): Promise<RawResponse> {
+  return platform.raw("legacy", {
+    method,
+    path: pathAndQuery,
+    headers: {
+      authorization: `Bearer ${legacyToken}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body }),
   });
+}
 
-  it("is an empty page on every paginated route of the legacy host", async () => {
-    const period = Number(new Date().toISOString().slice(0, 7).replace("-", ""));
-    for (const page of hugePages) {
-      const routes: Array<[string, "GET" | "POST", string, unknown?]> = [
-        ["positions", "POST", "/api/order/openapi/positions", { page: page.json }],
-        ["activity", "GET", `/api/order/openapi/query-user-activity?page=${page.query}`],
-        ["market list", "GET", `/api/market/openapi/market/list?page=${page.query}`],
-        ["notifications", "GET", `/api/user/notification/list?userId=${legacyUserId}&page=${page.query}`],
-        [
-          "monthly bill",
+function routes(): PagedRoute[] {
+  const period = Number(new Date().toISOString().slice(0, 7).replace("-", ""));
+  const gateway: PagedRoute[] = [
+    ["/markets/list", ""],
+    ["/search", "keyword=rain&"],
+    ["/trades", ""],
+    ["/account/history", ""],
+    ["/account/positions", ""],
+    ["/deposit/history", ""],
+    ["/withdraw/history", ""],
+  ].map(([path, extra]) => ({
+    surface: "gateway",
+    name: path!,
+    send: gatewayGet(path!, extra),
+    refusal: "query",
+  }));
+  gateway.push({
+    surface: "gateway",
+    name: "/ordering/open-orders",
+    send: (page) =>
+      platform.signed(platform.partner, {
+        method: "POST",
+        path: "/ordering/open-orders",
+        body: `{"page":${page}}`,
+        cookie: sessionCookie,
+      }),
+    refusal: "json",
+  });
+  const admin: PagedRoute[] = [
+    "/admin/applications",
+    "/admin/withdrawals",
+    "/admin/partners",
+    "/admin/users",
+    "/admin/markets",
+    "/admin/deposits",
+  ].map((path) => ({
+    surface: "admin",
+    name: path,
+    send: (page) => platform.admin("GET", `${path}?page=${page}`),
+    refusal: "query",
+  }));
+  const publicRoutes: PagedRoute[] = [
+    {
+      surface: "public",
+      name: "/console-api/markets",
+      send: (page) => platform.raw("public", { path: `/console-api/markets?page=${page}` }),
+      refusal: "query",
+    },
+  ];
+  const legacy: PagedRoute[] = [
+    {
+      surface: "legacy",
+      name: "positions",
+      send: (page) => legacyRequest("POST", "/api/order/openapi/positions", `{"page":${page}}`),
+      refusal: "legacy",
+    },
+    {
+      surface: "legacy",
+      name: "activity",
+      send: (page) => legacyRequest("GET", `/api/order/openapi/query-user-activity?page=${page}`),
+      refusal: "legacy",
+    },
+    {
+      surface: "legacy",
+      name: "market list",
+      send: (page) => legacyRequest("GET", `/api/market/openapi/market/list?page=${page}`),
+      refusal: "legacy",
+    },
+    {
+      surface: "legacy",
+      name: "notifications",
+      send: (page) => legacyRequest("GET", `/api/user/notification/list?userId=${legacyUserId}&page=${page}`),
+      refusal: "legacy",
+    },
+    {
+      surface: "legacy",
+      name: "monthly bill",
+      send: (page) =>
+        legacyRequest(
           "POST",
           "/api/order/openapi/merchant-commission-bill/query/month",
-          { billPeriod: period, merchantId: Number(merchant.merchantId), page: page.json },
-        ],
-        [
-          "bill detail",
+          `{"billPeriod":${period},"merchantId":${merchantId},"page":${page}}`,
+        ),
+      refusal: "legacy",
+    },
+    {
+      surface: "legacy",
+      name: "bill detail",
+      send: (page) =>
+        legacyRequest(
           "GET",
-          `/api/order/openapi/bill/query-detail?merchantId=${merchant.merchantId}&merchantUserId=huge-pages&page=${page.query}`,
-        ],
-      ];
-      for (const [name, method, path, body] of routes) {
-        assertEmptyPage(await legacyAnswer(method, path, body), name, page.query);
+          `/api/order/openapi/bill/query-detail?merchantId=${merchantId}&merchantUserId=huge-pages&page=${page}`,
+        ),
+      refusal: "legacy",
+    },
+  ];
+  return [...gateway, ...publicRoutes, ...legacy, ...admin];
+}
+
+describe("page numbers on every paginated route of the four listeners", () => {
+  it("answers the last page number with an empty page whose current is that integer, exactly", async () => {
+    for (const route of routes()) {
+      const answer = await route.send(lastPage);
+      assert.equal(answer.status, 200, `${route.surface} ${route.name}: ${answer.text}`);
+      // `current` as written on the wire, where the route has one (deposit and withdraw histories
+      // answer `{count, records}`): an integer literal, never in exponent form.
+      if (answer.text.includes('"current":')) {
+        assert.match(answer.text, /"current":2147483647[,}]/, `${route.surface} ${route.name}`);
       }
+      const data = (answer.json as { data: unknown }).data;
+      const records = Array.isArray(data) ? data : (data as { records: unknown[] }).records;
+      assert.deepEqual(records, [], `${route.surface} ${route.name}`);
     }
   });
 
-  it("is an empty page on every paginated route of the admin host", async () => {
-    for (const page of hugePages) {
-      for (const path of [
-        "/admin/applications",
-        "/admin/withdrawals",
-        "/admin/partners",
-        "/admin/users",
-        "/admin/markets",
-        "/admin/deposits",
-      ]) {
-        assertEmptyPage(await adminAnswer(`${path}?page=${page.query}`), path, page.query);
+  it("refuses a page number beyond it, as that route refuses any bad page number", async () => {
+    for (const route of routes()) {
+      for (const page of hugePages) {
+        const answer = await route.send(page);
+        const where = `${route.surface} ${route.name} page=${page}: ${answer.status} ${answer.text}`;
+        assert.equal(answer.status, 400, where);
+        if (route.refusal === "query") {
+          assert.match(answer.headers.get("content-type") ?? "", /^text\/plain/, where);
+          assert.match(answer.text, /^Query deserialize error: invalid value for `page`/, where);
+        } else if (route.refusal === "json") {
+          const body = answer.json as { code: number; message: string };
+          assert.equal(body.code, 1001, where);
+          assert.match(body.message, /^bad request: page /, where);
+        } else {
+          const body = answer.json as { code: number; data: { errorCode: number; field: string } };
+          assert.deepEqual([body.code, body.data.errorCode, body.data.field], [400, 400, "page"], where);
+        }
       }
     }
   });

@@ -61,6 +61,126 @@ describe("POST /ordering/create-order with a clientOrderId used before", () => {
   });
 });
 
+describe("POST /ordering/create-order with a clientOrderId used before, checked against the market", () => {
+  it("refuses what the market would refuse: unknown places, a price off the tick, sizes out of bounds, a model that does not take the order", async () => {
+    const { client } = await platform.fundedUser("100");
+    const other = await platform.openMarket({ title: "Will it snow in Oslo?" });
+    const amm = await platform.openMarket({
+      title: "Will the AMM hold?",
+      modelType: "AMM",
+      liquidity: 1000,
+      buyMinAmount: 1,
+    } as never);
+    const pool = await platform.openMarket({ title: "Will the pool hold?", modelType: "parimutuel" });
+    const book = {
+      marketId: market.marketId,
+      outcomeId: market.outcomeId,
+      optionId: market.yes,
+      side: "BUY",
+      orderType: "LIMIT",
+      limitPrice: 0.3,
+      shares: 10,
+    } as const;
+    const ammBuy = {
+      marketId: amm.marketId,
+      outcomeId: amm.outcomeId,
+      optionId: amm.yes,
+      side: "BUY",
+      orderType: "MARKET",
+      amount: 5,
+    } as const;
+    const poolBuy = { ...ammBuy, marketId: pool.marketId, outcomeId: pool.outcomeId, optionId: pool.yes };
+    const first = {
+      book: await client.createOrder({ ...book, clientOrderId: "market-book" }),
+      amm: await client.createOrder({ ...ammBuy, clientOrderId: "market-amm" }),
+      pool: await client.createOrder({ ...poolBuy, clientOrderId: "market-pool" }),
+    };
+    const send = (body: Record<string, unknown>) =>
+      platform.signed(platform.partner, {
+        method: "POST",
+        path: "/ordering/create-order",
+        body: JSON.stringify(body),
+        cookie: client.sessionCookie!,
+      });
+    const cases: Array<[string, "book" | "amm" | "pool", Record<string, unknown>]> = [
+      ["an unknown market", "book", { ...book, marketId: "999999" }],
+      ["an outcome of another market", "book", { ...book, outcomeId: other.outcomeId }],
+      ["an option of another outcome", "book", { ...book, optionId: other.yes }],
+      ["a price off the tick", "book", { ...book, limitPrice: 0.305 }],
+      ["shares off the 0.0001 step", "book", { ...book, shares: 10.00005 }],
+      ["more shares than any order may have", "book", { ...book, shares: 2_000_000 }],
+      [
+        "a MARKET BUY below the smallest amount",
+        "book",
+        {
+          ...book,
+          orderType: "MARKET",
+          timeInForce: "FAK",
+          limitPrice: undefined,
+          shares: undefined,
+          amount: 0.001,
+        },
+      ],
+      [
+        "a LIMIT order on an AMM market",
+        "amm",
+        { ...ammBuy, orderType: "LIMIT", limitPrice: 0.3, shares: 10, amount: undefined },
+      ],
+      ["an AMM BUY below the market's minimum", "amm", { ...ammBuy, amount: 0.5 }],
+      ["a SELL on a parimutuel market", "pool", { ...poolBuy, side: "SELL", amount: undefined, shares: 5 }],
+    ];
+    for (const [name, kind, body] of cases) {
+      const fresh = await send({ ...body, clientOrderId: `fresh-${name}` });
+      assert.ok(fresh.status >= 400, `${name}: ${JSON.stringify(fresh.json)}`);
+      const reused = await send({ ...body, clientOrderId: `market-${kind}` });
+      assert.deepEqual([reused.status, reused.json], [fresh.status, fresh.json], name);
+    }
+    // Nothing new was placed; the first orders are still the answer to a valid repeat.
+    assert.equal(
+      (await client.createOrder({ ...book, clientOrderId: "market-book" })).orderId,
+      first.book.orderId,
+    );
+    assert.equal(
+      (await client.createOrder({ ...ammBuy, clientOrderId: "market-amm" })).orderId,
+      first.amm.orderId,
+    );
+    assert.equal(
+      (await client.createOrder({ ...poolBuy, clientOrderId: "market-pool" })).orderId,
+      first.pool.orderId,
+    );
+  });
+
+  it("still answers a valid repeat with the first order after the market closed: it says what happened", async () => {
+    const closing = await platform.openMarket({ title: "Will it close before the retry?" });
+    const { client } = await platform.fundedUser("100");
+    const order = {
+      marketId: closing.marketId,
+      outcomeId: closing.outcomeId,
+      optionId: closing.yes,
+      side: "BUY",
+      orderType: "LIMIT",
+      limitPrice: 0.3,
+      shares: 10,
+      clientOrderId: "before-close",
+    } as const;
+    const first = await client.createOrder(order);
+    await platform.operator.closeMarket(closing.marketId);
+    const repeated = await client.createOrder(order);
+    assert.equal(repeated.orderId, first.orderId);
+    // A new clientOrderId on the closed market is refused, as any new order is.
+    const fresh = await platform.signed(platform.partner, {
+      method: "POST",
+      path: "/ordering/create-order",
+      body: JSON.stringify({ ...order, clientOrderId: "after-close" }),
+      cookie: client.sessionCookie!,
+    });
+    assert.deepEqual(
+      [fresh.status, (fresh.json as { message: string }).message],
+      [400, "bad request: Market is not open"],
+    );
+  });
+});
+
 describe("POST /api/order/openapi/order/submit with the fgRequestId of an earlier request", () => {
   it("is checked like any submission: an fgRequestId in the body names nothing and skips nothing", async () => {
     const merchant = await platform.createMerchant();

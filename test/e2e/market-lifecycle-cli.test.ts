@@ -1,12 +1,13 @@
 // `predex admin market resolve|finalize|void` against a running platform: the operator ends one
-// market by resolve + finalize and voids another, from the command line.
+// market by resolve + finalize and voids another, from the command line; and creates an exclusive
+// event with `create --exclusive`.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import type { MarketDetail } from "../../src/contract/partner/market-detail.js";
+import type { AdminMarketDetail } from "../../src/contract/admin.js";
 import { startTradingPlatform, type TradingPlatform } from "./trading-fixtures.js";
 
 const execute = promisify(execFile);
@@ -25,7 +26,7 @@ describe("predex admin market resolve|finalize|void", () => {
       ["--import", "tsx", cliEntry, "admin", "market", ...args, "--admin-url", platform.addresses.admin],
       { env: { ...process.env, PREDEX_ADMIN_TOKEN: platform.platform.adminToken } },
     );
-    return JSON.parse(stdout) as MarketDetail;
+    return JSON.parse(stdout) as AdminMarketDetail;
   };
 
   it("resolves, finalizes and voids markets, printing their detail", async () => {
@@ -59,6 +60,32 @@ describe("predex admin market resolve|finalize|void", () => {
       ),
       (error: { code: number; stderr: string }) =>
         error.code === 2 && /OUTCOME_ID:OPTION_ID/.test(error.stderr),
+    );
+  });
+
+  it("creates an exclusive event with --exclusive", async () => {
+    const category = await platform.operator.createCategory({ name: "Elections" });
+    const created = await cli(
+      "create",
+      "--title",
+      "Who wins the mayoralty?",
+      "--category-id",
+      category.id,
+      "--start",
+      new Date(Date.now() - 60_000).toISOString(),
+      "--end",
+      new Date(Date.now() + 86_400_000).toISOString(),
+      "--outcome",
+      "Ada",
+      "--outcome",
+      "Brook",
+      "--outcome",
+      "Cyd",
+      "--exclusive",
+    );
+    assert.deepEqual(
+      [created.exclusive, created.outcomes.map((outcome) => outcome.name)],
+      [true, ["Ada", "Brook", "Cyd"]],
     );
   });
 });

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
-import { startTestPlatform, type TestPlatform } from "./harness.js";
+import { asynchronousReplicationWarning } from "../../src/store/postgres/replication-status.js";
+import { startTestPlatform, type TestPlatform, testingOnPostgres } from "./harness.js";
 
 let platform: TestPlatform;
 before(async () => {
@@ -30,6 +31,23 @@ function series(text: string, name: string, labels: Record<string, string> = {})
   const line = text.split("\n").find((candidate) => candidate.startsWith(prefix));
   return line === undefined ? undefined : Number(line.slice(prefix.length));
 }
+
+/**
+ * What /readyz reports of the database's replication: on PostgreSQL (the test cluster has no
+ * standby) that it is not synchronous, with the warning; nothing on SQLite.
+ */
+const replicationDetail = testingOnPostgres
+  ? {
+      replication: {
+        synchronous: false,
+        synchronousStandbyNames: "",
+        synchronousCommit: "on",
+        standbys: 0,
+        synchronousStandbys: 0,
+        warning: asynchronousReplicationWarning,
+      },
+    }
+  : {};
 
 describe("GET /metrics", () => {
   it("needs the admin token: 401/1401 without it or with a wrong one", async () => {
@@ -146,6 +164,21 @@ describe("GET /metrics", () => {
     assert.ok((series(text, "process_cpu_seconds_total") ?? 0) > 0);
     assert.ok((series(text, "nodejs_heap_size_used_bytes") ?? 0) > 0);
   });
+
+  it("counts journal forks (none here) and says whether the database replicates synchronously", async () => {
+    const text = await scrape();
+    assert.equal(series(text, "predex_journal_forks_total"), 0);
+    if (testingOnPostgres) {
+      assert.equal(
+        series(text, "predex_database_synchronous_replication", { synchronous_standby_names: "" }),
+        0,
+      );
+      assert.equal(series(text, "predex_database_standbys", { synchronous: "true" }), 0);
+      assert.equal(series(text, "predex_database_standbys", { synchronous: "false" }), 0);
+    } else {
+      assert.doesNotMatch(text, /^predex_database_synchronous_replication/m);
+    }
+  });
 });
 
 describe("probes", () => {
@@ -158,7 +191,7 @@ describe("probes", () => {
     assert.deepEqual(ready.json, {
       code: 0,
       message: "ok",
-      data: { ready: true, engine: "running", database: "ok" },
+      data: { ready: true, engine: "running", database: "ok", ...replicationDetail },
     });
   });
 
@@ -171,7 +204,7 @@ describe("probes", () => {
       assert.deepEqual(engineStopped.json, {
         code: 2002,
         message: "not ready: engine closed",
-        data: { ready: false, engine: "closed", database: "ok" },
+        data: { ready: false, engine: "closed", database: "ok", ...replicationDetail },
       });
       await stopping.platform.stores.close();
       const databaseGone = await stopping.raw("admin", { path: "/readyz" });

@@ -1,6 +1,7 @@
 // The public /ws/market speaks Polymarket's market channel: subscribe at connect or later, a `book`
 // per asset right after subscribing, then price_change, best_bid_ask, last_trade_price; new_market
-// when a market opens and market_resolved when it settles; a text PING is answered PONG.
+// when a market opens and market_resolved when it settles; a text PING is answered PONG. Every
+// event names its market by the outcome's condition id, as GET /book and /markets do.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -21,6 +22,14 @@ before(async () => {
   market = await platform.openMarket();
 });
 after(() => platform.close());
+
+/** The condition id GET /book names an asset's market by (Polymarket's `market`). */
+async function conditionOf(assetId: string): Promise<string> {
+  const response = await fetch(new URL(`/book?token_id=${assetId}`, platform.addresses.public));
+  const book = (await response.json()) as { market: string };
+  assert.match(book.market, /^0x[0-9a-f]{64}$/);
+  return book.market;
+}
 
 const wsUrl = () => new URL("/ws/market", platform.addresses.public.replace(/^http/, "ws")).href;
 
@@ -86,7 +95,7 @@ describe("/ws/market", () => {
       "tick_size",
       "timestamp",
     ]);
-    assert.equal(yes.market, market.marketId);
+    assert.equal(yes.market, await conditionOf(market.yesAsset));
     assert.match(String(yes.timestamp), /^\d{13}$/);
     await eventually(() => socket.pongs > 0);
     socket.stop();
@@ -119,7 +128,8 @@ describe("/ws/market", () => {
     assert.equal(entry.side, "BUY");
     assert.equal(entry.size, "10");
     assert.equal(entry.asset_id, market.yesAsset);
-    assert.equal(change.market, market.marketId);
+    const condition = await conditionOf(market.yesAsset);
+    assert.equal(change.market, condition);
     const best = await next((event) => event.event_type === "best_bid_ask" && event.best_bid === "0.42");
     assert.deepEqual(Object.keys(best).sort(), [
       "asset_id",
@@ -130,6 +140,7 @@ describe("/ws/market", () => {
       "spread",
       "timestamp",
     ]);
+    assert.equal(best.market, condition);
     // A No buyer at 0.58 mints against the Yes bid at 0.42.
     await order(taker.client, market.no, "BUY", 0.58, 4);
     const trade = await next((event) => event.event_type === "last_trade_price");
@@ -137,6 +148,7 @@ describe("/ws/market", () => {
       { price: trade.price, size: trade.size, side: trade.side, asset_id: trade.asset_id },
       { price: "0.42", size: "4", side: "SELL", asset_id: market.yesAsset },
     );
+    assert.equal(trade.market, condition);
     assert.match(String(trade.timestamp), /^\d{13}$/);
     await next(
       (event) =>
@@ -165,9 +177,9 @@ describe("/ws/market", () => {
     const { socket, next } = marketSocket([]);
     await eventually(() => socket.state === "open");
     const opened = await platform.openMarket("Will it snow in Lisbon?");
-    const created = await next(
-      (event) => event.event_type === "new_market" && event.market === opened.marketId,
-    );
+    const condition = await conditionOf(opened.yesAsset);
+    const created = await next((event) => event.event_type === "new_market" && event.market === condition);
+    assert.equal(created.id, opened.outcomeId);
     assert.deepEqual(created.assets_ids, [opened.yesAsset, opened.noAsset]);
     assert.deepEqual(created.outcomes, ["Yes", "No"]);
     await platform.operator.closeMarket(opened.marketId);
@@ -176,7 +188,7 @@ describe("/ws/market", () => {
     });
     await platform.operator.finalizeMarket(opened.marketId);
     const resolved = await next(
-      (event) => event.event_type === "market_resolved" && event.market === opened.marketId,
+      (event) => event.event_type === "market_resolved" && event.market === condition,
     );
     assert.equal(resolved.winning_asset_id, opened.noAsset);
     assert.equal(resolved.winning_outcome, "No");

@@ -205,6 +205,13 @@ describe("Polymarket-style errors of the public reads", () => {
       "/fee-rate",
       "/markets",
       "/markets/{condition_id}",
+      "/simplified-markets",
+      "/sampling-markets",
+      "/sampling-simplified-markets",
+      "/live-activity/events/{condition_id}",
+      "/rewards/markets/current",
+      "/rewards/markets/{condition_id}",
+      "/auth/validate-readonly-api-key",
     ]) {
       assert.ok(path in docs.paths, `${path} is documented`);
     }

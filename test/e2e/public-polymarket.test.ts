@@ -86,18 +86,19 @@ describe("Polymarket-compatible reads through @polymarket/clob-client", () => {
     assert.equal(no.last_trade_price, "0.45");
   });
 
-  it("the book's hash is the one /ws/market's book event carries for the same book", async () => {
+  it("the book's hash and market are the ones /ws/market's book event carries for the same book", async () => {
     const url = `${platform.addresses.public.replace(/^http/, "ws")}/ws/market`;
     const opened = await openSocket(url);
     assert.ok(opened.socket !== undefined);
     const inbox = opened.inbox ?? collect(opened.socket);
     opened.socket.send(JSON.stringify({ type: "market", assets_ids: [yesAsset, noAsset] }));
     for (const assetId of [yesAsset, noAsset]) {
-      const event = await inbox.next<{ event_type: string; asset_id: string; hash: string }>(
+      const event = await inbox.next<{ event_type: string; asset_id: string; hash: string; market: string }>(
         (message) => message.event_type === "book" && message.asset_id === assetId,
       );
       const book = await clob.getOrderBook(assetId);
       assert.equal(book.hash, event.hash);
+      assert.equal(event.market, book.market, "both name the market by its condition id");
     }
     opened.socket.close();
   });

@@ -36,6 +36,7 @@ const channels = [
   { path: socketPaths.userInfo, user: true, query: () => ({}) },
   { path: socketPaths.userPositions, user: true, query: () => ({ marketId: market.marketId, userId }) },
   { path: socketPaths.userOpenOrders, user: true, query: () => ({}) },
+  { path: socketPaths.userTrades, user: true, query: () => ({}) },
 ];
 
 const envelope = (body: string | undefined) =>

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { signRequest } from "../../src/sdk/signer.js";
 import { startTestPlatform, type TestPlatform } from "./harness.js";
+import { exchangeWire, wireRequest } from "./raw-http.js";
 
 const certDir = mkdtempSync(join(tmpdir(), "predex-tls-"));
 let opensslAvailable = true;
@@ -62,5 +63,31 @@ describe("TLS listeners", { skip: opensslAvailable ? false : "openssl is not ins
       outgoing.end(body);
     });
     assert.match(setCookie[0] ?? "", /; Secure/);
+  });
+
+  it("serves a request that offers Upgrade: h2c over HTTPS as the plain request it is", async () => {
+    const { host } = new URL(platform.addresses.public);
+    const offer = [
+      "connection: Upgrade, HTTP2-Settings",
+      "upgrade: h2c",
+      "http2-settings: AAMAAABkAARAAAAAAAIAAAAA",
+    ];
+    const wire = Buffer.concat([
+      wireRequest(["GET /time HTTP/1.1", `host: ${host}`, ...offer]),
+      wireRequest(["GET /time HTTP/1.1", `host: ${host}`, "connection: close"]),
+    ]);
+    const exchange = await exchangeWire(
+      platform.addresses.public,
+      wire,
+      5_000,
+      readFileSync(join(certDir, "cert.pem")),
+    );
+    assert.deepEqual(
+      exchange.responses.map((response) => [response.status, /^\d+$/.test(response.body)]),
+      [
+        [200, true],
+        [200, true],
+      ],
+    );
   });
 });

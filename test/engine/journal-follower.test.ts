@@ -4,10 +4,11 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { JournalForkError } from "../../src/engine/journal-chain.js";
 import { JournalFollower } from "../../src/engine/journal-follower.js";
 import { hashEncodedState } from "../../src/engine/recovery.js";
 import type { EngineStore, JournalEntry } from "../../src/engine/store.js";
-import { memoryJournalReadBatchEntriesMax } from "../../src/store/memory/engine-store.js";
+import { MemoryEngineStore, memoryJournalReadBatchEntriesMax } from "../../src/store/memory/engine-store.js";
 import { type AccountCommand, type AccountEvent, accountsCodec, accountsDecider } from "./accounts-domain.js";
 import { encodedState, memoryStore, openAccountsEngine, scriptedCommands } from "./harness.js";
 
@@ -176,5 +177,142 @@ describe("journal follower", () => {
       "each entry folded (and told) once, in order",
     );
     assert.equal(follower.stateHash(), hashEncodedState(await encodedState(engine)));
+  });
+});
+
+/** A store whose reads can be pointed at another store: the database after a failover. */
+function switchable(store: AccountsStore): AccountsStore & { target: AccountsStore } {
+  const switched = {
+    target: store,
+    lastSequence: () => switched.target.lastSequence(),
+    loadLatestSnapshot: () => switched.target.loadLatestSnapshot(),
+    saveSnapshot: (snapshot: Parameters<AccountsStore["saveSnapshot"]>[0]) =>
+      switched.target.saveSnapshot(snapshot),
+    commitBatch: (entries: readonly JournalEntry<AccountCommand, AccountEvent>[]) =>
+      switched.target.commitBatch(entries, []),
+    readJournal: (after: bigint) => switched.target.readJournal(after),
+  };
+  return switched;
+}
+
+/**
+ * What an asynchronous failover leaves: the journal (and snapshots) through `keep` only, and a new
+ * leader that goes on from there with other commands, so the same sequences hold other entries.
+ */
+async function failedOverAt(
+  store: MemoryEngineStore<AccountCommand, AccountEvent>,
+  keep: bigint,
+  newCommands: readonly AccountCommand[],
+): Promise<MemoryEngineStore<AccountCommand, AccountEvent>> {
+  const image = store.durableImage;
+  const promoted = new MemoryEngineStore<AccountCommand, AccountEvent>(
+    {},
+    {
+      journal: image.journal.filter((entry) => entry.sequence <= keep),
+      snapshots: image.snapshots.filter((snapshot) => snapshot.sequence <= keep),
+      readModels: new Map(),
+    },
+  );
+  const { engine } = await openAccountsEngine(promoted, { clock: () => 1_700_000_100_000 });
+  for (const command of newCommands) await engine.submit(command);
+  await engine.close();
+  return promoted;
+}
+
+describe("journal follower: forks", () => {
+  async function followed(count: number) {
+    const store = memoryStore();
+    const { engine } = await openAccountsEngine(store, { limits: { snapshotEveryCommands: 10 } });
+    for (const command of scriptedCommands(count)) await engine.submit(command);
+    await engine.close();
+    const reads = switchable(store);
+    const follower = await JournalFollower.start({
+      decider: accountsDecider,
+      codec: accountsCodec,
+      store: reads,
+    });
+    return { store, reads, follower, end: follower.sequence };
+  }
+  const otherCommands = (count: number): AccountCommand[] =>
+    Array.from({ length: count }, (_, index) => ({ type: "open", accountId: `other-${index}` }));
+
+  it("a journal that now ends before the copy's position is a fork on the next catch-up", async () => {
+    const { store, reads, follower, end } = await followed(40);
+    reads.target = await failedOverAt(store, end - 6n, otherCommands(3));
+    assert.equal(
+      await reads.target.lastSequence(),
+      end - 3n,
+      "the new primary's journal ends before the copy",
+    );
+    const before = follower.stateHash();
+    await assert.rejects(follower.catchUp(), (error: unknown) => {
+      assert.ok(error instanceof JournalForkError);
+      assert.match(error.message, new RegExp(`ends before sequence ${end}`));
+      return true;
+    });
+    assert.equal(follower.sequence, end, "nothing was folded");
+    assert.equal(follower.stateHash(), before);
+  });
+
+  it("a journal that holds another entry at the copy's position is a fork, before the new primary passes it", async () => {
+    const { store, reads, follower, end } = await followed(40);
+    reads.target = await failedOverAt(store, end - 5n, otherCommands(5));
+    assert.equal(await reads.target.lastSequence(), end, "exactly as long as the copy: nothing new to read");
+    await assert.rejects(follower.catchUp(), JournalForkError);
+    reads.target = await failedOverAt(store, end - 5n, otherCommands(9));
+    await assert.rejects(follower.catchUp(), JournalForkError);
+    assert.equal(follower.sequence, end);
+  });
+
+  it("an entry that links to another hash than the copy holds is a fork, and so is one handed over", async () => {
+    const { store, reads, follower, end } = await followed(40);
+    const promoted = await failedOverAt(store, end - 1n, otherCommands(4));
+    // The entry at the copy's position is archived (gone), so only the next entry's link can tell.
+    const entries: JournalEntry<AccountCommand, AccountEvent>[] = [];
+    for await (const batch of promoted.readJournal(end)) entries.push(...batch);
+    reads.target = {
+      ...reads.target,
+      readJournal: async function* (after: bigint) {
+        for await (const batch of promoted.readJournal(after))
+          yield batch.filter((entry) => entry.sequence !== end);
+      },
+      lastSequence: () => promoted.lastSequence(),
+    } as AccountsStore;
+    await assert.rejects(follower.catchUp(), /Journal fork at sequence/);
+    assert.throws(() => follower.foldCommitted(entries), JournalForkError);
+    assert.equal(follower.sequence, end);
+  });
+
+  it("a journal without hashes that forked is caught when its entry does not apply to the copy", async () => {
+    const { store, end } = await followed(12);
+    // The same shapes written by a build before the chain: no hashes to compare.
+    const promoted = await failedOverAt(store, end - 4n, [
+      { type: "open", accountId: "zed" },
+      { type: "deposit", accountId: "zed", amount: 5n },
+      { type: "deposit", accountId: "zed", amount: 6n },
+      { type: "deposit", accountId: "zed", amount: 7n },
+      { type: "deposit", accountId: "zed", amount: 8n },
+    ]);
+    for (const entry of [...store.durableImage.journal, ...promoted.durableImage.journal]) {
+      Object.assign(entry, { prevHash: null, hash: null });
+    }
+    for (const snapshot of [...store.durableImage.snapshots, ...promoted.durableImage.snapshots]) {
+      Object.assign(snapshot, { chainHash: null });
+    }
+    const unhashed = await JournalFollower.start({ decider: accountsDecider, codec: accountsCodec, store });
+    assert.equal(unhashed.sequence, end);
+    unhashed.useStore(promoted);
+    // "zed" was never opened in the copy's history: the deposit does not apply to it.
+    await assert.rejects(unhashed.catchUp(), (error: unknown) => {
+      assert.ok(error instanceof JournalForkError);
+      assert.match(error.message, /does not apply to this copy/);
+      return true;
+    });
+  });
+
+  it("a history that goes on from the copy's position is no fork", async () => {
+    const { store, reads, follower, end } = await followed(40);
+    reads.target = await failedOverAt(store, end, otherCommands(3));
+    assert.equal(await follower.catchUp(), end + 3n);
   });
 });

@@ -45,6 +45,7 @@ describe("string-to-sign known answers", () => {
       path: "/search",
       query: { pageSize: 20, page: 2, keyword: "a b/c" },
       date,
+      nonce: false,
     });
     assert.equal(
       signed.stringToSign,
@@ -58,7 +59,13 @@ describe("string-to-sign known answers", () => {
   it("hashes the exact body bytes of a POST into content-md5", () => {
     const body = Buffer.from(registerBody, "utf8");
     assert.equal(computeContentMd5(body), "ZV7ORAqSqNQsXVLV+mk4sg==");
-    const signed = signRequest(credentials, { method: "POST", path: "/user/register", body, date });
+    const signed = signRequest(credentials, {
+      method: "POST",
+      path: "/user/register",
+      body,
+      date,
+      nonce: false,
+    });
     assert.equal(
       signed.stringToSign,
       "POST\napplication/json\nZV7ORAqSqNQsXVLV+mk4sg==\napplication/json\n2026-11-22 10:00:00\nx-api-key:pdx_test\n/user/register",
@@ -74,6 +81,7 @@ describe("string-to-sign known answers", () => {
       query: { userId: 7, marketId: 3 },
       cookie: "predex_session=abc",
       date,
+      nonce: false,
     });
     assert.equal(
       signed.stringToSign,
@@ -82,6 +90,20 @@ describe("string-to-sign known answers", () => {
     assert.equal(signed.headers["x-ca-signature"], "yg+gl8d+I4/46jjLiGn5uj7GEY2P6UMYqWhPULz2LT8=");
     assert.equal(signed.headers["x-ca-signature-headers"], "cookie,x-api-key");
     assert.equal(signed.headers.cookie, "predex_session=abc");
+  });
+
+  it("signs the SDK's default nonce on the line after x-api-key", () => {
+    const body = Buffer.from(registerBody, "utf8");
+    const nonce = "0f8b6a8e-3c1d-4e5f-9a7b-2c4d6e8f0a1b";
+    const signed = signRequest(credentials, { method: "POST", path: "/user/register", body, date, nonce });
+    assert.equal(
+      signed.stringToSign,
+      `POST\napplication/json\nZV7ORAqSqNQsXVLV+mk4sg==\napplication/json\n2026-11-22 10:00:00\nx-api-key:pdx_test\nx-ca-nonce:${nonce}\n/user/register`,
+    );
+    assert.equal(signed.headers["x-ca-signature-headers"], "x-api-key,x-ca-nonce");
+    assert.equal(signed.headers["x-ca-nonce"], nonce);
+    // Computed apart: printf '<the string above>' | openssl dgst -sha256 -hmac app-secret-123 -binary | base64
+    assert.equal(signed.headers["x-ca-signature"], "XKP3g3KoD3gsihWrh4k65eYG5bc6IsD+cCYOqirwB1o=");
   });
 
   it("hashes nothing for an empty body", () => {

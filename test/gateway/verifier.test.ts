@@ -9,6 +9,7 @@ import {
   type AppKeyRecord,
   createGatewayVerifier,
   dateSkewMsMax,
+  type GatewayRejection,
   type GatewayRequest,
   gatewayRejectionResponse,
   writeGatewayRejectionToSocket,
@@ -28,7 +29,7 @@ function verifier(clockMs = nowMs, nonces?: NonceStore) {
   });
 }
 
-function signedGet(path: string, extra: { nonce?: string; date?: Date } = {}): GatewayRequest {
+function signedGet(path: string, extra: { nonce?: string | false; date?: Date } = {}): GatewayRequest {
   const signed = signRequest(credentials, { method: "GET", path, date: new Date(nowMs), ...extra });
   return { method: "GET", url: signed.pathAndQuery, headers: signed.headers, rawBody: undefined };
 }
@@ -83,6 +84,44 @@ describe("verifier", () => {
   it("refuses an over-long nonce", async () => {
     const verdict = await verifier().verify(signedGet("/x", { nonce: "n".repeat(129) }));
     assert.equal(!verdict.ok && verdict.rejection.kind, "nonce_rejected");
+  });
+
+  it("refuses a request that is not a read without a signed nonce when the partner must sign one", async () => {
+    const strictRecord: AppKeyRecord = { ...keyRecord, signedNonceRequired: true };
+    const strict = createGatewayVerifier({
+      lookupAppKey: async (appKey) => (appKey === strictRecord.appKey ? strictRecord : undefined),
+      nowMs: () => nowMs,
+    });
+    const body = Buffer.from('{"a":1}');
+    const post = (nonce: string | false, extraHeaders: Record<string, string> = {}): GatewayRequest => {
+      const signed = signRequest(credentials, {
+        method: "POST",
+        path: "/p",
+        body,
+        date: new Date(nowMs),
+        nonce,
+      });
+      return { method: "POST", url: "/p", headers: { ...signed.headers, ...extraHeaders }, rawBody: body };
+    };
+    const refused = await strict.verify(post(false));
+    assert.deepEqual(refused, {
+      ok: false,
+      rejection: { kind: "nonce_rejected", message: "unauthorized: Missing signed X-CA-NONCE header" },
+    });
+    assert.deepEqual(gatewayRejectionResponse((refused as { rejection: GatewayRejection }).rejection), {
+      status: 401,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: '{"code":1401,"message":"unauthorized: Missing signed X-CA-NONCE header","data":null}',
+    });
+    const unsignedHeader = await strict.verify(post(false, { "x-ca-nonce": "not-signed" }));
+    assert.equal(
+      !unsignedHeader.ok && unsignedHeader.rejection.kind,
+      "nonce_rejected",
+      "a nonce must be signed",
+    );
+    assert.equal((await strict.verify(post("n-strict"))).ok, true, "a signed nonce passes");
+    assert.equal((await strict.verify(signedGet("/x", { nonce: false }))).ok, true, "a read needs none");
+    assert.equal((await verifier().verify(post(false))).ok, true, "other partners: off by default");
   });
 
   it("keeps x-ca-error-message printable whatever the query held", () => {

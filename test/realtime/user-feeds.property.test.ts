@@ -166,6 +166,7 @@ describe("user-open-orders under any interleaving", () => {
                 balance: true,
                 orderIds: new Set(step.orderIds),
                 marketIds: new Set<number>(),
+                trades: [],
               };
               feeds.changed(state, userId, change, BigInt(sequence), 0);
               break;

@@ -22,7 +22,7 @@ import type { ExchangeReadModels, OrderRecord } from "../../src/store/exchange-r
 
 const silent = pino({ level: "silent" });
 const userId = 7;
-const noChange = { balance: false, orderIds: new Set<number>(), marketIds: new Set<number>() };
+const noChange = { balance: false, orderIds: new Set<number>(), marketIds: new Set<number>(), trades: [] };
 
 class FakeSocket extends EventEmitter {
   readyState = 1;
@@ -285,6 +285,115 @@ describe("user channel feeds", () => {
       socket.sent.map((message) => message.seq),
       [50],
     );
+  });
+});
+
+describe("the user-trades feed", () => {
+  /** One side of a trade of `userId` at `seq`; clientOrderId undefined means "look it up". */
+  function tradeSide(tradeId: number, orderId: number, seq: bigint, clientOrderId?: string | null) {
+    return {
+      trade: {
+        tradeId,
+        orderId,
+        userId,
+        marketId: 1,
+        outcomeId: 1,
+        optionId: 1,
+        side: "BUY" as const,
+        role: "MAKER" as const,
+        cross: "TRANSFER" as const,
+        price: 40_000_000n,
+        shares: 100_000_000n,
+        fee: 400_000n,
+        timeMs: 0,
+      },
+      seq,
+      clientOrderId,
+    };
+  }
+
+  it("sends no snapshot, then each trade in journal order, its clientOrderId from the batch, the book, the remembered ids or the read models", async () => {
+    const { engine, state } = fakeEngine();
+    engine.sequence = 30n;
+    const reads: { orderId: number; answer: ReturnType<typeof deferred<OrderRecord | undefined>> }[] = [];
+    const readModels = {
+      orderById: (orderId: number) => {
+        const answer = deferred<OrderRecord | undefined>();
+        reads.push({ orderId, answer });
+        return answer.promise;
+      },
+    } as unknown as ExchangeReadModels;
+    const feeds = new UserFeeds({
+      engine: engine as unknown as ExchangeEngine,
+      identity,
+      readModels,
+      logger: silent,
+      healthy: () => true,
+    });
+    const { subscription: trades, socket } = subscription("trades");
+    const { subscription: info, socket: infoSocket } = subscription("info");
+    await feeds.add(trades);
+    await feeds.add(info);
+    await flush();
+    assert.equal(socket.sent.length, 0, "a stream has no snapshot");
+    // Order 2 rests in the book; order 3 left it but its clientOrderId is still remembered.
+    state.orders.set(2, { orderId: 2, clientOrderId: "resting" } as never);
+    state.clientOrderIdRegistry.set(3, { userId, clientOrderId: "remembered" });
+    const withTrades = (...sides: ReturnType<typeof tradeSide>[]) => ({ ...noChange, trades: sides });
+    // Order 1 left the book and the memory: its clientOrderId must be read, and what comes after waits.
+    feeds.changed(state, userId, withTrades(tradeSide(1, 1, 31n), tradeSide(2, 2, 32n)), 32n, 0);
+    feeds.changed(
+      state,
+      userId,
+      withTrades(tradeSide(3, 3, 33n), tradeSide(4, 4, 33n, "placed-in-batch")),
+      33n,
+      0,
+    );
+    await flush();
+    assert.equal(socket.sent.length, 0, "nothing overtakes the trade whose order is being read");
+    assert.deepEqual(
+      reads.map((read) => read.orderId),
+      [1],
+    );
+    reads[0]!.answer.resolve({ ...order(1, "FILLED"), clientOrderId: "from-read-models" });
+    await flush();
+    assert.deepEqual(
+      socket.sent.map((message) => [message.tradeId, message.clientOrderId, message.seq, message.role]),
+      [
+        ["1", "from-read-models", 31, "MAKER"],
+        ["2", "resting", 32, "MAKER"],
+        ["3", "remembered", 33, "MAKER"],
+        ["4", "placed-in-batch", 33, "MAKER"],
+      ],
+    );
+    assert.equal(socket.sent[0]!.fee, "0.004");
+    assert.equal(socket.sent[0]!.snapshot, undefined);
+    // The balance channel of the same user saw the snapshot and no trade.
+    assert.deepEqual(
+      infoSocket.sent.map((message) => message.snapshot),
+      [true],
+    );
+  });
+
+  it("closes the channel with 1011 when a clientOrderId cannot be read, so the client catches up", async () => {
+    const { engine, state } = fakeEngine();
+    const readModels = {
+      orderById: async () => {
+        throw new Error("database gone");
+      },
+    } as unknown as ExchangeReadModels;
+    const feeds = new UserFeeds({
+      engine: engine as unknown as ExchangeEngine,
+      identity,
+      readModels,
+      logger: silent,
+      healthy: () => true,
+    });
+    const { subscription: trades, socket } = subscription("trades");
+    await feeds.add(trades);
+    feeds.changed(state, userId, { ...noChange, trades: [tradeSide(1, 1, 5n)] }, 5n, 0);
+    await flush();
+    assert.deepEqual(socket.closedWith, [1011, "upstream unavailable"]);
   });
 });
 

@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { PredexClient } from "../../src/sdk/client.js";
-import { GatewayError, NetworkError, PredexApiError } from "../../src/sdk/errors.js";
+import {
+  GatewayError,
+  NetworkError,
+  PredexApiError,
+  PredexNothingDoneError,
+  PredexOutcomeUnknownError,
+} from "../../src/sdk/errors.js";
 
 type Scripted = { status: number; body: string; headers?: Record<string, string> } | Error;
 
@@ -112,6 +118,79 @@ describe("retries", () => {
     assert.deepEqual(sleeps, [150]);
   });
 
+  const order = {
+    marketId: "1",
+    outcomeId: "2",
+    optionId: "3",
+    side: "BUY",
+    orderType: "LIMIT",
+    limitPrice: 0.5,
+    shares: 10,
+  } as const;
+  const placed = (clientOrderId: string) => ({
+    status: 200,
+    body: okBody({ orderId: "7", clientOrderId }),
+  });
+
+  it("gives every order a clientOrderId, and resends it unchanged after 504/2001 or a lost answer", async () => {
+    const { client, calls } = scriptedClient([
+      { status: 504, body: errorBody(2001, "upstream request timed out"), headers: { "retry-after": "5" } },
+      new TypeError("fetch failed", {
+        cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+      }),
+      placed("from-the-body"),
+    ]);
+    await client.createOrder(order);
+    assert.equal(calls.length, 3);
+    const sent = calls.map((call) => JSON.parse(call.body!) as { clientOrderId?: string });
+    assert.match(sent[0]!.clientOrderId ?? "", /^[0-9a-f-]{36}$/);
+    assert.ok(
+      sent.every((body) => body.clientOrderId === sent[0]!.clientOrderId),
+      "the same key every time",
+    );
+  });
+
+  it("keeps the caller's clientOrderId, and gives two orders two different ones", async () => {
+    const { client, calls } = scriptedClient([placed("mine"), placed("a"), placed("b")]);
+    await client.createOrder({ ...order, clientOrderId: "mine" });
+    await client.createOrder(order);
+    await client.createOrder(order);
+    const ids = calls.map((call) => (JSON.parse(call.body!) as { clientOrderId: string }).clientOrderId);
+    assert.equal(ids[0], "mine");
+    assert.notEqual(ids[1], ids[2]);
+  });
+
+  it("throws an unknown outcome as PredexOutcomeUnknownError once the retries run out", async () => {
+    const timedOut = { status: 504, body: errorBody(2001, "upstream request timed out") };
+    const { client, calls } = scriptedClient([timedOut, timedOut, timedOut]);
+    const error = await client.createOrder(order).catch((caught: unknown) => caught);
+    assert.ok(error instanceof PredexOutcomeUnknownError, String(error));
+    assert.ok(error.outcomeUnknown && !error.nothingWasDone);
+    assert.equal(calls.length, 3);
+  });
+
+  it("types 502/2002 as nothing done, and a refused connection too: both resent, POST included", async () => {
+    const refused = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }),
+    });
+    const { client, calls } = scriptedClient([
+      refused,
+      { status: 502, body: errorBody(2002, "upstream could not be reached") },
+      { status: 502, body: errorBody(2002, "upstream could not be reached") },
+    ]);
+    const error = await client
+      .request("POST", "/withdraw/apply", { body: { amount: 1 } })
+      .catch((caught: unknown) => caught);
+    assert.ok(error instanceof PredexNothingDoneError && error.nothingWasDone && !error.outcomeUnknown);
+    assert.equal(calls.length, 3);
+    const lost = new NetworkError("reset", {
+      cause: new TypeError("fetch failed", {
+        cause: Object.assign(new Error("reset"), { code: "ECONNRESET" }),
+      }),
+    });
+    assert.ok(lost.outcomeUnknown && !lost.nothingWasDone);
+  });
+
   it("does not retry 400s, 404s or gateway errors", async () => {
     const { client, calls } = scriptedClient([
       {
@@ -169,7 +248,7 @@ describe("sessions", () => {
     assert.equal(client.sessionCookie, "predex_session=t1");
     await client.getProfile();
     assert.equal(calls[1]?.headers.cookie, "predex_session=t1");
-    assert.equal(calls[1]?.headers["x-ca-signature-headers"], "x-api-key");
+    assert.equal(calls[1]?.headers["x-ca-signature-headers"], "x-api-key,x-ca-nonce", "not the cookie");
   });
 
   it("sends exactly the bytes it hashed", async () => {

@@ -4,8 +4,9 @@
 // LIMIT orders in every time in force (some post-only) and MARKET orders; AMM buys and sells;
 // parimutuel stakes; amends; cancels (some of someone else's order) and mass cancels; dead-man's
 // switches armed and disarmed; clientOrderIds, some reused; claims; withdrawals through their whole
-// workflow; and the scheduler's due commands (switches going off among them). Same seed, same
-// state → same commands.
+// workflow; exclusive markets, trading on every outcome's book and converting No shares (some
+// conversions refused); and the scheduler's due commands (switches going off among them). Same
+// seed, same state → same commands.
 
 import {
   createMarketCommand,
@@ -71,6 +72,11 @@ export class CommandStream {
       );
       if (live.length < 2 && this.#chance(0.5)) return this.#createMarket(modelType, nowMs);
     }
+    // And one live exclusive market, whose conversions need No shares of its outcomes.
+    const liveExclusive = markets.filter(
+      (market) => state.exclusiveMarkets.has(market.marketId) && !["settled", "void"].includes(market.status),
+    );
+    if (liveExclusive.length === 0 && this.#chance(0.5)) return this.#createExclusiveMarket(nowMs);
     const draft = markets.find((market) => market.status === "draft");
     if (draft !== undefined && this.#chance(0.7)) return { type: "OpenMarket", marketId: draft.marketId };
 
@@ -78,9 +84,10 @@ export class CommandStream {
     const userId = this.#pick(simUsers)!;
     if (roll < 0.1) return this.#deposit(userId);
     if (roll < 0.55) return this.#order(state, userId, nowMs);
-    if (roll < 0.6) return this.#amend(state, userId);
-    if (roll < 0.67) return this.#cancel(state, userId);
-    if (roll < 0.77) return this.#lifecycle(state);
+    if (roll < 0.59) return this.#amend(state, userId);
+    if (roll < 0.63) return this.#convert(state, userId);
+    if (roll < 0.69) return this.#cancel(state, userId);
+    if (roll < 0.78) return this.#lifecycle(state);
     if (roll < 0.86) return this.#claim(state, userId);
     if (roll < 0.88) return this.#heartbeat(userId);
     return this.#wallet(state, userId);
@@ -115,6 +122,52 @@ export class CommandStream {
     });
   }
 
+  #createExclusiveMarket(nowMs: number): ExchangeCommand {
+    this.#marketNumber += 1;
+    const outcomeCount = this.#integer(2, 4);
+    return createMarketCommand({
+      title: `sim exclusive ${this.#marketNumber}`,
+      outcomes: Array.from({ length: outcomeCount }, (_unused, index) => ({
+        name: `O${index}`,
+        options: null,
+      })),
+      exclusive: true,
+      endTimeMs: this.#chance(0.3) ? nowMs + this.#integer(5_000, 60_000) : null,
+      makerFeeBps: this.#integer(0, 50),
+      takerFeeBps: 20,
+    });
+  }
+
+  /** No shares of some outcomes of an exclusive market the user holds, some of them; now and then too many. */
+  #convert(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const market = this.#pick(
+      [...state.markets.values()].filter((each) => state.exclusiveMarkets.has(each.marketId)),
+    );
+    if (market === undefined) return this.#deposit(userId);
+    const noSharesOf = (user: number, outcomeId: number) =>
+      state.accounts.get(user)?.positions.get(state.outcomes.get(outcomeId)!.optionIds[1])?.shares ?? 0n;
+    // No shares of an exclusive market are few (they come from crosses on its books): mostly a user
+    // who holds some converts, so conversions are not nearly all refused.
+    const holders = simUsers.filter((user) =>
+      market.outcomeIds.some((outcomeId) => noSharesOf(user, outcomeId) > 0n),
+    );
+    const converter = holders.length > 0 && this.#chance(0.8) ? this.#pick(holders)! : userId;
+    const freeNo = (outcomeId: number) => noSharesOf(converter, outcomeId);
+    const holding = market.outcomeIds.filter((outcomeId) => freeNo(outcomeId) > 0n && this.#chance(0.7));
+    const listed = holding.length > 0 ? holding : [this.#pick(market.outcomeIds)!];
+    let fewest = freeNo(listed[0]!);
+    for (const outcomeId of listed) if (freeNo(outcomeId) < fewest) fewest = freeNo(outcomeId);
+    const lot = 10_000n;
+    const shares = ((fewest * BigInt(this.#integer(1, 110))) / 100n / lot) * lot;
+    return {
+      type: "ConvertPositions",
+      userId: converter,
+      marketId: market.marketId,
+      outcomeIds: listed,
+      shares: shares === 0n ? lot : shares,
+    };
+  }
+
   #deposit(userId: number): ExchangeCommand {
     this.#depositNumber += 1;
     // One in ten repeats an earlier hash: the core must refuse it (DEPOSIT_DUPLICATE).
@@ -147,7 +200,11 @@ export class CommandStream {
       this.#pick(open) ??
       this.#pick([...state.markets.values()]);
     if (market === undefined) return this.#deposit(userId);
-    const outcome = state.outcomes.get(market.outcomeIds[0]!)!;
+    // An exclusive market's outcomes all trade; other markets' first outcome does.
+    const outcomeId = state.exclusiveMarkets.has(market.marketId)
+      ? this.#pick(market.outcomeIds)!
+      : market.outcomeIds[0]!;
+    const outcome = state.outcomes.get(outcomeId)!;
     const optionIndex = this.#integer(0, 1);
     const optionId = outcome.optionIds[optionIndex]!;
     const where = { userId, marketId: market.marketId, outcomeId: outcome.outcomeId, optionId };
@@ -245,10 +302,16 @@ export class CommandStream {
     const market = this.#pick([...state.markets.values()]);
     if (market === undefined) return { type: "ExpireOrders" };
     const { marketId } = market;
+    // An exclusive market mostly gets a result it accepts: one outcome's Yes, every other's No.
+    const exclusiveWinner =
+      state.exclusiveMarkets.has(marketId) && this.#chance(0.9) ? this.#pick(market.outcomeIds) : undefined;
     const winners = () =>
       market.outcomeIds.map((outcomeId) => ({
         outcomeId,
-        winningOptionId: state.outcomes.get(outcomeId)!.optionIds[this.#integer(0, 1)]!,
+        winningOptionId:
+          state.outcomes.get(outcomeId)!.optionIds[
+            exclusiveWinner === undefined ? this.#integer(0, 1) : outcomeId === exclusiveWinner ? 0 : 1
+          ]!,
       }));
     switch (market.status) {
       case "draft":

@@ -31,7 +31,7 @@ import {
   stateHash,
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
-import { JournalArchive } from "../../src/engine/journal-archive.js";
+import { DirectoryJournalArchive } from "../../src/engine/journal-archive.js";
 import { encodePlainData } from "../../src/engine/journal-codec.js";
 import type { JournalEntry, JournalSource } from "../../src/engine/store.js";
 import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
@@ -159,7 +159,7 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
 
   const archiveDirectory = join(directory, "journal-archive");
   const archiveFor = (power: PowerCutSwitch) =>
-    new JournalArchive<ExchangeCommand, ExchangeEvent>(archiveDirectory, {
+    new DirectoryJournalArchive<ExchangeCommand, ExchangeEvent>(archiveDirectory, {
       segmentEntriesMax: 25,
       beforeFileWrite: () => power.write(),
     });

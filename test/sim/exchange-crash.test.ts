@@ -28,23 +28,8 @@ describe("crash simulation of the exchange", () => {
     assert.equal(cut, uncrashed.writeBoundaries, "each write boundary of the uncrashed run was cut once");
   });
 
-  it("recovers from repeated power cuts over mixed commands of all three models", async () => {
-    const journaled = new Set<string>();
-    for (const seed of [1, 2]) {
-      const report = await runSimulation({
-        seed,
-        commands: 500,
-        crashGapWritesMax: 80,
-        compareReadModels: true,
-        archiveJournal: true,
-      });
-      assert.ok(report.crashPoints > 30, `seed ${seed}: ${report.crashPoints} power cuts`);
-      assert.ok(report.acknowledged > 100, `seed ${seed}: ${report.acknowledged} acknowledged`);
-      for (const kind of Object.keys(report.journaledCommands)) journaled.add(kind);
-      assert.ok(report.archivedThrough > 0n, `seed ${seed} archived part of its journal`);
-    }
-    const kinds = [...journaled].join(" | ");
-    for (const expected of [
+  it("recovers from repeated power cuts over mixed commands of all three models and exclusive markets", async () => {
+    const expectedKinds = [
       /PlaceOrder orderbook LIMIT \w+ GTC/,
       /PlaceOrder orderbook MARKET/,
       /PlaceOrder AMM MARKET BUY/,
@@ -58,8 +43,28 @@ describe("crash simulation of the exchange", () => {
       /RequestWithdrawal/,
       /CloseMarket/,
       /ResolveMarket/,
-    ]) {
-      assert.match(kinds, expected, "the runs journal commands of every kind");
+      /ConvertPositions/,
+    ];
+    const journaled = new Set<string>();
+    const kinds = () => [...journaled].join(" | ");
+    // The rarer kinds (an AMM sell needs shares bought first, a conversion No shares of an exclusive
+    // market) do not come up under every seed: seeds are added, up to six, until each kind has.
+    for (let seed = 1; seed <= 6; seed++) {
+      const report = await runSimulation({
+        seed,
+        commands: 500,
+        crashGapWritesMax: 80,
+        compareReadModels: true,
+        archiveJournal: true,
+      });
+      assert.ok(report.crashPoints > 30, `seed ${seed}: ${report.crashPoints} power cuts`);
+      assert.ok(report.acknowledged > 100, `seed ${seed}: ${report.acknowledged} acknowledged`);
+      for (const kind of Object.keys(report.journaledCommands)) journaled.add(kind);
+      assert.ok(report.archivedThrough > 0n, `seed ${seed} archived part of its journal`);
+      if (seed >= 2 && expectedKinds.every((expected) => expected.test(kinds()))) break;
+    }
+    for (const expected of expectedKinds) {
+      assert.match(kinds(), expected, "the runs journal commands of every kind");
     }
   });
 });

@@ -1,11 +1,61 @@
-// ChainStore on SQLite and PostgreSQL: the one contract (contracts/chain-store-contract.ts).
+// ChainStore on SQLite and PostgreSQL: the one contract (contracts/chain-store-contract.ts), and the
+// migration that added withdrawals' transactions: a withdrawal in flight at the upgrade keeps its
+// one transaction in the new table, so the sender can still replace it.
 
-import { openPostgresChainStore } from "../../src/store/postgres/chain-store.js";
-import { createSqliteChainStore } from "../../src/store/sqlite/chain-store.js";
-import { describeOnBothStores, postgresHarness, sqliteHarness } from "../support/port-harness.js";
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import type { ChainStore } from "../../src/store/chain-store.js";
+import {
+  openPostgresChainStore,
+  chainMigrations as postgresChainMigrations,
+} from "../../src/store/postgres/chain-store.js";
+import { applyPostgresMigrations } from "../../src/store/postgres/migrations.js";
+import {
+  createSqliteChainStore,
+  chainMigrations as sqliteChainMigrations,
+} from "../../src/store/sqlite/chain-store.js";
+import { applyMigrations } from "../../src/store/sqlite/database.js";
+import {
+  describeOnBothStores,
+  type PortHarness,
+  postgresHarness,
+  sqliteHarness,
+} from "../support/port-harness.js";
 import { describeChainStoreContract } from "./contracts/chain-store-contract.js";
 
 describeOnBothStores("ChainStore", describeChainStoreContract, {
   sqlite: sqliteHarness(createSqliteChainStore),
   postgres: () => postgresHarness("chain", openPostgresChainStore),
+});
+
+/** Withdrawals as the first chain migration left them: one in flight, one completed. */
+const beforeUpgrade = `INSERT INTO chain_withdrawals (withdrawal_id, status, nonce, from_address, to_address, units,
+    raw_tx, tx_hash, broadcasts, created_at_ms, updated_at_ms)
+  VALUES (1, 'SENT', 4, '0xhot', '0xto', 5, '0xraw1', '0xtx1', 1, 1000, 2000),
+         (2, 'COMPLETED', 3, '0xhot', '0xto', 5, '0xraw2', '0xtx2', 1, 900, 950)`;
+
+function describeUpgrade(harness: PortHarness<ChainStore>): void {
+  it("gives a withdrawal in flight at the upgrade its one transaction", async () => {
+    const { store, close } = await harness.open();
+    try {
+      assert.deepEqual(await store.withdrawalTransactions(1), [
+        { txHash: "0xtx1", withdrawalId: 1, nonce: 4, rawTx: "0xraw1", state: "PENDING", signedAtMs: 1000 },
+      ]);
+      assert.deepEqual(await store.withdrawalTransactions(2), []);
+    } finally {
+      await close();
+    }
+  });
+}
+
+describeOnBothStores("ChainStore upgraded from its first schema", describeUpgrade, {
+  sqlite: sqliteHarness(createSqliteChainStore, (db) => {
+    applyMigrations(db, "chain", sqliteChainMigrations.slice(0, 1));
+    db.exec(beforeUpgrade);
+  }),
+  postgres: () =>
+    postgresHarness("chain_upgrade", openPostgresChainStore, async (pool) => {
+      await applyPostgresMigrations(pool, "chain", postgresChainMigrations.slice(0, 1));
+      await pool.query(beforeUpgrade);
+    }),
 });

@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { chainEntry } from "../../src/engine/journal-chain.js";
 import { hashEncodedState } from "../../src/engine/recovery.js";
 import { packEncodedState } from "../../src/engine/snapshot-packing.js";
 import type { EngineStore, JournalEntry, Projector, StateSnapshot } from "../../src/engine/store.js";
@@ -56,7 +57,14 @@ async function readAll<Transaction>(
 }
 
 function snapshot(sequence: bigint, state: string): StateSnapshot {
-  return { sequence, nowMs: 1_700_000_000_000 + Number(sequence), state, hash: hashEncodedState(state) };
+  return {
+    sequence,
+    nowMs: 1_700_000_000_000 + Number(sequence),
+    state,
+    hash: hashEncodedState(state),
+    // Any 64 hex digits: the store keeps the journal's chain hash at the snapshot as it is given.
+    chainHash: hashEncodedState(`chain at ${sequence}`),
+  };
 }
 
 export function describeEngineStoreContract<Transaction>(
@@ -89,6 +97,23 @@ export function describeEngineStoreContract<Transaction>(
       store = await harness.reopen(store);
       assert.equal(await store.lastSequence(), 3n);
       assert.deepEqual((await readAll(store)).entries, written);
+      await harness.disposeAll();
+    });
+
+    it("keeps each entry's chain hashes, and entries written before the chain read back without them", async () => {
+      let store = await harness.create();
+      // Two entries as a build before the chain wrote them, then the chain from there.
+      const unchained = entries(1n, 2);
+      const first = chainEntry(null, 3n, 1_700_000_000_003, { type: "place", n: 3 }, [{ type: "placed" }]);
+      const second = chainEntry(first.hash!, 4n, 1_700_000_000_004, { type: "noop" }, []);
+      await store.commitBatch(unchained, []);
+      await store.commitBatch([first, second], []);
+      store = await harness.reopen(store);
+      const read = (await readAll(store)).entries;
+      assert.deepEqual(read, [...unchained, first, second]);
+      assert.equal(read[0]!.hash, undefined, "an entry written before the chain has no hash");
+      assert.equal(read[2]!.prevHash, null, "the chain starts after the unhashed entries");
+      assert.equal(read[3]!.prevHash, first.hash);
       await harness.disposeAll();
     });
 

@@ -1,9 +1,10 @@
 // Property: the same seeded random command stream (the crash simulation's generator: every market
-// model, the whole lifecycle, claims, cancels, withdrawals, the scheduler's commands) projected by
-// SQLite and by PostgreSQL gives the same answer to every ExchangeReadModels query, page by page,
-// and the same merchant commissions and settlement notifications. Each store runs a real Engine
-// (PostgreSQL's over PostgresEngineStore with real leadership); groups of commands are submitted
-// together, so batches hold several commands and cut at settlements.
+// model, the whole lifecycle, claims, cancels, withdrawals, exclusive markets' conversions, the
+// scheduler's commands) projected by SQLite and by PostgreSQL gives the same answer to every
+// ExchangeReadModels query, page by page, and the same merchant commissions and settlement
+// notifications. Each store runs a real Engine (PostgreSQL's over PostgresEngineStore with real
+// leadership); groups of commands are submitted together, so batches hold several commands and cut
+// at settlements.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -139,6 +140,7 @@ describe("exchange read models: SQLite and PostgreSQL give the same answers", { 
               (state) =>
                 state.counters.nextTradeId > 10 &&
                 state.counters.nextWithdrawalId > 1 &&
+                [...state.exclusiveMarkets.values()].some((market) => market.retiredNoShares > 0n) &&
                 [...state.markets.values()].some((market) => ["settled", "void"].includes(market.status)),
             );
           for (let group = 0; group < groupsMax && (group < groupsCount || !(await reached())); group += 1) {
@@ -293,6 +295,10 @@ describe("exchange read models: SQLite and PostgreSQL give the same answers", { 
             ["settled", "void"].includes(market.status),
           );
           assert.ok(ended.length > 0, "a market was settled or voided");
+          assert.ok(
+            [...state.exclusiveMarkets.values()].some((market) => market.retiredNoShares > 0n),
+            "an exclusive market's No shares were converted",
+          );
           assert.ok((await pg.readModels.withdrawals({}, { page: 1, pageSize: 1 })).total > 0, "withdrawals");
         } finally {
           for (const run of runs) await run.close();

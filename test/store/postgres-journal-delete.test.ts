@@ -51,7 +51,10 @@ describe("PostgreSQL journal deletion for the archiver", { skip: skipReason }, (
     assert.equal(await store.firstSequence(), 1n, "an empty journal starts after its end");
     await store.commitBatch(entries(1n, 10), []);
     await store.saveSnapshot(
-      makeSnapshot({ encode: () => "{}", decode: () => ({}) }, { state: {}, sequence: 8n, nowMs: 1 }),
+      makeSnapshot(
+        { encode: () => "{}", decode: () => ({}) },
+        { state: {}, sequence: 8n, nowMs: 1, chainHash: null },
+      ),
     );
 
     await assert.rejects(store.deleteJournalThrough(9n), /still needed/);

@@ -1,11 +1,12 @@
-// A `predex` CLI process (the real entry point, src/cli/main.ts) for the multi-process topology
-// tests: its stdout lines are kept, and a test waits for a line matching a pattern. Signals go to
-// this child's PID only.
+// A `predex` CLI process for the multi-process topology tests, started as an operator starts one:
+// bin/predex.js, which runs the compiled build (dist/, made by `npm ci`) when it is fresh and the
+// sources through tsx otherwise (saying so on stderr). Its stdout lines are kept, and a test waits
+// for a line matching a pattern. Signals go to this child's PID only.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-const cliEntry = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+const predexCommand = new URL("../../bin/predex.js", import.meta.url).pathname;
 
 export class CliNode {
   readonly lines: string[] = [];
@@ -25,7 +26,7 @@ export class CliNode {
 
   static start(args: readonly string[], env: Readonly<Record<string, string>>): CliNode {
     return new CliNode(
-      spawn(process.execPath, ["--import", "tsx", cliEntry, ...args], {
+      spawn(process.execPath, [predexCommand, ...args], {
         env: { ...process.env, ...env },
         stdio: ["ignore", "pipe", "inherit"],
       }),

@@ -76,7 +76,7 @@ export interface PostgresClusterOptions {
 export interface PostgresCluster {
   readonly port: number;
   readonly directory: string;
-  /** The postmaster's process id. */
+  /** The postmaster's process id (a new one after startAgain). */
   readonly pid: number;
   /** postgres://postgres@127.0.0.1:port/database */
   urlOf(database: string): string;
@@ -84,6 +84,14 @@ export interface PostgresCluster {
   createDatabase(name: string): Promise<string>;
   /** Stops the server (immediate shutdown) and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * Stops the server as an outage does, keeping its directory and port for startAgain: `fast` (the
+   * default) ends every session with 57P01 and checkpoints, as `pg_ctl stop` and a restart do;
+   * `immediate` is a crash (recovery at the next start).
+   */
+  shutDown(mode?: "fast" | "immediate"): Promise<void>;
+  /** Starts a server stopped by shutDown again, on the same port with the same settings. */
+  startAgain(): Promise<void>;
 }
 
 const running = new Set<{ pid: number; directory: string }>();
@@ -211,30 +219,31 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
     `full_page_writes=${durable ? "on" : "off"}`,
     "synchronous_commit=on",
   ];
+  const startOn = (port: number) =>
+    runTool(binaries, "pg_ctl", [
+      "start",
+      "--pgdata",
+      dataDirectory,
+      "--wait",
+      "--timeout",
+      String(startTimeoutSeconds),
+      "--log",
+      join(directory, "server.log"),
+      "--options",
+      [`-p ${port}`, ...settings.map((setting) => `-c ${setting}`)].join(" "),
+    ]);
   let lastError: unknown;
   for (let attempt = 1; attempt <= startAttemptsMax; attempt++) {
     const port = await freeLoopbackPort();
     try {
-      await runTool(binaries, "pg_ctl", [
-        "start",
-        "--pgdata",
-        dataDirectory,
-        "--wait",
-        "--timeout",
-        String(startTimeoutSeconds),
-        "--log",
-        join(directory, "server.log"),
-        "--options",
-        [`-p ${port}`, ...settings.map((setting) => `-c ${setting}`)].join(" "),
-      ]);
+      await startOn(port);
     } catch (error) {
       lastError = error;
       continue;
     }
-    const pid = Number(readFileSync(join(dataDirectory, "postmaster.pid"), "utf8").split("\n")[0]);
-    const entry = { pid, directory };
+    const entry = { pid: postmasterPid(dataDirectory), directory };
     running.add(entry);
-    return makeCluster(binaries, { port, pid, directory, dataDirectory, entry });
+    return makeCluster(binaries, { port, directory, dataDirectory, entry, startOn });
   }
   const log = existsSync(join(directory, "server.log"))
     ? readFileSync(join(directory, "server.log"), "utf8")
@@ -243,23 +252,42 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
   throw new Error(`PostgreSQL did not start: ${String(lastError)}\n${log}`);
 }
 
+function postmasterPid(dataDirectory: string): number {
+  return Number(readFileSync(join(dataDirectory, "postmaster.pid"), "utf8").split("\n")[0]);
+}
+
 function makeCluster(
   binaries: PostgresBinaries,
   where: {
     port: number;
-    pid: number;
     directory: string;
     dataDirectory: string;
     entry: { pid: number; directory: string };
+    startOn: (port: number) => Promise<unknown>;
   },
 ): PostgresCluster {
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${where.port}/${database}`;
   let stopped: Promise<void> | undefined;
+  /** Between shutDown and startAgain: no postmaster of ours runs (its pid may be another's by now). */
+  let down = false;
   return {
     port: where.port,
     directory: where.directory,
-    pid: where.pid,
+    get pid() {
+      return where.entry.pid;
+    },
     urlOf,
+    async shutDown(mode = "fast") {
+      await runTool(binaries, "pg_ctl", ["stop", "--pgdata", where.dataDirectory, "--mode", mode, "--wait"]);
+      down = true;
+      running.delete(where.entry);
+    },
+    async startAgain() {
+      await where.startOn(where.port);
+      where.entry.pid = postmasterPid(where.dataDirectory);
+      running.add(where.entry);
+      down = false;
+    },
     async createDatabase(name) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain database name: ${name}`);
       const client = new pg.Client({ connectionString: urlOf("postgres") });
@@ -273,6 +301,10 @@ function makeCluster(
     },
     stop() {
       stopped ??= (async () => {
+        if (down) {
+          rmSync(where.directory, { recursive: true, force: true });
+          return;
+        }
         try {
           await runTool(binaries, "pg_ctl", [
             "stop",
@@ -284,7 +316,7 @@ function makeCluster(
           ]);
         } catch {
           try {
-            process.kill(where.pid, "SIGQUIT");
+            process.kill(where.entry.pid, "SIGQUIT");
           } catch {}
         }
         running.delete(where.entry);

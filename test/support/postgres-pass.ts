@@ -19,6 +19,8 @@ export const sqliteOnlyE2eFiles: Readonly<Record<string, string>> = {
     "predex backup/restore is SQLite's online backup of the database file; on PostgreSQL an operator backs up the server (pg_basebackup/PITR, docs/deployment.md)",
   "postgres-legacy-rate-limit.test.ts":
     "already runs on PostgreSQL in the main pass (its own cluster and two API nodes)",
+  "engine-failure-answers.test.ts":
+    "locks the single-process engine's SQLite file; PostgreSQL outages have their own test (test/topology/database-outage.test.ts)",
 };
 
 const requested = process.argv.slice(2);

@@ -13,7 +13,12 @@ import { mnemonicToAccount } from "viem/accounts";
 import { loadChainConfig } from "../../src/config/chain-config.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
 import { createSqliteDepositAddressStore } from "../../src/store/sqlite/deposit-addresses.js";
-import { accountKeyOf, depositKeySource } from "../../src/wallet/demo-deposit-key.js";
+import {
+  accountKeyOf,
+  clusterDepositKeySource,
+  depositKeySource,
+  masterKeyDemoMnemonic,
+} from "../../src/wallet/demo-deposit-key.js";
 import { DepositAddresses, evmAddressPattern } from "../../src/wallet/deposit-addresses.js";
 
 const hardhatMnemonic = "test test test test test test test test test test test junk";
@@ -95,8 +100,8 @@ describe("deposit addresses", () => {
       const first = depositKeySource(undefined, dataDir);
       assert.equal(first.demo?.created, true);
       assert.equal(first.demo?.mnemonic.split(" ").length, 12);
-      assert.equal(statSync(first.demo!.path).mode & 0o777, 0o600);
-      assert.equal(readFileSync(first.demo!.path, "utf8").trim(), first.demo?.mnemonic);
+      assert.equal(statSync(first.demo!.path!).mode & 0o777, 0o600);
+      assert.equal(readFileSync(first.demo!.path!, "utf8").trim(), first.demo?.mnemonic);
       const again = depositKeySource(undefined, dataDir);
       assert.equal(again.demo?.created, false);
       assert.equal(again.accountKey.publicExtendedKey, first.accountKey.publicExtendedKey);
@@ -106,6 +111,25 @@ describe("deposit addresses", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it("come on PostgreSQL from the xpub, else from a demo mnemonic of the master key: one per key, none on disk", () => {
+    const masterKey = Buffer.alloc(32, 7);
+    const first = clusterDepositKeySource(undefined, () => masterKey);
+    const again = clusterDepositKeySource(undefined, () => Buffer.from(masterKey));
+    assert.equal(first.demo?.path, undefined);
+    assert.equal(first.demo?.mnemonic, masterKeyDemoMnemonic(masterKey));
+    assert.equal(first.demo?.mnemonic.split(" ").length, 12);
+    assert.equal(again.accountKey.publicExtendedKey, first.accountKey.publicExtendedKey);
+    assert.equal(first.accountKey.privateKey, null);
+    // Its keys are the mnemonic's: a wallet given the printed words holds every demo address's key.
+    assert.equal(first.accountKey.publicExtendedKey, accountKeyOf(first.demo!.mnemonic).publicExtendedKey);
+    const other = clusterDepositKeySource(undefined, () => Buffer.alloc(32, 8));
+    assert.notEqual(other.accountKey.publicExtendedKey, first.accountKey.publicExtendedKey);
+    // With an xpub the master key is not even asked for.
+    const fromXpub = clusterDepositKeySource(hardhatAccountXpub, () => assert.fail("master key read"));
+    assert.equal(fromXpub.accountKey.publicExtendedKey, hardhatAccountXpub);
+    assert.equal(fromXpub.demo, undefined);
   });
 
   it("refuse an xprv, a key at another depth and garbage as PREDEX_DEPOSIT_XPUB", () => {

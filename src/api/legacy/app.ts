@@ -3,21 +3,28 @@
 // listener owns the legacy services (request queue executor, merchant notifier) and runs them
 // while it is up.
 
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyServerOptions } from "fastify";
 import { createLegacyServices, type LegacyServices } from "../../legacy/services.js";
+import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import { registerDocs } from "../shared/docs.js";
+import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
+import { listenerServerOptions } from "../shared/listener-limits.js";
+import { trackRouteMethods } from "../shared/method-not-allowed.js";
+import { hookSecurity } from "../shared/openapi-operations.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { legacySecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installLegacyCallerHooks } from "./authentication.js";
 import {
   fromRejection,
   handleLegacyError,
-  handleLegacyNotFound,
+  legacyClientError,
   legacyErrors,
+  legacyNotFoundHandler,
   parameterError,
   sendLegacyError,
 } from "./errors.js";
@@ -47,8 +54,9 @@ export async function buildLegacyApp(
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.logger.child({ surface: "legacy" }),
     bodyLimit: bodyBytesMax,
-    // Receiving the request may take at most this long; handling it is bounded by the hook below.
-    requestTimeout: requestTimeoutMs,
+    // Receiving the request is bounded as on every listener (and answered in this envelope);
+    // handling it is bounded by the hook below.
+    ...listenerServerOptions(deps.config.listenerLimits, options.https, legacyClientError),
     // Path parameters up to 256 characters reach the route schemas (a result's fgRequestId may be
     // 128); a longer one, or a path that is not valid percent-encoding, is answered by
     // frameworkErrors in the legacy envelope, never with Fastify's own error body.
@@ -61,10 +69,11 @@ export async function buildLegacyApp(
           error.code === "FST_ERR_BAD_URL" ? "is not a valid URL" : "a path segment is too long",
         ),
       ),
-    ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(exactNumberQueryCompiler);
+  // Before any route: the not-found handler answers 405 where a path has routes of other methods.
+  const routes = trackRouteMethods(app);
   app.decorate("platform", deps);
   deps.metrics?.instrumentHttp(app, "legacy");
   const services = createLegacyServices(deps, {
@@ -78,13 +87,19 @@ export async function buildLegacyApp(
   app.addHook("onReady", async () => services.start());
   app.addHook("onClose", async () => services.stop());
   installRawBodyParsers(app, { jsonDecoding: "eager" });
+  // No WebSocket here: a request that offers an upgrade (h2c) is served as the plain request it is.
+  routeUpgrades(app.server);
   installHandlingTimeout(app, requestTimeoutMs);
   await installLegacyCallerHooks(app, deps, services);
   app.setErrorHandler(handleLegacyError);
-  app.setNotFoundHandler(handleLegacyNotFound);
+  app.setNotFoundHandler(legacyNotFoundHandler(routes));
   await registerDocs(app, {
     title: "predex legacy API",
     description: "The earlier interface: RSA-signed authorize, then a JWT bearer token.",
+    securitySchemes: legacySecuritySchemes,
+    // Each route's own preValidation authenticates it (authentication.ts marks them).
+    securityOf: hookSecurity,
+    serverDescription: "`{legacy_base_url}`: the earlier interface",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;

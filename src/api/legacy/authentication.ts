@@ -16,6 +16,12 @@ import type { LegacyTokenClaims } from "../../legacy/tokens.js";
 import type { PartnerRecord } from "../../store/identity.js";
 import type { PlatformDeps } from "../deps.js";
 import { isDocsRequest } from "../shared/docs.js";
+import { markSecurity } from "../shared/openapi-operations.js";
+import {
+  legacyAuthorizeSecurity,
+  legacyOptionalTokenSecurity,
+  legacyTokenSecurity,
+} from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { legacyErrors, parameterError, sendLegacyError, withDetails } from "./errors.js";
 import { createLegacyRateLimit } from "./rate-limit.js";
@@ -90,6 +96,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
 export async function requireLegacyToken(request: FastifyRequest, reply: FastifyReply) {
   if (request.legacyToken === undefined) return sendLegacyError(reply, legacyErrors.invalidToken);
 }
+markSecurity(requireLegacyToken, legacyTokenSecurity);
 
 /**
  * preValidation of the reads that take a JWT and also work without one (DESIGN §8: list, outcome,
@@ -101,10 +108,11 @@ export async function optionalLegacyToken(request: FastifyRequest, reply: Fastif
     return sendLegacyError(reply, legacyErrors.invalidToken);
   }
 }
+markSecurity(optionalLegacyToken, legacyOptionalTokenSecurity);
 
 /** preValidation of the authorize route: headers (400), then credentials (401); the body comes after. */
 export function verifyAuthorizeRequest(deps: PlatformDeps, services: LegacyServices) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return markSecurity(async (request: FastifyRequest, reply: FastifyReply) => {
     const headers = readAuthorizeHeaders(request);
     if (!headers.ok) return sendLegacyError(reply, headers.error);
     const { signature, timestamp, nonce } = headers;
@@ -139,7 +147,7 @@ export function verifyAuthorizeRequest(deps: PlatformDeps, services: LegacyServi
     if (request.bodyProblem === "invalid_json") {
       return sendLegacyError(reply, parameterError("body", "is not valid JSON"));
     }
-  };
+  }, legacyAuthorizeSecurity);
 }
 
 type AuthorizeHeaders =

@@ -9,15 +9,18 @@
 // `data` is exactly `{retryAfter, limit, window}` (DESIGN §8).
 
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { ListenerLimits } from "../../config.js";
 import { type Rejection, type RejectionCode, rejectionKind, rejectionMessage } from "../../core/errors.js";
 import { atomsToNumber } from "../../core/money.js";
 import type { ApplicationProblem } from "../../legacy/market-applications.js";
 import type { OrderProblem } from "../../legacy/order-request.js";
 import { bodyBytesMax } from "../partner/errors.js";
+import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
+import type { RouteMethods } from "../shared/method-not-allowed.js";
 import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
-export type LegacyStatus = 400 | 401 | 403 | 404 | 422 | 429 | 500 | 503;
+export type LegacyStatus = 400 | 401 | 403 | 404 | 405 | 408 | 422 | 429 | 500 | 503;
 
 export interface LegacyError {
   readonly status: LegacyStatus;
@@ -59,6 +62,7 @@ export const legacyErrors = {
   titleExists: legacyError(400, 4041, "A market with this title already exists"),
   // Not found.
   routeNotFound: legacyError(404, 404, "not found"),
+  methodNotAllowed: legacyError(405, 405, "method not allowed"),
   requestNotFound: legacyError(404, 404, "Request not found"),
   outcomeNotFound: legacyError(404, 3001, "outcome is not exist"),
   optionNotFound: legacyError(404, 404, "option is not exist"),
@@ -99,7 +103,24 @@ export const legacyErrors = {
   internal: legacyError(500, 500, "Internal server error"),
   unavailable: legacyError(503, 503, "service temporarily unavailable"),
   requestTimeout: legacyError(503, 503, "request timed out"),
+  /** The request itself did not arrive within the listener's bound (src/api/shared/listener-limits.ts). */
+  receiveTimeout: legacyError(408, 408, "request timeout"),
 } as const;
+
+/** A connection's problem with HTTP itself, answered in the legacy envelope on the raw socket. */
+export function legacyClientError(kind: ClientErrorKind, limits: ListenerLimits): ClientErrorAnswer {
+  const error =
+    kind === "timeout"
+      ? withDetails(legacyErrors.receiveTimeout, { timeoutMs: limits.requestReceiveMsMax })
+      : kind === "headers_too_large"
+        ? parameterError("headers", "are too large")
+        : parameterError("request", "is not valid HTTP/1.1");
+  return {
+    status: error.status,
+    contentType: "application/json; charset=utf-8",
+    body: JSON.stringify(legacyErrorBody(error)),
+  };
+}
 
 /** A copy of an error with extra details beside `errorCode` (the field at fault, amounts). */
 export function withDetails(error: LegacyError, details: Readonly<Record<string, unknown>>): LegacyError {
@@ -158,6 +179,9 @@ export const legacyErrorByRejection: Partial<Record<RejectionCode, LegacyError>>
   WITHDRAWAL_NOT_PENDING: legacyErrors.statusForbidsModification,
   WITHDRAWAL_NOT_APPROVED: legacyErrors.statusForbidsModification,
   NOT_MARKET_CREATOR: legacyErrors.permissionDenied,
+  // Conversion is served on the signed gateway only; should a legacy route ever meet it, it is the
+  // market's kind, not the request, that forbids it.
+  MARKET_NOT_EXCLUSIVE: withDetails(legacyErrors.marketStatusConflict, { reason: "Market is not exclusive" }),
 };
 
 export function fromRejection(rejection: Rejection): LegacyError {
@@ -287,7 +311,12 @@ export function handleLegacyError(
   if (tryAgainLater !== undefined) {
     noteTryAgainLater(request.server, tryAgainLater);
     reply.header("retry-after", String(tryAgainLater.retryAfterSeconds));
-    return sendLegacyError(reply, legacyErrors.unavailable);
+    // Spec 001 has one status for both, 503; the message tells them apart: nothing was done, or
+    // (as when the 30 s request timeout ends a request) the outcome is unknown.
+    return sendLegacyError(
+      reply,
+      tryAgainLater.outcome === "unknown" ? legacyErrors.requestTimeout : legacyErrors.unavailable,
+    );
   }
   request.log.error({ err: error }, "unhandled error on the legacy surface");
   return sendLegacyError(reply, legacyErrors.internal);
@@ -295,4 +324,14 @@ export function handleLegacyError(
 
 export function handleLegacyNotFound(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendLegacyError(reply, legacyErrors.routeNotFound);
+}
+
+/** The legacy not-found handler: 405 with `Allow` where the path has routes under other methods. */
+export function legacyNotFoundHandler(routes: RouteMethods) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const allowed = routes.allowedAt(request.url);
+    if (allowed.length === 0) return handleLegacyNotFound(request, reply);
+    reply.header("allow", allowed.join(", "));
+    return sendLegacyError(reply, withDetails(legacyErrors.methodNotAllowed, { allowed }));
+  };
 }

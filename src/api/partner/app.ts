@@ -2,16 +2,21 @@
 // route file of ./routes registered with the shared dependencies.
 
 import cookie from "@fastify/cookie";
-import { type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifySchemaCompiler, type FastifyServerOptions } from "fastify";
-import type { TSchema } from "typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyServerOptions } from "fastify";
 import type { PlatformDeps } from "../deps.js";
 import { registerDocs } from "../shared/docs.js";
+import { exactNumberQueryCompiler } from "../shared/exact-query-compiler.js";
+import { listenerServerOptions } from "../shared/listener-limits.js";
+import { trackRouteMethods } from "../shared/method-not-allowed.js";
+import { allOf, hookSecurity } from "../shared/openapi-operations.js";
+import { declareQueryErrors } from "../shared/query-error-docs.js";
 import { installRawBodyParsers } from "../shared/raw-body.js";
 import { registerRouteFiles } from "../shared/route-files.js";
+import { gatewaySecurity, gatewaySecuritySchemes } from "../shared/security-schemes.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
-import { bodyBytesMax, handlePartnerError, handlePartnerNotFound } from "./errors.js";
+import { bodyBytesMax, handlePartnerError, partnerClientError, partnerNotFoundHandler } from "./errors.js";
 import { installPartnerRateLimit } from "./rate-limit.js";
 
 export interface PartnerAppOptions {
@@ -22,64 +27,37 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.logger.child({ surface: "gateway" }),
     bodyLimit: bodyBytesMax,
+    // A request must arrive, headers and body, within the configured time; HTTP-level problems
+    // (too slow, headers too large, not HTTP) are answered in the envelope.
+    ...listenerServerOptions(deps.config.listenerLimits, options.https, partnerClientError),
     // Ids and cookies are short; a huge URL is refused by the HTTP layer before any work is done.
     routerOptions: { maxParamLength: 256 },
     // A path parameter over that length or a malformed %-escape is answered in the envelope
     // (400/1001), not with Fastify's own `{error, code, statusCode}` body and its 414.
     frameworkErrors: handlePartnerError,
-    ...(options.https === undefined ? {} : { https: options.https }),
   };
   const app = Fastify(serverOptions).withTypeProvider<TypeBoxTypeProvider>() as unknown as TypeBoxApp;
   // TypeBox's compiler converts query/params strings to numbers but never coerces a JSON body:
   // a string where a number is required is a 400 naming the field (DESIGN §8).
-  app.setValidatorCompiler(exactIntegerQueryCompiler);
+  app.setValidatorCompiler(exactNumberQueryCompiler);
   app.decorate("platform", deps);
   deps.metrics?.instrumentHttp(app, "gateway");
   installRawBodyParsers(app, { jsonDecoding: "after-authentication" });
   app.setErrorHandler(handlePartnerError);
-  app.setNotFoundHandler(handlePartnerNotFound);
+  app.setNotFoundHandler(partnerNotFoundHandler(trackRouteMethods(app)));
+  declareQueryErrors(app);
   await app.register(cookie);
   installPartnerAuthentication(app, deps);
   await installPartnerRateLimit(app, deps);
   await registerDocs(app, {
     title: "predex partner API (signed gateway)",
     description:
-      "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie.",
+      "Every request is signed (HMAC-SHA256 gateway signature) and carries `x-api-key`; user-scoped routes need the `predex_session` cookie. The string-to-sign carries the query decoded, so a query key or value may not contain `&` or `=`, even percent-encoded: such a query is refused before its signature is checked (400, text/plain `Query deserialize error: …`).",
+    securitySchemes: gatewaySecuritySchemes,
+    // The gateway checks every route; requireSession adds the cookie where it is used.
+    securityOf: (route) => allOf(gatewaySecurity, hookSecurity(route)),
+    serverDescription: "`{base_url}`: the signed gateway (REST, and the `/socket/*` channels)",
   });
   await registerRouteFiles(app, deps, new URL("./routes/", import.meta.url));
   return app;
 }
-
-/**
- * TypeBox's conversion truncates a query value such as `page=1.5` to 1. An integer field of the
- * query string or path accepts only an integer literal; anything else is the usual
- * "must be integer" deserialization failure (text/plain 400 for a query), naming the field.
- */
-const exactIntegerQueryCompiler: FastifySchemaCompiler<TSchema> = (route) => {
-  const validate = TypeBoxValidatorCompiler(route);
-  if (route.httpPart !== "querystring" && route.httpPart !== "params") return validate;
-  const properties = (route.schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  const integerFields = Object.keys(properties).filter((name) => properties[name]?.type === "integer");
-  if (integerFields.length === 0) return validate;
-  return (value: unknown) => {
-    if (typeof value === "object" && value !== null) {
-      for (const field of integerFields) {
-        const raw = (value as Record<string, unknown>)[field];
-        if (typeof raw === "string" && !/^[+-]?[0-9]+$/.test(raw)) {
-          return {
-            error: [
-              {
-                keyword: "type",
-                instancePath: `/${field}`,
-                schemaPath: `#/properties/${field}/type`,
-                params: { type: "integer" },
-                message: "must be integer",
-              },
-            ],
-          };
-        }
-      }
-    }
-    return validate(value);
-  };
-};

@@ -3,6 +3,8 @@
 
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { SessionUser } from "../../identity/service.js";
+import { markSecurity } from "../shared/openapi-operations.js";
+import { sessionSecurity } from "../shared/security-schemes.js";
 import { authErrors, sendServiceError } from "./errors.js";
 
 export const sessionCookieName = "predex_session";
@@ -32,6 +34,7 @@ export async function requireSession(
   request.user = user;
   return undefined;
 }
+markSecurity(requireSession, sessionSecurity);
 
 export function setSessionCookie(reply: FastifyReply, token: string, maxAgeSeconds: number): void {
   reply.setCookie(sessionCookieName, token, {

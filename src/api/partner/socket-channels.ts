@@ -1,4 +1,5 @@
-// The five WebSocket channels of the signed host (spec 000 "Events"). The upgrade gate has already
+// The WebSocket channels of the signed host: the five of spec 000 "Events" and /socket/user-trades
+// (DESIGN §9). The upgrade gate has already
 // checked the gateway signature and the API key; here each channel checks its own query, the user
 // channels their signed session cookie, and only then is the handshake completed.
 
@@ -13,7 +14,7 @@ import type { AuthenticatedPartner } from "../../identity/service.js";
 import { Subscriber } from "../../realtime/fanout.js";
 import type { RealtimeHub, UserChannel } from "../../realtime/hub.js";
 import type { PlatformDeps } from "../deps.js";
-import { authErrors, fromRejection, notFound, type ServiceError } from "./errors.js";
+import { authErrors, failureAnswer, fromRejection, notFound, type ServiceError } from "./errors.js";
 import { sessionCookieName } from "./session.js";
 import { type HandshakeRefusal, handshakeErrors, writeRefusal } from "./socket-handshake.js";
 
@@ -93,11 +94,10 @@ export function registerSignedChannels(deps: PlatformDeps, hub: RealtimeHub): We
           accept(request, socket, head, partner, verdict.value);
         },
         (error: unknown) => {
-          deps.logger.error({ err: error }, "a realtime handshake failed");
-          writeRefusal(socket, {
-            kind: "service",
-            error: { status: 500, code: 9999, message: "internal error" },
-          });
+          const failure = failureAnswer(error);
+          if (failure.retryAfterSeconds === undefined)
+            deps.logger.error({ err: error }, "a realtime handshake failed");
+          writeRefusal(socket, { kind: "service", ...failure });
         },
       );
     };
@@ -179,6 +179,7 @@ export function registerSignedChannels(deps: PlatformDeps, hub: RealtimeHub): We
   deps.socketChannels.set(socketPaths.userInfo, userChannel("info"));
   deps.socketChannels.set(socketPaths.userPositions, userChannel("positions"));
   deps.socketChannels.set(socketPaths.userOpenOrders, userChannel("orders"));
+  deps.socketChannels.set(socketPaths.userTrades, userChannel("trades"));
   return server;
 }
 

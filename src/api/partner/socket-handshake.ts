@@ -7,7 +7,7 @@ import { type ServiceError, unauthorized } from "./errors.js";
 import { writeServiceErrorToSocket } from "./upgrades.js";
 
 export type HandshakeRefusal =
-  | { readonly kind: "service"; readonly error: ServiceError }
+  | { readonly kind: "service"; readonly error: ServiceError; readonly retryAfterSeconds?: number }
   | { readonly kind: "query"; readonly detail: string }
   | { readonly kind: "too_many"; readonly detail: string }
   | { readonly kind: "upstream" };
@@ -20,7 +20,7 @@ export const handshakeErrors = {
 export function writeRefusal(socket: Duplex, refusal: HandshakeRefusal): void {
   switch (refusal.kind) {
     case "service":
-      writeServiceErrorToSocket(socket, refusal.error);
+      writeServiceErrorToSocket(socket, refusal.error, refusal.retryAfterSeconds);
       return;
     case "query":
       // As the REST routes answer a query-string deserialization failure (spec 000 "Errors").

@@ -7,18 +7,23 @@ import type { Duplex } from "node:stream";
 import { splitRequestTarget } from "../../contract/signing/string-to-sign.js";
 import { writeGatewayRejectionToSocket, writeResponseToSocket } from "../../gateway/verifier.js";
 import { apiKeyMatches } from "../../identity/service.js";
+import { routeUpgrades } from "../../realtime/http-upgrades.js";
 import type { PlatformDeps } from "../deps.js";
-import { authErrors, notFound, type ServiceError } from "./errors.js";
+import { authErrors, failureAnswer, notFound, type ServiceError } from "./errors.js";
 
 export type { SocketChannelHandler } from "../socket-channel.js";
 
-export function installUpgradeGate(server: Pick<Server, "on">, deps: PlatformDeps): void {
-  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    // A client that vanishes mid-handshake must not take the process down.
-    socket.on("error", () => socket.destroy());
+export function installUpgradeGate(server: Server, deps: PlatformDeps): void {
+  // WebSocket upgrades only: any other upgrade (h2c) is served as the plain request it also is.
+  routeUpgrades(server, (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     gateUpgrade(deps, request, socket, head).catch((error: unknown) => {
-      deps.logger.error({ err: error }, "WebSocket upgrade failed");
-      writeServiceErrorToSocket(socket, { status: 500, code: 9999, message: "internal error" });
+      // A database that cannot be reached (the gateway's nonce, the session) is try-again-later.
+      const failure = failureAnswer(error);
+      if (failure.retryAfterSeconds === undefined)
+        deps.logger.error({ err: error }, "WebSocket upgrade failed");
+      else
+        deps.logger.warn({ detail: (error as Error).message }, "WebSocket upgrade refused: try again later");
+      writeServiceErrorToSocket(socket, failure.error, failure.retryAfterSeconds);
     });
   });
 }
@@ -43,11 +48,18 @@ async function gateUpgrade(
 }
 
 /** The service's JSON envelope on a raw socket, for refused upgrades. */
-export function writeServiceErrorToSocket(socket: Duplex, error: ServiceError): void {
+export function writeServiceErrorToSocket(
+  socket: Duplex,
+  error: ServiceError,
+  retryAfterSeconds?: number,
+): void {
   writeResponseToSocket(
     socket,
     error.status,
-    { "content-type": "application/json; charset=utf-8" },
+    {
+      "content-type": "application/json; charset=utf-8",
+      ...(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) }),
+    },
     JSON.stringify({ code: error.code, message: error.message, data: null }),
   );
 }

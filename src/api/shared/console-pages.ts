@@ -37,10 +37,25 @@ function securityHeaders(page: ConsolePage): Record<string, string> {
   };
 }
 
+export interface ConsolePageOptions {
+  /**
+   * Answer `GET /` with Polymarket's health check, the JSON string "OK", to a client that does not
+   * ask for HTML (clob-client's getOk and py-clob-client's get_ok accept any type); a browser asks
+   * for text/html and gets the page.
+   */
+  readonly healthCheckForApiClients?: boolean;
+}
+
+/** Whether a request asks for a page: every browser navigation lists text/html in Accept. */
+function asksForHtml(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/html\b/i.test(accept);
+}
+
 export async function registerConsolePage(
   app: FastifyInstance,
   page: ConsolePage,
   buildDirectory: URL = consoleBuildDirectory,
+  options: ConsolePageOptions = {},
 ): Promise<void> {
   const htmlFile = new URL(`${page}.html`, buildDirectory);
   const assetsDirectory = new URL("assets/", buildDirectory);
@@ -60,11 +75,16 @@ export async function registerConsolePage(
   } else {
     app.log.warn({ page }, "web console not built (web/dist missing); run npm run build:web");
   }
-  app.get("/", { schema: { hide: true } }, async (_request, reply) =>
-    reply
+  app.get("/", { schema: { hide: true } }, async (request, reply) => {
+    if (options.healthCheckForApiClients === true) {
+      reply.header("vary", "accept");
+      if (!asksForHtml(request.headers.accept))
+        return reply.code(200).type("application/json; charset=utf-8").send('"OK"');
+    }
+    return reply
       .code(built ? 200 : 503)
       .headers(securityHeaders(page))
       .type("text/html; charset=utf-8")
-      .send(html),
-  );
+      .send(html);
+  });
 }

@@ -2,6 +2,7 @@
 // every surface (DESIGN §6: "wrong types are 400/1001 naming the field").
 
 import type { FastifySchemaValidationError } from "fastify";
+import { httpUrlProblem, isHttpUrlPattern } from "./http-url.js";
 
 export interface FieldProblem {
   /** Dotted path of the offending field (`outcomes.0.name`); empty for the whole value. */
@@ -26,6 +27,9 @@ export function describeValidationError(errors: readonly FastifySchemaValidation
   const nonEmpty =
     (first.keyword === "minLength" && params.limit === 1) ||
     (first.keyword === "pattern" && params.pattern === "\\S");
+  if (first.keyword === "pattern" && isHttpUrlPattern(params.pattern)) {
+    return { field: parent, missing: false, problem: httpUrlProblem };
+  }
   return {
     field: parent,
     missing: false,

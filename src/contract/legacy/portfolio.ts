@@ -3,9 +3,12 @@
 // beside `data`: current, size, total, pages, totalRow, empty.
 
 import { type TSchema, Type } from "typebox";
+import { pageNumberMax } from "../partner/pagination.js";
 
 export const PageParameters = {
-  page: Type.Optional(Type.Integer({ description: "1-based; default 1" })),
+  page: Type.Optional(
+    Type.Integer({ maximum: pageNumberMax, description: `1-based, at most ${pageNumberMax}; default 1` }),
+  ),
   pageSize: Type.Optional(Type.Integer({ description: "Default 10; larger than 100 is capped at 100" })),
 };
 

@@ -65,7 +65,9 @@ export const PositionRecord = Type.Object({
   }),
   cost: Decimal("What the shares held cost, fees included"),
   status: Type.String({ description: "open, settled (market settled or void) or claimed" }),
-  claimable: Decimal("What a claim would pay now: winning shares × 1, 0.5 a share when void, else 0"),
+  claimable: Decimal(
+    "What a claim would pay now: winning shares × 1, 0.5 a share when void (an exclusive market of n outcomes: Yes 1/n, No (n − 1)/n), else 0",
+  ),
 });
 export type PositionRecord = Static<typeof PositionRecord>;
 

@@ -5,7 +5,10 @@ import { type TSchema, Type } from "typebox";
 
 export const ErrorEnvelope = Type.Object(
   {
-    code: Type.Integer({ description: "Business code: 1001, 1401, 1404, 1415, 9999, …" }),
+    code: Type.Integer({
+      description:
+        "Business code: 1001, 1401, 1404, 1415, 9999, 2002 (nothing was done: retry), 2001 (outcome unknown: reconcile first), …",
+    }),
     message: Type.String({
       description: "Prefixed: `bad request: `, `unauthorized: `, `resource not found: `",
     }),
@@ -39,6 +42,9 @@ export function partnerResponses<Data extends TSchema>(data: Data) {
     404: ErrorEnvelope,
     415: ErrorEnvelope,
     500: ErrorEnvelope,
+    // 2002: nothing was done, try again (Retry-After); 2001: the outcome is unknown (Retry-After).
+    502: ErrorEnvelope,
+    504: ErrorEnvelope,
   };
 }
 

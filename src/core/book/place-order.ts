@@ -1,4 +1,5 @@
-// decide for PlaceOrder: validation, risk checks, and matching. Matching walks the book read-only
+// decide for PlaceOrder on an order book: the checks of the moment (market open, expiry, balance,
+// price protection) and matching, once order-terms.ts has checked the order. Matching walks the book read-only
 // in price-time priority and describes each step as an event; evolve applies them afterwards.
 // Every price here is in price units and every quantity in lots (units.ts), so the arithmetic is
 // exact integer arithmetic on JS numbers; bigint appears only where events carry money out.
@@ -14,24 +15,12 @@ import type {
   OrderPlacedEvent,
   TradeExecutedEvent,
 } from "../events.js";
-import {
-  makersPerTakerMax,
-  openOrdersPerUserMax,
-  orderAmountAtomsMax,
-  orderSharesMax,
-  ordersPerBookMax,
-} from "../limits.js";
+import { makersPerTakerMax, openOrdersPerUserMax, ordersPerBookMax } from "../limits.js";
 import type { Market, OptionRecord, Outcome } from "../market.js";
 import { isWithinTradingWindow } from "../market.js";
+import type { BookOrderSize } from "../order-terms.js";
 import type { ExchangeState } from "../state.js";
-import {
-  atomsOf,
-  lotsToShares,
-  orderSharesToLots,
-  priceToUnits,
-  priceUnitsPerUnit,
-  priceUnitsToAtoms,
-} from "../units.js";
+import { atomsOf, lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../units.js";
 import type { Account } from "../wallet/ledger.js";
 import { affordableLots, buyReserveAtoms, feeAtoms } from "./fees.js";
 import type { OrderBook } from "./order-book.js";
@@ -49,94 +38,36 @@ import {
 /** Stands in slot 0 of a PlaceOrder's events until OrderPlaced replaces it; never emitted. */
 const placeholderEvent: ExchangeEvent = { type: "Placeholder" } as unknown as ExchangeEvent;
 
-/** The smallest MARKET BUY budget: 0.01 USDT. */
-export const marketBuyAmountAtomsMin = 1_000_000n;
-
-const atomsPerOne = 100_000_000n;
-
-function invalid(message: string): Decision<ExchangeEvent> {
-  return { ok: false, rejection: reject("INVALID_INPUT", message) };
-}
-
 function refuse(code: Parameters<typeof reject>[0]): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject(code) };
 }
 
 /**
- * decide for PlaceOrder on an order-book market, once place-order.ts has found the market, outcome
- * and option and seen that the clientOrderId is new.
+ * decide for PlaceOrder on an order-book market, once place-order.ts has checked the order against
+ * the market (order-terms.ts, which worked out its size) and seen that the clientOrderId is new.
  */
 export function decideBookOrder(
   state: ExchangeState,
   command: PlaceOrderCommand,
   context: CommandContext,
   account: Account | undefined,
-  market: Market,
-  outcome: Outcome,
-  option: OptionRecord,
+  placement: { readonly market: Market; readonly outcome: Outcome; readonly option: OptionRecord },
+  size: BookOrderSize,
 ): Decision<ExchangeEvent> {
-  const { userId, clientOrderId } = command;
+  const { market, outcome, option } = placement;
+  const { userId, clientOrderId, side, orderType, timeInForce } = command;
   if (market.status !== "open") return refuse("MARKET_NOT_OPEN");
   // Trading runs from startTime to endTime even between the scheduler's ticks: an operator may open
   // (publish) a market before its start, and the scheduler's CloseMarket may come a tick late.
   if (!isWithinTradingWindow(market, context.nowMs)) return refuse("MARKET_NOT_OPEN");
   const book = outcome.book;
   if (book === null) throw new Error("decide: an open orderbook market has no book");
-
-  // What: the order's own shape.
-  const { side, orderType, timeInForce } = command;
-  if (side !== "BUY" && side !== "SELL") return invalid("side must be BUY or SELL");
+  if (timeInForce === "GTD" && (command.expiresAtMs as number) <= context.nowMs)
+    return refuse("ORDER_EXPIRED");
   const isBuy = side === "BUY";
-  let limitUnits = 0;
-  let lots = 0;
-  let budget = 0;
-  if (orderType === "LIMIT") {
-    if (typeof command.limitPrice !== "bigint") return invalid("LIMIT order requires numeric limitPrice");
-    if (typeof command.shares !== "bigint") return invalid("LIMIT order requires shares");
-    if (command.amount !== null) return invalid("amount is only for MARKET BUY orders");
-    if (timeInForce !== "GTC" && timeInForce !== "GTD" && timeInForce !== "FOK" && timeInForce !== "FAK") {
-      return invalid("timeInForce must be GTC, GTD, FOK or FAK");
-    }
-    if (command.limitPrice <= 0n || command.limitPrice >= atomsPerOne) return refuse("PRICE_OUT_OF_RANGE");
-    // Below 1 USDT the price is exact as a JS number, so no bigint division is needed.
-    const units = priceToUnits(command.limitPrice);
-    if (!Number.isInteger(units) || units % market.tickUnits !== 0) return refuse("PRICE_NOT_ON_TICK");
-    limitUnits = units;
-    if (timeInForce === "GTD") {
-      if (typeof command.expiresAtMs !== "number" || !Number.isSafeInteger(command.expiresAtMs)) {
-        return invalid("GTD order requires expiresAt");
-      }
-      if (command.expiresAtMs <= context.nowMs) return refuse("ORDER_EXPIRED");
-    } else if (command.expiresAtMs !== null) {
-      return invalid("expiresAt is only for GTD orders");
-    }
-  } else if (orderType === "MARKET") {
-    if (command.limitPrice !== null) return invalid("MARKET order takes no limitPrice");
-    if (timeInForce !== "FAK") return invalid("MARKET orders are FAK");
-    if (command.expiresAtMs !== null) return invalid("expiresAt is only for GTD orders");
-    if (isBuy) {
-      if (typeof command.amount !== "bigint") return invalid("MARKET BUY order requires amount");
-      if (command.shares !== null) return invalid("MARKET BUY order takes amount, not shares");
-      if (command.amount < marketBuyAmountAtomsMin) return refuse("SIZE_TOO_SMALL");
-      if (command.amount > orderAmountAtomsMax) return refuse("SIZE_TOO_LARGE");
-      budget = Number(command.amount);
-    } else {
-      if (typeof command.shares !== "bigint") return invalid("MARKET SELL order requires shares");
-      if (command.amount !== null) return invalid("MARKET SELL order takes shares, not amount");
-    }
-  } else {
-    return invalid("orderType must be LIMIT or MARKET");
-  }
+  const { limitUnits, lots } = size;
+  const budget = size.budget;
   const byAmount = orderType === "MARKET" && isBuy;
-  if (!byAmount) {
-    const shares = command.shares as bigint;
-    if (shares <= 0n) return refuse("SIZE_TOO_SMALL");
-    if (shares > orderSharesMax) return refuse("SIZE_TOO_LARGE");
-    const shareLots = orderSharesToLots(shares);
-    if (!Number.isInteger(shareLots)) return refuse("SHARES_NOT_ON_STEP");
-    if (shareLots < market.minOrderLots) return refuse("SIZE_TOO_SMALL");
-    lots = shareLots;
-  }
 
   // Risk: the whole order must be covered before it may trade (worst case: every lot at the
   // limit price, paying the larger of the two fees).

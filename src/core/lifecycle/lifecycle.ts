@@ -12,6 +12,8 @@
 // Void: resting orders are cancelled (funds and shares unfrozen), a held bond comes back, and every
 // share of every option is then claimable at half a USDT from the outcome's collateral. A Yes+No
 // pair was minted for exactly 1 USDT of collateral, so 0.5 per share pays out the collateral exactly.
+// An exclusive market (exclusive/) is resolved with exactly one winning outcome, voids by its own
+// payout, and its finish (settled or void) ends with ExclusiveMarketFinished.
 
 import { releaseEvent } from "../book/place-order.js";
 import type {
@@ -25,6 +27,11 @@ import type {
 import type { CommandContext, Decision } from "../decider.js";
 import { type RejectionCode, reject } from "../errors.js";
 import type { ExchangeEvent, LifecycleEvent } from "../events.js";
+import {
+  exclusiveFinishEvents,
+  exclusiveWinnersMessage,
+  isExclusiveResult,
+} from "../exclusive/settlement.js";
 import { isId } from "../ids.js";
 import type { Market } from "../market.js";
 import { poolSettlementEvents } from "../pools/settlement.js";
@@ -78,10 +85,10 @@ function winnersFor(
       return { ok: false, decision: invalid("winners must name every outcome of the market once") };
     byOutcome.set(outcome.outcomeId, choice.winningOptionId);
   }
-  return {
-    ok: true,
-    winners: market.outcomeIds.map((outcomeId) => ({ outcomeId, optionId: byOutcome.get(outcomeId)! })),
-  };
+  const winners = market.outcomeIds.map((outcomeId) => ({ outcomeId, optionId: byOutcome.get(outcomeId)! }));
+  if (state.exclusiveMarkets.has(market.marketId) && !isExclusiveResult(state, winners))
+    return { ok: false, decision: invalid(exclusiveWinnersMessage) };
+  return { ok: true, winners };
 }
 
 function sameWinners(a: readonly WinningOption[], b: readonly WinningOption[]): boolean {
@@ -190,6 +197,7 @@ export function decideFinalizeMarket(
   }
   events.push(settled(market, winners, "OPERATOR", context.nowMs));
   events.push(...poolSettlementEvents(state, market, winners, context.nowMs));
+  events.push(...exclusiveFinishEvents(state, market, winners, context.nowMs));
   return { ok: true, events };
 }
 
@@ -208,6 +216,7 @@ export function decideSettleMarket(
     events: [
       settled(market, proposedWinners, "WINDOW_ENDED", context.nowMs),
       ...poolSettlementEvents(state, market, proposedWinners, context.nowMs),
+      ...exclusiveFinishEvents(state, market, proposedWinners, context.nowMs),
     ],
   };
 }
@@ -247,6 +256,7 @@ export function decideVoidMarket(
   }
   events.push({ type: "MarketVoided", marketId: market.marketId, atMs: context.nowMs });
   events.push(...poolSettlementEvents(state, market, null, context.nowMs));
+  events.push(...exclusiveFinishEvents(state, market, null, context.nowMs));
   return { ok: true, events };
 }
 

@@ -1,8 +1,10 @@
 // What a position is worth once its market is finished, and the invariants that replace
 // "Yes outstanding = No outstanding = collateral" from then on. Settled: a winning orderbook share
-// pays exactly 1 USDT, a losing one 0. Void: every share pays 0.5 USDT. Payouts come out of the
+// pays exactly 1 USDT, a losing one 0. Void: every share pays 0.5 USDT (in an exclusive market,
+// a Yes share 1/n and a No share (n − 1)/n: exclusive/payout.ts). Payouts come out of the
 // outcome's collateral, so the collateral left always equals what is still to be claimed.
 
+import { exclusiveVoidPayoutAtoms } from "../exclusive/payout.js";
 import type { Market } from "../market.js";
 import { parimutuelPayoutAtoms } from "../pools/parimutuel/parimutuel-payout.js";
 import type { ExchangeState } from "../state.js";
@@ -27,7 +29,12 @@ export function payoutAtoms(state: ExchangeState, position: Position): bigint {
   // A parimutuel position is a stake, paid its share of the pool (pools/parimutuel/parimutuel-payout.ts).
   if (market.modelType === "parimutuel") return parimutuelPayoutAtoms(state, market, position);
   const held = position.shares + position.frozenShares;
-  if (market.status === "void") return held / 2n;
+  if (market.status === "void") {
+    // An exclusive market's void pays each share its average over every possible winner (exclusive/payout.ts).
+    if (!state.exclusiveMarkets.has(market.marketId)) return held / 2n;
+    const { optionIndex } = state.options.get(position.optionId)!;
+    return exclusiveVoidPayoutAtoms(held, optionIndex, market.outcomeIds.length);
+  }
   if (market.status !== "settled") return 0n;
   const winners = state.resolutions.get(market.marketId)?.finalWinners ?? [];
   return winnerOf(winners, position.outcomeId) === position.optionId ? held : 0n;

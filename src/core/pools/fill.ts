@@ -12,10 +12,6 @@ import type { PoolTradeExecutedEvent } from "./events.js";
 
 export type PoolDecision = Decision<ExchangeEvent>;
 
-export function poolInvalid(message: string): PoolDecision {
-  return { ok: false, rejection: reject("INVALID_INPUT", message) };
-}
-
 export function poolRefuse(code: RejectionCode, message?: string): PoolDecision {
   return { ok: false, rejection: reject(code, message) };
 }

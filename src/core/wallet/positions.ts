@@ -55,9 +55,7 @@ export function recordSell(
   notional: bigint,
   fee: bigint,
 ): void {
-  const held = position.shares + position.frozenShares;
-  // Selling everything releases all the cost, with no division to pay for.
-  const costReleased = shares === held ? position.cost : held === 0n ? 0n : (position.cost * shares) / held;
+  const costReleased = costReleasedBySale(position, shares);
   if (fromFrozen) position.frozenShares -= shares;
   else position.shares -= shares;
   if (position.shares < 0n || position.frozenShares < 0n) {
@@ -65,6 +63,13 @@ export function recordSell(
   }
   position.cost -= costReleased;
   position.realizedPnl += notional - fee - costReleased;
+}
+
+/** The cost a sale of `shares` releases: the held cost pro rata, rounded down (recordSell). */
+export function costReleasedBySale(position: Position, shares: bigint): bigint {
+  const held = position.shares + position.frozenShares;
+  // Selling everything releases all the cost, with no division to pay for.
+  return shares === held ? position.cost : held === 0n ? 0n : (position.cost * shares) / held;
 }
 
 /** Moves shares between free and frozen (a SELL rests, or is cancelled or expires). */

@@ -1,8 +1,9 @@
 // A typed client for the legacy listener (spec 001): signs the authorize call with the merchant's
 // RSA key, keeps the JWT and authorizes again when it is refused (401), and follows spec 001's
 // retry policy: 429 after `retryAfter`, 500/503 with exponential backoff, 3 attempts at most.
-// An order submit is never retried when its fate is unknown (a 5xx or no answer): only a 429 or
-// 401, which the server gives before anything is queued, sends it again.
+// An order submit is never retried when its fate is unknown (a 5xx or no answer, including 503
+// `request timed out`): only a 429, a 401 or a 503 `service temporarily unavailable`, which the
+// server gives when nothing was queued, or a connection never made, sends it again.
 
 import type { KeyObject } from "node:crypto";
 import type { Static } from "typebox";
@@ -345,10 +346,13 @@ export class LegacyClient {
           await this.#sleep((error.retryAfterSeconds ?? 1) * 1000);
           continue;
         }
-        const unknownOutcome =
+        const retryable =
           error instanceof LegacyNetworkError || (error instanceof LegacyApiError && error.retryable);
+        const nothingWasDone =
+          (error instanceof LegacyNetworkError || error instanceof LegacyApiError) && error.nothingWasDone;
+        const unknownOutcome = retryable && !nothingWasDone;
         if (unknownOutcome && !options.idempotent) throw new SubmitOutcomeUnknownError(error);
-        if (!unknownOutcome || last) throw error;
+        if (!retryable || last) throw error;
         await this.#sleep(Math.min(this.#retry.delayMsMax, this.#retry.delayMsBase * 2 ** (attempt - 1)));
       }
     }

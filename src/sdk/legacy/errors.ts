@@ -1,5 +1,10 @@
 // What can go wrong talking to the legacy listener, split as spec 001's retry policy splits it:
 // 429, 500 and 503 may be retried (429 after `retryAfter`); 401 after re-authorizing; the rest not.
+// Spec 001 has one 503 for two different things, which predex tells apart by `msg`: `service
+// temporarily unavailable` (nothing was done: even a submit may be sent again) and `request timed
+// out` (the outcome is unknown: a submit's result is checked first, spec 001 rule 1).
+
+import { connectionNeverMade } from "../errors.js";
 
 export abstract class LegacyError extends Error {
   /** True when sending the same request again may succeed (reads; a submit only after a 429 or 401). */
@@ -29,6 +34,11 @@ export class LegacyApiError extends LegacyError {
     return typeof value === "number" ? value : undefined;
   }
 
+  /** Nothing was done (predex's 503 `service temporarily unavailable`): a submit may be sent again. */
+  get nothingWasDone(): boolean {
+    return this.status === 503 && this.msg === "service temporarily unavailable";
+  }
+
   /** Seconds to wait before retrying a 429. */
   get retryAfterSeconds(): number | undefined {
     const value = this.data?.retryAfter;
@@ -40,6 +50,11 @@ export class LegacyApiError extends LegacyError {
 export class LegacyNetworkError extends LegacyError {
   override name = "LegacyNetworkError";
   readonly retryable = true;
+
+  /** The connection was never made (refused, unknown host, no route): nothing was sent. */
+  get nothingWasDone(): boolean {
+    return connectionNeverMade(this);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // The SDK's WebSocket clients: signed channels (SignedSocket), a live local book
-// (BookSubscription), live views of the user channels (User*Subscription) and the public market
-// channel (MarketSocket).
+// (BookSubscription), live views of the user channels (User*Subscription), the user's fills
+// (UserTradesSubscription) and the public market channel (MarketSocket).
 
 export { type BackoffPolicy, defaultBackoffPolicy, type SdkLogger, silentLogger } from "./backoff.js";
 export {
@@ -24,3 +24,10 @@ export {
   type UserSubscriptionOptions,
   type UserSubscriptionState,
 } from "./user-subscription.js";
+export {
+  catchUpPageSize,
+  catchUpPagesMax,
+  type UserTradesState,
+  UserTradesSubscription,
+  type UserTradesSubscriptionOptions,
+} from "./user-trades-subscription.js";

@@ -4,7 +4,8 @@
 //                      │ 4xx handshake (not retryable)                 ↑ 5xx / network / 1011
 //                      └────────────→ closed ←─stop()── any state
 //
-// Every attempt signs a fresh upgrade (a signed GET; on user channels the cookie is signed too).
+// Every attempt signs a fresh upgrade (a signed GET with a fresh nonce; on user channels the cookie
+// is signed too).
 // A heartbeat timeout terminates a socket that has gone quiet (no message and no ping), and the
 // owner's onOpen hook runs after every (re)connect so it can re-seed.
 
@@ -50,6 +51,8 @@ export interface SignedSocketOptions {
    * read through `cookie`.
    */
   readonly renewSession?: () => Promise<void>;
+  /** Sign a fresh `x-ca-nonce` into every handshake (default true), so none can be replayed. */
+  readonly nonces?: boolean;
   readonly backoff?: BackoffPolicy;
   /** No message and no ping for this long: the socket is presumed dead and replaced. */
   readonly heartbeatTimeoutMs?: number;
@@ -118,6 +121,7 @@ export class SignedSocket {
       path: this.#options.path,
       ...(this.#options.query === undefined ? {} : { query: this.#options.query }),
       ...(cookie === undefined ? {} : { cookie }),
+      ...(this.#options.nonces === false ? { nonce: false } : {}),
     });
     const url = new URL(signed.pathAndQuery, this.#options.baseUrl.replace(/^http/, "ws"));
     const socket = new WebSocket(url, { headers: signed.headers });

@@ -3,7 +3,7 @@
 // are kept as the same JSON text the SQLite adapter writes, so a codec that loses information fails
 // here too, and nothing the engine holds in memory can alias "disk".
 
-import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
+import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
 import { unpackSnapshot } from "../../engine/snapshot-packing.js";
 import type {
   EngineStore,
@@ -41,6 +41,8 @@ interface StoredEntry {
   readonly nowMs: number;
   readonly command: string;
   readonly events: string;
+  readonly prevHash: string | null;
+  readonly hash: string | null;
 }
 
 /** Everything that would survive a power cut. */
@@ -116,12 +118,7 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
     while (index < this.#image.journal.length) {
       const stored = this.#image.journal.slice(index, index + memoryJournalReadBatchEntriesMax);
       index += stored.length;
-      yield stored.map((entry) => ({
-        sequence: entry.sequence,
-        nowMs: entry.nowMs,
-        command: decodePlainData<Command>(entry.command),
-        events: decodePlainData<Event[]>(entry.events),
-      }));
+      yield stored.map((entry) => decodeJournalRow<Command, Event>(entry));
       this.#assertAlive();
     }
   }
@@ -135,12 +132,17 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
     await this.#faults.beforeCommit?.(commitNumber, entries);
     this.#assertAlive();
     assertContinuesJournal(this.#image.journal.at(-1)?.sequence ?? 0n, entries);
-    const stored = entries.map((entry) => ({
-      sequence: entry.sequence,
-      nowMs: entry.nowMs,
-      command: encodePlainData(entry.command),
-      events: encodePlainData(entry.events),
-    }));
+    const stored = entries.map((entry) => {
+      const texts = entryTexts(entry);
+      return {
+        sequence: entry.sequence,
+        nowMs: entry.nowMs,
+        command: texts.command,
+        events: texts.events,
+        prevHash: entry.prevHash ?? null,
+        hash: entry.hash ?? null,
+      };
+    });
     const staged = new StagedReadModels(this.#image.readModels);
     for (const projector of projectors) await projector(staged, entries);
     // Nothing above touched the image, so a crash or a throw until here leaves it as it was.

@@ -15,6 +15,8 @@ import {
   type ChainWithdrawal,
   type ChainWithdrawalStatus,
   pendingDepositsMax,
+  type WithdrawalTransaction,
+  type WithdrawalTransactionState,
 } from "../chain-store.js";
 import { inTransaction, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -60,6 +62,22 @@ export const chainMigrations: readonly string[] = [
    );
    CREATE INDEX chain_withdrawals_by_status ON chain_withdrawals (status, withdrawal_id);
    CREATE INDEX chain_withdrawals_by_from ON chain_withdrawals (from_address, nonce);`,
+  // Every transaction signed for a withdrawal: the first and each fee replacement at its nonce.
+  // Withdrawals in flight when this came in get their one transaction; finished ones keep only the
+  // hash on their own row.
+  `CREATE TABLE chain_withdrawal_transactions (
+     tx_hash text PRIMARY KEY,
+     withdrawal_id bigint NOT NULL,
+     nonce bigint NOT NULL,
+     raw_tx text NOT NULL,
+     state text NOT NULL,
+     signed_at_ms bigint NOT NULL
+   );
+   CREATE INDEX chain_withdrawal_transactions_by_withdrawal
+     ON chain_withdrawal_transactions (withdrawal_id, nonce, signed_at_ms);
+   INSERT INTO chain_withdrawal_transactions (tx_hash, withdrawal_id, nonce, raw_tx, state, signed_at_ms)
+     SELECT tx_hash, withdrawal_id, nonce, raw_tx, 'PENDING', created_at_ms FROM chain_withdrawals
+     WHERE status IN ('SIGNED', 'SENT') AND tx_hash IS NOT NULL AND raw_tx IS NOT NULL AND nonce IS NOT NULL;`,
 ];
 
 interface DepositRow {
@@ -93,6 +111,15 @@ interface WithdrawalRow {
   updated_at_ms: bigint;
 }
 
+interface TransactionRow {
+  tx_hash: string;
+  withdrawal_id: bigint;
+  nonce: bigint;
+  raw_tx: string;
+  state: WithdrawalTransactionState;
+  signed_at_ms: bigint;
+}
+
 const depositColumns =
   "tx_hash, log_index, user_id, address, units::text AS units, amount_atoms, dust_units::text AS dust_units, block_number, block_hash, status, seen_at_ms, updated_at_ms";
 const withdrawalColumns =
@@ -102,6 +129,44 @@ const insertWithdrawalSql = `INSERT INTO chain_withdrawals (withdrawal_id, statu
     units, raw_tx, tx_hash, last_error, created_at_ms, updated_at_ms)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
   ON CONFLICT (withdrawal_id) DO NOTHING`;
+
+/**
+ * A withdrawal's row and its first transaction, in one statement: both or neither. The same signed
+ * bytes saved again (the same hash) are the same transaction, recorded once.
+ */
+const insertSignedSql = `WITH inserted AS (
+    INSERT INTO chain_withdrawals (withdrawal_id, status, nonce, from_address, to_address, units, raw_tx, tx_hash,
+      last_error, created_at_ms, updated_at_ms)
+    VALUES ($1, 'SIGNED', $2, $3, $4, $5, $6, $7, NULL, $8, $8)
+    ON CONFLICT (withdrawal_id) DO NOTHING
+    RETURNING withdrawal_id),
+  recorded AS (
+    INSERT INTO chain_withdrawal_transactions (tx_hash, withdrawal_id, nonce, raw_tx, state, signed_at_ms)
+    SELECT $7, withdrawal_id, $2, $6, 'PENDING', $8 FROM inserted
+    ON CONFLICT (tx_hash) DO NOTHING)
+  SELECT count(*)::int AS written FROM inserted`;
+
+/** A replacement becomes the withdrawal's transaction and joins its transactions, in one statement. */
+const replaceSql = `WITH replaced AS (
+    UPDATE chain_withdrawals SET raw_tx = $4, tx_hash = $5, status = 'SIGNED', last_error = NULL, updated_at_ms = $6
+    WHERE withdrawal_id = $1 AND nonce = $2 AND tx_hash = $3 AND status IN ('SIGNED', 'SENT')
+    RETURNING withdrawal_id),
+  recorded AS (
+    INSERT INTO chain_withdrawal_transactions (tx_hash, withdrawal_id, nonce, raw_tx, state, signed_at_ms)
+    SELECT $5, withdrawal_id, $2, $4, 'PENDING', $6 FROM replaced
+    ON CONFLICT (tx_hash) DO NOTHING)
+  SELECT count(*)::int AS written FROM replaced`;
+
+const updateWithdrawalSet = `status = $2, tx_hash = coalesce($3, tx_hash), block_number = coalesce($4, block_number),
+    last_error = $5, broadcasts = broadcasts + $6, updated_at_ms = $7`;
+
+/** A final status, and the nonce's transactions settled: the mined one MINED, the others DEAD. */
+const settleSql = `WITH updated AS (
+    UPDATE chain_withdrawals SET ${updateWithdrawalSet} WHERE withdrawal_id = $1 RETURNING withdrawal_id, nonce)
+  UPDATE chain_withdrawal_transactions t
+  SET state = CASE WHEN t.tx_hash = $8::text THEN 'MINED' ELSE 'DEAD' END
+  FROM updated u
+  WHERE t.withdrawal_id = u.withdrawal_id AND t.nonce = u.nonce AND t.state = 'PENDING'`;
 
 export async function openPostgresChainStore(pool: PostgresPool): Promise<ChainStore> {
   await applyPostgresMigrations(pool, "chain", chainMigrations);
@@ -235,18 +300,55 @@ export async function openPostgresChainStore(pool: PostgresPool): Promise<ChainS
 
     withdrawal: getWithdrawal,
     async saveSigned(signed) {
-      return insertWithdrawal([
-        signed.withdrawalId,
-        "SIGNED",
-        signed.nonce,
-        signed.fromAddress,
-        signed.toAddress,
-        signed.units.toString(),
-        signed.rawTx,
-        signed.txHash,
-        null,
-        signed.nowMs,
-      ]);
+      const result = await pool.query<{ written: number }>({
+        name: "predex-chain-save-signed",
+        text: insertSignedSql,
+        values: [
+          signed.withdrawalId,
+          signed.nonce,
+          signed.fromAddress,
+          signed.toAddress,
+          signed.units.toString(),
+          signed.rawTx,
+          signed.txHash,
+          signed.nowMs,
+        ],
+      });
+      return result.rows[0]?.written === 1;
+    },
+    async saveReplacement(replacement) {
+      const result = await pool.query<{ written: number }>({
+        name: "predex-chain-save-replacement",
+        text: replaceSql,
+        values: [
+          replacement.withdrawalId,
+          replacement.nonce,
+          replacement.previousTxHash,
+          replacement.rawTx,
+          replacement.txHash,
+          replacement.nowMs,
+        ],
+      });
+      return result.rows[0]?.written === 1;
+    },
+    async adoptTransaction(withdrawalId, txHash, nowMs) {
+      await pool.query({
+        name: "predex-chain-adopt-transaction",
+        text: `UPDATE chain_withdrawals w SET status = 'SENT', tx_hash = t.tx_hash, raw_tx = t.raw_tx, updated_at_ms = $3
+               FROM chain_withdrawal_transactions t
+               WHERE w.withdrawal_id = $1 AND w.status IN ('SIGNED', 'SENT')
+                 AND t.tx_hash = $2 AND t.withdrawal_id = w.withdrawal_id AND t.nonce = w.nonce`,
+        values: [withdrawalId, txHash, nowMs],
+      });
+    },
+    async withdrawalTransactions(withdrawalId) {
+      const result = await pool.query<TransactionRow>({
+        name: "predex-chain-withdrawal-transactions",
+        text: `SELECT tx_hash, withdrawal_id, nonce, raw_tx, state, signed_at_ms FROM chain_withdrawal_transactions
+               WHERE withdrawal_id = $1 ORDER BY signed_at_ms, nonce, tx_hash`,
+        values: [withdrawalId],
+      });
+      return result.rows.map(transactionOf);
     },
     async saveUnsendable(withdrawalId, toAddress, units, error, nowMs) {
       return insertWithdrawal([
@@ -263,21 +365,27 @@ export async function openPostgresChainStore(pool: PostgresPool): Promise<ChainS
       ]);
     },
     async setWithdrawal(withdrawalId, change) {
+      const values = [
+        withdrawalId,
+        change.status,
+        change.txHash ?? null,
+        change.blockNumber ?? null,
+        change.lastError ?? null,
+        change.broadcasted === true ? 1 : 0,
+        change.nowMs,
+      ];
+      if (change.minedTxHash !== undefined) {
+        await pool.query({
+          name: "predex-chain-settle-withdrawal",
+          text: settleSql,
+          values: [...values, change.minedTxHash],
+        });
+        return;
+      }
       await pool.query({
         name: "predex-chain-set-withdrawal",
-        text: `UPDATE chain_withdrawals SET status = $2, tx_hash = coalesce($3, tx_hash),
-                 block_number = coalesce($4, block_number), last_error = $5,
-                 broadcasts = broadcasts + $6, updated_at_ms = $7
-               WHERE withdrawal_id = $1`,
-        values: [
-          withdrawalId,
-          change.status,
-          change.txHash ?? null,
-          change.blockNumber ?? null,
-          change.lastError ?? null,
-          change.broadcasted === true ? 1 : 0,
-          change.nowMs,
-        ],
+        text: `UPDATE chain_withdrawals SET ${updateWithdrawalSet} WHERE withdrawal_id = $1`,
+        values,
       });
     },
     async hold(withdrawalId, toAddress, nowMs) {
@@ -379,5 +487,16 @@ function withdrawalOf(row: WithdrawalRow): ChainWithdrawal {
     lastError: row.last_error,
     createdAtMs: Number(row.created_at_ms),
     updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+function transactionOf(row: TransactionRow): WithdrawalTransaction {
+  return {
+    txHash: row.tx_hash,
+    withdrawalId: Number(row.withdrawal_id),
+    nonce: Number(row.nonce),
+    rawTx: row.raw_tx,
+    state: row.state,
+    signedAtMs: Number(row.signed_at_ms),
   };
 }

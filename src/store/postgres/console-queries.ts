@@ -58,11 +58,14 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
         price: bigint;
         time_ms: bigint;
         shares: bigint;
-        side: string;
+        side: "BUY" | "SELL";
         same_option: boolean;
+        taker_option_id: bigint;
+        taker_price: bigint;
       }>({
         name: "predex-console-recent-trades",
-        text: `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option
+        text: `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option,
+                      t.option_id AS taker_option_id, t.price AS taker_price
                FROM exchange_price_points p
                JOIN exchange_trades t ON t.trade_id = p.trade_id AND t.role = 'TAKER'
                WHERE p.option_id = $1 ORDER BY p.time_ms DESC, p.trade_id DESC LIMIT $2`,
@@ -77,6 +80,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           shares: row.shares,
           takerSide: takerBought ? "BUY" : "SELL",
           timeMs: Number(row.time_ms),
+          taker: { optionId: Number(row.taker_option_id), side: row.side, price: row.taker_price },
         };
       });
     },
@@ -85,7 +89,8 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
       return paged(
         {
           name: "predex-console-partners",
-          select: `p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url, p.created_at_ms,
+          select: `p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url,
+                   p.signed_nonce_required, p.created_at_ms,
                    (SELECT count(*) FROM identity_users u WHERE u.partner_id = p.partner_id) AS user_count`,
           from: "identity_partners p",
           where: "true",
@@ -100,6 +105,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           app_key: string;
           commission_rate_bps: number;
           webhook_url: string | null;
+          signed_nonce_required: boolean;
           created_at_ms: bigint;
           user_count: bigint;
         }) => ({
@@ -108,6 +114,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           appKey: row.app_key,
           commissionRateBps: Number(row.commission_rate_bps),
           webhookUrl: row.webhook_url,
+          signedNonceRequired: row.signed_nonce_required,
           createdAtMs: Number(row.created_at_ms),
           userCount: Number(row.user_count),
         }),
@@ -192,7 +199,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
         {
           name: `predex-console-markets-${names.join("-") || "all"}`,
           select:
-            "market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume",
+            "market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume, exclusive",
           from: "markets",
           where: conditions.length === 0 ? "true" : conditions.join(" AND "),
           orderBy: "market_id DESC",
@@ -210,6 +217,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           end_time_ms: bigint | null;
           created_at_ms: bigint;
           volume: bigint;
+          exclusive: number;
         }) => ({
           marketId: Number(row.market_id),
           title: row.title,
@@ -220,6 +228,7 @@ export async function openPostgresConsoleQueries(pool: PostgresPool): Promise<Co
           endTimeMs: number(row.end_time_ms),
           createdAtMs: Number(row.created_at_ms),
           volume: row.volume,
+          exclusive: Number(row.exclusive) === 1,
         }),
       );
     },

@@ -4,6 +4,7 @@
 // so an operator (and a taking-over standby) can see whose session is whose in pg_stat_activity.
 
 import pg from "pg";
+import { noteStatementOutcomes } from "./statement-outcomes.js";
 
 export type PostgresPool = pg.Pool;
 export type PostgresClient = pg.PoolClient;
@@ -71,12 +72,15 @@ export function openPostgresPool(options: PostgresConnectionOptions): PostgresPo
   // emits 'error' on the pool; without a listener that would crash the process. The next query
   // simply gets a fresh connection.
   pool.on("error", () => {});
+  // Each failed statement says whether it could have committed (a broken connection's answer).
+  pool.on("connect", noteStatementOutcomes);
   return pool;
 }
 
 /** One dedicated connection, outside any pool (leadership holds its lock on one). */
 export async function connectPostgresClient(options: PostgresConnectionOptions): Promise<pg.Client> {
   const client = new pg.Client(connectionConfig(options));
+  noteStatementOutcomes(client);
   await client.connect();
   return client;
 }

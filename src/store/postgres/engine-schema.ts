@@ -150,4 +150,103 @@ export const engineMigrations: readonly string[] = [
    DROP TRIGGER engine_journal_epoch_check ON engine_journal;
    DROP FUNCTION engine_journal_epoch_check();
    ALTER TABLE engine_journal SET (toast_tuple_target = 8160);`,
+  // 3. The journal as a hash chain (src/engine/journal-chain.ts): each entry's chain hash and the
+  // one before it, and the chain hash at each snapshot's sequence. Rows written before stay NULL
+  // (the chain starts at the first hashed entry). The guard also refuses a batch whose first entry
+  // links to another chain hash than the journal holds before it: the database itself refuses an
+  // append from a writer whose history has forked from the journal's. Adding a NULL column only
+  // changes the catalogue, but it takes the journal's lock: as in 2, given up after 5 s.
+  `SET LOCAL lock_timeout = '5s';
+   ALTER TABLE engine_journal ADD COLUMN prev_hash text, ADD COLUMN hash text;
+   ALTER TABLE engine_snapshots ADD COLUMN chain_hash text;
+
+   CREATE OR REPLACE FUNCTION engine_journal_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$
+   DECLARE
+     leader_epoch bigint;
+     stale_epoch bigint;
+     first_sequence bigint;
+     last_sequence bigint;
+     inserted_count bigint;
+     predecessor_found boolean;
+     predecessor_hash text;
+     first_prev_hash text;
+   BEGIN
+     SELECT epoch INTO leader_epoch FROM engine_leader FOR SHARE;
+     SELECT min(sequence), max(sequence), count(*), min(epoch) FILTER (WHERE epoch <> leader_epoch)
+       INTO first_sequence, last_sequence, inserted_count, stale_epoch
+       FROM inserted;
+     IF inserted_count = 0 THEN
+       RETURN NULL;
+     END IF;
+     IF stale_epoch IS NOT NULL THEN
+       RAISE EXCEPTION USING ERRCODE = '${fencedSqlState}',
+         MESSAGE = format('Fenced: journal append from epoch %s, the leader epoch is %s', stale_epoch, leader_epoch);
+     END IF;
+     -- The primary key refuses repeats; with no repeats, a contiguous batch whose predecessor exists
+     -- continues the journal (which was contiguous before, by the same rule).
+     IF first_sequence > 1 THEN
+       SELECT true, hash INTO predecessor_found, predecessor_hash
+         FROM engine_journal WHERE sequence = first_sequence - 1;
+     END IF;
+     IF last_sequence - first_sequence + 1 <> inserted_count
+        OR (first_sequence > 1 AND predecessor_found IS NULL) THEN
+       RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+         MESSAGE = format('Journal write out of order: sequences %s..%s (%s rows) do not continue the journal',
+                          first_sequence, last_sequence, inserted_count);
+     END IF;
+     IF predecessor_hash IS NOT NULL THEN
+       SELECT prev_hash INTO first_prev_hash FROM inserted WHERE sequence = first_sequence;
+       IF first_prev_hash IS NOT NULL AND first_prev_hash <> predecessor_hash THEN
+         RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+           MESSAGE = format('Journal write out of order: sequence %s links to another chain hash than the journal holds at %s',
+                            first_sequence, first_sequence - 1);
+       END IF;
+     END IF;
+     PERFORM pg_notify('${journalChannel}', last_sequence::text);
+     RETURN NULL;
+   END
+   $guard$;`,
+  // 4. The journal archive in the database (src/store/postgres/journal-archive.ts): one row per
+  // segment (the archive's brotli JSON lines, sha256-checked), written in the same transaction as
+  // the journal rows it holds are deleted, so every engine node, `predex journal verify` anywhere,
+  // and a restored copy of the database have the whole history. Segments run from sequence 1
+  // without a gap and are never rewritten (an operator may delete old ones to prune).
+  `CREATE TABLE engine_journal_archive (
+     first_sequence bigint PRIMARY KEY CHECK (first_sequence > 0),
+     last_sequence bigint NOT NULL UNIQUE,
+     entries integer NOT NULL,
+     first_now_ms bigint NOT NULL,
+     last_now_ms bigint NOT NULL,
+     raw_bytes bigint NOT NULL,
+     bytes bigint NOT NULL,
+     sha256 text NOT NULL,
+     -- The chain hash of the segment's last entry (journal-chain.ts), NULL before the chain.
+     last_hash text,
+     segment bytea NOT NULL,
+     archived_at timestamptz NOT NULL DEFAULT now(),
+     CHECK (last_sequence - first_sequence + 1 = entries)
+   );
+   -- Already compressed: kept out of line as it is, never pglz-compressed again.
+   ALTER TABLE engine_journal_archive ALTER COLUMN segment SET STORAGE EXTERNAL;
+
+   CREATE FUNCTION engine_journal_archive_guard() RETURNS trigger LANGUAGE plpgsql AS $archive$
+   DECLARE
+     archived_through bigint;
+   BEGIN
+     IF TG_OP = 'UPDATE' THEN
+       RAISE EXCEPTION 'The engine journal archive is append-only';
+     END IF;
+     SELECT coalesce(max(last_sequence), 0) INTO archived_through FROM engine_journal_archive;
+     IF NEW.first_sequence <> archived_through + 1 THEN
+       RAISE EXCEPTION USING ERRCODE = '${outOfOrderSqlState}',
+         MESSAGE = format('Journal archive segment %s..%s does not continue the archive, which ends at %s',
+                          NEW.first_sequence, NEW.last_sequence, archived_through);
+     END IF;
+     RETURN NEW;
+   END
+   $archive$;
+
+   CREATE TRIGGER engine_journal_archive_guard
+     BEFORE INSERT OR UPDATE ON engine_journal_archive
+     FOR EACH ROW EXECUTE FUNCTION engine_journal_archive_guard();`,
 ];

@@ -9,7 +9,7 @@
 import { promisify } from "node:util";
 import { brotliDecompress } from "node:zlib";
 import type pg from "pg";
-import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
+import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
 import { isPackedSnapshot } from "../../engine/snapshot-packing.js";
 import type {
   EngineStore,
@@ -75,6 +75,8 @@ interface JournalRow {
   now_ms: bigint;
   command: string;
   events: string;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 interface SnapshotRow {
@@ -82,22 +84,24 @@ interface SnapshotRow {
   now_ms: bigint;
   state: string;
   hash: string;
+  chain_hash: string | null;
 }
 
 // The journal append, as CTEs: on its own (below) or as the first part of a batch's one statement
 // (batch-statement.ts). The forward ids ride in the same statement (src/store/postgres/
 // forwarded-commands.ts): both inserts of a data-modifying WITH always run in full.
 const appendCtes = `journal_appended AS (
-           INSERT INTO engine_journal (sequence, now_ms, command, events, epoch)
-           SELECT sequence, now_ms, command, events, $5
-           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS batch(sequence, now_ms, command, events)
+           INSERT INTO engine_journal (sequence, now_ms, command, events, epoch, prev_hash, hash)
+           SELECT sequence, now_ms, command, events, $5, prev_hash, hash
+           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $6::text[], $7::text[])
+             AS batch(sequence, now_ms, command, events, prev_hash, hash)
          )`;
 const forwardIdsCtes = `journal_forwarded AS (
            INSERT INTO engine_forwarded_commands (forward_id, sequence, committed_at_ms)
-           SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[])
+           SELECT * FROM unnest($8::text[], $9::bigint[], $10::bigint[])
          )`;
-/** Parameters of the append without forward ids ($1–$5). */
-const appendParametersCount = 5;
+/** Parameters of the append without forward ids ($1–$7). */
+const appendParametersCount = 7;
 // Named statements are prepared once per connection and reused.
 const appendStatement = {
   name: "predex-engine-append",
@@ -113,17 +117,18 @@ const lastSequenceStatement = {
 };
 const journalPageStatement = {
   name: "predex-engine-journal-page",
-  text: "SELECT sequence, now_ms, command, events FROM engine_journal WHERE sequence > $1 ORDER BY sequence LIMIT $2",
+  text: "SELECT sequence, now_ms, command, events, prev_hash, hash FROM engine_journal WHERE sequence > $1 ORDER BY sequence LIMIT $2",
 };
 const latestSnapshotStatement = {
   name: "predex-engine-latest-snapshot",
-  text: "SELECT sequence, now_ms, state, hash FROM engine_snapshots ORDER BY sequence DESC LIMIT 1",
+  text: "SELECT sequence, now_ms, state, hash, chain_hash FROM engine_snapshots ORDER BY sequence DESC LIMIT 1",
 };
 const upsertSnapshotStatement = {
   name: "predex-engine-upsert-snapshot",
-  text: `INSERT INTO engine_snapshots (sequence, now_ms, state, hash, epoch) VALUES ($1, $2, $3, $4, $5)
+  text: `INSERT INTO engine_snapshots (sequence, now_ms, state, hash, epoch, chain_hash) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (sequence) DO UPDATE
-           SET now_ms = excluded.now_ms, state = excluded.state, hash = excluded.hash, epoch = excluded.epoch`,
+           SET now_ms = excluded.now_ms, state = excluded.state, hash = excluded.hash, epoch = excluded.epoch,
+               chain_hash = excluded.chain_hash`,
 };
 const firstSequenceStatement = {
   name: "predex-engine-first-sequence",
@@ -236,12 +241,16 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       });
       const rows = result.rows;
       if (rows.length === 0) return;
-      yield rows.map((row) => ({
-        sequence: row.sequence,
-        nowMs: Number(row.now_ms),
-        command: decodePlainData<Command>(row.command),
-        events: decodePlainData<Event[]>(row.events),
-      }));
+      yield rows.map((row) =>
+        decodeJournalRow<Command, Event>({
+          sequence: row.sequence,
+          nowMs: Number(row.now_ms),
+          command: row.command,
+          events: row.events,
+          prevHash: row.prev_hash,
+          hash: row.hash,
+        }),
+      );
       after = rows.at(-1)!.sequence;
       if (rows.length < postgresJournalReadBatchEntriesMax) return;
     }
@@ -398,11 +407,17 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     const nowMs: number[] = [];
     const commands: string[] = [];
     const events: string[] = [];
+    const prevHashes: (string | null)[] = [];
+    const hashes: (string | null)[] = [];
     for (const entry of entries) {
       sequences.push(entry.sequence);
       nowMs.push(entry.nowMs);
-      commands.push(encodePlainData(entry.command));
-      events.push(encodePlainData(entry.events));
+      // The texts the engine encoded to hash the entry (journal-chain.ts), not encoded again.
+      const texts = entryTexts(entry);
+      commands.push(texts.command);
+      events.push(texts.events);
+      prevHashes.push(entry.prevHash ?? null);
+      hashes.push(entry.hash ?? null);
     }
     const forwardIdOf = forwardIdOfProjectors(projectors);
     const forwardIds: string[] = [];
@@ -417,12 +432,11 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
         forwardNowMs.push(entry.nowMs);
       }
     }
-    if (forwardIds.length === 0) {
-      return { ctes: appendCtes, values: [sequences, nowMs, commands, events, epoch] };
-    }
+    const values = [sequences, nowMs, commands, events, epoch, prevHashes, hashes];
+    if (forwardIds.length === 0) return { ctes: appendCtes, values };
     return {
       ctes: `${appendCtes}, ${forwardIdsCtes}`,
-      values: [sequences, nowMs, commands, events, epoch, forwardIds, forwardSequences, forwardNowMs],
+      values: [...values, forwardIds, forwardSequences, forwardNowMs],
     };
   }
 
@@ -430,7 +444,14 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     const result = await this.pool.query<SnapshotRow>(latestSnapshotStatement);
     const row = result.rows[0];
     if (row === undefined) return undefined;
-    return { sequence: row.sequence, nowMs: Number(row.now_ms), state: row.state, hash: row.hash };
+    return {
+      sequence: row.sequence,
+      nowMs: Number(row.now_ms),
+      state: row.state,
+      hash: row.hash,
+      // A snapshot written before the chain has none.
+      ...(row.chain_hash === null ? {} : { chainHash: row.chain_hash }),
+    };
   }
 
   async saveSnapshot(snapshot: StateSnapshot | PackedStateSnapshot): Promise<void> {
@@ -445,7 +466,14 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       await inTransaction(this.pool, async (client) => {
         await client.query({
           ...upsertSnapshotStatement,
-          values: [snapshot.sequence, snapshot.nowMs, state, snapshot.hash, epoch],
+          values: [
+            snapshot.sequence,
+            snapshot.nowMs,
+            state,
+            snapshot.hash,
+            epoch,
+            snapshot.chainHash ?? null,
+          ],
         });
         await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
       });

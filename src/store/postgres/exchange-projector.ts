@@ -28,6 +28,9 @@ import type {
   WithdrawalReleasedEvent,
   WithdrawalRequestedEvent,
 } from "../../core/events.js";
+import type { ExclusiveMarketFinishedEvent, PositionsConvertedEvent } from "../../core/exclusive/events.js";
+import { exclusiveVoidPayoutAtoms } from "../../core/exclusive/payout.js";
+import type { OptionIndex } from "../../core/option-index.js";
 import type { PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pools/events.js";
 import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
 import { newPosition, type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
@@ -185,8 +188,8 @@ const statements = {
     name: "predex-exchange-insert-market",
     text: `WITH market AS (
         INSERT INTO markets (market_id, title, model_type, status, category_id, description, rules, tags,
-          creator_id, start_time_ms, end_time_ms, created_at_ms, details)
-        VALUES ($1, $2, $3, 'draft', $4, $5, $6, $7, $8, $9, $10, $11, $12)
+          creator_id, start_time_ms, end_time_ms, created_at_ms, details, exclusive)
+        VALUES ($1, $2, $3, 'draft', $4, $5, $6, $7, $8, $9, $10, $11, $12, $20)
       ), outcomes AS (
         INSERT INTO market_outcomes (outcome_id, market_id, name)
         SELECT outcome_id, $1, name FROM unnest($13::bigint[], $14::text[]) AS o(outcome_id, name)
@@ -289,6 +292,11 @@ const statements = {
   positionsOfOutcome: {
     name: "predex-exchange-positions-of-outcome",
     text: "SELECT position_id, option_id, shares + frozen_shares AS held FROM exchange_positions WHERE outcome_id = $1",
+  },
+  positionsOfMarket: {
+    name: "predex-exchange-positions-of-market",
+    text: `SELECT p.position_id, o.option_index, p.shares + p.frozen_shares AS held
+           FROM exchange_positions p JOIN market_options o ON o.option_id = p.option_id WHERE p.market_id = $1`,
   },
   setClaimable: {
     name: "predex-exchange-set-claimable",
@@ -483,6 +491,10 @@ class ExchangeBatch {
           case "DeadMansSwitchDisarmed":
           case "DeadMansSwitchTripped":
             break; // nothing of the user is read or written
+          case "PositionsConverted":
+            wantUser(event.userId);
+            for (const leg of [...event.burned, ...event.minted]) wantPosition(leg.positionId);
+            break;
           default:
             if ("userId" in event && typeof event.userId === "number") wantUser(event.userId);
         }
@@ -901,6 +913,7 @@ const bufferedEvents = [
   "DeadMansSwitchTripped",
   "AmmPoolFunded",
   "PoolTradeExecuted",
+  "PositionsConverted",
 ] as const satisfies readonly ExchangeEvent["type"][];
 const bufferedEventTypes: ReadonlySet<string> = new Set(bufferedEvents);
 
@@ -954,6 +967,9 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
     case "PoolTradeExecuted":
       await onPoolTrade(batch, event);
       break;
+    case "PositionsConverted":
+      await onPositionsConverted(batch, event);
+      break;
     default: {
       const unreachable: never = event;
       throw new Error(`read models: unknown event ${JSON.stringify(unreachable)}`);
@@ -996,6 +1012,9 @@ async function projectWriting(
     case "PoolSettled":
       await onPoolSettled(client, batch, event);
       break;
+    case "ExclusiveMarketFinished":
+      await onExclusiveMarketFinished(client, batch, event);
+      break;
     default: {
       const unreachable: never = event;
       throw new Error(`read models: unknown event ${JSON.stringify(unreachable)}`);
@@ -1034,6 +1053,7 @@ async function onMarketCreated(
       details === null ? null : encodePlainData(details),
       ...outcomes.arrays,
       ...options.arrays,
+      event.exclusive === true ? 1 : 0,
     ],
   });
   for (const outcome of event.outcomes) {
@@ -1365,6 +1385,55 @@ async function onPoolSettled(
     claimable.push(
       row.position_id,
       stakePayout(row.held as bigint, num(row.option_id) === winningOptionId, settlement),
+    );
+  }
+  if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+}
+
+/** A conversion: one CONVERT entry, the burned No shares sold and the new Yes shares bought (core rules). */
+async function onPositionsConverted(batch: ExchangeBatch, event: PositionsConvertedEvent): Promise<void> {
+  await batch.ledger(event.userId, "CONVERT", event.collateral, 0n, event.transactionId, event.atMs);
+  for (const leg of event.burned) {
+    const position = await batch.position(
+      leg.positionId,
+      event.userId,
+      leg.optionId,
+      event.marketId,
+      leg.outcomeId,
+    );
+    recordSell(position, event.shares, false, leg.proceeds, 0n);
+    batch.savePosition(position);
+  }
+  for (const leg of event.minted) {
+    const position = await batch.position(
+      leg.positionId,
+      event.userId,
+      leg.optionId,
+      event.marketId,
+      leg.outcomeId,
+    );
+    recordBuy(position, event.shares, leg.cost, 0n);
+    batch.savePosition(position);
+  }
+}
+
+/** An exclusive market's finish: its dust to fee income; a void's claimable amounts by the core's payout. */
+async function onExclusiveMarketFinished(
+  client: PostgresClient,
+  batch: ExchangeBatch,
+  event: ExclusiveMarketFinishedEvent,
+): Promise<void> {
+  if (event.dust !== 0n) batch.addMarketTotals(event.marketId, 0n, event.dust);
+  if (!event.voided) return;
+  // Reads the positions: everything the batch has moved so far is written first.
+  await batch.flush();
+  const holders = await client.query<Row>({ ...statements.positionsOfMarket, values: [event.marketId] });
+  const claimable = new Columns(2);
+  for (const row of holders.rows) {
+    const optionIndex = Number(row.option_index) as OptionIndex;
+    claimable.push(
+      row.position_id,
+      exclusiveVoidPayoutAtoms(row.held as bigint, optionIndex, event.outcomeCount),
     );
   }
   if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });

@@ -173,4 +173,6 @@ export const postgresExchangeMigrations: readonly string[] = [
    );
    CREATE INDEX exchange_withdrawals_by_user ON exchange_withdrawals (user_id, withdrawal_id);
    CREATE INDEX exchange_withdrawals_by_status ON exchange_withdrawals (status, withdrawal_id);`,
+  // 2: exclusive (negative-risk) markets, DESIGN §10: 1 for a market whose outcomes exclude each other.
+  "ALTER TABLE markets ADD COLUMN exclusive smallint NOT NULL DEFAULT 0;",
 ];

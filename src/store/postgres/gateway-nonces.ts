@@ -15,6 +15,16 @@
 // the sum covers one bucket more than the window, so it errs on the side of refusing. Nodes check
 // it concurrently, so it can be passed by at most the nonces committed in one concurrent batch.
 // Expired rows are deleted in small batches by whichever node's timer is due.
+//
+// Lock order (issue #27: batches of two nodes deadlocked). A batch locks rows of two tables: the
+// nonce rows it inserts or finds (a replay locks the row it finds), then one usage row per partner.
+// Both are taken in a fixed order, sorted by key: nonces by (app_key, nonce), usage rows by
+// app_key, and every nonce before any usage row (the usage insert aggregates the nonce insert's
+// whole output first). PostgreSQL inserts the rows of INSERT … SELECT … ORDER BY in that order, so
+// two batches that want the same rows queue for them and never hold one each of two. The order
+// cannot be left to the plan: a hash aggregate lists partners in an order that depends on the
+// batch's estimated size, which a custom plan takes from the batch. The prune takes no part: it
+// skips rows another transaction holds (SKIP LOCKED) and never waits for one.
 
 import {
   MemoryNonceWindow,
@@ -81,13 +91,14 @@ const rememberStatement = {
          inserted AS (
            INSERT INTO gateway_nonces AS nonces (app_key, nonce, expires_at_ms)
            SELECT app_key, nonce, expires_at_ms FROM asked WHERE app_key IN (SELECT app_key FROM allowed)
+           ORDER BY app_key, nonce
            ON CONFLICT (app_key, nonce) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
              WHERE nonces.expires_at_ms <= $4
            RETURNING app_key, nonce
          ),
          counted AS (
            INSERT INTO gateway_nonce_usage AS usage (app_key, bucket_start_ms, count)
-           SELECT app_key, $7, count(*) FROM inserted GROUP BY app_key
+           SELECT app_key, $7, count(*) FROM inserted GROUP BY app_key ORDER BY app_key
            ON CONFLICT (app_key, bucket_start_ms) DO UPDATE SET count = usage.count + EXCLUDED.count
          )
          SELECT asked.app_key, asked.nonce,
@@ -96,15 +107,18 @@ const rememberStatement = {
          FROM asked LEFT JOIN inserted USING (app_key, nonce)`,
 };
 
+// Rows another transaction holds (a batch taking an expired nonce over) are skipped, not waited
+// for: they are either live again when it commits or deleted by a later prune.
 const pruneStatements = {
   nonces: {
     name: "predex-gateway-nonces-prune",
     text: `DELETE FROM gateway_nonces WHERE ctid = ANY (ARRAY(
-             SELECT ctid FROM gateway_nonces WHERE expires_at_ms <= $1 LIMIT $2))`,
+             SELECT ctid FROM gateway_nonces WHERE expires_at_ms <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))`,
   },
   usage: {
     name: "predex-gateway-nonces-prune-usage",
-    text: "DELETE FROM gateway_nonce_usage WHERE bucket_start_ms < $1",
+    text: `DELETE FROM gateway_nonce_usage WHERE ctid = ANY (ARRAY(
+             SELECT ctid FROM gateway_nonce_usage WHERE bucket_start_ms < $1 FOR UPDATE SKIP LOCKED))`,
   },
 } as const;
 

@@ -55,6 +55,9 @@ export const identityMigrations: readonly string[] = [
      revoked_at_ms bigint
    );
    CREATE INDEX identity_sessions_by_user ON identity_sessions (user_id, created_at_ms);`,
+  // 2: the operator's per-partner requirement of a signed x-ca-nonce (issue #27), off for every
+  // partner that existed before it.
+  "ALTER TABLE identity_partners ADD COLUMN signed_nonce_required boolean NOT NULL DEFAULT false;",
 ];
 
 interface PartnerRow {
@@ -66,6 +69,7 @@ interface PartnerRow {
   rsa_public_key: string | null;
   commission_rate_bps: number;
   webhook_url: string | null;
+  signed_nonce_required: boolean;
   created_at_ms: bigint;
 }
 
@@ -89,7 +93,7 @@ interface SessionRow {
 }
 
 const partnerColumns = `partner_id, name, app_key, app_secret_sealed, api_key_sha256, rsa_public_key,
-  commission_rate_bps, webhook_url, created_at_ms`;
+  commission_rate_bps, webhook_url, signed_nonce_required, created_at_ms`;
 const sessionColumns = "token_sha256, user_id, partner_id, created_at_ms, expires_at_ms, revoked_at_ms";
 
 const statements = {
@@ -114,6 +118,12 @@ const statements = {
   partnerByApiKey: {
     name: "predex-identity-partner-by-api-key",
     text: `SELECT ${partnerColumns} FROM identity_partners WHERE api_key_sha256 = $1`,
+  },
+  // A null leaves the setting as it is.
+  updatePartnerSettings: {
+    name: "predex-identity-update-partner-settings",
+    text: `UPDATE identity_partners SET signed_nonce_required = coalesce($2, signed_nonce_required)
+           WHERE partner_id = $1 RETURNING ${partnerColumns}`,
   },
   // One atomic statement: two nodes registering the same merchant user at once get one row. A null
   // email keeps the stored one (a new user gets "").
@@ -206,6 +216,14 @@ export async function openPostgresIdentityStore(pool: PostgresPool): Promise<Ide
     findPartnerByAppKey: (appKey) => partnerBy(statements.partnerByAppKey, appKey),
     findPartnerByName: (name) => partnerBy(statements.partnerByName, name),
     findPartnerByApiKeySha256: (apiKeySha256) => partnerBy(statements.partnerByApiKey, apiKeySha256),
+    async updatePartnerSettings(partnerId, update) {
+      const result = await pool.query<PartnerRow>({
+        ...statements.updatePartnerSettings,
+        values: [partnerId, update.signedNonceRequired ?? null],
+      });
+      const row = result.rows[0];
+      return row === undefined ? undefined : partnerFromRow(row);
+    },
 
     async registerUser(input: RegisterUserInput) {
       const result = await pool.query<UserRow>({
@@ -266,6 +284,7 @@ function partnerFromRow(row: PartnerRow): PartnerRecord {
     rsaPublicKey: row.rsa_public_key,
     commissionRateBps: row.commission_rate_bps,
     webhookUrl: row.webhook_url,
+    signedNonceRequired: row.signed_nonce_required,
     createdAtMs: Number(row.created_at_ms),
   };
 }

@@ -4,6 +4,7 @@
 
 import type { OperationsQueries } from "../operations-queries.js";
 import type { PostgresPool } from "./database.js";
+import { readReplicationStatus } from "./replication-status.js";
 
 /** A readiness probe must answer, not hang: a database that takes longer is reported unreachable. */
 export const pingTimeoutMs = 2_000;
@@ -27,6 +28,7 @@ export async function openPostgresOperationsQueries(pool: PostgresPool): Promise
         clearTimeout(timer);
       }
     },
+    replication: () => readReplicationStatus(pool),
     async legacyRequestsPending() {
       try {
         const result = await pool.query<{ count: bigint }>({

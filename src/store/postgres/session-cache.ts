@@ -88,6 +88,7 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
     findPartnerByAppKey: (appKey) => store.findPartnerByAppKey(appKey),
     findPartnerByName: (name) => store.findPartnerByName(name),
     findPartnerByApiKeySha256: (sha256) => store.findPartnerByApiKeySha256(sha256),
+    updatePartnerSettings: (partnerId, update) => store.updatePartnerSettings(partnerId, update),
     registerUser: (input) => store.registerUser(input),
     findUserById: (userId) => store.findUserById(userId),
     async createSession(session, sessionsPerUserMax) {

@@ -4,8 +4,17 @@
 // the lock, bumps the epoch (from then on the old leader cannot write a row), reads the journal to
 // its end, checks the core's invariants, and hands back a state an Engine can start serving from
 // (EngineOptions.startFrom) without recovering again.
+//
+// A standby whose copy no longer follows the journal (a fork: the database was promoted from an
+// asynchronous replica that lacked entries this copy folded, JournalFollower's chain checks; or a
+// gap: it fell behind the archive) rebuilds it from the database's latest snapshot and journal, as
+// at start, retrying while the database is away; a fork is reported (onFork). A takeover that
+// meets a fork rebuilds the copy under its new epoch before it leads.
 
+import { setTimeout as delay } from "node:timers/promises";
 import type { Decider, StateCodec } from "../../core/decider.js";
+import { JournalCorruptionError } from "../../engine/errors.js";
+import { JournalForkError } from "../../engine/journal-chain.js";
 import { JournalFollower } from "../../engine/journal-follower.js";
 import type { RecoveredState } from "../../engine/recovery.js";
 import type { PostgresPool } from "./database.js";
@@ -29,7 +38,13 @@ export interface WarmStandbyOptions<State, Command, Event> {
   readonly pollEveryMs?: number;
   /** Problems while following (a read that failed); following goes on at the next wake-up. */
   readonly onFollowError?: (error: unknown) => void;
+  /** The copy held another history than the journal: it is being rebuilt from the database. */
+  readonly onFork?: (error: JournalForkError) => void;
 }
+
+/** A failed rebuild of the copy is tried again after this long, doubling up to 5 s. */
+const reloadRetryFirstMs = 100;
+const reloadRetryMaxMs = 5_000;
 
 export interface Takeover<State, Command, Event> {
   readonly leadership: Leadership;
@@ -43,9 +58,13 @@ export interface Takeover<State, Command, Event> {
 
 export class WarmStandby<State, Command, Event> {
   readonly #options: WarmStandbyOptions<State, Command, Event>;
-  readonly #follower: JournalFollower<State, Command, Event>;
-  readonly #stopFollowing: () => Promise<void>;
+  readonly #reader: PostgresEngineStore<Command, Event>;
+  #follower: JournalFollower<State, Command, Event>;
+  /** A rebuild of the copy under way (never rejects). */
+  #reloading: Promise<void> | undefined;
+  #stopFollowing: () => Promise<void> = async () => {};
   readonly #abort = new AbortController();
+  #forks = 0;
 
   static async start<State, Command, Event>(
     options: WarmStandbyOptions<State, Command, Event>,
@@ -56,25 +75,81 @@ export class WarmStandby<State, Command, Event> {
       codec: options.codec,
       store: reader,
     });
+    const standby = new WarmStandby(options, reader, follower);
     const wakeups = await listenForJournalAppends({
       url: options.url,
       applicationName: engineApplicationName(options.nodeId),
       ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
-      onWake: () => {
-        follower.catchUp().catch((error: unknown) => options.onFollowError?.(error));
-      },
+      onWake: () => standby.#catchUpQuietly(),
     });
-    return new WarmStandby(options, follower, () => wakeups.close());
+    standby.#stopFollowing = () => wakeups.close();
+    return standby;
   }
 
   private constructor(
     options: WarmStandbyOptions<State, Command, Event>,
+    reader: PostgresEngineStore<Command, Event>,
     follower: JournalFollower<State, Command, Event>,
-    stopFollowing: () => Promise<void>,
   ) {
     this.#options = options;
+    this.#reader = reader;
     this.#follower = follower;
-    this.#stopFollowing = stopFollowing;
+  }
+
+  #catchUpQuietly(): void {
+    if (this.#reloading !== undefined) return;
+    const follower = this.#follower;
+    follower.catchUp().catch((error: unknown) => {
+      if (error instanceof JournalCorruptionError && follower === this.#follower) this.#reload(error);
+      else this.#options.onFollowError?.(error);
+    });
+  }
+
+  #reportFork(cause: JournalCorruptionError): void {
+    if (!(cause instanceof JournalForkError)) return;
+    this.#forks += 1;
+    this.#options.onFork?.(cause);
+  }
+
+  /** Rebuilds the copy from the latest snapshot and the journal after it, until that succeeds. */
+  #reload(cause: JournalCorruptionError): void {
+    this.#reportFork(cause);
+    if (!(cause instanceof JournalForkError)) this.#options.onFollowError?.(cause);
+    const options = this.#options;
+    this.#reloading = (async () => {
+      for (let attempt = 0; !this.#abort.signal.aborted; attempt++) {
+        try {
+          this.#follower = await JournalFollower.start({
+            decider: options.decider,
+            codec: options.codec,
+            store: this.#reader,
+          });
+          return;
+        } catch (error) {
+          options.onFollowError?.(error);
+          try {
+            await delay(
+              Math.min(reloadRetryFirstMs * 2 ** Math.min(attempt, 16), reloadRetryMaxMs),
+              undefined,
+              {
+                signal: this.#abort.signal,
+              },
+            );
+          } catch {
+            return; // stopped
+          }
+        }
+      }
+    })().finally(() => {
+      this.#reloading = undefined;
+      // Wake-ups that came while it loaded were dropped: read what was committed since.
+      if (!this.#abort.signal.aborted) this.#catchUpQuietly();
+    });
+  }
+
+  /** Forks met so far (the copy held another history than the journal and was rebuilt). */
+  get forks(): number {
+    return this.#forks;
   }
 
   /** The last journal entry the standby has folded in. */
@@ -99,11 +174,25 @@ export class WarmStandby<State, Command, Event> {
     });
     try {
       await this.#stopFollowing();
+      await this.#reloading;
       const store = await PostgresEngineStore.open<Command, Event>(options.pool, leadership);
       // After the bump nobody else can append, so this end is the end.
       const before = this.#follower.sequence;
       this.#follower.useStore(store);
-      const end = await this.#follower.catchUp();
+      let end: bigint;
+      try {
+        end = await this.#follower.catchUp();
+      } catch (error) {
+        if (!(error instanceof JournalCorruptionError)) throw error;
+        // The copy cannot lead from another history than the journal's: rebuilt from it first.
+        this.#reportFork(error);
+        this.#follower = await JournalFollower.start({
+          decider: options.decider,
+          codec: options.codec,
+          store,
+        });
+        end = this.#follower.sequence;
+      }
       const state = this.#follower.position;
       options.assertState?.(state.state);
       return { leadership, store, state, entriesBehind: end - before };

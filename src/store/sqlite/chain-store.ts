@@ -10,6 +10,8 @@ import {
   type ChainWithdrawalChange,
   type ChainWithdrawalStatus,
   pendingDepositsMax,
+  type WithdrawalTransaction,
+  type WithdrawalTransactionState,
 } from "../chain-store.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 
@@ -52,6 +54,22 @@ export const chainMigrations: readonly string[] = [
      updated_at_ms INTEGER NOT NULL
    ) STRICT;
    CREATE INDEX chain_withdrawals_by_status ON chain_withdrawals (status);`,
+  // Every transaction signed for a withdrawal: the first and each fee replacement at its nonce.
+  // Withdrawals in flight when this came in get their one transaction; finished ones keep only the
+  // hash on their own row.
+  `CREATE TABLE chain_withdrawal_transactions (
+     tx_hash TEXT PRIMARY KEY,
+     withdrawal_id INTEGER NOT NULL,
+     nonce INTEGER NOT NULL,
+     raw_tx TEXT NOT NULL,
+     state TEXT NOT NULL,
+     signed_at_ms INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX chain_withdrawal_transactions_by_withdrawal
+     ON chain_withdrawal_transactions (withdrawal_id, nonce, signed_at_ms);
+   INSERT INTO chain_withdrawal_transactions (tx_hash, withdrawal_id, nonce, raw_tx, state, signed_at_ms)
+     SELECT tx_hash, withdrawal_id, nonce, raw_tx, 'PENDING', created_at_ms FROM chain_withdrawals
+     WHERE status IN ('SIGNED', 'SENT') AND tx_hash IS NOT NULL AND raw_tx IS NOT NULL AND nonce IS NOT NULL;`,
 ];
 
 interface DepositRow {
@@ -83,6 +101,15 @@ interface WithdrawalRow {
   last_error: string | null;
   created_at_ms: number;
   updated_at_ms: number;
+}
+
+interface TransactionRow {
+  tx_hash: string;
+  withdrawal_id: number;
+  nonce: number;
+  raw_tx: string;
+  state: WithdrawalTransactionState;
+  signed_at_ms: number;
 }
 
 export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
@@ -154,6 +181,34 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
      WHERE withdrawal_id = @withdrawalId`,
   );
   const deleteWithdrawal = db.prepare("DELETE FROM chain_withdrawals WHERE withdrawal_id = ?");
+  const insertTransaction = db.prepare(
+    // The same signed bytes saved again (the same hash) are the same transaction, recorded once.
+    `INSERT INTO chain_withdrawal_transactions (tx_hash, withdrawal_id, nonce, raw_tx, state, signed_at_ms)
+     VALUES (?, ?, ?, ?, 'PENDING', ?) ON CONFLICT (tx_hash) DO NOTHING`,
+  );
+  const replaceTransaction = db.prepare(
+    `UPDATE chain_withdrawals SET raw_tx = @rawTx, tx_hash = @txHash, status = 'SIGNED', last_error = NULL,
+       updated_at_ms = @nowMs
+     WHERE withdrawal_id = @withdrawalId AND nonce = @nonce AND tx_hash = @previousTxHash
+       AND status IN ('SIGNED', 'SENT')`,
+  );
+  const adoptTransaction = db.prepare(
+    `UPDATE chain_withdrawals SET status = 'SENT', updated_at_ms = @nowMs,
+       tx_hash = (SELECT tx_hash FROM chain_withdrawal_transactions WHERE tx_hash = @txHash),
+       raw_tx = (SELECT raw_tx FROM chain_withdrawal_transactions WHERE tx_hash = @txHash)
+     WHERE withdrawal_id = @withdrawalId AND status IN ('SIGNED', 'SENT')
+       AND EXISTS (SELECT 1 FROM chain_withdrawal_transactions
+                   WHERE tx_hash = @txHash AND withdrawal_id = @withdrawalId AND nonce = chain_withdrawals.nonce)`,
+  );
+  const settleTransactions = db.prepare(
+    `UPDATE chain_withdrawal_transactions
+     SET state = CASE WHEN tx_hash = @minedTxHash THEN 'MINED' ELSE 'DEAD' END
+     WHERE withdrawal_id = @withdrawalId AND state = 'PENDING'
+       AND nonce = (SELECT nonce FROM chain_withdrawals WHERE withdrawal_id = @withdrawalId)`,
+  );
+  const transactionsOf = db.prepare<[number], TransactionRow>(
+    "SELECT * FROM chain_withdrawal_transactions WHERE withdrawal_id = ? ORDER BY signed_at_ms, nonce, tx_hash",
+  );
   const activeWithdrawals = db
     .prepare<[], WithdrawalRow>(
       "SELECT * FROM chain_withdrawals WHERE status IN ('SIGNED', 'SENT') ORDER BY nonce, withdrawal_id",
@@ -200,7 +255,7 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
     },
   );
 
-  function setWithdrawal(withdrawalId: number, change: ChainWithdrawalChange): void {
+  const setWithdrawal = db.transaction((withdrawalId: number, change: ChainWithdrawalChange): void => {
     updateWithdrawal.run({
       withdrawalId,
       status: change.status,
@@ -210,7 +265,34 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
       broadcasted: change.broadcasted === true ? 1 : 0,
       nowMs: change.nowMs,
     });
-  }
+    if (change.minedTxHash !== undefined)
+      settleTransactions.run({ withdrawalId, minedTxHash: change.minedTxHash });
+  });
+  const saveSigned = db.transaction((signed: Parameters<ChainStore["saveSigned"]>[0]): boolean => {
+    const inserted =
+      insertWithdrawal.run({
+        ...signed,
+        status: "SIGNED",
+        units: signed.units.toString(),
+        lastError: null,
+      }).changes === 1;
+    if (inserted)
+      insertTransaction.run(signed.txHash, signed.withdrawalId, signed.nonce, signed.rawTx, signed.nowMs);
+    return inserted;
+  });
+  const saveReplacement = db.transaction(
+    (replacement: Parameters<ChainStore["saveReplacement"]>[0]): boolean => {
+      if (replaceTransaction.run(replacement).changes !== 1) return false;
+      insertTransaction.run(
+        replacement.txHash,
+        replacement.withdrawalId,
+        replacement.nonce,
+        replacement.rawTx,
+        replacement.nowMs,
+      );
+      return true;
+    },
+  );
 
   return {
     async cursor(name: string): Promise<bigint | undefined> {
@@ -287,23 +369,17 @@ export function createSqliteChainStore(db: SqliteDatabase): ChainStore {
      * Saves a signed transaction before it is broadcast; false when the withdrawal already has a
      * row (sent before, or held by the operator), so it is never signed twice.
      */
-    async saveSigned(signed: {
-      withdrawalId: number;
-      nonce: number;
-      fromAddress: string;
-      toAddress: string;
-      units: bigint;
-      rawTx: string;
-      txHash: string;
-      nowMs: number;
-    }): Promise<boolean> {
-      const result = insertWithdrawal.run({
-        ...signed,
-        status: "SIGNED",
-        units: signed.units.toString(),
-        lastError: null,
-      });
-      return result.changes === 1;
+    async saveSigned(signed) {
+      return saveSigned(signed);
+    },
+    async saveReplacement(replacement) {
+      return saveReplacement(replacement);
+    },
+    async adoptTransaction(withdrawalId, txHash, nowMs) {
+      adoptTransaction.run({ withdrawalId, txHash, nowMs });
+    },
+    async withdrawalTransactions(withdrawalId) {
+      return transactionsOf.all(withdrawalId).map(transactionOf);
     },
     /** A withdrawal that cannot be sent (it would revert, or its amount cannot be carried): to the operator. */
     async saveUnsendable(
@@ -394,5 +470,16 @@ function withdrawalOf(row: WithdrawalRow): ChainWithdrawal {
     lastError: row.last_error,
     createdAtMs: Number(row.created_at_ms),
     updatedAtMs: Number(row.updated_at_ms),
+  };
+}
+
+function transactionOf(row: TransactionRow): WithdrawalTransaction {
+  return {
+    txHash: row.tx_hash,
+    withdrawalId: Number(row.withdrawal_id),
+    nonce: Number(row.nonce),
+    rawTx: row.raw_tx,
+    state: row.state,
+    signedAtMs: Number(row.signed_at_ms),
   };
 }

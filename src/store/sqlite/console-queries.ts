@@ -24,7 +24,8 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
   // the trade's TAKER row, found by its primary key, adds the size and the taker's side.
   const recentTrades = db
     .prepare(
-      `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option
+      `SELECT p.trade_id, p.price, p.time_ms, t.shares, t.side, t.option_id = p.option_id AS same_option,
+              t.option_id AS taker_option_id, t.price AS taker_price
        FROM exchange_price_points p
        JOIN exchange_trades t ON t.trade_id = p.trade_id AND t.role = 'TAKER'
        WHERE p.option_id = ? ORDER BY p.time_ms DESC, p.trade_id DESC LIMIT ?`,
@@ -32,7 +33,8 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
     .safeIntegers(true);
   const partnerCount = db.prepare("SELECT count(*) FROM identity_partners").pluck();
   const partnerPage = db.prepare(
-    `SELECT p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url, p.created_at_ms,
+    `SELECT p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url, p.signed_nonce_required,
+            p.created_at_ms,
             (SELECT count(*) FROM identity_users u WHERE u.partner_id = p.partner_id) AS user_count
      FROM identity_partners p ORDER BY p.partner_id DESC LIMIT ? OFFSET ?`,
   );
@@ -55,8 +57,10 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         price: bigint;
         time_ms: bigint;
         shares: bigint;
-        side: string;
+        side: "BUY" | "SELL";
         same_option: bigint;
+        taker_option_id: bigint;
+        taker_price: bigint;
       }[];
       return rows.map((row) => {
         // In a binary outcome, buying the other option is selling this one, and the reverse.
@@ -67,6 +71,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
           shares: row.shares,
           takerSide: takerBought ? "BUY" : "SELL",
           timeMs: Number(row.time_ms),
+          taker: { optionId: Number(row.taker_option_id), side: row.side, price: row.taker_price },
         };
       });
     },
@@ -79,6 +84,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         app_key: string;
         commission_rate_bps: number;
         webhook_url: string | null;
+        signed_nonce_required: number;
         created_at_ms: number;
         user_count: number;
       }[];
@@ -90,6 +96,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
           appKey: row.app_key,
           commissionRateBps: row.commission_rate_bps,
           webhookUrl: row.webhook_url,
+          signedNonceRequired: row.signed_nonce_required === 1,
           createdAtMs: row.created_at_ms,
           userCount: row.user_count,
         })),
@@ -164,8 +171,8 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         .pluck()
         .get(...params);
       const rows = statement(
-        `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume
-           FROM markets WHERE ${where} ORDER BY market_id DESC LIMIT ? OFFSET ?`,
+        `SELECT market_id, title, model_type, status, category_id, start_time_ms, end_time_ms, created_at_ms, volume,
+             exclusive FROM markets WHERE ${where} ORDER BY market_id DESC LIMIT ? OFFSET ?`,
         true,
       ).all(...params, ...limitAndOffset(page)) as {
         market_id: bigint;
@@ -177,6 +184,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
         end_time_ms: bigint | null;
         created_at_ms: bigint;
         volume: bigint;
+        exclusive: bigint;
       }[];
       const number = (value: bigint | null) => (value === null ? null : Number(value));
       return {
@@ -191,6 +199,7 @@ export function createConsoleQueries(db: SqliteDatabase): ConsoleQueries {
           endTimeMs: number(row.end_time_ms),
           createdAtMs: Number(row.created_at_ms),
           volume: row.volume,
+          exclusive: Number(row.exclusive) === 1,
         })),
       };
     },

@@ -14,7 +14,7 @@
 
 import type { Statement } from "better-sqlite3";
 import { JournalCorruptionError } from "../../engine/errors.js";
-import { decodePlainData, encodePlainData } from "../../engine/journal-codec.js";
+import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
 import { isPackedSnapshot, unpackStateBytes } from "../../engine/snapshot-packing.js";
 import type {
   EngineStore,
@@ -74,6 +74,12 @@ export const engineMigrations: readonly string[] = [
    ALTER TABLE snapshots ADD COLUMN write_id INTEGER;
    ALTER TABLE snapshots ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE snapshots ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;`,
+  // The journal as a hash chain (src/engine/journal-chain.ts): each entry's chain hash and the one
+  // before it, and the chain hash at each snapshot's sequence. Rows written before stay NULL: the
+  // chain starts at the first hashed entry.
+  `ALTER TABLE journal ADD COLUMN prev_hash TEXT;
+   ALTER TABLE journal ADD COLUMN hash TEXT;
+   ALTER TABLE snapshots ADD COLUMN chain_hash TEXT;`,
 ];
 
 interface JournalRow {
@@ -81,6 +87,8 @@ interface JournalRow {
   now_ms: bigint;
   command: string;
   events: string;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 interface SnapshotRow {
@@ -88,6 +96,7 @@ interface SnapshotRow {
   now_ms: bigint;
   state: string;
   hash: string;
+  chain_hash: string | null;
   format: SnapshotFormat;
   write_id: bigint | null;
   chunks: bigint;
@@ -116,7 +125,7 @@ export type SqliteProjector<Command, Event> = Projector<SqliteDatabase, Command,
 export class SqliteEngineStore<Command, Event> implements EngineStore<Command, Event, SqliteDatabase> {
   readonly #selectLastSequence: Statement<[], bigint>;
   readonly #selectJournalPage: Statement<[bigint, number], JournalRow>;
-  readonly #insertEntry: Statement<[bigint, number, string, string]>;
+  readonly #insertEntry: Statement<[bigint, number, string, string, string | null, string | null]>;
   readonly #selectLatestSnapshot: Statement<[], SnapshotRow>;
   readonly #selectChunks: Statement<[bigint], ChunkRow>;
   readonly #selectNextWriteId: Statement<[], bigint>;
@@ -152,15 +161,15 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       .safeIntegers(true);
     this.#selectJournalPage = db
       .prepare<[bigint, number], JournalRow>(
-        "SELECT sequence, now_ms, command, events FROM journal WHERE sequence > ? ORDER BY sequence LIMIT ?",
+        "SELECT sequence, now_ms, command, events, prev_hash, hash FROM journal WHERE sequence > ? ORDER BY sequence LIMIT ?",
       )
       .safeIntegers(true);
     this.#insertEntry = db.prepare(
-      "INSERT INTO journal (sequence, now_ms, command, events) VALUES (?, ?, ?, ?)",
+      "INSERT INTO journal (sequence, now_ms, command, events, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#selectLatestSnapshot = db
       .prepare<[], SnapshotRow>(
-        `SELECT sequence, now_ms, state, hash, format, write_id, chunks, bytes
+        `SELECT sequence, now_ms, state, hash, chain_hash, format, write_id, chunks, bytes
          FROM snapshots ORDER BY sequence DESC LIMIT 1`,
       )
       .safeIntegers(true);
@@ -196,9 +205,11 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     const countChunks = db.prepare<[bigint], { chunks: number; bytes: number }>(
       "SELECT count(*) AS chunks, coalesce(sum(length(bytes)), 0) AS bytes FROM snapshot_chunks WHERE write_id = ?",
     );
-    const upsertPointer = db.prepare<[bigint, number, string, SnapshotFormat, bigint, number, number]>(
-      `INSERT OR REPLACE INTO snapshots (sequence, now_ms, state, hash, format, write_id, chunks, bytes)
-       VALUES (?, ?, '', ?, ?, ?, ?, ?)`,
+    const upsertPointer = db.prepare<
+      [bigint, number, string, string | null, SnapshotFormat, bigint, number, number]
+    >(
+      `INSERT OR REPLACE INTO snapshots (sequence, now_ms, state, hash, chain_hash, format, write_id, chunks, bytes)
+       VALUES (?, ?, '', ?, ?, ?, ?, ?, ?)`,
     );
     const pruneSnapshots = db.prepare<[number]>(
       "DELETE FROM snapshots WHERE sequence NOT IN (SELECT sequence FROM snapshots ORDER BY sequence DESC LIMIT ?)",
@@ -216,11 +227,15 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
               `Journal write out of order: expected sequence ${expected}, got ${entry.sequence}`,
             );
           }
+          // The texts the engine encoded to hash the entry (journal-chain.ts), not encoded again.
+          const texts = entryTexts(entry);
           this.#insertEntry.run(
             entry.sequence,
             entry.nowMs,
-            encodePlainData(entry.command),
-            encodePlainData(entry.events),
+            texts.command,
+            texts.events,
+            entry.prevHash ?? null,
+            entry.hash ?? null,
           );
           expected += 1n;
         }
@@ -259,6 +274,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
         snapshot.sequence,
         snapshot.nowMs,
         snapshot.hash,
+        snapshot.chainHash ?? null,
         write.format,
         write.writeId,
         write.chunks,
@@ -299,12 +315,16 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
       // One page per query (keyset pagination): no cursor stays open while the caller awaits.
       const rows = this.#selectJournalPage.all(after, sqliteJournalReadBatchEntriesMax);
       if (rows.length === 0) return;
-      yield rows.map((row) => ({
-        sequence: row.sequence,
-        nowMs: Number(row.now_ms),
-        command: decodePlainData<Command>(row.command),
-        events: decodePlainData<Event[]>(row.events),
-      }));
+      yield rows.map((row) =>
+        decodeJournalRow<Command, Event>({
+          sequence: row.sequence,
+          nowMs: Number(row.now_ms),
+          command: row.command,
+          events: row.events,
+          prevHash: row.prev_hash,
+          hash: row.hash,
+        }),
+      );
       after = rows.at(-1)!.sequence;
       if (rows.length < sqliteJournalReadBatchEntriesMax) return;
     }
@@ -320,7 +340,13 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
   async loadLatestSnapshot(): Promise<StateSnapshot | undefined> {
     const row = this.#selectLatestSnapshot.get();
     if (row === undefined) return undefined;
-    const snapshot = { sequence: row.sequence, nowMs: Number(row.now_ms), hash: row.hash };
+    const snapshot = {
+      sequence: row.sequence,
+      nowMs: Number(row.now_ms),
+      hash: row.hash,
+      // A snapshot written before the chain has none.
+      ...(row.chain_hash === null ? {} : { chainHash: row.chain_hash }),
+    };
     if (row.format === "text") return { ...snapshot, state: row.state };
     const chunks = this.#selectChunks.all(row.write_id!);
     const bytes = Buffer.concat(chunks.map((chunk) => chunk.bytes));

@@ -10,6 +10,7 @@ import type { JournalEntry } from "../../engine/store.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-schema.js";
+import { createExclusiveProjection } from "./exclusive-projection.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
 import { createPoolProjection } from "./pool-projection.js";
 import { createBatchBalances } from "./projection/balances.js";
@@ -42,6 +43,7 @@ export function createSqliteExchangeProjector(
   const projectLifecycle = createLifecycleProjection(db, ledger);
   const projectWithdrawal = createWithdrawalProjection(db, ledger);
   const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
+  const projectExclusive = createExclusiveProjection(db, { ledger, ...positions });
   const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
 
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
@@ -111,6 +113,10 @@ export function createSqliteExchangeProjector(
           case "PoolTradeExecuted":
           case "PoolSettled":
             projectPool(event);
+            break;
+          case "PositionsConverted":
+          case "ExclusiveMarketFinished":
+            projectExclusive(event);
             break;
           default: {
             const unreachable: never = event;

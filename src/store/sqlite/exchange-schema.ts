@@ -186,6 +186,8 @@ export const exchangeReadModelMigrations: readonly string[] = [
      WHERE type NOT IN ('FREEZE', 'UNFREEZE', 'TRADE', 'FEE');`,
   // 6: a user's orders, trades and ledger entries indexed by user in bulk, off the commit path.
   userHistoryIndexMigration,
+  // 7: exclusive (negative-risk) markets, DESIGN §10: 1 for a market whose outcomes exclude each other.
+  "ALTER TABLE markets ADD COLUMN exclusive INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /** True for the types an order's life writes, which the user history tables serve (migration 6). */

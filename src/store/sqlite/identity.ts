@@ -42,6 +42,9 @@ const identityMigrations = [
      revoked_at_ms INTEGER
    );
    CREATE INDEX identity_sessions_by_user ON identity_sessions (user_id, created_at_ms);`,
+  // 2: the operator's per-partner requirement of a signed x-ca-nonce (issue #27), off for every
+  // partner that existed before it.
+  "ALTER TABLE identity_partners ADD COLUMN signed_nonce_required INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /**
@@ -62,6 +65,7 @@ interface PartnerRow {
   rsa_public_key: string | null;
   commission_rate_bps: number;
   webhook_url: string | null;
+  signed_nonce_required: number;
   created_at_ms: number;
 }
 
@@ -96,6 +100,10 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
   const partnerByAppKey = db.prepare("SELECT * FROM identity_partners WHERE app_key = ?");
   const partnerByName = db.prepare("SELECT * FROM identity_partners WHERE name = ?");
   const partnerByApiKey = db.prepare("SELECT * FROM identity_partners WHERE api_key_sha256 = ?");
+  const updatePartnerSettings = db.prepare(
+    `UPDATE identity_partners SET signed_nonce_required = coalesce(?, signed_nonce_required)
+     WHERE partner_id = ? RETURNING *`,
+  );
 
   const userByMerchantUser = db.prepare(
     "SELECT * FROM identity_users WHERE partner_id = ? AND marchant_user_id = ?",
@@ -168,6 +176,10 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
     },
     async findPartnerByApiKeySha256(apiKeySha256) {
       return maybe(partnerByApiKey.get(apiKeySha256) as PartnerRow | undefined, partnerFromRow);
+    },
+    async updatePartnerSettings(partnerId, update) {
+      const required = update.signedNonceRequired === undefined ? null : Number(update.signedNonceRequired);
+      return maybe(updatePartnerSettings.get(required, partnerId) as PartnerRow | undefined, partnerFromRow);
     },
     async registerUser(input) {
       return userFromRow(registerUser(input));
@@ -247,6 +259,7 @@ function partnerFromRow(row: PartnerRow): PartnerRecord {
     rsaPublicKey: row.rsa_public_key,
     commissionRateBps: row.commission_rate_bps,
     webhookUrl: row.webhook_url,
+    signedNonceRequired: row.signed_nonce_required === 1,
     createdAtMs: row.created_at_ms,
   };
 }

@@ -1,5 +1,6 @@
-// The error handler of the Polymarket-compatible reads: an engine that cannot take a read now is
-// 503 with Retry-After (never a 500), and anything unforeseen is a bare 500 {"error"} without detail.
+// The error handler of the Polymarket-compatible reads: an engine that cannot take a read now, or a
+// database that cannot be reached, is 503 with Retry-After (never a 500), and anything unforeseen is
+// a bare 500 {"error"} without detail.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -19,14 +20,15 @@ async function answerTo(error: Error) {
 }
 
 describe("Polymarket-compatible read errors", () => {
-  it("an overloaded or stopped engine is 503 with Retry-After, to try again", async () => {
+  it("an overloaded or stopped engine, or an unreachable database, is 503 with Retry-After, to try again", async () => {
     for (const error of [
       new EngineOverloadedError("readersWaitingMax", 1),
       new EngineStoppedError("closed"),
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
     ]) {
       const response = await answerTo(error);
       assert.equal(response.statusCode, 503);
-      assert.equal(response.headers["retry-after"], "1");
+      assert.match(String(response.headers["retry-after"]), /^[1-9][0-9]*$/);
       assert.deepEqual(response.json(), { error: "service unavailable, try again" });
     }
   });

@@ -48,6 +48,22 @@ describe("the console's page on a listener", () => {
     await app.close();
   });
 
+  it("answers a client that does not ask for HTML with the health check, when told to", async () => {
+    const build = join(temporary, "dist-health");
+    mkdirSync(join(build, "assets"), { recursive: true });
+    writeFileSync(join(build, "market.html"), "<!doctype html><title>market</title>");
+    const app = Fastify({ logger: false });
+    await registerConsolePage(app, "market", pathToFileURL(`${build}/`), { healthCheckForApiClients: true });
+    for (const accept of [undefined, "*/*", "application/json"]) {
+      const answer = await app.inject({ method: "GET", url: "/", headers: accept ? { accept } : {} });
+      assert.equal(answer.statusCode, 200);
+      assert.deepEqual([answer.json(), answer.headers.vary], ["OK", "accept"], String(accept));
+    }
+    const page = await app.inject({ method: "GET", url: "/", headers: { accept: "text/html,*/*;q=0.8" } });
+    assert.equal(page.body, "<!doctype html><title>market</title>");
+    await app.close();
+  });
+
   it("lets only the page and its assets past the admin token", () => {
     for (const url of ["/", "/?x=1", "/console/assets/desk-1.js"])
       assert.equal(isConsoleRequest(url), true, url);

@@ -216,6 +216,84 @@ export function describeChainStoreContract(harness: PortHarness<ChainStore>): vo
     await store.release(99);
   });
 
+  it("records every transaction of a withdrawal: the first, each replacement at its nonce, and which was mined", async () => {
+    const { store, another } = await start();
+    const pending = (txHash: string, nonce: number, signedAtMs: number, withdrawalId = 1) => ({
+      txHash,
+      withdrawalId,
+      nonce,
+      rawTx: `0xraw-${txHash}`,
+      state: "PENDING",
+      signedAtMs,
+    });
+    await store.saveSigned({ ...signed(1, 5), txHash: "0xa", rawTx: "0xraw-0xa" });
+    await store.setWithdrawal(1, { status: "SENT", nowMs, broadcasted: true });
+    assert.deepEqual(await store.withdrawalTransactions(1), [pending("0xa", 5, nowMs)]);
+    const replacement = (txHash: string, previousTxHash: string, at: number, nonce = 5) => ({
+      withdrawalId: 1,
+      nonce,
+      previousTxHash,
+      rawTx: `0xraw-${txHash}`,
+      txHash,
+      nowMs: at,
+    });
+    // Made from a stale read (another transaction is the withdrawal's now, or another nonce): refused.
+    assert.equal(await store.saveReplacement(replacement("0xb", "0xold", nowMs + 1)), false);
+    assert.equal(await store.saveReplacement(replacement("0xb", "0xa", nowMs + 1, 6)), false);
+    assert.equal(await store.saveReplacement(replacement("0xb", "0xa", nowMs + 1)), true);
+    let row = await store.withdrawal(1);
+    assert.deepEqual([row?.status, row?.txHash, row?.rawTx, row?.nonce], ["SIGNED", "0xb", "0xraw-0xb", 5]);
+    // Two nodes replacing the same transaction: exactly one wins.
+    const second = await another();
+    const raced = await Promise.all([
+      store.saveReplacement(replacement("0xc", "0xb", nowMs + 2)),
+      second.saveReplacement(replacement("0xd", "0xb", nowMs + 2)),
+    ]);
+    assert.deepEqual(
+      raced.filter((won) => won),
+      [true],
+    );
+    const latest = raced[0] ? "0xc" : "0xd";
+    assert.deepEqual(await store.withdrawalTransactions(1), [
+      pending("0xa", 5, nowMs),
+      pending("0xb", 5, nowMs + 1),
+      pending(latest, 5, nowMs + 2),
+    ]);
+    // The first one was mined after all: it is the withdrawal's transaction again.
+    await store.adoptTransaction(1, "0xa", nowMs + 3);
+    row = await store.withdrawal(1);
+    assert.deepEqual([row?.status, row?.txHash, row?.rawTx], ["SENT", "0xa", "0xraw-0xa"]);
+    await store.adoptTransaction(1, "0xunknown", nowMs + 4);
+    assert.equal((await store.withdrawal(1))?.txHash, "0xa");
+    // Completed with it: it is MINED, the others can never be, in the same write.
+    await store.setWithdrawal(1, { status: "COMPLETED", nowMs: nowMs + 5, minedTxHash: "0xa" });
+    assert.deepEqual(
+      (await store.withdrawalTransactions(1)).map((transaction) => [transaction.txHash, transaction.state]),
+      [
+        ["0xa", "MINED"],
+        ["0xb", "DEAD"],
+        [latest, "DEAD"],
+      ],
+    );
+    // Nothing is replaced or adopted once the withdrawal is finished.
+    assert.equal(await store.saveReplacement(replacement("0xe", "0xa", nowMs + 6)), false);
+    await store.adoptTransaction(1, "0xb", nowMs + 6);
+    assert.equal((await store.withdrawal(1))?.status, "COMPLETED");
+
+    // Dropped (its nonce went elsewhere): every transaction of the nonce is dead. A retry signs
+    // afresh at a new nonce, and the old transactions stay in the history.
+    await store.saveSigned({ ...signed(2, 7), txHash: "0xf", rawTx: "0xraw-0xf" });
+    await store.setWithdrawal(2, { status: "DROPPED", nowMs: nowMs + 7, minedTxHash: null });
+    await store.hold(2, "0xto", nowMs + 8);
+    await store.release(2);
+    await store.saveSigned({ ...signed(2, 8), txHash: "0xg", rawTx: "0xraw-0xg", nowMs: nowMs + 9 });
+    assert.deepEqual(await store.withdrawalTransactions(2), [
+      { ...pending("0xf", 7, nowMs, 2), state: "DEAD" },
+      pending("0xg", 8, nowMs + 9, 2),
+    ]);
+    assert.deepEqual(await store.withdrawalTransactions(99), []);
+  });
+
   it("lists active withdrawals by nonce, the highest nonce per sender, and all by status", async () => {
     const { store } = await start();
     assert.equal(await store.highestNonce("0xhot"), undefined);

@@ -84,6 +84,7 @@ async function seedMarkets(seed: SqlSeed): Promise<void> {
       end_time_ms: marketId === 12 ? null : nowMs + 1_000,
       created_at_ms: nowMs + marketId,
       volume: BigInt(marketId) * unit,
+      exclusive: marketId === 14 ? 1 : 0,
     });
   }
 }
@@ -160,14 +161,43 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
     open = undefined;
   });
 
-  it("answers an option's recent trades newest first, in that option's terms", async () => {
+  it("answers an option's recent trades newest first, in that option's terms and the taker's own", async () => {
     const { store, seed } = await start();
     await seedTrades(seed);
+    const taker = (optionId: number, side: "BUY" | "SELL", price: bigint) => ({ optionId, side, price });
     assert.deepEqual(await store.recentTrades(101, 10), [
-      { tradeId: 4, price: 55_000_000n, shares: 4n * unit, takerSide: "BUY", timeMs: nowMs + 40 },
-      { tradeId: 3, price: 65_000_000n, shares: 3n * unit, takerSide: "SELL", timeMs: nowMs + 20 },
-      { tradeId: 2, price: 70_000_000n, shares: 2n * unit, takerSide: "SELL", timeMs: nowMs + 20 },
-      { tradeId: 1, price: 60_000_000n, shares: 1n * unit, takerSide: "BUY", timeMs: nowMs + 10 },
+      {
+        tradeId: 4,
+        price: 55_000_000n,
+        shares: 4n * unit,
+        takerSide: "BUY",
+        timeMs: nowMs + 40,
+        taker: taker(102, "SELL", 45_000_000n),
+      },
+      {
+        tradeId: 3,
+        price: 65_000_000n,
+        shares: 3n * unit,
+        takerSide: "SELL",
+        timeMs: nowMs + 20,
+        taker: taker(101, "SELL", 65_000_000n),
+      },
+      {
+        tradeId: 2,
+        price: 70_000_000n,
+        shares: 2n * unit,
+        takerSide: "SELL",
+        timeMs: nowMs + 20,
+        taker: taker(102, "BUY", 30_000_000n),
+      },
+      {
+        tradeId: 1,
+        price: 60_000_000n,
+        shares: 1n * unit,
+        takerSide: "BUY",
+        timeMs: nowMs + 10,
+        taker: taker(101, "BUY", 60_000_000n),
+      },
     ]);
     assert.deepEqual(
       (await store.recentTrades(102, 2)).map((trade) => [trade.tradeId, trade.price, trade.takerSide]),
@@ -192,6 +222,7 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
         appKey: "key-initech",
         commissionRateBps: 30,
         webhookUrl: null,
+        signedNonceRequired: false,
         createdAtMs: nowMs + 3,
         userCount: 0,
       },
@@ -201,6 +232,7 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
         appKey: "key-globex",
         commissionRateBps: 20,
         webhookUrl: "https://globex.example/hook",
+        signedNonceRequired: false,
         createdAtMs: nowMs + 2,
         userCount: 2,
       },
@@ -285,8 +317,10 @@ export function describeConsoleQueriesContract(harness: PortHarness<ConsoleQueri
       endTimeMs: nowMs + 1_000,
       createdAtMs: nowMs + 11,
       volume: 11n * unit,
+      exclusive: false,
     });
     assert.equal(all.records[2]?.startTimeMs, null);
+    assert.equal(all.records[0]?.exclusive, true);
     const ids = async (filter: { status?: string; keyword?: string }) =>
       (await store.markets(filter, { page: 1, pageSize: 10 })).records.map((market) => market.marketId);
     assert.deepEqual(await ids({ status: "open" }), [14, 11]);

@@ -35,6 +35,25 @@ export function describeIdentityStoreContract(adapterName: string, harness: Iden
       assert.equal(await store.findPartnerByAppKey("nope"), undefined);
     });
 
+    it("keeps a partner's signed-nonce requirement: off at creation, changed only when given", async () => {
+      const { store, partner } = await storeWithPartner();
+      assert.equal(partner.signedNonceRequired, false);
+      const required = await store.updatePartnerSettings(partner.partnerId, { signedNonceRequired: true });
+      assert.deepEqual(required, { ...partner, signedNonceRequired: true });
+      assert.equal((await store.findPartnerByAppKey("app"))?.signedNonceRequired, true);
+      assert.equal((await store.findPartnerByApiKeySha256("hash"))?.signedNonceRequired, true);
+      assert.deepEqual(await store.updatePartnerSettings(partner.partnerId, {}), required, "nothing given");
+      assert.equal(
+        (await store.updatePartnerSettings(partner.partnerId, { signedNonceRequired: false }))
+          ?.signedNonceRequired,
+        false,
+      );
+      assert.equal(
+        await store.updatePartnerSettings(partner.partnerId + 1000, { signedNonceRequired: true }),
+        undefined,
+      );
+    });
+
     it("registers a user once per (partner, marchantUserId) and names it after its id", async () => {
       const { store, partner } = await storeWithPartner();
       const input = {

@@ -31,6 +31,7 @@ function CreateMarket({ onCreated }: { onCreated: (marketId: string) => void }) 
   const [tickSize, setTickSize] = useState("0.01");
   const [makerFee, setMakerFee] = useState("0");
   const [takerFee, setTakerFee] = useState("0");
+  const [exclusive, setExclusive] = useState(false);
   const firstCategory = categories.data?.[0]?.id ?? "";
 
   const submit = (event: Event) => {
@@ -54,10 +55,12 @@ function CreateMarket({ onCreated }: { onCreated: (marketId: string) => void }) 
         startTime: new Date(startTime).toISOString(),
         endTime: new Date(endTime).toISOString(),
         outcomes,
+        ...(exclusive ? { exclusive: true } : {}),
       });
       onCreated(created.marketId);
       setTitle("");
       setOutcomesText("");
+      setExclusive(false);
       return `Draft market ${created.marketId} created: open it to start trading.`;
     });
   };
@@ -167,12 +170,23 @@ function CreateMarket({ onCreated }: { onCreated: (marketId: string) => void }) 
             onInput={(event) => setOutcomesText(event.currentTarget.value)}
           />
         </label>
+        <label class="inline">
+          <input
+            name="exclusive"
+            type="checkbox"
+            checked={exclusive}
+            onChange={(event) => setExclusive(event.currentTarget.checked)}
+          />
+          Exclusive event: exactly one outcome wins (order book, two outcomes or more)
+        </label>
         <button type="submit" class="primary" disabled={busy}>
           Create draft
         </button>
       </form>
       <p id="new-market-help" class="muted small">
-        Each outcome is a Yes/No pair. The market is a draft until you open it.
+        Each outcome is a Yes/No pair. The market is a draft until you open it. In an exclusive event one
+        outcome's Yes wins and every other outcome's No, and a No share converts into a Yes share of every
+        other outcome.
       </p>
       <OutcomeNotice outcome={outcome} />
     </Section>
@@ -184,12 +198,18 @@ function ResolveForm(props: { market: MarketDetail; busy: boolean; onResolve: (b
   const [winners, setWinners] = useState<Record<string, string>>({});
   const [windowSeconds, setWindowSeconds] = useState("86400");
   const [bond, setBond] = useState("10");
+  // An exclusive event names one winning outcome: its Yes wins, every other outcome's No.
+  const [winningOutcomeId, setWinningOutcomeId] = useState(market.outcomes[0]?.outcomeId ?? "");
+  const optionOf = (outcome: MarketDetail["outcomes"][number], index: number) =>
+    (outcome.options.find((option) => option.optionIndex === index) ?? outcome.options[index])?.optionId;
   const submit = (event: Event) => {
     event.preventDefault();
     props.onResolve({
       outcomes: market.outcomes.map((outcome) => ({
         outcomeId: outcome.outcomeId,
-        winningOptionId: winners[outcome.outcomeId] ?? outcome.options[0]?.optionId,
+        winningOptionId: market.exclusive
+          ? optionOf(outcome, outcome.outcomeId === winningOutcomeId ? 0 : 1)
+          : (winners[outcome.outcomeId] ?? outcome.options[0]?.optionId),
       })),
       challengeWindowSeconds: Number(windowSeconds),
       challengeBondAmount: bond,
@@ -199,22 +219,41 @@ function ResolveForm(props: { market: MarketDetail; busy: boolean; onResolve: (b
     <form class="fields" onSubmit={submit}>
       <fieldset class="fields" style={{ display: "flex", flexWrap: "wrap", gap: "0.75rem" }}>
         <legend>Propose the result</legend>
-        {market.outcomes.map((outcome) => (
-          <label key={outcome.outcomeId}>
-            Winner of {outcome.name}
+        {market.exclusive && (
+          <label>
+            Winning outcome
             <select
-              name={`winner-${outcome.outcomeId}`}
-              value={winners[outcome.outcomeId] ?? outcome.options[0]?.optionId}
-              onChange={(event) => setWinners({ ...winners, [outcome.outcomeId]: event.currentTarget.value })}
+              name="winningOutcome"
+              value={winningOutcomeId}
+              onChange={(event) => setWinningOutcomeId(event.currentTarget.value)}
             >
-              {outcome.options.map((option) => (
-                <option key={option.optionId} value={option.optionId}>
-                  {option.title}
+              {market.outcomes.map((outcome) => (
+                <option key={outcome.outcomeId} value={outcome.outcomeId}>
+                  {outcome.name}
                 </option>
               ))}
             </select>
           </label>
-        ))}
+        )}
+        {!market.exclusive &&
+          market.outcomes.map((outcome) => (
+            <label key={outcome.outcomeId}>
+              Winner of {outcome.name}
+              <select
+                name={`winner-${outcome.outcomeId}`}
+                value={winners[outcome.outcomeId] ?? outcome.options[0]?.optionId}
+                onChange={(event) =>
+                  setWinners({ ...winners, [outcome.outcomeId]: event.currentTarget.value })
+                }
+              >
+                {outcome.options.map((option) => (
+                  <option key={option.optionId} value={option.optionId}>
+                    {option.title}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
         <label>
           Challenge window (seconds)
           <input
@@ -274,8 +313,10 @@ function MarketPanel({ marketId, onChanged }: { marketId: string; onChanged: () 
         <span class={`badge ${status}`} data-testid="market-status">
           {status}
         </span>{" "}
-        · {market.modelType} · {market.category || "no category"} · {formatAmount(market.volume)} USDT traded
-        · {formatAmount(market.fee)} USDT fees · {formatTime(market.startTime)} → {formatTime(market.endTime)}
+        · {market.modelType}
+        {market.exclusive ? " · exclusive event" : ""} · {market.category || "no category"} ·{" "}
+        {formatAmount(market.volume)} USDT traded · {formatAmount(market.fee)} USDT fees ·{" "}
+        {formatTime(market.startTime)} → {formatTime(market.endTime)}
         {market.ifHasChallenged === true ? " · challenged" : ""}
       </p>
       <ul class="small">
@@ -465,7 +506,10 @@ export function Markets() {
                   <td>
                     <span class={`badge ${market.status}`}>{market.status}</span>
                   </td>
-                  <td>{market.modelType}</td>
+                  <td>
+                    {market.modelType}
+                    {market.exclusive ? " · exclusive" : ""}
+                  </td>
                   <td>{market.category}</td>
                   <td class="num">{formatAmount(market.volume)}</td>
                   <td class="small">{formatTime(market.endTime)}</td>

@@ -166,6 +166,16 @@ export function Partners() {
       return `Partner ${partner.merchantId} created.`;
     }, list.reload);
   };
+  // Replay protection: the partner's mutating requests must then sign a fresh x-ca-nonce.
+  const setSignedNonceRequired = (partner: Partner, required: boolean) =>
+    void run(async () => {
+      await admin<Partner>("POST", `/admin/partners/${encodeURIComponent(partner.merchantId)}`, {
+        signedNonceRequired: required,
+      });
+      return required
+        ? `Partner ${partner.merchantId} must now sign a nonce on every request that is not a read.`
+        : `Partner ${partner.merchantId} no longer has to sign nonces.`;
+    }, list.reload);
   return (
     <div class="stack">
       <Section title="New partner" id="new-partner-title">
@@ -212,6 +222,7 @@ export function Partners() {
                   Commission
                 </th>
                 <th scope="col">Webhook</th>
+                <th scope="col">Signed nonce</th>
                 <th class="num" scope="col">
                   Users
                 </th>
@@ -226,6 +237,16 @@ export function Partners() {
                   <td class="mono small">{partner.appKey}</td>
                   <td class="num">{partner.commissionRate}</td>
                   <td class="small mono">{partner.webhookUrl ?? "—"}</td>
+                  <td class="small">
+                    {partner.signedNonceRequired ? "required " : "optional "}
+                    <button
+                      type="button"
+                      disabled={busy}
+                      onClick={() => setSignedNonceRequired(partner, !partner.signedNonceRequired)}
+                    >
+                      {partner.signedNonceRequired ? "Lift" : "Require"}
+                    </button>
+                  </td>
                   <td class="num">{partner.userCount}</td>
                   <td class="small">{formatTime(partner.createdAt)}</td>
                 </tr>

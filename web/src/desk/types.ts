@@ -20,6 +20,8 @@ export interface MarketRow {
   readonly startTime: string | null;
   readonly endTime: string | null;
   readonly createdAt: string;
+  /** An exclusive event (DESIGN §10): exactly one outcome wins. */
+  readonly exclusive: boolean;
 }
 
 export interface MarketDetail {
@@ -34,6 +36,7 @@ export interface MarketDetail {
   readonly endTime: string;
   readonly ifHasChallenged: boolean | null;
   readonly challengeBondAmount: number;
+  readonly exclusive: boolean;
   readonly outcomes: readonly {
     outcomeId: string;
     name: string;
@@ -89,6 +92,8 @@ export interface Partner {
   readonly appKey: string;
   readonly commissionRate: string;
   readonly webhookUrl: string | null;
+  /** Requests other than GET, HEAD and OPTIONS must sign an x-ca-nonce. */
+  readonly signedNonceRequired: boolean;
   readonly userCount: number;
   readonly createdAt: string;
 }

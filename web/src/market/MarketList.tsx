@@ -8,6 +8,8 @@ import type { CategoryNode, MarketRecord, MarketsPage } from "./types.js";
 
 export const listRefreshMs = 15_000;
 const pageSize = 24;
+/** Outcomes a card shows side by side; the rest are counted. */
+const outcomesShownMax = 4;
 
 function flatten(nodes: readonly CategoryNode[]): CategoryNode[] {
   return nodes.flatMap((node) => [node, ...flatten(node.children)]);
@@ -24,14 +26,29 @@ function MarketCard({ market }: { market: MarketRecord }) {
           <span class={`badge ${market.status}`}>{market.status}</span>
         </div>
         <h3 style={{ marginTop: "0.4rem" }}>{market.title}</h3>
-        {yes !== undefined && (
-          <p style={{ margin: "0.25rem 0" }}>
-            <span class="chance">{formatPercent(yes.chance)}</span>{" "}
-            <span class="muted small">
-              {yes.title}
-              {market.outcomes.length > 1 ? ` · ${outcome?.name}` : ""}
-            </span>
+        {market.outcomes.length > 1 ? (
+          // Several outcomes (an exclusive event's, say): each one's Yes chance, side by side.
+          <p class="small" style={{ margin: "0.25rem 0" }} data-testid="outcome-chances">
+            {market.outcomes.slice(0, outcomesShownMax).map((each, index) => {
+              const eachYes = each.options.find((option) => option.optionIndex === 0) ?? each.options[0];
+              return (
+                <span key={each.outcomeId}>
+                  {index === 0 ? "" : " · "}
+                  {each.name} <strong>{eachYes === undefined ? "—" : formatPercent(eachYes.chance)}</strong>
+                </span>
+              );
+            })}
+            {market.outcomes.length > outcomesShownMax
+              ? ` · ${market.outcomes.length - outcomesShownMax} more`
+              : ""}
           </p>
+        ) : (
+          yes !== undefined && (
+            <p style={{ margin: "0.25rem 0" }}>
+              <span class="chance">{formatPercent(yes.chance)}</span>{" "}
+              <span class="muted small">{yes.title}</span>
+            </p>
+          )
         )}
         <p class="muted small" style={{ margin: 0 }}>
           {formatAmount(market.volume)} USDT traded · {market.modelType} · ends {formatTime(market.endTime)}

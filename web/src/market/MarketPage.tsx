@@ -4,6 +4,7 @@
 import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { errorText, query, requestEnvelope } from "../shared/api.js";
 import { formatAmount, formatClock, formatPercent, formatPriceCents, formatTime } from "../shared/format.js";
+import { EventOutcomes } from "./EventOutcomes.js";
 import { dropPrewarmedSocket, type FeedSnapshot, type LiveTrade, MarketFeed } from "./market-feed.js";
 import { OrderBook } from "./OrderBook.js";
 import { PriceChart } from "./PriceChart.js";
@@ -97,6 +98,7 @@ export function MarketPage({ marketId }: { marketId: string }) {
   const option = outcome?.options.find((each) => each.optionIndex === optionIndex) ?? outcome?.options[0];
   const asset = data?.assets.find((each) => each.optionId === option?.optionId);
   const hasBook = market?.modelType === "orderbook";
+  const exclusive = data?.exclusive === true;
   const loaded = market !== undefined;
 
   // A layout effect, so the socket is opening before the chart (a child's effect) is built.
@@ -156,12 +158,22 @@ export function MarketPage({ marketId }: { marketId: string }) {
       <div>
         <h1>{market.title}</h1>
         <p class="muted small" style={{ margin: 0 }}>
-          <span class={`badge ${market.status}`}>{market.status}</span> · {market.modelType} ·{" "}
-          {formatAmount(market.volume)} USDT traded · ends {formatTime(market.endTime)} · by{" "}
-          {market.creator.name}
+          <span class={`badge ${market.status}`}>{market.status}</span> · {market.modelType}
+          {exclusive ? " · exclusive event" : ""} · {formatAmount(market.volume)} USDT traded · ends{" "}
+          {formatTime(market.endTime)} · by {market.creator.name}
         </p>
       </div>
-      {market.outcomes.length > 1 && (
+      {exclusive && (
+        <EventOutcomes
+          market={market}
+          shownOutcomeId={outcome.outcomeId}
+          onShowBook={(id) => {
+            setOutcomeId(id);
+            setOptionIndex(0);
+          }}
+        />
+      )}
+      {market.outcomes.length > 1 && !exclusive && (
         <fieldset class="chips">
           <legend class="visually-hidden">Outcomes</legend>
           {market.outcomes.map((each) => (
@@ -193,13 +205,20 @@ export function MarketPage({ marketId }: { marketId: string }) {
       <div class="grid-3">
         <div class="stack">
           {asset !== undefined && (
-            <PriceChart assetId={asset.assetId} title={option.title} lastTrade={lastTrade} />
+            <PriceChart
+              assetId={asset.assetId}
+              title={market.outcomes.length > 1 ? `${outcome.name} · ${option.title}` : option.title}
+              lastTrade={lastTrade}
+            />
           )}
           <Trades trades={trades} />
         </div>
         <div class="stack">
           {hasBook ? (
-            <OrderBook feed={feed} optionTitle={option.title} />
+            <OrderBook
+              feed={feed}
+              optionTitle={market.outcomes.length > 1 ? `${outcome.name} · ${option.title}` : option.title}
+            />
           ) : (
             <section class="panel">
               <h2>Pricing</h2>

@@ -75,6 +75,8 @@ export interface Asset {
 export interface ConsoleMarket {
   readonly market: MarketDetail;
   readonly assets: readonly Asset[];
+  /** An exclusive event (DESIGN §10): exactly one outcome wins. */
+  readonly exclusive: boolean;
 }
 
 export interface Trade {

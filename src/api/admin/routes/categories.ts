@@ -3,23 +3,20 @@
 // Every answer is the stored node, ids as strings.
 
 import { type Static, Type } from "typebox";
-import {
-  type CategoryResult,
-  categoryLogoUrlLengthMax,
-  categoryNameLengthMax,
-} from "../../../catalog/categories.js";
+import { type CategoryResult, categoryNameLengthMax } from "../../../catalog/categories.js";
 import { FlexibleId } from "../../../contract/admin.js";
 import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import type { CategoryRecord } from "../../../store/categories.js";
 import { sendRejection } from "../../partner/errors.js";
+import { HttpUrlOrEmpty } from "../../shared/http-url.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 const Names = Type.Record(Type.String({ maxLength: 16 }), Type.String({ maxLength: categoryNameLengthMax }), {
   description: 'Display names by language: {"en-US": "…", "zh-CN": "…"}; the seven tags of the spec',
 });
-const LogoUrl = Type.String({ maxLength: categoryLogoUrlLengthMax, description: "URL, or empty" });
+const LogoUrl = HttpUrlOrEmpty();
 
 const CreateCategoryRequest = Type.Object({
   name: NonEmptyString({ maxLength: categoryNameLengthMax }),

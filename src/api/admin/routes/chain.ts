@@ -15,7 +15,7 @@ import { evmAddressPattern } from "../../../wallet/deposit-addresses.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
-import { adminWithdrawalView } from "./withdrawals.js";
+import { AdminWithdrawal, adminWithdrawalView } from "./withdrawals.js";
 
 const tags = ["Wallet"];
 const noChain = badRequest("no chain is configured (PREDEX_CHAIN_RPC_URL, PREDEX_USDT_CONTRACT)");
@@ -260,8 +260,11 @@ export default defineRoutes((app, deps) => {
     {
       schema: {
         summary: "Send a withdrawal whose transaction failed or was dropped again, as a new transaction",
+        description:
+          "400/1001 when no chain is configured or the withdrawal's transaction did not fail; 404/1404 for an unknown withdrawal.",
         tags,
         params: WithdrawalParams,
+        response: partnerResponses(AdminWithdrawal),
       },
     },
     async (request, reply) => {

@@ -17,7 +17,31 @@ const Readiness = Type.Object({
   ready: Type.Boolean(),
   engine: Type.String({ description: "running | closing | closed | failed" }),
   database: Type.Union([Type.Literal("ok"), Type.Literal("unreachable")]),
+  replication: Type.Optional(
+    Type.Object(
+      {
+        synchronous: Type.Boolean(),
+        synchronousStandbyNames: Type.String(),
+        synchronousCommit: Type.String(),
+        standbys: Type.Optional(Type.Integer()),
+        synchronousStandbys: Type.Optional(Type.Integer()),
+        warning: Type.Optional(Type.String()),
+      },
+      {
+        description:
+          "PostgreSQL: whether a commit waits for a synchronous standby; without it a failover of the database may lose acknowledged orders",
+      },
+    ),
+  ),
+  replica: Type.Optional(
+    Type.String({ description: "Why this node's copy of the journal serves nothing right now (a fork)" }),
+  ),
 });
+
+/** The report without its absent fields (the schema's optional properties). */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
 
 export default defineRoutes((app, deps) => {
   app.get(
@@ -49,14 +73,24 @@ export default defineRoutes((app, deps) => {
       } catch {
         database = "unreachable";
       }
-      const ready = engine === "running" && database === "ok";
-      if (ready) return ok({ ready, engine, database });
+      // Reported, not a condition of readiness: the operator chose the database's replication.
+      const replication =
+        database === "ok" ? await deps.operations.replication?.().catch(() => undefined) : undefined;
+      // A replica resolving a fork serves nothing though its phase is still "running".
+      const replica = deps.engine.unavailable;
+      const ready = engine === "running" && replica === undefined && database === "ok";
+      const detail = {
+        ready,
+        engine,
+        database,
+        ...(replica === undefined ? {} : { replica }),
+        ...(replication === undefined ? {} : { replication: withoutUndefined(replication) }),
+      };
+      if (ready) return ok(detail);
       // 2002 is the current interface's "upstream could not be reached": here, the engine or the
       // database behind the listeners.
-      const reason = engine === "running" ? "database unreachable" : `engine ${engine}`;
-      return reply
-        .code(503)
-        .send({ code: 2002, message: `not ready: ${reason}`, data: { ready, engine, database } });
+      const reason = engine !== "running" ? `engine ${engine}` : (replica ?? "database unreachable");
+      return reply.code(503).send({ code: 2002, message: `not ready: ${reason}`, data: detail });
     },
   );
 });

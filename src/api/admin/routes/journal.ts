@@ -13,7 +13,10 @@ const JournalArchiveRun = Type.Object({
   committedSequence: Type.String(),
   segments: Type.Integer({ description: "Segment files in the archive" }),
   archiveBytes: Type.Integer({ description: "Compressed bytes of every segment" }),
-  directory: Type.String(),
+  directory: Type.String({
+    description:
+      "Where the archive is: a directory (SQLite), or postgresql:engine_journal_archive (the database's own table)",
+  }),
 });
 
 export default defineRoutes((app, deps) => {

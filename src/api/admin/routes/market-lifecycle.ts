@@ -6,10 +6,8 @@
 // Every answer is the market detail of spec 000.
 
 import { type Static, Type } from "typebox";
-import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
-import { FlexibleId } from "../../../contract/admin.js";
+import { AdminMarketDetail, FlexibleId } from "../../../contract/admin.js";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
-import { MarketDetail } from "../../../contract/partner/market-detail.js";
 import { parseId } from "../../../contract/wire-format.js";
 import type { ExchangeCommand, WinnerChoice } from "../../../core/commands.js";
 import { type Rejection, reject } from "../../../core/errors.js";
@@ -22,12 +20,14 @@ import { parseAtoms } from "../../../core/money.js";
 import type { PlatformDeps } from "../../deps.js";
 import { sendRejection } from "../../partner/errors.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
+import { loadAdminMarketDetail } from "../market-detail.js";
 
 const millisecondsPerSecond = 1_000;
 const Winners = Type.Array(Type.Object({ outcomeId: FlexibleId, winningOptionId: FlexibleId }), {
   minItems: 1,
   maxItems: 64,
-  description: "The winning option of every outcome of the market",
+  description:
+    "The winning option of every outcome of the market; an exclusive market's names one outcome's Yes and every other outcome's No",
 });
 
 const ResolveRequest = Type.Object({
@@ -120,7 +120,7 @@ function resolveCommand(marketId: number, body: ResolveRequest): Parsed<Exchange
 async function submitAndDescribe(deps: PlatformDeps, marketId: number, command: ExchangeCommand) {
   const result = await deps.engine.submit(command);
   if (!result.ok) return { ok: false as const, rejection: result.rejection };
-  const detail = await loadMarketDetail(deps, marketId);
+  const detail = await loadAdminMarketDetail(deps, marketId);
   if (detail === undefined) return { ok: false as const, rejection: reject("MARKET_NOT_FOUND") };
   return { ok: true as const, detail };
 }
@@ -136,7 +136,7 @@ export default defineRoutes((app, deps) => {
         tags: ["Markets"],
         params: MarketIdParams,
         body: ResolveRequest,
-        response: partnerResponses(MarketDetail),
+        response: partnerResponses(AdminMarketDetail),
       },
     },
     async (request, reply) => {
@@ -159,7 +159,7 @@ export default defineRoutes((app, deps) => {
         tags: ["Markets"],
         params: MarketIdParams,
         body: Type.Optional(FinalizeRequest),
-        response: partnerResponses(MarketDetail),
+        response: partnerResponses(AdminMarketDetail),
       },
     },
     async (request, reply) => {
@@ -183,10 +183,10 @@ export default defineRoutes((app, deps) => {
       schema: {
         summary: "Void a market that is not settled",
         description:
-          "Resting orders are cancelled, a challenger's bond comes back, and every share becomes claimable at 0.5 USDT.",
+          "Resting orders are cancelled, a challenger's bond comes back, and every share becomes claimable at 0.5 USDT (in an exclusive market of n outcomes: a Yes share 1/n, a No share (n − 1)/n).",
         tags: ["Markets"],
         params: MarketIdParams,
-        response: partnerResponses(MarketDetail),
+        response: partnerResponses(AdminMarketDetail),
       },
     },
     async (request, reply) => {
@@ -207,7 +207,7 @@ export default defineRoutes((app, deps) => {
         tags: ["Markets"],
         params: MarketIdParams,
         body: ChallengeRequest,
-        response: partnerResponses(MarketDetail),
+        response: partnerResponses(AdminMarketDetail),
       },
     },
     async (request, reply) => {

@@ -4,9 +4,8 @@
 // actions of markets.ts and market-lifecycle.ts.
 
 import { Type } from "typebox";
-import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
+import { AdminMarketDetail } from "../../../contract/admin.js";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
-import { MarketDetail } from "../../../contract/partner/market-detail.js";
 import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import { reject } from "../../../core/errors.js";
 import { openOrderById } from "../../../core/exchange.js";
@@ -15,6 +14,7 @@ import { formatAtoms } from "../../../core/money.js";
 import { badRequest, sendRejection, sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
+import { loadAdminMarketDetail } from "../market-detail.js";
 
 /** Resting orders one answer lists at most (the newest). */
 export const marketOrdersMax = 200;
@@ -38,6 +38,7 @@ const MarketRow = Type.Object({
   startTime: NullableTime,
   endTime: NullableTime,
   createdAt: Type.String(),
+  exclusive: Type.Boolean({ description: "An exclusive event: exactly one outcome wins (DESIGN §10)" }),
 });
 const RestingOrder = Type.Object({
   orderId: Type.String(),
@@ -90,6 +91,7 @@ export default defineRoutes((app, deps) => {
           startTime: time(market.startTimeMs),
           endTime: time(market.endTimeMs),
           createdAt: isoSeconds(market.createdAtMs),
+          exclusive: market.exclusive,
         });
       }
       return ok({ ...pageFields(page.value, found.total), records });
@@ -100,15 +102,15 @@ export default defineRoutes((app, deps) => {
     "/admin/markets/:id",
     {
       schema: {
-        summary: "One market in any status (the market detail)",
+        summary: "One market in any status (the market detail, with `exclusive`)",
         tags: ["Markets"],
         params: MarketIdParams,
-        response: partnerResponses(MarketDetail),
+        response: partnerResponses(AdminMarketDetail),
       },
     },
     async (request, reply) => {
       const marketId = parseId(request.params.id);
-      const detail = marketId === undefined ? undefined : await loadMarketDetail(deps, marketId);
+      const detail = marketId === undefined ? undefined : await loadAdminMarketDetail(deps, marketId);
       if (detail === undefined) return sendRejection(reply, reject("MARKET_NOT_FOUND"));
       return ok(detail);
     },

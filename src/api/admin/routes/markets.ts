@@ -3,10 +3,8 @@
 // Every answer is the market detail of spec 000.
 
 import { type Static, Type } from "typebox";
-import { loadMarketDetail } from "../../../catalog/load-market-detail.js";
-import { FlexibleId } from "../../../contract/admin.js";
+import { AdminMarketDetail, FlexibleId } from "../../../contract/admin.js";
 import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/envelope.js";
-import { MarketDetail } from "../../../contract/partner/market-detail.js";
 import { parseId } from "../../../contract/wire-format.js";
 import { type CreateMarketCommand, createMarketCommand } from "../../../core/commands.js";
 import { type Rejection, reject } from "../../../core/errors.js";
@@ -17,11 +15,12 @@ import { type CatalogDetailsInput, marketDetailsOf } from "../../../store/market
 import type { PlatformDeps } from "../../deps.js";
 import { sendRejection } from "../../partner/errors.js";
 import { parseIsoTime } from "../../partner/order-command.js";
+import { HttpUrl } from "../../shared/http-url.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
+import { loadAdminMarketDetail } from "../market-detail.js";
 
 const longTextLengthMax = 20_000;
 const tagsLengthMax = 1_000;
-const urlLengthMax = 2_048;
 
 const Bps = Type.Integer({
   minimum: 0,
@@ -51,15 +50,15 @@ const CreateMarketRequest = Type.Object({
   endTime: Type.String({ maxLength: 40, description: "ISO 8601" }),
   creatorId: Type.Optional(FlexibleId),
   topic: Type.Optional(Type.String({ maxLength: 256 })),
-  dataResource: Type.Optional(Type.String({ maxLength: urlLengthMax })),
-  marketLogo: Type.Optional(Type.String({ maxLength: urlLengthMax })),
-  marketBanner: Type.Optional(Type.String({ maxLength: urlLengthMax })),
+  dataResource: Type.Optional(HttpUrl("Where the result will be read: an http(s) URL")),
+  marketLogo: Type.Optional(HttpUrl()),
+  marketBanner: Type.Optional(HttpUrl()),
   outcomes: Type.Array(
     Type.Object({
       name: NonEmptyString({ maxLength: titleLengthMax }),
       title: Type.Optional(Type.String({ maxLength: titleLengthMax })),
       description: Type.Optional(Type.String({ maxLength: longTextLengthMax })),
-      outcomeLogo: Type.Optional(Type.String({ maxLength: urlLengthMax })),
+      outcomeLogo: Type.Optional(HttpUrl()),
       options: Type.Array(Type.Object({ title: NonEmptyString({ maxLength: titleLengthMax }) }), {
         minItems: 1,
         maxItems: 16,
@@ -83,6 +82,12 @@ const CreateMarketRequest = Type.Object({
   buyMaxAmount: Type.Optional(DecimalInput),
   sellMinShares: Type.Optional(DecimalInput),
   sellMaxShares: Type.Optional(DecimalInput),
+  exclusive: Type.Optional(
+    Type.Boolean({
+      description:
+        "An exclusive event (orderbook, at least two outcomes): exactly one outcome wins, and a No share of one outcome converts into a Yes share of every other (DESIGN §10). Default false",
+    }),
+  ),
 });
 type CreateMarketRequest = Static<typeof CreateMarketRequest>;
 
@@ -182,6 +187,7 @@ async function createMarketInput(
       creatorId,
       details: marketDetailsOf(details),
       pool: pool.value,
+      ...(body.exclusive === true ? { exclusive: true } : {}),
     }),
   };
 }
@@ -230,7 +236,7 @@ function poolTermsInput(
 }
 
 export default defineRoutes((app, deps) => {
-  const detailOrNotFound = async (marketId: number) => loadMarketDetail(deps, marketId);
+  const detailOrNotFound = async (marketId: number) => loadAdminMarketDetail(deps, marketId);
 
   app.post(
     "/admin/markets",
@@ -238,10 +244,10 @@ export default defineRoutes((app, deps) => {
       schema: {
         summary: "Create a draft market (orderbook, AMM or parimutuel)",
         description:
-          "The market has no book until it is opened (its book answers code 4054). Fees are basis points. Answers the market detail.",
+          "The market has no book until it is opened (its book answers code 4054). Fees are basis points. `exclusive: true` makes an exclusive event (orderbook, at least two outcomes). Answers the market detail, with `exclusive`.",
         tags: ["Markets"],
         body: CreateMarketRequest,
-        response: partnerResponses(MarketDetail),
+        response: partnerResponses(AdminMarketDetail),
       },
     },
     async (request, reply) => {
@@ -272,7 +278,7 @@ export default defineRoutes((app, deps) => {
               : "Every resting order is cancelled and its funds or shares come back.",
           tags: ["Markets"],
           params: MarketIdParams,
-          response: partnerResponses(MarketDetail),
+          response: partnerResponses(AdminMarketDetail),
         },
       },
       async (request, reply) => {

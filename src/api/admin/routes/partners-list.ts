@@ -4,22 +4,12 @@
 import { Type } from "typebox";
 
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
-import { isoSeconds } from "../../../contract/wire-format.js";
 import { sendServiceError } from "../../partner/errors.js";
 import { PageFields, PageFieldsSchema, pageFields, resolvePage } from "../../partner/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
+import { PartnerViewFields, partnerView } from "../partner-view.js";
 
-const bpsPerUnit = 10_000;
-
-const Partner = Type.Object({
-  merchantId: Type.String(),
-  name: Type.String(),
-  appKey: Type.String(),
-  commissionRate: Type.String({ description: "0 to 1, decimal string" }),
-  webhookUrl: Type.Union([Type.String(), Type.Null()]),
-  userCount: Type.Integer(),
-  createdAt: Type.String({ description: "ISO 8601 UTC" }),
-});
+const Partner = Type.Object({ ...PartnerViewFields, userCount: Type.Integer() });
 
 export default defineRoutes((app, deps) => {
   const queries = deps.consoleQueries;
@@ -39,15 +29,7 @@ export default defineRoutes((app, deps) => {
       const found = await queries.partners(page.value);
       return ok({
         ...pageFields(page.value, found.total),
-        records: found.records.map((partner) => ({
-          merchantId: String(partner.partnerId),
-          name: partner.name,
-          appKey: partner.appKey,
-          commissionRate: String(partner.commissionRateBps / bpsPerUnit),
-          webhookUrl: partner.webhookUrl,
-          userCount: partner.userCount,
-          createdAt: isoSeconds(partner.createdAtMs),
-        })),
+        records: found.records.map((partner) => ({ ...partnerView(partner), userCount: partner.userCount })),
       });
     },
   );

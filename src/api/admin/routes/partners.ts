@@ -6,6 +6,7 @@ import { NonEmptyString, ok, partnerResponses } from "../../../contract/partner/
 import { reject } from "../../../core/errors.js";
 import type { CreatePartnerInput } from "../../../identity/service.js";
 import { sendRejection } from "../../partner/errors.js";
+import { HttpUrl } from "../../shared/http-url.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 
 const commissionRateBpsMax = 10_000;
@@ -20,9 +21,7 @@ const CreatePartnerRequest = Type.Object({
       description: "Share of its users' fees the partner earns, 0 to 1 (at most 4 decimals)",
     }),
   ),
-  webhookUrl: Type.Optional(
-    Type.String({ maxLength: 2048, description: "http(s) URL for merchant webhooks" }),
-  ),
+  webhookUrl: Type.Optional(HttpUrl("http(s) URL for merchant webhooks")),
 });
 type CreatePartnerRequest = Static<typeof CreatePartnerRequest>;
 
@@ -76,10 +75,7 @@ function createPartnerInput(body: CreatePartnerRequest): Parsed<CreatePartnerInp
       return { ok: false, message: "commissionRate must be between 0 and 1 with at most 4 decimals" };
     input.commissionRateBps = bps;
   }
-  if (body.webhookUrl !== undefined) {
-    if (!isHttpUrl(body.webhookUrl)) return { ok: false, message: "webhookUrl must be an http or https URL" };
-    input.webhookUrl = body.webhookUrl;
-  }
+  if (body.webhookUrl !== undefined) input.webhookUrl = body.webhookUrl;
   return { ok: true, value: input };
 }
 
@@ -90,13 +86,4 @@ function commissionRateToBps(rate: number | string): number | undefined {
   if (match === null) return undefined;
   const bps = Number(match[1] || "0") * commissionRateBpsMax + Number((match[2] ?? "").padEnd(4, "0"));
   return bps <= commissionRateBpsMax ? bps : undefined;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }

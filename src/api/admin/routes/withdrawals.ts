@@ -10,7 +10,7 @@
 import { type Static, Type } from "typebox";
 import { ok, partnerResponses } from "../../../contract/partner/envelope.js";
 import { Withdrawal } from "../../../contract/partner/wallet.js";
-import { parseId } from "../../../contract/wire-format.js";
+import { isoSeconds, parseId } from "../../../contract/wire-format.js";
 import type { ExchangeCommand } from "../../../core/commands.js";
 import { reject } from "../../../core/errors.js";
 import {
@@ -34,10 +34,27 @@ const ChainSend = Type.Object(
     nonce: Type.Union([Type.Integer(), Type.Null()]),
     broadcasts: Type.Integer({ description: "Times the signed transaction was handed to the node" }),
     error: Type.Union([Type.String(), Type.Null()], { description: "Why it failed, was dropped or waits" }),
+    transactions: Type.Array(
+      Type.Object({
+        txHash: Type.String(),
+        nonce: Type.Integer(),
+        state: Type.String({
+          description:
+            "PENDING (may still be mined), MINED (the one its nonce went to) or DEAD (never will be)",
+        }),
+        maxFeePerGas: Type.String({ description: "Wei" }),
+        maxPriorityFeePerGas: Type.String({ description: "Wei" }),
+        signedAt: Type.String({ description: "ISO 8601 UTC" }),
+      }),
+      {
+        description:
+          "Every transaction signed for it, oldest first: the first and each replacement at its nonce with higher fees",
+      },
+    ),
   },
   { description: "The on-chain payment, when a chain is configured and it has one" },
 );
-const AdminWithdrawal = Type.Object({
+export const AdminWithdrawal = Type.Object({
   ...Withdrawal.properties,
   userId: Type.String(),
   chain: Type.Union([ChainSend, Type.Null()]),
@@ -183,6 +200,25 @@ async function adminView(deps: PlatformDeps, withdrawalId: number) {
   return adminWithdrawalView(deps, withdrawal);
 }
 
+/** Every transaction signed for a withdrawal, with the fees read from its signed bytes. */
+async function transactionsView(chain: NonNullable<PlatformDeps["chainWallet"]>, withdrawalId: number) {
+  const transactions = await chain.store.withdrawalTransactions(withdrawalId);
+  if (transactions.length === 0) return [];
+  // The chain wallet has loaded viem already; a platform without a chain never comes here.
+  const { feesOf } = await import("../../../chain/fee-bump.js");
+  return transactions.map((transaction) => {
+    const fees = feesOf(transaction.rawTx);
+    return {
+      txHash: transaction.txHash,
+      nonce: transaction.nonce,
+      state: transaction.state,
+      maxFeePerGas: String(fees.maxFeePerGas),
+      maxPriorityFeePerGas: String(fees.maxPriorityFeePerGas),
+      signedAt: isoSeconds(transaction.signedAtMs),
+    };
+  });
+}
+
 export async function adminWithdrawalView(deps: PlatformDeps, withdrawal: WithdrawalRecord) {
   const chain = deps.chainWallet;
   const sent = await chain?.store.withdrawal(withdrawal.withdrawalId);
@@ -195,9 +231,10 @@ export async function adminWithdrawalView(deps: PlatformDeps, withdrawal: Withdr
           nonce: sent.nonce,
           broadcasts: sent.broadcasts,
           error: sent.lastError,
+          transactions: await transactionsView(chain!, withdrawal.withdrawalId),
         }
       : waiting !== undefined && withdrawal.status === "APPROVED"
-        ? { status: "WAITING", txHash: null, nonce: null, broadcasts: 0, error: waiting }
+        ? { status: "WAITING", txHash: null, nonce: null, broadcasts: 0, error: waiting, transactions: [] }
         : null;
   return {
     ...withdrawalView(withdrawal),

@@ -13,6 +13,8 @@ import {
 } from "../../../contract/legacy/applications.js";
 import { legacyResponses, success } from "../../../contract/legacy/envelope.js";
 import { applicationView, checkApplication, findTitleConflict } from "../../../legacy/market-applications.js";
+import { markSecurity } from "../../shared/openapi-operations.js";
+import { legacyTokenSecurity } from "../../shared/security-schemes.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { fromApplicationProblem, fromChallengeRejection, legacyErrors, sendLegacyError } from "../errors.js";
@@ -30,6 +32,7 @@ export default defineRoutes((app, deps) => {
       return sendLegacyError(reply, legacyErrors.notCreator);
     }
   }
+  markSecurity(requireCreator, legacyTokenSecurity);
 
   app.post(
     marketApplyPath,

@@ -13,6 +13,7 @@ import { legacyResponses } from "../../../contract/legacy/envelope.js";
 import { PagedEnvelope } from "../../../contract/legacy/portfolio.js";
 import { billDetailLine, monthlyStatement, parseBillPeriod } from "../../../legacy/merchant-bills.js";
 import { periodOf } from "../../../store/merchant-commissions.js";
+import { pageNumberMax } from "../../shared/pagination.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import { requireLegacyToken } from "../authentication.js";
 import { legacyErrors, parameterError, sendLegacyError, withDetails } from "../errors.js";
@@ -58,7 +59,12 @@ export default defineRoutes((app, deps) => {
         return sendLegacyError(reply, invalid("page", "page and pageSize must be integers"));
       }
       const page = resolveLegacyPage(body.page, body.pageSize);
-      if (!page.ok) return sendLegacyError(reply, invalid("page", "page and pageSize must be >= 1"));
+      if (!page.ok) {
+        return sendLegacyError(
+          reply,
+          invalid("page", `page must be 1 to ${pageNumberMax} and pageSize >= 1`),
+        );
+      }
       const { merchantId } = request.legacyToken!;
       // Another merchant is as missing as one that never existed: nothing about it is revealed.
       if (body.merchantId !== merchantId) return sendLegacyError(reply, legacyErrors.merchantNotFound);

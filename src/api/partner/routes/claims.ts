@@ -61,7 +61,7 @@ export default defineRoutes((app, deps) => {
       schema: {
         summary: "Claim a position of a settled or void market",
         description:
-          "A winning share pays exactly 1 USDT, every share of a void market 0.5, into the available balance. Refused (400/1001) when the market is not settled, there is nothing to claim, or it was already claimed; another user's position is not found (404/1404).",
+          "A winning share pays exactly 1 USDT, every share of a void market 0.5 (of a void exclusive market of n outcomes: a Yes share 1/n, a No share (n − 1)/n), into the available balance. Refused (400/1001) when the market is not settled, there is nothing to claim, or it was already claimed; another user's position is not found (404/1404).",
         tags: ["Ordering"],
         body: ClaimRequest,
         response: partnerResponses(Claim),

@@ -5,7 +5,7 @@
 // give (bench:public-book, docs/performance.md). Bounded: the oldest entries go first.
 
 import type { FastifyReply } from "fastify";
-import type { ExchangeState } from "../../../core/exchange.js";
+import { type ExchangeState, isExclusiveMarket } from "../../../core/exchange.js";
 import { orderBookSummary } from "./book-summary.js";
 import type { PolymarketFailure } from "./errors.js";
 import { lastTradePriceText, tokenBook } from "./token-quotes.js";
@@ -42,7 +42,11 @@ export class BookCache {
         asset_id,
         timestamp: _timestamp,
         ...rest
-      } = orderBookSummary(token, book, lastTradePriceText(state, token), 0);
+      } = {
+        ...orderBookSummary(token, book, lastTradePriceText(state, token), 0),
+        // An exclusive market's books are neg-risk, as GET /neg-risk says (DESIGN §10).
+        neg_risk: isExclusiveMarket(state, token.market.marketId),
+      };
       entry = {
         sequence,
         head: `{"market":${JSON.stringify(market)},"asset_id":${JSON.stringify(asset_id)},"timestamp":"`,

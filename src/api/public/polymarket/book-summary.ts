@@ -7,8 +7,8 @@
 import type { BookSnapshot } from "../../../core/exchange.js";
 import { formatAtoms } from "../../../core/money.js";
 import { bookHash } from "../../../realtime/book-hash.js";
+import { conditionIdOf } from "../../../realtime/condition-ids.js";
 import type { PublicLevel } from "../../../realtime/messages.js";
-import { conditionIdOf } from "./condition-ids.js";
 import type { Token } from "./token-quotes.js";
 
 export interface OrderBookSummary {

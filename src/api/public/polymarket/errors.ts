@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { ModelType } from "../../../core/exchange.js";
-import { EngineOverloadedError, EngineStoppedError } from "../../../engine/errors.js";
+import { noteTryAgainLater, tryAgainLaterOf } from "../../shared/try-again-later.js";
 
 export const polymarketErrors = {
   invalidTokenId: "Invalid token id",
@@ -16,6 +16,7 @@ export const polymarketErrors = {
   noOrderbook: "No orderbook exists for the requested token id",
   marketNotFound: "market not found",
   invalidCursor: "invalid next_cursor",
+  invalidApiKey: "Unauthorized/Invalid api key",
   unavailable: "service unavailable, try again",
   internal: "internal error",
 } as const;
@@ -30,7 +31,7 @@ export const PolymarketError = Type.Object(
 
 export class PolymarketFailure {
   constructor(
-    readonly status: 400 | 404 | 503,
+    readonly status: 400 | 401 | 404 | 503,
     readonly message: string,
   ) {}
 }
@@ -78,9 +79,11 @@ export function handlePolymarketError(
       return sendPolymarketError(reply, new PolymarketFailure(400, polymarketErrors.invalidCursor));
     return sendPolymarketError(reply, invalidTokenId);
   }
-  if (error instanceof EngineOverloadedError || error instanceof EngineStoppedError) {
-    // Nothing was read; the caller may simply ask again (the same answer the signed host's overload gets).
-    reply.header("retry-after", "1");
+  const tryAgainLater = tryAgainLaterOf(error);
+  if (tryAgainLater !== undefined) {
+    // Every one of these routes is a read: nothing was done, the caller may simply ask again.
+    noteTryAgainLater(request.server, tryAgainLater);
+    reply.header("retry-after", String(tryAgainLater.retryAfterSeconds));
     return sendPolymarketError(reply, new PolymarketFailure(503, polymarketErrors.unavailable));
   }
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendPolymarketError(reply, payloadTooLarge);

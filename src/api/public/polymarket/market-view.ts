@@ -4,16 +4,21 @@
 
 import { defaultMarketLogoUrl } from "../../../catalog/market-detail.js";
 import { isoSeconds } from "../../../contract/wire-format.js";
-import { type ExchangeState, poolMarketView } from "../../../core/exchange.js";
-import type { Outcome } from "../../../core/market.js";
+import { type ExchangeState, isExclusiveMarket, poolMarketView } from "../../../core/exchange.js";
+import type { Market as CoreMarket, Outcome } from "../../../core/market.js";
 import { formatAtoms } from "../../../core/money.js";
 import { lotsToShares, priceUnitsToAtoms } from "../../../core/units.js";
+import {
+  type ConditionIndex,
+  conditionIdOf,
+  negRiskMarketIdOf,
+  questionIdOf,
+} from "../../../realtime/condition-ids.js";
 import { optionPriceAtoms, yesPriceAtoms } from "../../../realtime/option-price.js";
 import type { CatalogMarket } from "../../../store/exchange-read-models.js";
 import { catalogDetailsOf } from "../../../store/market-details.js";
-import { conditionIdOf, questionIdOf } from "./condition-ids.js";
 import { baseFeeBpsOf } from "./market-parameters.js";
-import type { Market } from "./schemas.js";
+import type { Market, SimplifiedMarket } from "./schemas.js";
 
 /** What the state says about one listed outcome, copied out of the read. */
 export interface ListedOutcome {
@@ -29,6 +34,8 @@ export interface ListedOutcome {
   readonly takerFeeBps: number;
   readonly startTimeMs: number | null;
   readonly endTimeMs: number | null;
+  /** An exclusive market's outcome: Polymarket's neg-risk (DESIGN §10). */
+  readonly negRisk: boolean;
   readonly tokens: readonly { token_id: string; outcome: string; price: number; winner: boolean }[];
 }
 
@@ -42,6 +49,40 @@ export function publishedOutcomes(state: Readonly<ExchangeState>): Outcome[] {
     for (const outcomeId of market.outcomeIds) outcomes.push(state.outcomes.get(outcomeId)!);
   }
   return outcomes;
+}
+
+/**
+ * Polymarket's "sampling" markets are the live ones a maker can quote on for liquidity rewards.
+ * predex pays no rewards, so they are the outcomes a maker can quote on now: an order book whose
+ * market accepts orders (docs/decisions.md, "Polymarket-compatible public reads").
+ */
+export function samplingOutcomes(state: Readonly<ExchangeState>): Outcome[] {
+  return publishedOutcomes(state).filter((outcome) => {
+    const market = state.markets.get(outcome.marketId)!;
+    return market.status === "open" && market.modelType === "orderbook";
+  });
+}
+
+/** The outcome a condition id names, once its market is published; undefined otherwise. */
+export function publishedOutcomeOf(
+  state: Readonly<ExchangeState>,
+  conditions: ConditionIndex,
+  conditionId: string,
+): Outcome | undefined {
+  const outcomeId = conditions.outcomeIdOf(state, conditionId);
+  const outcome = outcomeId === undefined ? undefined : state.outcomes.get(outcomeId);
+  if (outcome === undefined || state.markets.get(outcome.marketId)?.status === "draft") return undefined;
+  return outcome;
+}
+
+/** The question of one binary outcome: the same one /ws/market's new_market event gives. */
+export function questionOf(market: Readonly<CoreMarket>, outcome: Readonly<Outcome>): string {
+  return market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`;
+}
+
+/** The market's logo (the catalogue's, or the default one): the `icon` and `image` of its objects. */
+export function marketImageOf(catalog: CatalogMarket | undefined): string {
+  return catalogDetailsOf(catalog?.details ?? null).marketLogo ?? defaultMarketLogoUrl;
 }
 
 /**
@@ -75,8 +116,7 @@ export function listedOutcome(state: Readonly<ExchangeState>, outcome: Outcome):
     marketId: market.marketId,
     outcomeId: outcome.outcomeId,
     conditionId: conditionIdOf(market.marketId, outcome.outcomeId),
-    // The same question /ws/market's new_market event gives.
-    question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
+    question: questionOf(market, outcome),
     modelType: market.modelType,
     status: market.status,
     tickSize: Number(formatAtoms(priceUnitsToAtoms(market.tickUnits))),
@@ -85,11 +125,13 @@ export function listedOutcome(state: Readonly<ExchangeState>, outcome: Outcome):
     takerFeeBps,
     startTimeMs: market.startTimeMs,
     endTimeMs: market.endTimeMs,
+    negRisk: isExclusiveMarket(state, market.marketId),
     tokens,
   };
 }
 
-function slugOf(question: string, outcomeId: number): string {
+/** The market object's `market_slug`, also the `slug` of its trade events. */
+export function slugOf(question: string, outcomeId: number): string {
   const words = question
     .toLowerCase()
     .normalize("NFKD")
@@ -99,9 +141,26 @@ function slugOf(question: string, outcomeId: number): string {
   return words === "" ? `outcome-${outcomeId}` : `${words}-${outcomeId}`;
 }
 
+/** No liquidity rewards are paid on predex: no rates, no size or spread to qualify. */
+const noRewards = () => ({ rates: null, min_size: 0, max_spread: 0 });
+
+/** Polymarket's SimplifiedMarket: the live fields of the market object, without the catalogue's text. */
+export function simplifiedMarketObject(live: ListedOutcome): SimplifiedMarket {
+  const open = live.status === "open";
+  return {
+    condition_id: live.conditionId,
+    rewards: noRewards(),
+    tokens: live.tokens.map((token) => ({ ...token })),
+    active: live.status !== "void",
+    closed: !open,
+    archived: false,
+    accepting_orders: open,
+  };
+}
+
 export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undefined): Market {
   const details = catalogDetailsOf(catalog?.details ?? null);
-  const image = details.marketLogo ?? defaultMarketLogoUrl;
+  const image = marketImageOf(catalog);
   const open = live.status === "open";
   return {
     enable_order_book: live.modelType === "orderbook",
@@ -124,12 +183,14 @@ export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undef
     maker_base_fee: live.makerFeeBps,
     taker_base_fee: live.takerFeeBps,
     notifications_enabled: false,
-    neg_risk: false,
-    neg_risk_market_id: "",
-    neg_risk_request_id: "",
+    // An exclusive market is a neg-risk event: its outcomes share the event's id, and each question's
+    // request id is its question id (docs/decisions.md, "Exclusive events").
+    neg_risk: live.negRisk,
+    neg_risk_market_id: live.negRisk ? negRiskMarketIdOf(live.marketId) : "",
+    neg_risk_request_id: live.negRisk ? questionIdOf(live.marketId, live.outcomeId) : "",
     icon: image,
     image,
-    rewards: { rates: null, min_size: 0, max_spread: 0 },
+    rewards: noRewards(),
     is_50_50_outcome: false,
     tokens: live.tokens.map((token) => ({ ...token })),
     tags: (catalog?.tags ?? "")

@@ -93,6 +93,11 @@ export const MarketToken = Type.Object({
   winner: Type.Boolean(),
 });
 
+const Rewards = Type.Object(
+  { rates: Type.Null(), min_size: Type.Number(), max_spread: Type.Number() },
+  { description: "predex pays no liquidity rewards: always no rates, 0 and 0" },
+);
+
 export const Market = Type.Object({
   enable_order_book: Type.Boolean(),
   active: Type.Boolean(),
@@ -119,16 +124,23 @@ export const Market = Type.Object({
   neg_risk_request_id: Type.String(),
   icon: Type.String(),
   image: Type.String(),
-  rewards: Type.Object({
-    rates: Type.Null(),
-    min_size: Type.Number(),
-    max_spread: Type.Number(),
-  }),
+  rewards: Rewards,
   is_50_50_outcome: Type.Boolean(),
   tokens: Type.Array(MarketToken),
   tags: Type.Array(Type.String()),
 });
 export type Market = Type.Static<typeof Market>;
+
+export const SimplifiedMarket = Type.Object({
+  condition_id: Type.String(),
+  rewards: Rewards,
+  tokens: Type.Array(MarketToken),
+  active: Type.Boolean(),
+  closed: Type.Boolean(),
+  archived: Type.Boolean(),
+  accepting_orders: Type.Boolean(),
+});
+export type SimplifiedMarket = Type.Static<typeof SimplifiedMarket>;
 
 export const MarketsQuery = Type.Object(
   {
@@ -149,6 +161,58 @@ export const MarketsPage = Type.Object({
   }),
   data: Type.Array(Market),
 });
+
+export const SimplifiedMarketsPage = Type.Object({
+  limit: Type.Integer(),
+  count: Type.Integer(),
+  next_cursor: Type.String({
+    description: 'Base64 of the next offset; "LTE=" (base64 of -1) after the last page',
+  }),
+  data: Type.Array(SimplifiedMarket),
+});
+
+/** Polymarket's MarketReward; predex never lists one (it pays no liquidity rewards). */
+export const RewardsPage = Type.Object({
+  limit: Type.Integer(),
+  count: Type.Integer(),
+  next_cursor: Type.String({ description: '"LTE=": there is never a next page' }),
+  data: Type.Array(Type.Object({}, { additionalProperties: true }), {
+    description: "Always empty: no market has a rewards program",
+  }),
+});
+
+/** clob-client's MarketTradeEvent: one trade of a condition, seen from its taker. */
+export const MarketTradeEvent = Type.Object({
+  event_type: Type.Literal("trade"),
+  market: Type.Object({
+    condition_id: Type.String(),
+    asset_id: Type.String({ description: "The token the taker's order named" }),
+    question: Type.String(),
+    icon: Type.String(),
+    slug: Type.String({ description: "The market object's market_slug" }),
+  }),
+  user: Type.Object(
+    {
+      address: Type.String(),
+      username: Type.String(),
+      profile_picture: Type.String(),
+      optimized_profile_picture: Type.String(),
+      pseudonym: Type.String(),
+    },
+    { description: "Always empty strings: predex does not publish who traded" },
+  ),
+  side: Type.String({ description: "The taker's side on asset_id: BUY or SELL" }),
+  size: Type.String({ description: "Shares" }),
+  fee_rate_bps: Type.String({ description: "What a taker pays on this market, basis points" }),
+  price: Type.String({ description: "The trade price in asset_id's terms" }),
+  outcome: Type.String({ description: "The title of asset_id's option" }),
+  outcome_index: Type.Integer({ description: "0 = Yes, 1 = No" }),
+  transaction_hash: Type.String({
+    description: "The trade id, as /ws/market's last_trade_price gives it (predex trades are not on chain)",
+  }),
+  timestamp: Type.String({ description: "Unix seconds, as a string" }),
+});
+export type MarketTradeEvent = Type.Static<typeof MarketTradeEvent>;
 
 export const ConditionParams = Type.Object({
   condition_id: Type.String({ description: "0x and 64 hex digits, from /markets or a book's `market`" }),

@@ -40,7 +40,14 @@ const Asset = Type.Object({
   optionIndex: Type.Integer({ description: "0 = Yes, 1 = No" }),
   assetId: Type.String({ description: "The option's CLOB token id: /ws/market and /prices-history" }),
 });
-const ConsoleMarket = Type.Object({ market: MarketDetail, assets: Type.Array(Asset) });
+const ConsoleMarket = Type.Object({
+  market: MarketDetail,
+  assets: Type.Array(Asset),
+  exclusive: Type.Boolean({
+    description:
+      "An exclusive event (DESIGN §10): exactly one outcome wins; the page shows every outcome's Yes price side by side",
+  }),
+});
 
 const Trade = Type.Object({
   tradeId: Type.String(),
@@ -107,7 +114,8 @@ export default defineRoutes((app, deps) => {
     `${consoleApiPrefix}/markets/:marketId`,
     {
       schema: {
-        summary: "One market (the detail of spec 000) and the asset id of each option",
+        summary:
+          "One market (the detail of spec 000), the asset id of each option, and whether it is exclusive",
         tags,
         params: MarketParams,
         response: partnerResponses(ConsoleMarket),
@@ -127,7 +135,7 @@ export default defineRoutes((app, deps) => {
           assetId: option.assetId,
         })),
       );
-      return ok({ market: { ...view.base, ...view.activity }, assets });
+      return ok({ market: { ...view.base, ...view.activity }, assets, exclusive: catalog.exclusive });
     },
   );
 

@@ -1,46 +1,46 @@
-// GET /markets and GET /markets/{condition_id}, Polymarket-compatible: one market object per predex
-// outcome (a binary condition, polymarket/market-view.ts), every published market of every model.
+// The market listings of Polymarket's CLOB API, one market object per predex outcome (a binary
+// condition, polymarket/market-view.ts), and one market by condition id:
+//  - GET /markets and /simplified-markets: every published market of every model;
+//  - GET /sampling-markets and /sampling-simplified-markets: the outcomes a maker can quote on now
+//    (an open order book; Polymarket's "sampling" markets are the reward-eligible live ones, and
+//    predex pays no rewards);
+//  - GET /markets/{condition_id}.
 // Pages follow Polymarket's cursor: `next_cursor` is the base64 of the next offset, "MA==" (0) the
-// first page and "LTE=" (-1) the end; clob-client's getMarkets(next_cursor) walks them.
+// first page and "LTE=" (-1) the end; clob-client's getMarkets(next_cursor) and the others walk them.
 
+import type { TSchema } from "typebox";
+import type { ExchangeState } from "../../../core/exchange.js";
+import type { Outcome } from "../../../core/market.js";
 import type { PlatformDeps } from "../../deps.js";
-import { defineRoutes } from "../../shared/typebox-app.js";
-import { ConditionIndex } from "../polymarket/condition-ids.js";
+import { defineRoutes, type TypeBoxApp } from "../../shared/typebox-app.js";
+import { conditionIndexFor } from "../polymarket/conditions.js";
+import { decodeCursor, encodeCursor, endCursor, invalidCursor } from "../polymarket/cursors.js";
 import {
   handlePolymarketError,
   marketNotFound,
   PolymarketError,
   PolymarketFailure,
-  polymarketErrors,
   sendPolymarketError,
 } from "../polymarket/errors.js";
 import {
   type ListedOutcome,
   listedOutcome,
   marketObject,
+  publishedOutcomeOf,
   publishedOutcomes,
+  samplingOutcomes,
+  simplifiedMarketObject,
 } from "../polymarket/market-view.js";
-import { ConditionParams, Market, MarketsPage, MarketsQuery, tag } from "../polymarket/schemas.js";
+import {
+  ConditionParams,
+  Market,
+  MarketsPage,
+  MarketsQuery,
+  SimplifiedMarketsPage,
+  tag,
+} from "../polymarket/schemas.js";
 
 export const marketsPageSizeMax = 500;
-export const firstCursor = "MA==";
-export const endCursor = "LTE=";
-
-const invalidCursor = new PolymarketFailure(400, polymarketErrors.invalidCursor);
-
-function encodeCursor(offset: number): string {
-  return Buffer.from(String(offset), "utf8").toString("base64");
-}
-
-/** The offset a cursor names; null when it is not one this server (or Polymarket) hands out. */
-function decodeCursor(cursor: string | undefined): number | null {
-  if (cursor === undefined || cursor === "") return 0;
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(cursor)) return null;
-  const text = Buffer.from(cursor, "base64").toString("utf8");
-  if (text === "-1") return -1;
-  if (!/^(0|[1-9][0-9]{0,9})$/.test(text)) return null;
-  return Number(text);
-}
 
 function pageSize(limit: string | undefined): number | null {
   if (limit === undefined || limit === "") return marketsPageSizeMax;
@@ -58,42 +58,90 @@ async function withCatalog(deps: PlatformDeps, outcomes: readonly ListedOutcome[
   return outcomes.map((outcome) => marketObject(outcome, catalogs.get(outcome.marketId)));
 }
 
-export default defineRoutes((app, deps) => {
-  app.setErrorHandler(handlePolymarketError);
-  const conditions = new ConditionIndex();
+interface Listing {
+  readonly path: string;
+  readonly summary: string;
+  readonly selection: string;
+  readonly outcomes: (state: Readonly<ExchangeState>) => Outcome[];
+  /** Full market objects (with the catalogue's text and images) or simplified ones (live fields only). */
+  readonly simplified: boolean;
+}
 
+const listings: readonly Listing[] = [
+  {
+    path: "/markets",
+    summary: "Markets, one per binary outcome, cursor-paged",
+    selection: "Every published market (drafts never), all models.",
+    outcomes: publishedOutcomes,
+    simplified: false,
+  },
+  {
+    path: "/simplified-markets",
+    summary: "Markets, simplified, cursor-paged",
+    selection:
+      "Every published market, as /markets, with only condition_id, tokens, rewards and the status flags.",
+    outcomes: publishedOutcomes,
+    simplified: true,
+  },
+  {
+    path: "/sampling-markets",
+    summary: "Markets a maker can quote on now, cursor-paged",
+    selection:
+      "Polymarket's sampling markets are its reward-eligible live ones; predex pays no rewards, so these are the order books that accept orders now.",
+    outcomes: samplingOutcomes,
+    simplified: false,
+  },
+  {
+    path: "/sampling-simplified-markets",
+    summary: "Markets a maker can quote on now, simplified, cursor-paged",
+    selection: "The markets of /sampling-markets, simplified as /simplified-markets.",
+    outcomes: samplingOutcomes,
+    simplified: true,
+  },
+];
+
+function addListing(app: TypeBoxApp, deps: PlatformDeps, listing: Listing): void {
+  const page: TSchema = listing.simplified ? SimplifiedMarketsPage : MarketsPage;
   app.get(
-    "/markets",
+    listing.path,
     {
       schema: {
-        summary: "Markets, one per binary outcome, cursor-paged",
-        description: `Polymarket's PaginationPayload: \`{limit, count, next_cursor, data}\`; at most ${marketsPageSizeMax} a page. Pass the previous \`next_cursor\`; "${endCursor}" means there is no next page.`,
+        summary: listing.summary,
+        description: `${listing.selection} Polymarket's PaginationPayload: \`{limit, count, next_cursor, data}\`; at most ${marketsPageSizeMax} a page. Pass the previous \`next_cursor\`; "${endCursor}" means there is no next page.`,
         tags: [tag],
         querystring: MarketsQuery,
-        response: { 200: MarketsPage, 400: PolymarketError, 503: PolymarketError },
+        response: { 200: page, 400: PolymarketError, 503: PolymarketError },
       },
     },
     async (request, reply) => {
       const offset = decodeCursor(request.query.next_cursor);
       const limit = pageSize(request.query.limit);
       if (offset === null || limit === null) return sendPolymarketError(reply, invalidCursor);
-      const page = await deps.engine.read((state) => {
+      const found = await deps.engine.read((state) => {
         if (offset < 0) return { listed: [], total: 0 };
-        const outcomes = publishedOutcomes(state);
+        const outcomes = listing.outcomes(state);
         return {
           listed: outcomes.slice(offset, offset + limit).map((outcome) => listedOutcome(state, outcome)),
           total: outcomes.length,
         };
       });
-      const end = offset < 0 ? -1 : offset + page.listed.length;
+      const end = offset < 0 ? -1 : offset + found.listed.length;
       return {
         limit,
-        count: page.listed.length,
-        next_cursor: end < 0 || end >= page.total ? endCursor : encodeCursor(end),
-        data: await withCatalog(deps, page.listed),
+        count: found.listed.length,
+        next_cursor: end < 0 || end >= found.total ? endCursor : encodeCursor(end),
+        data: listing.simplified
+          ? found.listed.map(simplifiedMarketObject)
+          : await withCatalog(deps, found.listed),
       };
     },
   );
+}
+
+export default defineRoutes((app, deps) => {
+  app.setErrorHandler(handlePolymarketError);
+  const conditions = conditionIndexFor(deps);
+  for (const listing of listings) addListing(app, deps, listing);
 
   app.get(
     "/markets/:condition_id",
@@ -106,13 +154,9 @@ export default defineRoutes((app, deps) => {
       },
     },
     async (request, reply) => {
-      const conditionId = request.params.condition_id;
       const live = await deps.engine.read((state) => {
-        const outcomeId = conditions.outcomeIdOf(state, conditionId);
-        const outcome = outcomeId === undefined ? undefined : state.outcomes.get(outcomeId);
-        if (outcome === undefined || state.markets.get(outcome.marketId)?.status === "draft")
-          return marketNotFound;
-        return listedOutcome(state, outcome);
+        const outcome = publishedOutcomeOf(state, conditions, request.params.condition_id);
+        return outcome === undefined ? marketNotFound : listedOutcome(state, outcome);
       });
       if (live instanceof PolymarketFailure) return sendPolymarketError(reply, live);
       const [market] = await withCatalog(deps, [live]);

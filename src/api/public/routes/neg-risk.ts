@@ -1,7 +1,8 @@
-// GET /neg-risk, Polymarket-compatible: `{neg_risk}` of a token's market. Always false: the
-// outcomes of a predex market are separate binary books with their own collateral, with no
-// conversion between them, which is what Polymarket's neg-risk markets add (docs/decisions.md).
+// GET /neg-risk, Polymarket-compatible: `{neg_risk}` of a token's market: true for the tokens of an
+// exclusive market, whose No shares convert into the other outcomes' Yes (DESIGN §10), as in
+// Polymarket's neg-risk markets; false for every other market.
 
+import { isExclusiveMarket } from "../../../core/exchange.js";
 import { defineRoutes } from "../../shared/typebox-app.js";
 import {
   handlePolymarketError,
@@ -18,7 +19,7 @@ export default defineRoutes((app, deps) => {
     "/neg-risk",
     {
       schema: {
-        summary: "Whether a token's market is a neg-risk market (never, on predex)",
+        summary: "Whether a token's market is a neg-risk market (an exclusive event)",
         tags: [tag],
         querystring: TokenQuery,
         response: { 200: NegRisk, ...tokenReadErrors },
@@ -27,7 +28,9 @@ export default defineRoutes((app, deps) => {
     async (request, reply) => {
       const assetId = request.query.token_id.trim();
       if (assetId === "") return sendPolymarketError(reply, invalidTokenId);
-      const answer = await readMarketParameter(deps, assetId, () => ({ neg_risk: false }));
+      const answer = await readMarketParameter(deps, assetId, (token, state) => ({
+        neg_risk: isExclusiveMarket(state, token.market.marketId),
+      }));
       if (answer instanceof PolymarketFailure) return sendPolymarketError(reply, answer);
       return answer;
     },

@@ -35,11 +35,6 @@ export function decideAmmOrder(
 
   if (command.side === "BUY") {
     const amount = command.amount as bigint;
-    if (amount < terms.buyAmountMin || amount > terms.buyAmountMax)
-      return poolRefuse(
-        "AMOUNT_OUT_OF_RANGE",
-        `amount must be between ${terms.buyAmountMin} and ${terms.buyAmountMax} atoms`,
-      );
     if ((account?.available ?? 0n) < amount) return poolRefuse("INSUFFICIENT_BALANCE");
     const fee = feeOf(amount, terms.buyFeeBps);
     const invest = amount - fee;
@@ -61,11 +56,6 @@ export function decideAmmOrder(
   }
 
   const shares = command.shares as bigint;
-  if (shares < terms.sellSharesMin || shares > terms.sellSharesMax)
-    return poolRefuse(
-      "AMOUNT_OUT_OF_RANGE",
-      `shares must be between ${terms.sellSharesMin} and ${terms.sellSharesMax} atoms`,
-    );
   const position = account?.positions.get(option.optionId);
   if (position === undefined || position.shares < shares) return poolRefuse("INSUFFICIENT_SHARES");
   const quote = quoteSell(pool.balances, index, shares);

@@ -8,7 +8,6 @@ import type { CommandContext } from "../../decider.js";
 import type { OptionRecord } from "../../market.js";
 import type { ExchangeState } from "../../state.js";
 import { filledPoolOrder, type PoolDecision, poolRefuse } from "../fill.js";
-import type { ParimutuelTerms } from "../models.js";
 import { chanceOf } from "./parimutuel-payout.js";
 
 export function decideParimutuelStake(
@@ -16,16 +15,10 @@ export function decideParimutuelStake(
   command: PlaceOrderCommand,
   context: CommandContext,
   option: OptionRecord,
-  terms: ParimutuelTerms,
 ): PoolDecision {
   const pool = state.pools.parimutuelPools.get(option.outcomeId);
   if (pool === undefined) throw new Error(`parimutuel: outcome ${option.outcomeId} has no pool`);
   const amount = command.amount as bigint;
-  if (amount < terms.buyAmountMin || amount > terms.buyAmountMax)
-    return poolRefuse(
-      "AMOUNT_OUT_OF_RANGE",
-      `amount must be between ${terms.buyAmountMin} and ${terms.buyAmountMax} atoms`,
-    );
   if ((state.accounts.get(command.userId)?.available ?? 0n) < amount)
     return poolRefuse("INSUFFICIENT_BALANCE");
   const index = option.optionIndex;

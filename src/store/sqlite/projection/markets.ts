@@ -17,8 +17,8 @@ export function createMarketProjection(db: SqliteDatabase): MarketProjection {
   const statements = {
     insertMarket: db.prepare(
       `INSERT INTO markets (market_id, title, model_type, status, category_id, description, rules, tags,
-         creator_id, start_time_ms, end_time_ms, created_at_ms, details)
-       VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         creator_id, start_time_ms, end_time_ms, created_at_ms, details, exclusive)
+       VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertOutcome: db.prepare("INSERT INTO market_outcomes (outcome_id, market_id, name) VALUES (?, ?, ?)"),
     insertOption: db.prepare(
@@ -59,6 +59,7 @@ export function createMarketProjection(db: SqliteDatabase): MarketProjection {
       event.endTimeMs,
       event.createdAtMs,
       details === null ? null : encodePlainData(details),
+      event.exclusive === true ? 1 : 0,
     );
     for (const outcome of event.outcomes) {
       statements.insertOutcome.run(outcome.outcomeId, event.marketId, outcome.name);

@@ -1,16 +1,12 @@
-// Condition ids of the Polymarket-compatible reads: a pure function of the market and outcome ids
+// Condition ids of the Polymarket-compatible reads and of /ws/market: a pure function of the market and outcome ids
 // (so a restart, which replays the same ids, gives the same condition id), pinned by a known
 // answer, and found back from the id by an index that catches up with outcomes added later.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
-import {
-  ConditionIndex,
-  conditionIdOf,
-  questionIdOf,
-} from "../../../src/api/public/polymarket/condition-ids.js";
-import type { ExchangeState } from "../../../src/core/exchange.js";
+import type { ExchangeState } from "../../src/core/exchange.js";
+import { ConditionIndex, conditionIdOf, questionIdOf } from "../../src/realtime/condition-ids.js";
 
 function stateWithOutcomes(pairs: readonly [marketId: number, outcomeId: number][]): ExchangeState {
   const outcomes = new Map(pairs.map(([marketId, outcomeId]) => [outcomeId, { marketId, outcomeId }]));

@@ -1,10 +1,11 @@
 // Polymarket names a binary market (a "condition") by a 0x-prefixed 32-byte id. predex's binary unit
-// is the outcome, so each outcome gets one, derived from its market and outcome ids alone: nothing
-// is stored, ids never change after creation, and a replayed journal allocates the same ids, so the
-// condition id is stable across restarts (docs/decisions.md, "Polymarket-compatible public reads").
+// is the outcome, so each outcome gets one: the `market` of /book, /markets and every /ws/market
+// event. It is derived from its market and outcome ids alone: nothing is stored, ids never change
+// after creation, and a replayed journal allocates the same ids, so the condition id is stable
+// across restarts (docs/decisions.md, "Polymarket-compatible public reads").
 
 import { createHash } from "node:crypto";
-import type { ExchangeState } from "../../../core/exchange.js";
+import type { ExchangeState } from "../core/exchange.js";
 
 const conditionIdPattern = /^0x[0-9a-f]{64}$/;
 
@@ -31,6 +32,14 @@ export function conditionIdOf(marketId: number, outcomeId: number): string {
 /** Polymarket's question_id, the oracle's name for the question: derived the same way, another label. */
 export function questionIdOf(marketId: number, outcomeId: number): string {
   return hexDigest(`predex:question:${marketId}:${outcomeId}`);
+}
+
+/**
+ * Polymarket's neg_risk_market_id: one id for every question of a neg-risk event, which is a predex
+ * exclusive market (DESIGN §10), derived from the market id alone as the others are.
+ */
+export function negRiskMarketIdOf(marketId: number): string {
+  return hexDigest(`predex:neg-risk-market:${marketId}`);
 }
 
 /**

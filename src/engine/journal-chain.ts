@@ -1,0 +1,176 @@
+// The journal as a hash chain. Each entry carries the chain hash of the entry before it (`prevHash`)
+// and its own (`hash`): sha256 over a version tag, `prevHash`, and the entry's canonical encoding
+// (its sequence, its commit time, and the journal codec's text of its command and of its events,
+// the very text every store keeps). A node that follows the journal holds the hash of the last
+// entry it folded in; an entry whose `prevHash` is not that hash belongs to another history (a
+// database promoted after an asynchronous failover lost entries this node had, the other side of a
+// split brain): a fork. Any edit, drop or reorder of an entry changes every hash after it.
+//
+// The engine computes the hashes when it journals (chainEntry); snapshots record the chain hash at
+// their sequence (StateSnapshot.chainHash), so a copy started from a snapshot continues the chain;
+// archived segments keep both hashes of every entry.
+//
+// Journals written before the chain: their entries carry no hash. Such an entry is accepted and
+// leaves the copy holding "no hash" (null); the first entry written after it by this build starts
+// the chain with `prevHash` null, and so does sequence 1. A `prevHash` of null is therefore accepted
+// whatever the copy holds (it starts the chain over); a copy holding no hash accepts any `prevHash`
+// (it cannot tell) and takes the entry's hash from there. Forks are caught once both sides hash.
+//
+// Encoding each entry once: the texts the hash covers are what the stores write and read, so they
+// are remembered per entry object (a WeakMap): the engine's encoding is reused by the store's
+// append, and a store's row text by whoever checks the chain on read.
+
+import { createHash } from "node:crypto";
+import { JournalCorruptionError } from "./errors.js";
+import { decodePlainData, encodePlainData } from "./journal-codec.js";
+import type { JournalEntry } from "./store.js";
+
+/** Tags the hash input, so a later encoding can never be mistaken for this one. */
+export const journalChainVersion = "predex-journal-chain/1";
+
+/** The codec's text of an entry's command and events: what is written, read and hashed. */
+export interface EntryTexts {
+  readonly command: string;
+  readonly events: string;
+}
+
+/**
+ * The journal and the copy that follows it hold different histories from some sequence on: the
+ * copy must be rebuilt from the database's own snapshot and journal, and serve nothing meanwhile.
+ */
+export class JournalForkError extends JournalCorruptionError {
+  constructor(
+    message: string,
+    /** The sequence of the first entry the two histories disagree on (or the copy's position). */
+    readonly sequence: bigint,
+  ) {
+    super(message);
+    this.name = "JournalForkError";
+  }
+}
+
+const textsOfEntry = new WeakMap<object, EntryTexts>();
+
+/** The entry's texts: remembered from whoever made or read it, else encoded now (and remembered). */
+export function entryTexts(entry: JournalEntry<unknown, unknown>): EntryTexts {
+  const known = textsOfEntry.get(entry);
+  if (known !== undefined) return known;
+  const texts = { command: encodePlainData(entry.command), events: encodePlainData(entry.events) };
+  textsOfEntry.set(entry, texts);
+  return texts;
+}
+
+/** sha256 (hex) of one link of the chain. */
+export function journalEntryHash(
+  prevHash: string | null,
+  sequence: bigint,
+  nowMs: number,
+  texts: EntryTexts,
+): string {
+  // The codec's JSON holds no raw newline (JSON escapes it), so the fields cannot run together.
+  return createHash("sha256")
+    .update(`${journalChainVersion}\n${prevHash ?? ""}\n${sequence}\n${nowMs}\n`)
+    .update(texts.command)
+    .update("\n")
+    .update(texts.events)
+    .digest("hex");
+}
+
+/** A new journal entry chained after `prevHash` (the engine's, as it decides). */
+export function chainEntry<Command, Event>(
+  prevHash: string | null,
+  sequence: bigint,
+  nowMs: number,
+  command: Command,
+  events: readonly Event[],
+): JournalEntry<Command, Event> {
+  const texts = { command: encodePlainData(command), events: encodePlainData(events) };
+  const entry: JournalEntry<Command, Event> = {
+    sequence,
+    nowMs,
+    command,
+    events,
+    prevHash,
+    hash: journalEntryHash(prevHash, sequence, nowMs, texts),
+  };
+  textsOfEntry.set(entry, texts);
+  return entry;
+}
+
+/** A stored row as an entry, its texts remembered so checking its hash decodes nothing twice. */
+export function decodeJournalRow<Command, Event>(row: {
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly command: string;
+  readonly events: string;
+  readonly prevHash?: string | null | undefined;
+  readonly hash?: string | null | undefined;
+}): JournalEntry<Command, Event> {
+  const entry: JournalEntry<Command, Event> =
+    row.hash === null || row.hash === undefined
+      ? {
+          sequence: row.sequence,
+          nowMs: row.nowMs,
+          command: decodePlainData<Command>(row.command),
+          events: decodePlainData<Event[]>(row.events),
+        }
+      : {
+          sequence: row.sequence,
+          nowMs: row.nowMs,
+          command: decodePlainData<Command>(row.command),
+          events: decodePlainData<Event[]>(row.events),
+          prevHash: row.prevHash ?? null,
+          hash: row.hash,
+        };
+  textsOfEntry.set(entry, { command: row.command, events: row.events });
+  return entry;
+}
+
+/** The entry's chain hash, or null for an entry written before the chain. */
+export function chainHashOf(entry: JournalEntry<unknown, unknown>): string | null {
+  return typeof entry.hash === "string" ? entry.hash : null;
+}
+
+/**
+ * Checks `entry` as the next one after a copy holding chain hash `held` (null: no hash known) and
+ * returns the hash the copy holds after it. Throws JournalCorruptionError when the entry does not
+ * match its own hash (it was altered), JournalForkError when it follows another history.
+ * `verifyContent` false skips recomputing the entry's own hash (entries handed over in-process by
+ * the engine that hashed them).
+ */
+export function nextChainHash(
+  held: string | null,
+  entry: JournalEntry<unknown, unknown>,
+  verifyContent = true,
+): string | null {
+  const hash = chainHashOf(entry);
+  if (hash === null) return null;
+  const prevHash = entry.prevHash ?? null;
+  if (verifyContent && journalEntryHash(prevHash, entry.sequence, entry.nowMs, entryTexts(entry)) !== hash) {
+    throw new JournalCorruptionError(`Journal entry ${entry.sequence} does not match its chain hash`);
+  }
+  if (prevHash !== null && held !== null && prevHash !== held) {
+    throw new JournalForkError(
+      `Journal fork at sequence ${entry.sequence}: the entry follows chain hash ${prevHash.slice(0, 16)}…, this copy holds ${held.slice(0, 16)}… for sequence ${entry.sequence - 1n}`,
+      entry.sequence,
+    );
+  }
+  return hash;
+}
+
+/**
+ * Compares the journal's entry at the copy's own position with what the copy holds there, and
+ * returns the hash the copy holds from now on. A different hash, or no hash where the copy has
+ * one, is a fork; a copy holding no hash takes the journal's.
+ */
+export function checkHeldEntry(held: string | null, entry: JournalEntry<unknown, unknown>): string | null {
+  const stored = chainHashOf(entry);
+  if (held === null) return stored;
+  if (stored !== held) {
+    throw new JournalForkError(
+      `Journal fork at sequence ${entry.sequence}: the journal holds ${stored === null ? "an entry without a chain hash" : `chain hash ${stored.slice(0, 16)}…`} there, this copy holds ${held.slice(0, 16)}…`,
+      entry.sequence,
+    );
+  }
+  return held;
+}

@@ -1,0 +1,160 @@
+// What a committed batch gives /socket/user-trades (src/realtime/batch-summary.ts): every side of
+// every trade to its own user, in journal order, stamped with its own command's sequence (not the
+// batch's last), with the clientOrderId of an order placed in the batch; a user on both sides of
+// one trade gets both, one per role; a pool fill is the trader's TAKER side at its average price.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ExchangeEvent, OrderPlacedEvent, TradeExecutedEvent } from "../../src/core/events.js";
+import type { PoolTradeExecutedEvent } from "../../src/core/pools/events.js";
+import { createInitialState } from "../../src/core/state.js";
+import { type CommittedEntries, summarizeBatch } from "../../src/realtime/batch-summary.js";
+
+const state = createInitialState("reference");
+
+function trade(fields: Partial<TradeExecutedEvent> = {}): TradeExecutedEvent {
+  return {
+    type: "TradeExecuted",
+    tradeId: 1,
+    marketId: 1,
+    outcomeId: 1,
+    cross: "MINT",
+    yesPrice: 60_000_000n,
+    shares: 500_000_000n,
+    atMs: 1_795_000_000_000,
+    makerOrderId: 10,
+    makerUserId: 7,
+    makerOptionId: 1,
+    makerSide: "BUY",
+    makerPositionId: 1,
+    makerPrice: 60_000_000n,
+    makerNotional: 300_000_000n,
+    makerFee: 3_000_000n,
+    makerAvailableDelta: 0n,
+    makerFrozenDelta: -303_000_000n,
+    makerRemainingShares: 0n,
+    makerStatus: "FILLED",
+    takerOrderId: 11,
+    takerUserId: 8,
+    takerOptionId: 2,
+    takerSide: "BUY",
+    takerPositionId: 2,
+    takerPrice: 40_000_000n,
+    takerNotional: 200_000_000n,
+    takerFee: 4_000_000n,
+    takerAvailableDelta: -204_000_000n,
+    collateralDelta: 500_000_000n,
+    ...fields,
+  };
+}
+
+function placed(orderId: number, userId: number, clientOrderId: string | null): OrderPlacedEvent {
+  return {
+    type: "OrderPlaced",
+    orderId,
+    userId,
+    marketId: 1,
+    outcomeId: 1,
+    optionId: 2,
+    side: "BUY",
+    orderType: "LIMIT",
+    timeInForce: "GTC",
+    limitPrice: 40_000_000n,
+    shares: 500_000_000n,
+    amount: null,
+    expiresAtMs: null,
+    clientOrderId,
+    createdAtMs: 0,
+    status: "FILLED",
+    filledShares: 500_000_000n,
+    filledAmount: 200_000_000n,
+    feePaid: 4_000_000n,
+    restingShares: 0n,
+    frozenAmount: 0n,
+    frozenShares: 0n,
+  };
+}
+
+function entries(...commands: ExchangeEvent[][]): CommittedEntries {
+  return commands.map((events, index) => ({
+    sequence: BigInt(20 + index),
+    nowMs: 0,
+    command: {} as never,
+    events,
+  }));
+}
+
+const summarize = (batch: CommittedEntries) => summarizeBatch(state, batch, () => undefined);
+
+describe("the trades of a batch, per user", () => {
+  it("give the maker and the taker their own side, each with its command's seq", () => {
+    const summary = summarize(
+      entries([placed(11, 8, "taker-1"), trade()], [trade({ tradeId: 2, takerOrderId: 12 })]),
+    );
+    const maker = summary.users.get(7)!.trades;
+    const taker = summary.users.get(8)!.trades;
+    assert.deepEqual(
+      maker.map((side) => [side.trade.tradeId, side.trade.role, side.trade.side, side.seq]),
+      [
+        [1, "MAKER", "BUY", 20n],
+        [2, "MAKER", "BUY", 21n],
+      ],
+    );
+    assert.deepEqual(
+      taker.map((side) => [side.trade.tradeId, side.trade.role, side.trade.optionId, side.seq]),
+      [
+        [1, "TAKER", 2, 20n],
+        [2, "TAKER", 2, 21n],
+      ],
+    );
+    // The same fields the read models write for GET /trades: each side's own price and fee.
+    assert.deepEqual(
+      [maker[0]!.trade.price, maker[0]!.trade.fee, taker[0]!.trade.price, taker[0]!.trade.fee],
+      [60_000_000n, 3_000_000n, 40_000_000n, 4_000_000n],
+    );
+    // The taker order was placed in this batch: its clientOrderId is known; the maker's must be looked up.
+    assert.deepEqual(
+      [taker[0]!.clientOrderId, taker[1]!.clientOrderId, maker[0]!.clientOrderId],
+      ["taker-1", undefined, undefined],
+    );
+  });
+
+  it("give a user on both sides of one trade two sides, one per role", () => {
+    const summary = summarize(entries([trade({ takerUserId: 7, cross: "MERGE" })]));
+    assert.deepEqual(
+      summary.users.get(7)!.trades.map((side) => [side.trade.tradeId, side.trade.role, side.trade.fee]),
+      [
+        [1, "MAKER", 3_000_000n],
+        [1, "TAKER", 4_000_000n],
+      ],
+    );
+  });
+
+  it("give a pool fill to its trader as TAKER at the average price", () => {
+    const pool: PoolTradeExecutedEvent = {
+      type: "PoolTradeExecuted",
+      tradeId: 5,
+      orderId: 30,
+      userId: 9,
+      marketId: 2,
+      outcomeId: 3,
+      optionId: 5,
+      positionId: 4,
+      modelType: "AMM",
+      side: "BUY",
+      shares: 300_000_000n,
+      amount: 100_000_000n,
+      fee: 1_000_000n,
+      availableDelta: -101_000_000n,
+      collateralDelta: 100_000_000n,
+      poolAfter: [0n, 0n],
+      priceAfter: 0n,
+      atMs: 0,
+    };
+    const [side] = summarize(entries([placed(30, 9, null), pool])).users.get(9)!.trades;
+    assert.deepEqual(
+      [side!.trade.role, side!.trade.price, side!.trade.fee, side!.clientOrderId, side!.seq],
+      ["TAKER", 33_333_333n, 1_000_000n, null, 20n],
+    );
+  });
+});
