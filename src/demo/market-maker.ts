@@ -6,7 +6,7 @@
 // An exclusive event's outcomes are quoted as books of one market id: their fair Yes prices walk
 // together and always add up to 1 (fair-price.ts), so the quoted Yes prices add up to about 1.
 //
-// It works as a professional maker does with the market makers' kit (DESIGN §9, docs/makers.md):
+// It works as a professional maker does with the market makers' kit (DESIGN §9, docs/market-makers.md):
 // - pull: on its first tick it cancels whatever an earlier run left (one cancel-all);
 // - quote: every missing level of every book goes out in create-orders calls of up to 20 orders,
 //   post-only, so a quote never takes by accident;
