@@ -48,8 +48,8 @@ describe("crash simulation of the exchange", () => {
     const journaled = new Set<string>();
     const kinds = () => [...journaled].join(" | ");
     // The rarer kinds (an AMM sell needs shares bought first, a conversion No shares of an exclusive
-    // market) do not come up under every seed: seeds are added, up to six, until each kind has.
-    for (let seed = 1; seed <= 6; seed++) {
+    // market) do not come up under every seed: seeds are added, up to ten, until each kind has.
+    for (let seed = 1; seed <= 10; seed++) {
       const report = await runSimulation({
         seed,
         commands: 500,
