@@ -36,7 +36,7 @@ ${depositKeyUsage}
 ${journalUsage}
 
 Operations (admin listener): GET /healthz and /readyz (no token; /readyz is 503 until the engine
-runs and the database answers); GET /metrics (Prometheus text, admin token). Rate limits: 50
+runs, the database answers and, on PostgreSQL, an engine leader is live); GET /metrics (Prometheus text, admin token). Rate limits: 50
 requests/s per merchant on the legacy listener; a partner's own limit on the signed host with
 POST /admin/partners/{merchantId}/rate-limit {"rateLimitPerSecond": N | null} (502/2002 beyond).
 Replay protection: POST /admin/partners/{merchantId} {"signedNonceRequired": true} refuses the
@@ -62,6 +62,8 @@ Several nodes on PostgreSQL (docs/deployment.md; all optional):
   PREDEX_ENGINE_ADVERTISE_HOST  the host API nodes reach it by (default PREDEX_ENGINE_HOST)
   PREDEX_ENGINE_LEASE_MS      a paused leader is replaced after this long (5000)
   PREDEX_FAILOVER_DEADLINE_MS an API node holds a command this long without a leader (20000)
+  PREDEX_ENGINE_PROBE_PORT    an engine node's GET /healthz, /readyz (on PREDEX_ADMIN_HOST; 0: any free port)
+  PREDEX_DATABASE_URL may list several hosts: postgres://u:p@db-a,db-b/predex?target_session_attrs=read-write
 
 Chain wallet (docs/chain.md; without the first two, no chain: deposits by the operator only):
   PREDEX_CHAIN_RPC_URL        an EVM node's JSON-RPC URL; with PREDEX_USDT_CONTRACT (the token's

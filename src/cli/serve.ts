@@ -3,8 +3,10 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { pino } from "pino";
 import { ConfigError, loadConfig } from "../config.js";
 import { adminTokenFileName, localMailWarning, type Platform, startPlatform } from "../server.js";
+import { waitForPostgres } from "../store/postgres/database.js";
 import { startServeDemo } from "./demo-serve.js";
 import { runEngineRole } from "./serve-engine.js";
 
@@ -23,6 +25,21 @@ export async function runServe(args: readonly string[]): Promise<number> {
   // everything a newcomer reads. PREDEX_LOG_LEVEL=info still shows them.
   const quietDemo = values.demo && process.env.PREDEX_LOG_LEVEL === undefined;
   const config = quietDemo ? { ...loaded, logLevel: "warn" as const } : loaded;
+  if (config.databaseUrl !== undefined) {
+    // Started while the database is away (a restart of both, a failover under way): wait for it.
+    const logger = pino({ level: config.logLevel });
+    await waitForPostgres(
+      { url: config.databaseUrl, applicationName: `predex-api:${process.pid}` },
+      (error, attempt) => {
+        if ((attempt & (attempt - 1)) === 0 || attempt % 60 === 0) {
+          logger.warn(
+            { err: error, attempt },
+            "the database does not answer; waiting for it before starting",
+          );
+        }
+      },
+    );
+  }
   // Only the demo may create a master key beside the database (src/cli/master-key.ts).
   const platform = await startPlatform(config, {
     masterKeyPolicy: values.demo ? "create-in-data-dir" : "external",

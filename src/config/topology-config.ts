@@ -9,6 +9,8 @@
 //                                 before it answers what it knows: nothing was done (502/2002) or
 //                                 the outcome is unknown (504/2001) (20000: outlasts an engine
 //                                 takeover and a database restart or promote; docs/decisions.md)
+//   PREDEX_ENGINE_PROBE_PORT      where an engine node (`serve --role engine`) answers GET /healthz and
+//                                 GET /readyz, on PREDEX_ADMIN_HOST; default 0, any free port (printed)
 // Nothing here is needed by hand: the defaults let any number of nodes run side by side.
 
 import { hostname } from "node:os";
@@ -28,6 +30,8 @@ export interface TopologyConfig {
   readonly engineAdvertiseHost: string;
   readonly leaseMs: number;
   readonly failoverDeadlineMs: number;
+  /** Only `serve --role engine` reads it (0 when unset). */
+  readonly engineProbePort?: number;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -57,5 +61,6 @@ export function loadTopologyConfig(
     engineAdvertiseHost: text("PREDEX_ENGINE_ADVERTISE_HOST") ?? (wildcard ? hostname() : engineHost),
     leaseMs: integer("PREDEX_ENGINE_LEASE_MS", 5_000, 1_000, 600_000),
     failoverDeadlineMs: integer("PREDEX_FAILOVER_DEADLINE_MS", defaultFailoverDeadlineMs, 100, 600_000),
+    engineProbePort: integer("PREDEX_ENGINE_PROBE_PORT", 0, 0, 65_535),
   };
 }

@@ -363,8 +363,12 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Stops taking commands, commits everything already queued, writes a snapshot (a failed one is reported through onError). */
-  close(): Promise<void> {
+  /**
+   * Stops taking commands, commits everything already queued, writes a snapshot (a failed one is
+   * reported through onError), unless `snapshot` is false: a host stepping down after losing the
+   * store's lock writes none, it could not.
+   */
+  close(options: { readonly snapshot?: boolean } = {}): Promise<void> {
     if (this.#closing !== undefined) return this.#closing;
     if (this.#phase === "failed") return Promise.resolve();
     this.#phase = "closing";
@@ -374,7 +378,8 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       if (this.#phase === "failed") return;
       this.#phase = "closed";
       try {
-        if (this.#committedSequence > this.#snapshotSequence) await this.#saveSnapshot();
+        if (options.snapshot !== false && this.#committedSequence > this.#snapshotSequence)
+          await this.#saveSnapshot();
       } catch (error) {
         // As any failed snapshot: the journal has everything, and the host still has to close
         // (a store that refuses the write as fenced, after another node took over).
@@ -459,9 +464,12 @@ export class Engine<State, Command, Event, Transaction = unknown> {
         }
       }
       await oldest.done;
-      // A failed write leaves memory ahead of disk: #fail (through #scheduleDrain) stops the engine
-      // and fails this batch's commands with every later one's.
-      if (oldest.error !== undefined) throw oldest.error;
+      // A failed write leaves memory ahead of disk: #fail stops the engine and fails this batch's
+      // commands with every later one's.
+      if (oldest.error !== undefined) {
+        this.#fail(oldest.error, "store");
+        return;
+      }
       this.#pipeline.shift();
       this.#finishBatch(oldest);
       await this.#maybeSnapshot();
@@ -661,12 +669,18 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     if (snapshot.sequence > this.#snapshotSequence) this.#snapshotSequence = snapshot.sequence;
   }
 
-  #fail(cause: unknown): void {
+  /**
+   * Stops for good. The commands of batches handed to the store may or may not be in it: they get
+   * the EngineFatalError (their outcome is unknown). Those never handed to it (still queued, or
+   * being decided when the core threw) surely are not: they get EngineStoppedError, as a closed
+   * engine's are, so they may be sent again.
+   */
+  #fail(cause: unknown, origin: "store" | "core" = "core"): void {
     if (this.#phase === "failed") return;
     this.#phase = "failed";
     const error = new EngineFatalError(
       `The engine stopped: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
+      { cause, origin },
     );
     this.#failure = error;
     // Only the batches handed to the store may be in the journal. The one whose commit failed learns
@@ -677,7 +691,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     const [failing, ...behind] = this.#pipeline;
     const mayBeWritten = new EngineFatalError(
       "The engine stopped while this command's batch was being written",
-      { cause: new Error("the engine failed while this batch was in flight") },
+      { cause: new Error("the engine failed while this batch was in flight"), origin },
     );
     for (const pending of failing?.batch ?? [])
       pending.reject(failing?.error === cause ? error : mayBeWritten);

@@ -40,15 +40,20 @@ export class EngineOutcomeUnknownError extends Error {
 
 /**
  * A store write failed or the core broke an invariant: memory may be ahead of disk, so the engine
- * stops for good and the host should exit and recover from the journal. A command that meets it was
- * in the batch being written: it may or may not be in the journal (an unknown outcome, like
- * EngineOutcomeUnknownError); commands that had not reached the store meet EngineStoppedError.
+ * stops for good. `origin` says which: "store" (a commit failed or its outcome is unknown: the
+ * store's journal is still the truth, and a host may rebuild from it and go on) or "core" (deciding
+ * or applying a command threw: a broken invariant or a programmer error, and the host should exit).
+ * A command that meets it was in the batch being written: it may or may not be in the journal (an
+ * unknown outcome, like EngineOutcomeUnknownError); commands that had not reached the store meet
+ * EngineStoppedError.
  */
 export class EngineFatalError extends Error {
   readonly code = "ENGINE_FATAL";
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
+  readonly origin: "store" | "core";
+  constructor(message: string, options: { cause: unknown; origin?: "store" | "core" }) {
+    super(message, { cause: options.cause });
     this.name = "EngineFatalError";
+    this.origin = options.origin ?? "core";
   }
 }
 

@@ -191,7 +191,7 @@ describe("probes", () => {
     assert.deepEqual(ready.json, {
       code: 0,
       message: "ok",
-      data: { ready: true, engine: "running", database: "ok", ...replicationDetail },
+      data: { ready: true, engine: "running", database: "ok", leader: "ok", ...replicationDetail },
     });
   });
 
@@ -204,7 +204,7 @@ describe("probes", () => {
       assert.deepEqual(engineStopped.json, {
         code: 2002,
         message: "not ready: engine closed",
-        data: { ready: false, engine: "closed", database: "ok", ...replicationDetail },
+        data: { ready: false, engine: "closed", database: "ok", leader: "ok", ...replicationDetail },
       });
       await stopping.platform.stores.close();
       const databaseGone = await stopping.raw("admin", { path: "/readyz" });

@@ -262,6 +262,7 @@ describe("engine: acknowledgement and failure", () => {
       ["EngineFatalError", "EngineFatalError", ...Array.from({ length: 5 }, () => "EngineStoppedError")],
     );
     assert.equal(fatalErrors.length, 1);
+    assert.equal(fatalErrors[0]!.origin, "store", "a failed commit: the store still holds the truth");
     assert.equal(store.commitCount, 1);
   });
 
@@ -278,6 +279,7 @@ describe("engine: acknowledgement and failure", () => {
       ["rejected", "rejected"],
     );
     assert.equal(fatalErrors.length, 1);
+    assert.equal(fatalErrors[0]!.origin, "core", "the core threw: a programmer error, not the store's");
     assert.equal(store.durableImage.journal.length, 1);
   });
 });

@@ -3,6 +3,7 @@
 // successor takes over, then SIGCONTed): the database refuses every row of a stale epoch.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
@@ -13,6 +14,7 @@ import {
   acquireLeadership,
   engineApplicationName,
   type Leadership,
+  LeadershipAbortedError,
   readLeader,
 } from "../../src/store/postgres/leadership.js";
 import { applyPostgresMigrations } from "../../src/store/postgres/migrations.js";
@@ -230,6 +232,28 @@ describe("PostgreSQL leadership and fencing", { skip: skipReason }, () => {
     assert.deepEqual(
       (await journalRows(successor.pool)).map((row) => row.by),
       ["paused"],
+    );
+  });
+
+  it("a candidate waiting for the lock writes no error to the server's log", async () => {
+    const url = await newDatabase();
+    await lead(url, "holder");
+    const logBefore = readFileSync(cluster.logPath, "utf8").length;
+    const waiting = new AbortController();
+    const candidate = acquireLeadership(poolFor(url, "candidate"), {
+      url,
+      nodeId: "candidate",
+      lockWaitSliceMs: 50,
+      signal: waiting.signal,
+    });
+    // About 30 looks at the lock; a lock_timeout on each would log an ERROR each time.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    waiting.abort();
+    await assert.rejects(candidate, LeadershipAbortedError);
+    const logged = readFileSync(cluster.logPath, "utf8").slice(logBefore);
+    assert.deepEqual(
+      logged.split("\n").filter((line) => /ERROR/.test(line)),
+      [],
     );
   });
 

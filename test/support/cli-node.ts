@@ -24,12 +24,24 @@ export class CliNode {
     });
   }
 
-  static start(args: readonly string[], env: Readonly<Record<string, string>>): CliNode {
+  /**
+   * `entry`: another source tree's src/cli/main.ts, run through tsx (a benchmark's baseline build);
+   * default this checkout's bin/predex.js.
+   */
+  static start(
+    args: readonly string[],
+    env: Readonly<Record<string, string>>,
+    options: { readonly entry?: string } = {},
+  ): CliNode {
     return new CliNode(
-      spawn(process.execPath, [predexCommand, ...args], {
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "inherit"],
-      }),
+      spawn(
+        process.execPath,
+        options.entry === undefined ? [predexCommand, ...args] : ["--import", "tsx", options.entry, ...args],
+        {
+          env: { ...process.env, ...env },
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      ),
     );
   }
 

@@ -73,25 +73,41 @@ export interface PostgresClusterOptions {
   readonly maxConnections?: number;
 }
 
+/** How the server is stopped: "fast" is a clean shutdown, "immediate" a crash (recovery at the next start). */
+export type PostgresShutdownMode = "fast" | "immediate";
+
 export interface PostgresCluster {
   readonly port: number;
   readonly directory: string;
-  /** The postmaster's process id (a new one after startAgain). */
+  /** The running postmaster's process id (a new one after every start). */
   readonly pid: number;
+  /** The server's log; every start appends to it. */
+  readonly logPath: string;
   /** postgres://postgres@127.0.0.1:port/database */
   urlOf(database: string): string;
   /** Creates an empty database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Runs SQL on the server's `postgres` database (ALTER SYSTEM, pg_reload_conf(), …). */
+  execute(sql: string): Promise<pg.QueryResult>;
+  /** Stops the server and keeps its data, so start() brings it back on the same port. */
+  shutdown(mode?: PostgresShutdownMode): Promise<void>;
+  /** Starts the server again after shutdown(), on the same port with the same settings. */
+  start(): Promise<void>;
+  /** shutdown(mode) then start(). */
+  restart(mode?: PostgresShutdownMode): Promise<void>;
+  /**
+   * A streaming replica of this server (pg_basebackup, then a hot standby on its own port).
+   * `synchronous`: the primary's commits wait for it (synchronous_standby_names names it).
+   * Resolves once the replica streams (and, when synchronous, is the primary's sync standby).
+   */
+  startReplica(options?: { synchronous?: boolean }): Promise<PostgresReplica>;
   /** Stops the server (immediate shutdown) and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
-  /**
-   * Stops the server as an outage does, keeping its directory and port for startAgain: `fast` (the
-   * default) ends every session with 57P01 and checkpoints, as `pg_ctl stop` and a restart do;
-   * `immediate` is a crash (recovery at the next start).
-   */
-  shutDown(mode?: "fast" | "immediate"): Promise<void>;
-  /** Starts a server stopped by shutDown again, on the same port with the same settings. */
-  startAgain(): Promise<void>;
+}
+
+export interface PostgresReplica extends PostgresCluster {
+  /** Ends recovery: the replica becomes a primary that takes writes (pg_ctl promote). */
+  promote(): Promise<void>;
 }
 
 const running = new Set<{ pid: number; directory: string }>();
@@ -195,6 +211,64 @@ async function templateDataDirectory(binaries: PostgresBinaries): Promise<string
   return data;
 }
 
+/** The settings every test server runs with, on the command line (they win over postgresql.auto.conf). */
+function serverSettings(directory: string, options: PostgresClusterOptions): string[] {
+  const durable = options.durable ?? false;
+  return [
+    "listen_addresses=127.0.0.1",
+    `unix_socket_directories=${directory}`,
+    `max_connections=${options.maxConnections ?? 60}`,
+    "shared_buffers=32MB",
+    `fsync=${durable ? "on" : "off"}`,
+    `full_page_writes=${durable ? "on" : "off"}`,
+    "synchronous_commit=on",
+  ];
+}
+
+interface ServerPlace {
+  readonly directory: string;
+  readonly dataDirectory: string;
+  /** Everything after `-p port` on the postmaster's command line. */
+  readonly settings: readonly string[];
+}
+
+/** pg_ctl start on `port`; the postmaster's pid once it accepts connections. */
+async function startServer(binaries: PostgresBinaries, place: ServerPlace, port: number): Promise<number> {
+  await runTool(binaries, "pg_ctl", [
+    "start",
+    "--pgdata",
+    place.dataDirectory,
+    "--wait",
+    "--timeout",
+    String(startTimeoutSeconds),
+    "--log",
+    join(place.directory, "server.log"),
+    "--options",
+    [`-p ${port}`, ...place.settings.map((setting) => `-c ${setting}`)].join(" "),
+  ]);
+  return Number(readFileSync(join(place.dataDirectory, "postmaster.pid"), "utf8").split("\n")[0]);
+}
+
+/** Starts a server on a free port, trying another port if one is taken between check and bind. */
+async function startOnFreePort(
+  binaries: PostgresBinaries,
+  place: ServerPlace,
+): Promise<{ port: number; pid: number }> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= startAttemptsMax; attempt++) {
+    const port = await freeLoopbackPort();
+    try {
+      return { port, pid: await startServer(binaries, place, port) };
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  const logPath = join(place.directory, "server.log");
+  const log = existsSync(logPath) ? readFileSync(logPath, "utf8") : "";
+  rmSync(place.directory, { recursive: true, force: true });
+  throw new Error(`PostgreSQL did not start: ${String(lastError)}\n${log}`);
+}
+
 export async function startPostgresCluster(options: PostgresClusterOptions = {}): Promise<PostgresCluster> {
   const binaries = findPostgresBinaries();
   if (binaries === undefined) throw new Error("PostgreSQL is not installed");
@@ -209,117 +283,149 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
     rmSync(directory, { recursive: true, force: true });
     throw error;
   }
-  const durable = options.durable ?? false;
-  const settings = [
-    "listen_addresses=127.0.0.1",
-    `unix_socket_directories=${directory}`,
-    `max_connections=${options.maxConnections ?? 60}`,
-    "shared_buffers=32MB",
-    `fsync=${durable ? "on" : "off"}`,
-    `full_page_writes=${durable ? "on" : "off"}`,
-    "synchronous_commit=on",
-  ];
-  const startOn = (port: number) =>
-    runTool(binaries, "pg_ctl", [
-      "start",
-      "--pgdata",
-      dataDirectory,
-      "--wait",
-      "--timeout",
-      String(startTimeoutSeconds),
-      "--log",
-      join(directory, "server.log"),
-      "--options",
-      [`-p ${port}`, ...settings.map((setting) => `-c ${setting}`)].join(" "),
-    ]);
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= startAttemptsMax; attempt++) {
-    const port = await freeLoopbackPort();
-    try {
-      await startOn(port);
-    } catch (error) {
-      lastError = error;
-      continue;
-    }
-    const entry = { pid: postmasterPid(dataDirectory), directory };
-    running.add(entry);
-    return makeCluster(binaries, { port, directory, dataDirectory, entry, startOn });
-  }
-  const log = existsSync(join(directory, "server.log"))
-    ? readFileSync(join(directory, "server.log"), "utf8")
-    : "";
-  rmSync(directory, { recursive: true, force: true });
-  throw new Error(`PostgreSQL did not start: ${String(lastError)}\n${log}`);
+  const place = { directory, dataDirectory, settings: serverSettings(directory, options) };
+  const { port, pid } = await startOnFreePort(binaries, place);
+  return makeCluster(binaries, options, { ...place, port, pid });
 }
 
-function postmasterPid(dataDirectory: string): number {
-  return Number(readFileSync(join(dataDirectory, "postmaster.pid"), "utf8").split("\n")[0]);
+/** Polls `check` until it returns true, for at most `timeoutMs`. */
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() >= deadline) throw new Error(`PostgreSQL: ${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function makeCluster(
   binaries: PostgresBinaries,
-  where: {
-    port: number;
-    directory: string;
-    dataDirectory: string;
-    entry: { pid: number; directory: string };
-    startOn: (port: number) => Promise<unknown>;
-  },
-): PostgresCluster {
+  options: PostgresClusterOptions,
+  where: ServerPlace & { port: number; pid: number },
+): PostgresReplica {
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${where.port}/${database}`;
+  const entry = { pid: where.pid, directory: where.directory };
+  running.add(entry);
+  let serverRunning = true;
   let stopped: Promise<void> | undefined;
-  /** Between shutDown and startAgain: no postmaster of ours runs (its pid may be another's by now). */
-  let down = false;
+  const execute = async (sql: string) => {
+    const client = new pg.Client({ connectionString: urlOf("postgres") });
+    await client.connect();
+    try {
+      return await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const shutdown = async (mode: PostgresShutdownMode = "fast") => {
+    if (!serverRunning) return;
+    await runTool(binaries, "pg_ctl", ["stop", "--pgdata", where.dataDirectory, "--mode", mode, "--wait"]);
+    serverRunning = false;
+  };
+  const start = async () => {
+    if (serverRunning) return;
+    entry.pid = await startServer(binaries, where, where.port);
+    serverRunning = true;
+  };
+  let replicas = 0;
   return {
     port: where.port,
     directory: where.directory,
     get pid() {
-      return where.entry.pid;
+      return entry.pid;
     },
+    logPath: join(where.directory, "server.log"),
     urlOf,
-    async shutDown(mode = "fast") {
-      await runTool(binaries, "pg_ctl", ["stop", "--pgdata", where.dataDirectory, "--mode", mode, "--wait"]);
-      down = true;
-      running.delete(where.entry);
-    },
-    async startAgain() {
-      await where.startOn(where.port);
-      where.entry.pid = postmasterPid(where.dataDirectory);
-      running.add(where.entry);
-      down = false;
-    },
     async createDatabase(name) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain database name: ${name}`);
-      const client = new pg.Client({ connectionString: urlOf("postgres") });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
+      await execute(`CREATE DATABASE ${name}`);
       return urlOf(name);
+    },
+    execute,
+    shutdown,
+    start,
+    async restart(mode) {
+      await shutdown(mode);
+      await start();
+    },
+    async startReplica(replicaOptions = {}) {
+      replicas += 1;
+      const name = `replica_${replicas}`;
+      const directory = serverDirectory("predex-pg-replica-");
+      const dataDirectory = join(directory, "data");
+      try {
+        // -R: standby.signal and the primary's address; the settings below add the name it streams as.
+        await runTool(binaries, "pg_basebackup", [
+          "--pgdata",
+          dataDirectory,
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(where.port),
+          "--username",
+          "postgres",
+          "--wal-method",
+          "stream",
+          "--checkpoint",
+          "fast",
+          "--write-recovery-conf",
+          "--no-sync",
+        ]);
+      } catch (error) {
+        rmSync(directory, { recursive: true, force: true });
+        throw error;
+      }
+      const settings = [
+        ...serverSettings(directory, options),
+        `primary_conninfo='host=127.0.0.1 port=${where.port} user=postgres application_name=${name}'`,
+        // A promoted replica must not wait for a standby of its own (the primary's setting, copied).
+        "synchronous_standby_names=''",
+        // After the primary restarts, a synchronous primary's commits wait until the replica streams
+        // again: reconnect within a second rather than the default 5 (docs/deployment.md).
+        "wal_retrieve_retry_interval=1s",
+      ];
+      const { port, pid } = await startOnFreePort(binaries, { directory, dataDirectory, settings });
+      const replica = makeCluster(binaries, options, { directory, dataDirectory, settings, port, pid });
+      if (replicaOptions.synchronous === true) {
+        await execute(`ALTER SYSTEM SET synchronous_standby_names = '"${name}"'`);
+        await execute("SELECT pg_reload_conf()");
+      }
+      const state = replicaOptions.synchronous === true ? "sync" : "async";
+      await until(`${name} streaming (${state})`, 30_000, async () => {
+        const result = await execute(
+          `SELECT 1 FROM pg_stat_replication WHERE application_name = '${name}' AND state = 'streaming' AND sync_state = '${state}'`,
+        );
+        return result.rowCount === 1;
+      });
+      return replica;
+    },
+    async promote() {
+      await runTool(binaries, "pg_ctl", ["promote", "--pgdata", where.dataDirectory, "--wait"]);
+      await until("promotion", 30_000, async () => {
+        const result = await execute("SELECT pg_is_in_recovery() AS recovering");
+        return result.rows[0]?.recovering === false;
+      });
     },
     stop() {
       stopped ??= (async () => {
-        if (down) {
-          rmSync(where.directory, { recursive: true, force: true });
-          return;
-        }
-        try {
-          await runTool(binaries, "pg_ctl", [
-            "stop",
-            "--pgdata",
-            where.dataDirectory,
-            "--mode",
-            "immediate",
-            "--wait",
-          ]);
-        } catch {
+        if (serverRunning) {
           try {
-            process.kill(where.entry.pid, "SIGQUIT");
-          } catch {}
+            await runTool(binaries, "pg_ctl", [
+              "stop",
+              "--pgdata",
+              where.dataDirectory,
+              "--mode",
+              "immediate",
+              "--wait",
+            ]);
+          } catch {
+            try {
+              process.kill(entry.pid, "SIGQUIT");
+            } catch {}
+          }
         }
-        running.delete(where.entry);
+        serverRunning = false;
+        running.delete(entry);
         rmSync(where.directory, { recursive: true, force: true });
       })();
       return stopped;

@@ -7,11 +7,12 @@
 // The journal's wake-ups (journal-wakeups.ts) and the catalogue's change listener (market-catalog.ts)
 // keep their own loops of the same shape; they only need "look again" after a reconnect.
 
-import pg from "pg";
+import type pg from "pg";
+import { newPostgresClient } from "./database.js";
 
 export interface ChannelListenerOptions {
   /** The connection's settings: a pool's own `pool.options` give the same URL, parsers and session options. */
-  readonly connection: pg.ClientConfig;
+  readonly connection: pg.PoolConfig;
   /** A plain identifier (lower case, digits, underscores). */
   readonly channel: string;
   /** Every notification on the channel, with its payload; must not throw. */
@@ -57,7 +58,7 @@ export async function listenOnChannel(options: ChannelListenerOptions): Promise<
   };
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client(options.connection);
+    const next = newPostgresClient(options.connection);
     // Until LISTEN is in place a failure reaches the awaited calls below; after, only these events.
     const onFailure = (error: unknown) => {
       if (client !== next) return;

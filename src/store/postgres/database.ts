@@ -2,8 +2,17 @@
 // see docs/decisions.md). Every connection commits durably (synchronous_commit=on, whatever the
 // server's default), hands 64-bit integers back as bigint, and names its node in application_name,
 // so an operator (and a taking-over standby) can see whose session is whose in pg_stat_activity.
+// A URL with several hosts or target_session_attrs connects as libpq would (database-target.ts).
+// Waits can be bounded: opening a connection (connectTimeoutMs) and each statement's answer
+// (statementTimeoutMs); an engine node bounds both, so no fault of the database stalls it for good.
 
 import pg from "pg";
+import {
+  checkSessionAttributes,
+  type DatabaseTarget,
+  HostChooser,
+  parseDatabaseTarget,
+} from "./database-target.js";
 import { noteStatementOutcomes } from "./statement-outcomes.js";
 
 export type PostgresPool = pg.Pool;
@@ -39,7 +48,24 @@ export interface PostgresConnectionOptions {
    * planned each time").
    */
   readonly customPlansOnly?: boolean;
+  /**
+   * Gives up opening a connection after this long (per host of a multi-host URL). Unset: the
+   * operating system's TCP timeouts, except that probing a multi-host URL's hosts waits at most
+   * defaultConnectTimeoutMs.
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Gives up waiting for a statement's answer after this long: the caller gets an error (the
+   * statement's outcome is unknown to it) and the connection is dropped, never reused. Waited on
+   * the client, never with the server's statement_timeout: a cancelled wait for synchronous
+   * replication would answer COMMIT as if it had succeeded. A statement may carry its own
+   * `query_timeout`. Unset: as long as it takes.
+   */
+  readonly statementTimeoutMs?: number;
 }
+
+/** How long a probe of a multi-host URL's host waits for it when no connect timeout is set. */
+export const defaultConnectTimeoutMs = 5_000;
 
 /** Session settings sent in the startup packet, so every pooled connection has them from the start. */
 export function sessionOptions(options: {
@@ -54,15 +80,96 @@ export function sessionOptions(options: {
   return settings.map((setting) => `-c ${setting}`).join(" ");
 }
 
-export function connectionConfig(options: PostgresConnectionOptions): pg.ClientConfig {
-  return {
-    connectionString: options.url,
+/**
+ * The settings of every connection for `options`. For a multi-host URL (or target_session_attrs)
+ * they carry the Client class that chooses the host: pools use it, and so does newPostgresClient.
+ */
+export function connectionConfig(options: PostgresConnectionOptions): pg.PoolConfig {
+  const target = parseDatabaseTarget(options.url);
+  const config: pg.PoolConfig = {
+    connectionString: target?.baseUrl ?? options.url,
     application_name: options.applicationName,
     options: sessionOptions(options),
     types: bigintTypes,
     // The kernel notices a dead peer (a machine gone, not just a process) without waiting hours.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.connectTimeoutMs }),
+    ...(options.statementTimeoutMs === undefined ? {} : { query_timeout: options.statementTimeoutMs }),
+  };
+  if (target === undefined) return config;
+  return { ...config, Client: targetedClientClass(target, config) };
+}
+
+/** A client with a pool's (or connectionConfig's) settings, outside any pool: LISTEN connections. */
+export function newPostgresClient(config: pg.PoolConfig): pg.Client {
+  const Client = (config.Client as typeof pg.Client | undefined) ?? pg.Client;
+  return new Client(config);
+}
+
+/** One chooser per list of hosts: every connection of the process learns where the primary is. */
+const hostChoosers = new Map<string, HostChooser>();
+
+/**
+ * A node-postgres Client that connects to the host its URL's chooser picks, then checks that the
+ * server is what target_session_attrs asks for; a failed or unacceptable host is forgotten, so the
+ * next connection probes the list again (the caller's own retry).
+ */
+function targetedClientClass(target: DatabaseTarget, config: pg.ClientConfig): typeof pg.Client {
+  const key = JSON.stringify([target.hosts, target.sessionAttributes]);
+  let chooser = hostChoosers.get(key);
+  if (chooser === undefined) {
+    chooser = new HostChooser(target, async (host) => {
+      const probe = new pg.Client({
+        ...config,
+        connectionTimeoutMillis: config.connectionTimeoutMillis ?? defaultConnectTimeoutMs,
+      });
+      probe.host = host.host;
+      probe.port = host.port;
+      // A failure reaches connect()'s caller; unheard, an 'error' event would end the process.
+      probe.on("error", () => {});
+      await probe.connect();
+      return probe;
+    });
+    hostChoosers.set(key, chooser);
+  }
+  const chosen = chooser;
+  return class TargetedClient extends pg.Client {
+    override connect(): Promise<pg.Client>;
+    override connect(callback: (error: Error | null, client?: pg.Client) => void): void;
+    override connect(
+      callback?: (error: Error | null, client?: pg.Client) => void,
+    ): Promise<pg.Client> | undefined {
+      const connecting = this.#connectToChosenHost();
+      if (callback === undefined) return connecting;
+      connecting.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
+      return undefined;
+    }
+
+    async #connectToChosenHost(): Promise<pg.Client> {
+      const host = await chosen.choose();
+      this.host = host.host;
+      this.port = host.port;
+      // Until the caller (a pool) listens, a connection lost during the check would be an 'error'
+      // event nobody hears, which ends the process; the check's query fails with it instead.
+      const unheard = () => {};
+      this.on("error", unheard);
+      try {
+        await super.connect();
+        await checkSessionAttributes(this, target.sessionAttributes, host);
+      } catch (error) {
+        chosen.failed(host);
+        await this.end().catch(() => {});
+        throw error;
+      } finally {
+        this.off("error", unheard);
+      }
+      chosen.accepted(host);
+      return this;
+    }
   };
 }
 
@@ -79,16 +186,58 @@ export function openPostgresPool(options: PostgresConnectionOptions): PostgresPo
 
 /** One dedicated connection, outside any pool (leadership holds its lock on one). */
 export async function connectPostgresClient(options: PostgresConnectionOptions): Promise<pg.Client> {
-  const client = new pg.Client(connectionConfig(options));
+  const client = newPostgresClient(connectionConfig(options));
   noteStatementOutcomes(client);
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    // A connect timeout destroys the socket; end() makes sure nothing is left half open.
+    await client.end().catch(() => {});
+    throw error;
+  }
   return client;
 }
 
-/** Runs `work` inside BEGIN … COMMIT on one pooled connection; ROLLBACK if it throws. */
+/**
+ * Resolves once the database answers (a connection and `SELECT 1`), trying again after a pause
+ * that doubles from 100 ms to 1 s; `onWaiting` hears each failed attempt. A node started while its
+ * database is away waits for it instead of exiting.
+ */
+export async function waitForPostgres(
+  options: PostgresConnectionOptions,
+  onWaiting: (error: unknown, attempt: number) => void,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const client = await connectPostgresClient({
+        connectTimeoutMs: 5_000,
+        statementTimeoutMs: 5_000,
+        ...options,
+      });
+      try {
+        await client.query("SELECT 1");
+        return;
+      } finally {
+        await client.end().catch(() => {});
+      }
+    } catch (error) {
+      onWaiting(error, attempt);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(100 * 2 ** Math.min(attempt - 1, 16), 1_000)),
+      );
+    }
+  }
+}
+
+/**
+ * Runs `work` inside BEGIN … COMMIT on one pooled connection; ROLLBACK if it throws. `commitTimeoutMs`
+ * bounds the COMMIT instead of the connection's statement timeout (a large transaction's commit may
+ * wait long for a synchronous standby to receive it).
+ */
 export async function inTransaction<T>(
   pool: PostgresPool,
   work: (client: PostgresClient) => Promise<T>,
+  options: { readonly commitTimeoutMs?: number } = {},
 ): Promise<T> {
   const client = await pool.connect();
   let broken = false;
@@ -102,7 +251,12 @@ export async function inTransaction<T>(
   try {
     await client.query("BEGIN");
     const result = await work(client);
-    await client.query("COMMIT");
+    // (node-postgres reads query_timeout from the statement; its types do not list it.)
+    const commit =
+      options.commitTimeoutMs === undefined
+        ? "COMMIT"
+        : { text: "COMMIT", query_timeout: options.commitTimeoutMs };
+    await client.query(commit);
     return result;
   } catch (error) {
     try {

@@ -34,6 +34,11 @@ import { applyPostgresMigrations } from "./migrations.js";
 export const postgresJournalReadBatchEntriesMax = 1024;
 /** Snapshots kept; the older ones are deleted when a new one is written. */
 export const postgresSnapshotsKeptMax = 2;
+/**
+ * How long reading or writing a snapshot may take before it is given up (a large state is tens of
+ * megabytes): far longer than a connection's statement timeout (database.ts), which is for commits.
+ */
+export const snapshotStatementTimeoutMs = 300_000;
 
 const unpackOffThread = promisify(brotliDecompress);
 
@@ -122,9 +127,11 @@ const journalPageStatement = {
 const latestSnapshotStatement = {
   name: "predex-engine-latest-snapshot",
   text: "SELECT sequence, now_ms, state, hash, chain_hash FROM engine_snapshots ORDER BY sequence DESC LIMIT 1",
+  query_timeout: snapshotStatementTimeoutMs,
 };
 const upsertSnapshotStatement = {
   name: "predex-engine-upsert-snapshot",
+  query_timeout: snapshotStatementTimeoutMs,
   text: `INSERT INTO engine_snapshots (sequence, now_ms, state, hash, epoch, chain_hash) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (sequence) DO UPDATE
            SET now_ms = excluded.now_ms, state = excluded.state, hash = excluded.hash, epoch = excluded.epoch,
@@ -152,6 +159,7 @@ const deleteJournalStatement = {
 };
 const pruneSnapshotsStatement = {
   name: "predex-engine-prune-snapshots",
+  query_timeout: snapshotStatementTimeoutMs,
   text: `DELETE FROM engine_snapshots
          WHERE sequence NOT IN (SELECT sequence FROM engine_snapshots ORDER BY sequence DESC LIMIT $1)`,
 };
@@ -463,20 +471,24 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       ? await unpackOffThread(snapshot.packedState)
       : snapshot.state;
     try {
-      await inTransaction(this.pool, async (client) => {
-        await client.query({
-          ...upsertSnapshotStatement,
-          values: [
-            snapshot.sequence,
-            snapshot.nowMs,
-            state,
-            snapshot.hash,
-            epoch,
-            snapshot.chainHash ?? null,
-          ],
-        });
-        await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
-      });
+      await inTransaction(
+        this.pool,
+        async (client) => {
+          await client.query({
+            ...upsertSnapshotStatement,
+            values: [
+              snapshot.sequence,
+              snapshot.nowMs,
+              state,
+              snapshot.hash,
+              epoch,
+              snapshot.chainHash ?? null,
+            ],
+          });
+          await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
+        },
+        { commitTimeoutMs: snapshotStatementTimeoutMs },
+      );
     } catch (error) {
       throw translateWriteError(error);
     }

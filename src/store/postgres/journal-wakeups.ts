@@ -19,6 +19,8 @@ export interface JournalWakeupsOptions {
   readonly pollEveryMs?: number;
   /** Pause before reconnecting after the listening connection fails. */
   readonly reconnectDelayMs?: number;
+  /** Gives up opening the listening connection after this long (then tries again). */
+  readonly connectTimeoutMs?: number;
 }
 
 export interface JournalWakeups {
@@ -34,7 +36,11 @@ export async function listenForJournalAppends(options: JournalWakeupsOptions): P
   let reconnectTimer: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
-    const next = await connectPostgresClient({ url: options.url, applicationName: options.applicationName });
+    const next = await connectPostgresClient({
+      url: options.url,
+      applicationName: options.applicationName,
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    });
     next.on("notification", (message) => {
       if (message.channel !== journalChannel) return;
       const payload = message.payload ?? "";
@@ -48,7 +54,12 @@ export async function listenForJournalAppends(options: JournalWakeupsOptions): P
     };
     next.on("error", onFailure);
     next.on("end", onFailure);
-    await next.query(`LISTEN ${journalChannel}`);
+    try {
+      await next.query(`LISTEN ${journalChannel}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
     if (closed) {
       await next.end();
       return;
@@ -67,7 +78,9 @@ export async function listenForJournalAppends(options: JournalWakeupsOptions): P
     reconnectTimer.unref();
   };
 
-  await connect();
+  // A database away at start is not a reason to fail: the timer looks meanwhile, and the
+  // connection is tried again until it listens.
+  await connect().catch(scheduleReconnect);
   const poll = setInterval(options.onWake, options.pollEveryMs ?? defaultJournalPollEveryMs);
   poll.unref();
   return {

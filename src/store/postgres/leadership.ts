@@ -10,8 +10,15 @@
 // clocks do not matter); a candidate that finds the lease expired ends the old leader's sessions
 // (pg_terminate_backend: allowed between sessions of the same role) and takes the lock. Safety never
 // depends on the lease: a wrongly-ended leader is only fenced.
+//
+// A candidate asks for the lock with pg_try_advisory_lock and looks again after a pause, so waiting
+// writes nothing to the server's log (a lock_timeout on pg_advisory_lock logged an ERROR every
+// slice). Every wait is bounded when the caller gives timeouts: a statement that does not answer
+// (the server gone, or a commit waiting for a synchronous standby that is not there) ends the
+// attempt, and a lock connection whose backend may still hold the lock is ended on the server too.
 
 import { hostname } from "node:os";
+import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import { connectPostgresClient, type PostgresPool } from "./database.js";
 import { engineMigrations } from "./engine-schema.js";
@@ -25,9 +32,14 @@ export function engineApplicationName(nodeId: string): string {
   return `predex-engine:${nodeId}`;
 }
 
-/** A node id unique enough to tell two processes on one machine apart. */
+/**
+ * A node id unique enough to tell two processes on one machine apart. The host name is cut so that
+ * the application_name built from it (and a term number after it) stays within PostgreSQL's 63
+ * bytes: a longer one is cut by the server, and a successor looking for the node's sessions by name
+ * would not find them.
+ */
 export function defaultNodeId(): string {
-  return `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  return `${hostname().slice(0, 24)}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 }
 
 export interface LeadershipOptions {
@@ -37,8 +49,12 @@ export interface LeadershipOptions {
   readonly leaseMs?: number;
   /** How often the leader renews its lease; well under leaseMs. */
   readonly renewEveryMs?: number;
-  /** A candidate waits on the lock this long at a time, then looks at the lease. */
+  /** A candidate asks for the lock again after this long, and looks at the lease meanwhile. */
   readonly lockWaitSliceMs?: number;
+  /** Gives up opening the lock's connection after this long. */
+  readonly connectTimeoutMs?: number;
+  /** Gives up on any statement of the lock's connection after this long (database.ts). */
+  readonly statementTimeoutMs?: number;
   /** Stops a candidate that is still waiting. */
   readonly signal?: AbortSignal;
   /** Called once when the lease cannot be renewed or the lock's connection is lost. */
@@ -71,6 +87,7 @@ export class LeadershipAbortedError extends Error {
 }
 
 const lockNotAvailable = "55P03";
+const tryLockStatement = "SELECT pg_try_advisory_lock($1) AS locked";
 
 /** Who leads now, as the database says. */
 export async function readLeader(pool: PostgresPool | pg.Client): Promise<LeaderRecord> {
@@ -81,8 +98,8 @@ export async function readLeader(pool: PostgresPool | pg.Client): Promise<Leader
   return { epoch: row.epoch, nodeId: row.node_id, leaseExpired: row.expired === true };
 }
 
-/** Ends every session of another engine node in this database. */
-async function endSessionsOf(client: pg.Client, nodeId: string): Promise<number> {
+/** Ends every session of another engine node in this database (from a connection not its own). */
+export async function endSessionsOf(client: pg.Client | PostgresPool, nodeId: string): Promise<number> {
   const result = await client.query<{ ended: boolean }>(
     `SELECT pg_terminate_backend(pid, 2000) AS ended FROM pg_stat_activity
      WHERE application_name = $1 AND datname = current_database() AND pid <> pg_backend_pid()`,
@@ -107,29 +124,39 @@ export async function acquireLeadership(pool: PostgresPool, options: LeadershipO
   const client = await connectPostgresClient({
     url: options.url,
     applicationName: engineApplicationName(options.nodeId),
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
   });
   // Until the lock is held, a lost connection is simply an error of this call.
   const connectionErrors: Error[] = [];
   client.on("error", (error) => connectionErrors.push(error));
+  let backendPid: number | undefined;
+  let locked = false;
   try {
-    await client.query(`SET lock_timeout = ${Math.trunc(sliceMs)}`);
+    backendPid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
     for (;;) {
       if (options.signal?.aborted) throw new LeadershipAbortedError("Stopped waiting for leadership");
-      try {
-        await client.query("SELECT pg_advisory_lock($1)", [leadershipLockKey]);
-        break;
-      } catch (error) {
-        if (!isLockTimeout(error)) throw error;
-      }
+      const attempt = await client.query<{ locked: boolean }>(tryLockStatement, [leadershipLockKey]);
+      if (attempt.rows[0]!.locked) break;
       const leader = await readLeader(client);
       if (leader.leaseExpired && leader.nodeId !== null && leader.nodeId !== options.nodeId) {
         await endSessionsOf(client, leader.nodeId);
       }
+      try {
+        await delay(sliceMs, undefined, options.signal === undefined ? {} : { signal: options.signal });
+      } catch {
+        throw new LeadershipAbortedError("Stopped waiting for leadership");
+      }
     }
+    locked = true;
+    // The bump waits behind an append in flight a slice at a time (bumpEpoch).
+    await client.query(`SET lock_timeout = ${Math.trunc(sliceMs)}`);
     const epoch = await bumpEpoch(client, options.nodeId, leaseMs);
     // Renewing may wait behind an append's share lock on the leader row, but never for a lease.
     await client.query(`SET lock_timeout = ${Math.trunc(leaseMs)}`);
     return holdLeadership(client, {
+      pool,
+      backendPid,
       nodeId: options.nodeId,
       epoch,
       leaseMs,
@@ -138,8 +165,16 @@ export async function acquireLeadership(pool: PostgresPool, options: LeadershipO
     });
   } catch (error) {
     await client.end().catch(() => {});
+    // A statement given up on may still run on the server (a commit waiting for a synchronous
+    // standby), its backend holding the lock: end it there, or nobody could take the lock.
+    if (locked && backendPid !== undefined) await endBackend(pool, backendPid);
     throw error;
   }
+}
+
+/** Ends one backend (best effort: the database may be unreachable; then it goes with the server). */
+export async function endBackend(pool: PostgresPool, pid: number): Promise<void> {
+  await pool.query("SELECT pg_terminate_backend($1)", [pid]).catch(() => {});
 }
 
 /**
@@ -169,6 +204,9 @@ async function bumpEpoch(client: pg.Client, nodeId: string, leaseMs: number): Pr
 function holdLeadership(
   client: pg.Client,
   held: {
+    /** Ends the lock's backend on the server when the lease is lost (see lose). */
+    pool: PostgresPool;
+    backendPid: number;
     nodeId: string;
     epoch: bigint;
     leaseMs: number;
@@ -188,6 +226,9 @@ function holdLeadership(
     lostReason = reason;
     clearInterval(timer);
     client.end().catch(() => {});
+    // A renewal given up on may still wait on the server (for a synchronous standby), its backend
+    // holding the lock: end it there too.
+    void endBackend(held.pool, held.backendPid);
     resolveLost(reason);
     held.onLost?.(reason);
   };
@@ -217,6 +258,12 @@ function holdLeadership(
     lose(new Error("Leadership lost: the lock's connection failed", { cause: error })),
   );
   client.on("end", () => lose(new Error("Leadership lost: the lock's connection closed")));
+  // Renewed at once: the epoch bump's lease counts from the bump's start, and its commit may have
+  // waited (for a synchronous standby to come back) long enough that a candidate would find it
+  // expired the moment it shows, and end this leader's sessions.
+  renewing = renew().finally(() => {
+    renewing = undefined;
+  });
 
   return {
     nodeId: held.nodeId,

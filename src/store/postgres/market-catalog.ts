@@ -28,7 +28,7 @@
 // registers a listener LISTENs on a connection of its own, and after a reconnection tells its
 // listeners that anything may have changed (a notification may have been lost meanwhile).
 
-import pg from "pg";
+import type pg from "pg";
 import type { ExchangeCommand, MarketDetails } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import { decodePlainData } from "../../engine/journal-codec.js";
@@ -39,7 +39,7 @@ import type { HolderRow, MarketCatalogStore, MarketSearchQuery, MarketStats } fr
 import { catalogDetailsOf, creatorNameOf } from "../market-details.js";
 import { pageWindow } from "../page-window.js";
 import type { BatchStatementWriter, StatementPart } from "./batch-statement.js";
-import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
+import { inTransaction, newPostgresClient, type PostgresClient, type PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
@@ -600,7 +600,7 @@ function listenForMarketChanges(
 
   const connect = async (reconnected: boolean): Promise<void> => {
     // The pool's own settings (URL, int8 parser, session options, keepalive), outside the pool.
-    const next = new pg.Client(pool.options);
+    const next = newPostgresClient(pool.options);
     const onFailure = (error?: unknown) => {
       if (client !== next) return;
       client = undefined;

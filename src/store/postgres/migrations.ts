@@ -13,6 +13,9 @@ import { inTransaction, type PostgresPool } from "./database.js";
  */
 export const migrationLockKey = 0x7072656465786d67n;
 
+/** How long one migration's SQL may run (a migration may rewrite a large table). */
+export const migrationStatementTimeoutMs = 3_600_000;
+
 export interface AppliedMigrations {
   readonly module: string;
   /** Versions this call applied (empty when another node, or an earlier start, had applied them). */
@@ -29,6 +32,17 @@ export async function applyPostgresMigrations(
   module: string,
   migrations: readonly string[],
 ): Promise<AppliedMigrations> {
+  // Most calls find everything applied (every node start, every engine node's rebuild): a read
+  // answers that without the lock and the DDL, so it also works while the database takes no writes.
+  const recorded = await pool
+    .query<{ version: number }>("SELECT version FROM schema_migrations WHERE module = $1", [module])
+    .then(
+      (result) => new Set(result.rows.map((row) => row.version)),
+      () => undefined,
+    );
+  if (recorded !== undefined && recorded.size === migrations.length) {
+    if (migrations.every((_, index) => recorded.has(index + 1))) return { module, applied: [] };
+  }
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [migrationLockKey]);
     // Under the lock, so two nodes never race to create it.
@@ -55,7 +69,10 @@ export async function applyPostgresMigrations(
     for (const [index, sql] of migrations.entries()) {
       const version = index + 1;
       if (done.has(version)) continue;
-      await client.query(sql);
+      // A migration may rebuild a large table: not bounded by the connection's statement timeout.
+      // (node-postgres reads query_timeout from the statement; its types do not list it.)
+      const statement = { text: sql, query_timeout: migrationStatementTimeoutMs };
+      await client.query(statement);
       await client.query("INSERT INTO schema_migrations (module, version) VALUES ($1, $2)", [
         module,
         version,

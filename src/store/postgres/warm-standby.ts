@@ -5,11 +5,16 @@
 // its end, checks the core's invariants, and hands back a state an Engine can start serving from
 // (EngineOptions.startFrom) without recovering again.
 //
-// A standby whose copy no longer follows the journal (a fork: the database was promoted from an
+// A database fault does not end it: a read that fails is tried again at the next wake-up (the
+// follower's position only moves entry by entry, so state and position always agree), the
+// listening connection reconnects by itself, and a takeover that fails half-way (the database went
+// away after the lock was taken) gives the lock back, goes on following and tries again after a
+// backoff. A copy that no longer follows the journal (a fork: the database was promoted from an
 // asynchronous replica that lacked entries this copy folded, JournalFollower's chain checks; or a
-// gap: it fell behind the archive) rebuilds it from the database's latest snapshot and journal, as
+// gap: it fell behind the archive) is rebuilt from the database's latest snapshot and journal, as
 // at start, retrying while the database is away; a fork is reported (onFork). A takeover that
-// meets a fork rebuilds the copy under its new epoch before it leads.
+// meets a fork rebuilds the copy under its new epoch before it leads. Only a state that breaks the
+// core's invariants ends the campaign: the caller then builds a new standby from the database.
 
 import { setTimeout as delay } from "node:timers/promises";
 import type { Decider, StateCodec } from "../../core/decider.js";
@@ -20,7 +25,12 @@ import type { RecoveredState } from "../../engine/recovery.js";
 import type { PostgresPool } from "./database.js";
 import { PostgresEngineStore } from "./engine-store.js";
 import { listenForJournalAppends } from "./journal-wakeups.js";
-import { acquireLeadership, engineApplicationName, type Leadership } from "./leadership.js";
+import {
+  acquireLeadership,
+  engineApplicationName,
+  type Leadership,
+  LeadershipAbortedError,
+} from "./leadership.js";
 
 export interface WarmStandbyOptions<State, Command, Event> {
   readonly url: string;
@@ -34,13 +44,24 @@ export interface WarmStandbyOptions<State, Command, Event> {
   readonly leaseMs?: number;
   readonly renewEveryMs?: number;
   readonly lockWaitSliceMs?: number;
+  /** Bounds on the lock's and the listener's connections (database.ts). */
+  readonly connectTimeoutMs?: number;
+  readonly statementTimeoutMs?: number;
   /** The follower re-reads the journal at least this often, notifications or not. */
   readonly pollEveryMs?: number;
   /** Problems while following (a read that failed); following goes on at the next wake-up. */
   readonly onFollowError?: (error: unknown) => void;
   /** The copy held another history than the journal: it is being rebuilt from the database. */
   readonly onFork?: (error: JournalForkError) => void;
+  /** A takeover attempt failed and is tried again after waitMs. */
+  readonly onCampaignError?: (error: unknown, attempt: number, waitMs: number) => void;
+  /** The first pause after a failed takeover attempt; it doubles up to campaignRetryMaxMs. */
+  readonly campaignRetryFirstMs?: number;
+  readonly campaignRetryMaxMs?: number;
 }
+
+export const defaultCampaignRetryFirstMs = 100;
+export const defaultCampaignRetryMaxMs = 1_000;
 
 /** A failed rebuild of the copy is tried again after this long, doubling up to 5 s. */
 const reloadRetryFirstMs = 100;
@@ -56,13 +77,18 @@ export interface Takeover<State, Command, Event> {
   readonly entriesBehind: bigint;
 }
 
+/** The state the standby followed to breaks the core's invariants: no node can serve it. */
+export class StandbyStateBrokenError extends Error {
+  override readonly name = "StandbyStateBrokenError";
+}
+
 export class WarmStandby<State, Command, Event> {
   readonly #options: WarmStandbyOptions<State, Command, Event>;
   readonly #reader: PostgresEngineStore<Command, Event>;
   #follower: JournalFollower<State, Command, Event>;
   /** A rebuild of the copy under way (never rejects). */
   #reloading: Promise<void> | undefined;
-  #stopFollowing: () => Promise<void> = async () => {};
+  #stopFollowing: (() => Promise<void>) | undefined;
   readonly #abort = new AbortController();
   #forks = 0;
 
@@ -76,13 +102,7 @@ export class WarmStandby<State, Command, Event> {
       store: reader,
     });
     const standby = new WarmStandby(options, reader, follower);
-    const wakeups = await listenForJournalAppends({
-      url: options.url,
-      applicationName: engineApplicationName(options.nodeId),
-      ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
-      onWake: () => standby.#catchUpQuietly(),
-    });
-    standby.#stopFollowing = () => wakeups.close();
+    await standby.#follow();
     return standby;
   }
 
@@ -143,7 +163,8 @@ export class WarmStandby<State, Command, Event> {
     })().finally(() => {
       this.#reloading = undefined;
       // Wake-ups that came while it loaded were dropped: read what was committed since.
-      if (!this.#abort.signal.aborted) this.#catchUpQuietly();
+      // Not while a takeover holds the copy (it stopped the wake-ups and catches up itself).
+      if (!this.#abort.signal.aborted && this.#stopFollowing !== undefined) this.#catchUpQuietly();
     });
   }
 
@@ -161,9 +182,49 @@ export class WarmStandby<State, Command, Event> {
     return this.#follower.stateHash();
   }
 
-  /** Follows until the lock is free, then takes over. Resolves once the state is ready to serve. */
-  async takeOver(): Promise<Takeover<State, Command, Event>> {
+  /** Wakes the follower on every append (and a timer); the listener reconnects by itself. */
+  async #follow(): Promise<void> {
     const options = this.#options;
+    this.#follower.useStore(this.#reader);
+    const wakeups = await listenForJournalAppends({
+      url: options.url,
+      applicationName: engineApplicationName(options.nodeId),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
+      onWake: () => this.#catchUpQuietly(),
+    });
+    this.#stopFollowing = () => wakeups.close();
+  }
+
+  /**
+   * Follows until the lock is free, then takes over. Resolves once the state is ready to serve. A
+   * failed attempt is tried again (following meanwhile) until stop(); rejects with
+   * LeadershipAbortedError when stopped, StandbyStateBrokenError when the state breaks the core's
+   * invariants, and JournalCorruptionError when the journal does not continue the state.
+   */
+  async takeOver(): Promise<Takeover<State, Command, Event>> {
+    const firstMs = this.#options.campaignRetryFirstMs ?? defaultCampaignRetryFirstMs;
+    const maxMs = this.#options.campaignRetryMaxMs ?? defaultCampaignRetryMaxMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attemptTakeOver();
+      } catch (error) {
+        if (this.#abort.signal.aborted) throw new LeadershipAbortedError("Stopped waiting for leadership");
+        if (error instanceof StandbyStateBrokenError || error instanceof JournalCorruptionError) throw error;
+        const waitMs = Math.min(firstMs * 2 ** Math.min(attempt - 1, 16), maxMs);
+        this.#options.onCampaignError?.(error, attempt, waitMs);
+        try {
+          await delay(waitMs, undefined, { signal: this.#abort.signal });
+        } catch {
+          throw new LeadershipAbortedError("Stopped waiting for leadership");
+        }
+      }
+    }
+  }
+
+  async #attemptTakeOver(): Promise<Takeover<State, Command, Event>> {
+    const options = this.#options;
+    if (this.#stopFollowing === undefined) await this.#follow();
     const leadership = await acquireLeadership(options.pool, {
       url: options.url,
       nodeId: options.nodeId,
@@ -171,9 +232,15 @@ export class WarmStandby<State, Command, Event> {
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       ...(options.renewEveryMs === undefined ? {} : { renewEveryMs: options.renewEveryMs }),
       ...(options.lockWaitSliceMs === undefined ? {} : { lockWaitSliceMs: options.lockWaitSliceMs }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
     });
     try {
-      await this.#stopFollowing();
+      // No wake-up may fold anything once the state is handed to an engine: stop them, then catch
+      // up (which joins a pass a wake-up started), after any rebuild under way.
+      const stopFollowing = this.#stopFollowing;
+      this.#stopFollowing = undefined;
+      await stopFollowing?.();
       await this.#reloading;
       const store = await PostgresEngineStore.open<Command, Event>(options.pool, leadership);
       // After the bump nobody else can append, so this end is the end.
@@ -194,7 +261,14 @@ export class WarmStandby<State, Command, Event> {
         end = this.#follower.sequence;
       }
       const state = this.#follower.position;
-      options.assertState?.(state.state);
+      try {
+        options.assertState?.(state.state);
+      } catch (error) {
+        throw new StandbyStateBrokenError(
+          `The state at sequence ${state.sequence} breaks the core's invariants: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
       return { leadership, store, state, entriesBehind: end - before };
     } catch (error) {
       await leadership.release();
@@ -205,6 +279,8 @@ export class WarmStandby<State, Command, Event> {
   /** Stops following (and waiting for the lock, if takeOver is waiting). */
   async stop(): Promise<void> {
     this.#abort.abort();
-    await this.#stopFollowing();
+    const stopFollowing = this.#stopFollowing;
+    this.#stopFollowing = undefined;
+    await stopFollowing?.();
   }
 }

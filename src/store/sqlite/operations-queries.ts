@@ -13,6 +13,9 @@ export function createSqliteOperationsQueries(db: SqliteDatabase): OperationsQue
     async ping() {
       ping.get();
     },
+    async engineLeader() {
+      return undefined;
+    },
     async legacyRequestsPending() {
       // Prepared on first use: the legacy tables exist once the legacy listener has been built.
       pending ??= preparePendingCount(db);

@@ -1,10 +1,12 @@
 // Probes for the operator's orchestrator (DESIGN §5), answered without the admin token as
 // liveness and readiness probes expect:
 //   GET /healthz — the process answers (liveness: restart it if this stops answering);
-//   GET /readyz  — the engine has recovered and takes commands, and the database answers
+//   GET /readyz  — the engine has recovered and takes commands, the database answers, and (on
+//                  PostgreSQL) an engine leader holds a live lease with its command port advertised
 //                  (readiness: send traffic only while this is 200; 503 otherwise).
 // The engine recovers before any listener opens (src/server.ts), so a running engine means
-// recovery is done; one that failed, is closing or has closed is not ready.
+// recovery is done; one that failed, is closing or has closed is not ready. Without a live leader
+// (a database failover, every engine node rebuilding) no order could be placed: not ready either.
 
 import { Type } from "typebox";
 import { Envelope, ok } from "../../../contract/partner/envelope.js";
@@ -17,6 +19,10 @@ const Readiness = Type.Object({
   ready: Type.Boolean(),
   engine: Type.String({ description: "running | closing | closed | failed" }),
   database: Type.Union([Type.Literal("ok"), Type.Literal("unreachable")]),
+  leader: Type.Union([Type.Literal("ok"), Type.Literal("none"), Type.Literal("unknown")], {
+    description:
+      "ok: the engine runs here (SQLite) or an engine leader holds a live lease; none: no leader; unknown: the database did not answer",
+  }),
   replication: Type.Optional(
     Type.Object(
       {
@@ -68,8 +74,11 @@ export default defineRoutes((app, deps) => {
     async (_request, reply) => {
       const engine = deps.engine.phase;
       let database: "ok" | "unreachable" = "ok";
+      let leader: "ok" | "none" | "unknown" = "unknown";
       try {
         await deps.operations.ping();
+        const lease = await deps.operations.engineLeader();
+        leader = lease === undefined || lease.live ? "ok" : "none";
       } catch {
         database = "unreachable";
       }
@@ -78,18 +87,22 @@ export default defineRoutes((app, deps) => {
         database === "ok" ? await deps.operations.replication?.().catch(() => undefined) : undefined;
       // A replica resolving a fork serves nothing though its phase is still "running".
       const replica = deps.engine.unavailable;
-      const ready = engine === "running" && replica === undefined && database === "ok";
+      const ready = engine === "running" && replica === undefined && database === "ok" && leader === "ok";
       const detail = {
         ready,
         engine,
         database,
+        leader,
         ...(replica === undefined ? {} : { replica }),
         ...(replication === undefined ? {} : { replication: withoutUndefined(replication) }),
       };
       if (ready) return ok(detail);
-      // 2002 is the current interface's "upstream could not be reached": here, the engine or the
-      // database behind the listeners.
-      const reason = engine !== "running" ? `engine ${engine}` : (replica ?? "database unreachable");
+      // 2002 is the current interface's "upstream could not be reached": here, the engine, its
+      // leader or the database behind the listeners.
+      const reason =
+        engine !== "running"
+          ? `engine ${engine}`
+          : (replica ?? (database !== "ok" ? "database unreachable" : "no engine leader"));
       return reply.code(503).send({ code: 2002, message: `not ready: ${reason}`, data: detail });
     },
   );

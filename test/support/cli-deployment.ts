@@ -1,0 +1,167 @@
+// A PostgreSQL deployment in processes of its own, through the real CLI: engine nodes
+// (`predex serve --role engine`) and API nodes (`predex serve --role api`) on one database URL. API
+// nodes listen on ports chosen here, so one that is started again comes back where its clients
+// are. A supervisor is optional: with `restartAfterMs` a node that exits is started again after that
+// pause (systemd's Restart=always), as bench:db-faults needs for a build whose nodes exit on a
+// database fault; without it a node that exits stays down. Either way every exit is counted.
+
+import { CliNode } from "./cli-node.js";
+import { freeLoopbackPort } from "./postgres-cluster.js";
+
+export interface CliDeploymentOptions {
+  readonly engines: number;
+  readonly apis: number;
+  /** Every node's environment (PREDEX_DATABASE_URL, PREDEX_MASTER_KEY, PREDEX_ADMIN_TOKEN, …). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Another source tree's src/cli/main.ts (a baseline build); default this one's. */
+  readonly entry?: string;
+  /** Start a node that exited again after this pause; undefined: leave it down. */
+  readonly restartAfterMs?: number;
+}
+
+export interface NodeExit {
+  readonly role: "engine" | "api";
+  readonly index: number;
+  readonly code: number | null;
+  readonly atMs: number;
+}
+
+/** One node's place in the deployment: the process running it now (a new one after a restart). */
+export class SupervisedNode {
+  #current: CliNode;
+  #stopping = false;
+
+  constructor(
+    readonly role: "engine" | "api",
+    readonly index: number,
+    start: () => CliNode,
+    onExit: (exit: NodeExit) => void,
+    restartAfterMs: number | undefined,
+  ) {
+    const launch = (): CliNode => {
+      const node = start();
+      void node.exited.then((code) => {
+        if (this.#stopping) return;
+        onExit({ role, index, code, atMs: performance.now() });
+        if (restartAfterMs === undefined) return;
+        setTimeout(() => {
+          if (!this.#stopping) this.#current = launch();
+        }, restartAfterMs);
+      });
+      return node;
+    };
+    this.#current = launch();
+  }
+
+  get node(): CliNode {
+    return this.#current;
+  }
+
+  /** Stops supervising and kills the process (SIGKILL: nothing is left behind). */
+  async kill(): Promise<void> {
+    this.#stopping = true;
+    this.#current.kill("SIGCONT");
+    this.#current.kill("SIGKILL");
+    await this.#current.exited;
+  }
+}
+
+/** GET /readyz's status at `base` (0 when it does not answer within 3 s). */
+export async function readyStatus(base: string): Promise<number> {
+  try {
+    const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(3_000) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+export interface ApiNodeAddresses {
+  readonly gateway: string;
+  readonly admin: string;
+}
+
+export class CliDeployment {
+  readonly engines: SupervisedNode[] = [];
+  readonly apis: (SupervisedNode & ApiNodeAddresses)[] = [];
+  readonly exits: NodeExit[] = [];
+
+  private constructor(readonly options: CliDeploymentOptions) {}
+
+  /** Starts every node; resolves once a leader leads and every API node listens. */
+  static async start(options: CliDeploymentOptions): Promise<CliDeployment> {
+    const deployment = new CliDeployment(options);
+    try {
+      await deployment.#startAll();
+    } catch (error) {
+      await deployment.stop();
+      throw error;
+    }
+    return deployment;
+  }
+
+  async #startAll(): Promise<void> {
+    const { options } = this;
+    const onExit = (exit: NodeExit) => this.exits.push(exit);
+    const entry = options.entry === undefined ? {} : { entry: options.entry };
+    for (let index = 0; index < options.engines; index += 1) {
+      const node = new SupervisedNode(
+        "engine",
+        index,
+        () => CliNode.start(["serve", "--role", "engine"], options.env, entry),
+        onExit,
+        options.restartAfterMs,
+      );
+      this.engines.push(node);
+      // One at a time: the first leads, the others follow as warm standbys.
+      await node.node.waitFor(index === 0 ? /leading \(epoch/ : /standby, following/, 90_000);
+    }
+    for (let index = 0; index < options.apis; index += 1) {
+      const ports = {
+        PREDEX_PORT: String(await freeLoopbackPort()),
+        PREDEX_PUBLIC_PORT: String(await freeLoopbackPort()),
+        PREDEX_LEGACY_PORT: String(await freeLoopbackPort()),
+        PREDEX_ADMIN_PORT: String(await freeLoopbackPort()),
+      };
+      const node = new SupervisedNode(
+        "api",
+        index,
+        () => CliNode.start(["serve", "--role", "api"], { ...options.env, ...ports }, entry),
+        onExit,
+        options.restartAfterMs,
+      );
+      const api = Object.assign(node, {
+        gateway: `http://127.0.0.1:${ports.PREDEX_PORT}`,
+        admin: `http://127.0.0.1:${ports.PREDEX_ADMIN_PORT}`,
+      });
+      this.apis.push(api);
+      await node.node.waitFor(/^\s+admin\s/, 90_000);
+    }
+  }
+
+  /** Every API node's GET /readyz status (0 when it does not answer). */
+  async readiness(): Promise<number[]> {
+    return Promise.all(this.apis.map((api) => readyStatus(api.admin)));
+  }
+
+  /**
+   * Every engine node's GET /readyz status, from the probe address it printed (a build whose engine
+   * nodes have no probes prints none: its nodes are left out).
+   */
+  async engineReadiness(): Promise<number[]> {
+    return Promise.all(this.engineProbeUrls().map(readyStatus));
+  }
+
+  /** Where the engine nodes' probes listen, as they printed it. */
+  engineProbeUrls(): string[] {
+    return this.engines.flatMap((engine) => {
+      const line = engine.node.lines.find((text) => /probes at (\S+)/.test(text));
+      return line === undefined ? [] : [/probes at (\S+)/.exec(line)![1]!];
+    });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.engines, ...this.apis].map((node) => node.kill()));
+  }
+}
