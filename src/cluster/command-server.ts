@@ -18,8 +18,16 @@ import {
   commandSignatureWindowMs,
   commandTimeHeader,
 } from "./command-auth.js";
-import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
-import { answerOf } from "./local-command-port.js";
+import {
+  type CommandAnswer,
+  type CommandGroupAnswer,
+  commandGroupPath,
+  commandPath,
+  type ForwardedCommand,
+  type ForwardedGroup,
+  groupItemForwardId,
+} from "./command-wire.js";
+import { answerOf, groupAnswerOf } from "./local-command-port.js";
 
 /** A command body larger than this is refused (the largest real command is a few kilobytes). */
 export const commandBodyBytesMax = 1024 * 1024;
@@ -27,6 +35,11 @@ export const commandBodyBytesMax = 1024 * 1024;
 export interface CommandServerOptions<Command, Event> {
   /** Submits to the engine; `forwardId` is recorded with the journal entry (forwarded-commands.ts). */
   readonly submit: (command: Command, forwardId: string) => Promise<SubmitResult<Event>>;
+  /** Queues a group together (Engine.submitMany); each command is recorded under its own forward id. */
+  readonly submitMany: (
+    commands: readonly Command[],
+    forwardIds: readonly string[],
+  ) => Promise<SubmitResult<Event>[]>;
   /** False once this node must not take commands (leadership lost): answered "not-leader". */
   readonly accepting: () => boolean;
   readonly key: Buffer;
@@ -46,8 +59,29 @@ export interface CommandServer {
 }
 
 interface Remembered<Event> {
-  readonly answer: Promise<CommandAnswer<Event>>;
+  readonly answer: Promise<CommandAnswer<Event> | CommandGroupAnswer<Event>>;
   readonly atMs: number;
+}
+
+/** A decoded POST: one command or a group, and how to run it under its id. */
+type Forwarded<Command> =
+  | { readonly kind: "command"; readonly body: ForwardedCommand<Command> }
+  | { readonly kind: "group"; readonly body: ForwardedGroup<Command> };
+
+function decodeForwarded<Command>(path: string, body: string): Forwarded<Command> | undefined {
+  try {
+    if (path === commandPath) {
+      const forwarded = decodePlainData<ForwardedCommand<Command>>(body);
+      if (typeof forwarded.id !== "string" || typeof forwarded.command !== "object") return undefined;
+      return { kind: "command", body: forwarded };
+    }
+    const group = decodePlainData<ForwardedGroup<Command>>(body);
+    if (typeof group.id !== "string" || !Array.isArray(group.commands)) return undefined;
+    if (!group.commands.every((command) => typeof command === "object" && command !== null)) return undefined;
+    return { kind: "group", body: group };
+  } catch {
+    return undefined;
+  }
 }
 
 function readBody(request: IncomingMessage): Promise<string | undefined> {
@@ -90,11 +124,17 @@ export async function startCommandServer<Command, Event>(
     }
   };
 
-  const run = (command: Command, forwardId: string): Promise<CommandAnswer<Event>> =>
-    answerOf(options.submit, command, forwardId);
+  const run = (forwarded: Forwarded<Command>): Promise<CommandAnswer<Event> | CommandGroupAnswer<Event>> => {
+    if (forwarded.kind === "command")
+      return answerOf(options.submit, forwarded.body.command, forwarded.body.id);
+    const { id, commands } = forwarded.body;
+    const forwardIds = commands.map((_, index) => groupItemForwardId(id, index));
+    return groupAnswerOf(options.submitMany, commands, forwardIds);
+  };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    if (request.method !== "POST" || request.url !== commandPath) {
+    const path = request.url;
+    if (request.method !== "POST" || (path !== commandPath && path !== commandGroupPath)) {
       send(response, 404, encodePlainData({ error: "not found" }));
       return;
     }
@@ -116,16 +156,14 @@ export async function startCommandServer<Command, Event>(
       send(response, 401, encodePlainData({ error: problem }));
       return;
     }
-    let forwarded: ForwardedCommand<Command>;
-    try {
-      forwarded = decodePlainData<ForwardedCommand<Command>>(body);
-      if (typeof forwarded.id !== "string" || typeof forwarded.command !== "object") throw new Error();
-    } catch {
+    const forwarded = decodeForwarded<Command>(path, body);
+    if (forwarded === undefined) {
       send(response, 400, encodePlainData({ error: "malformed command" }));
       return;
     }
+    const id = forwarded.body.id;
     forget(now);
-    let entry = remembered.get(forwarded.id);
+    let entry = remembered.get(id);
     if (entry === undefined) {
       if (!options.accepting()) {
         const answer: CommandAnswer<Event> = {
@@ -136,12 +174,12 @@ export async function startCommandServer<Command, Event>(
         send(response, 503, encodePlainData(answer));
         return;
       }
-      entry = { answer: run(forwarded.command, forwarded.id), atMs: now };
-      remembered.set(forwarded.id, entry);
+      entry = { answer: run(forwarded), atMs: now };
+      remembered.set(id, entry);
     }
     const answer = await entry.answer;
     // A refusal that did nothing may be retried under the same id (the queue drains, a node leads).
-    if ("refused" in answer && answer.refused !== "fatal") remembered.delete(forwarded.id);
+    if ("refused" in answer && answer.refused !== "fatal") remembered.delete(id);
     send(response, "refused" in answer ? 503 : 200, encodePlainData(answer));
   };
 

@@ -67,7 +67,15 @@ import type {
   JournalWakeupSubscription,
 } from "../store/engine-cluster.js";
 import { commandSignatureHeader, commandTimeHeader, signCommand } from "./command-auth.js";
-import { type CommandAnswer, commandPath, type ForwardedCommand } from "./command-wire.js";
+import {
+  type CommandAnswer,
+  type CommandGroupAnswer,
+  commandGroupPath,
+  commandPath,
+  type ForwardedCommand,
+  type ForwardedGroup,
+  groupItemForwardId,
+} from "./command-wire.js";
 import { handOverCopies } from "./hand-over-copies.js";
 import type { LocalCommandPort } from "./local-command-port.js";
 
@@ -119,13 +127,25 @@ export const reloadCorruptAttemptsMax = 5;
 /** How often a notification behind the replica may make it check the journal for a fork. */
 const forkCheckIntervalMs = 250;
 
-type Attempt<Event> =
-  | { readonly kind: "answered"; readonly result: SubmitResult<Event> }
+type Attempt<Answer> =
+  | { readonly kind: "answered"; readonly result: Answer }
   | { readonly kind: "overloaded"; readonly message: string }
   /** The leader did not take the command: sending it again cannot run it twice. */
   | { readonly kind: "not-taken" }
   /** The leader may have taken it: only the same id, or the journal, can say. */
   | { readonly kind: "unknown" };
+
+/** How one command, or one group, is sent and looked up in the journal (#untilAnswered). */
+interface Forwarding<Command, Event, Answer> {
+  attempt(
+    leader: AdvertisedLeader,
+    local: LocalCommandPort<Command, Event> | undefined,
+  ): Promise<Attempt<Answer>>;
+  /** The answer from the journal, undefined when not committed, or "lookup failed". */
+  settleFromJournal(epoch: bigint): Promise<Answer | undefined | "lookup failed">;
+  /** Part of a group is already answered from the journal: "nothing was done" can no longer be said. */
+  partlySettled(): boolean;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -322,6 +342,21 @@ export class ForwardingEngine<State, Command, Event> {
     }
   }
 
+  /**
+   * A group of commands queued together at the leader (Engine.submitMany: all or none, decided in
+   * one batch when they fit), answered with each one's result in order, after the durable commit.
+   */
+  async submitMany(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
+    if (this.#phase !== "running") throw new EngineStoppedError("The engine connection is closed");
+    if (commands.length === 0) return [];
+    this.#inFlight += commands.length;
+    try {
+      return await this.#forwardGroup(commands);
+    } finally {
+      this.#inFlight -= commands.length;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#phase === "closed") return;
     if (this.#phase === "running") this.#phase = "closed";
@@ -334,6 +369,103 @@ export class ForwardingEngine<State, Command, Event> {
   async #forward(command: Command): Promise<SubmitResult<Event>> {
     const id = randomUUID();
     let body: string | undefined;
+    const result = await this.#untilAnswered<SubmitResult<Event>>({
+      attempt: async (leader, local) => {
+        if (local !== undefined) return attemptOfAnswer(await local.submit(command, id));
+        body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
+        return this.#send(leader, commandPath, body, (answer: CommandAnswer<Event>) =>
+          attemptOfAnswer(answer),
+        );
+      },
+      settleFromJournal: async (epoch) => {
+        const entry = await this.#findForwarded(id);
+        if (entry === undefined || entry === "lookup failed") return entry;
+        this.#settledFromJournal(epoch, { sequence: entry.sequence });
+        return { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
+      },
+      partlySettled: () => false,
+    });
+    return this.#answered(result);
+  }
+
+  /**
+   * A group's commands are journaled each under its own forward id (groupItemForwardId). After a
+   * lost answer and a takeover, those found in the journal are answered from it; the rest were not
+   * committed (refused, or never decided) and go to the new leader again, as a new group.
+   */
+  async #forwardGroup(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
+    const results: (SubmitResult<Event> | undefined)[] = commands.map(() => undefined);
+    /** Indexes of the commands not answered yet, in order. */
+    let pending = commands.map((_, index) => index);
+    let id = randomUUID();
+    let body: string | undefined;
+    const fill = (answered: readonly SubmitResult<Event>[]): SubmitResult<Event>[] => {
+      if (answered.length !== pending.length)
+        throw new Error("the leader answered a group with a wrong count");
+      pending.forEach((index, position) => {
+        results[index] = answered[position];
+      });
+      return results as SubmitResult<Event>[];
+    };
+    const answered = await this.#untilAnswered<SubmitResult<Event>[]>({
+      attempt: async (leader, local) => {
+        const group = pending.map((index) => commands[index]!);
+        const toAttempt = (answer: CommandGroupAnswer<Event>): Attempt<SubmitResult<Event>[]> => {
+          const attempt = attemptOfAnswer(answer);
+          return attempt.kind === "answered"
+            ? { kind: "answered", result: fill(answer.ok ? answer.results : []) }
+            : attempt;
+        };
+        if (local !== undefined) {
+          const forwardIds = group.map((_, index) => groupItemForwardId(id, index));
+          return toAttempt(await local.submitMany(group, forwardIds));
+        }
+        body ??= encodePlainData({ id, commands: group } satisfies ForwardedGroup<Command>);
+        return this.#send(leader, commandGroupPath, body, toAttempt);
+      },
+      settleFromJournal: async (epoch) => {
+        const entries = await Promise.all(
+          pending.map((_, position) => this.#findForwarded(groupItemForwardId(id, position))),
+        );
+        // Nothing is concluded from a partial answer: the whole lookup is made again.
+        if (entries.includes("lookup failed")) return "lookup failed";
+        const left: number[] = [];
+        pending.forEach((index, position) => {
+          const entry = entries[position];
+          if (entry === undefined || entry === "lookup failed") left.push(index);
+          else
+            results[index] = { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
+        });
+        if (left.length < pending.length) {
+          this.#settledFromJournal(epoch, { found: pending.length - left.length, left: left.length });
+        }
+        if (left.length === 0) return results as SubmitResult<Event>[];
+        // What is left was never committed: a new group, under a new id.
+        pending = left;
+        id = randomUUID();
+        body = undefined;
+        return undefined;
+      },
+      partlySettled: () => results.some((result) => result !== undefined),
+    });
+    // Answered once the replica holds the last of them, so a read right after sees every one.
+    let last: SubmitResult<Event> | undefined;
+    for (const result of answered) {
+      if (result.ok && (last === undefined || (last.ok && result.sequence > last.sequence))) last = result;
+    }
+    if (last !== undefined) await this.#answered(last);
+    else this.stats.answered += 1;
+    return answered;
+  }
+
+  /**
+   * Sends to the leader until one answers or the failover deadline passes. Across a takeover nothing
+   * runs twice: a refusal that did nothing is sent again; an answer that may have been lost is asked
+   * of the same leader again (same id), or, once a later epoch leads (every older append final), of
+   * the journal (settleFromJournal: the answer, or undefined when it was not committed, or "lookup
+   * failed" when the database did not say: then nothing is sent and the journal is asked again).
+   */
+  async #untilAnswered<Answer>(forwarding: Forwarding<Command, Event, Answer>): Promise<Answer> {
     const deadline = Date.now() + this.#failoverDeadlineMs;
     /** The highest epoch that may hold the command without having answered. */
     let unsettledEpoch: bigint | undefined;
@@ -342,30 +474,27 @@ export class ForwardingEngine<State, Command, Event> {
       if (leader !== undefined) {
         if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
           // Every append of the older epochs is final now: the journal says whether it was committed.
-          const entry = await this.#findForwarded(id);
-          if (entry === "lookup failed") {
+          const settled = await forwarding.settleFromJournal(leader.epoch);
+          if (settled === "lookup failed") {
             // Not known yet: look again on the next pass (the command is not sent meanwhile).
-          } else if (entry !== undefined) {
-            return await this.#answeredFromJournal(entry, leader.epoch);
-          } else unsettledEpoch = undefined;
+          } else if (settled !== undefined) return settled;
+          else unsettledEpoch = undefined;
         }
         if (unsettledEpoch === undefined || leader.epoch === unsettledEpoch) {
           const local = this.#options.local;
-          let outcome: Attempt<Event>;
-          if (local?.serves(leader)) outcome = attemptOfAnswer(await local.submit(command, id));
-          else {
-            body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
-            outcome = await this.#send(leader, body);
-          }
-          if (outcome.kind === "answered") return await this.#answered(outcome.result);
-          // A full queue took nothing; unless an earlier attempt may still commit, nothing was done.
-          if (outcome.kind === "overloaded" && unsettledEpoch === undefined) {
+          const outcome = await forwarding.attempt(leader, local?.serves(leader) ? local : undefined);
+          if (outcome.kind === "answered") return outcome.result;
+          // A full queue took nothing; unless an earlier attempt may still commit (or part of a group
+          // already did), nothing was done.
+          if (outcome.kind === "overloaded" && unsettledEpoch === undefined && !forwarding.partlySettled()) {
             throw new EngineOverloadedError("leader queueCommandsMax", 0);
           }
           if (outcome.kind === "unknown") unsettledEpoch = leader.epoch;
         }
       }
-      if (Date.now() >= deadline || this.#phase !== "running") return await this.#giveUp(id, unsettledEpoch);
+      if (Date.now() >= deadline || this.#phase !== "running") {
+        return await this.#giveUp(forwarding, unsettledEpoch);
+      }
       this.stats.retries += 1;
       await sleep(Math.min(20 * 2 ** Math.min(attempt, 4), 250));
     }
@@ -376,23 +505,32 @@ export class ForwardingEngine<State, Command, Event> {
    * leader took without answering is looked up in the journal: committed, that entry is the answer;
    * missing while a later epoch leads, it never will be (nothing was done); missing while its epoch
    * may still commit (a leader stuck on its database, paused), or when the lookup fails, nobody can
-   * say yet: an unknown outcome (the surfaces' 504/2001, reconcile before sending it again).
+   * say yet: an unknown outcome (the surfaces' 504/2001, reconcile before sending it again). A group
+   * part of which was committed (found in the journal on an earlier pass) and the rest not is an
+   * unknown outcome too: "nothing was done" would be a lie.
    */
-  async #giveUp(id: string, unsettledEpoch: bigint | undefined): Promise<SubmitResult<Event>> {
+  async #giveUp<Answer>(
+    forwarding: Forwarding<Command, Event, Answer>,
+    unsettledEpoch: bigint | undefined,
+  ): Promise<Answer> {
     const waited = `No engine leader answered within ${this.#failoverDeadlineMs} ms`;
     if (unsettledEpoch !== undefined) {
       // The epoch is read before the journal: a miss proves "never" only if the later epoch led first.
       const leader = await this.#currentLeader(true);
-      const entry = await this.#findForwarded(id);
-      if (entry !== undefined && entry !== "lookup failed") {
-        return await this.#answeredFromJournal(entry, leader?.epoch ?? unsettledEpoch);
-      }
-      if (entry === "lookup failed" || leader === undefined || leader.epoch <= unsettledEpoch) {
+      const settled = await forwarding.settleFromJournal(leader?.epoch ?? unsettledEpoch);
+      if (settled !== undefined && settled !== "lookup failed") return settled;
+      if (settled === "lookup failed" || leader === undefined || leader.epoch <= unsettledEpoch) {
         this.stats.outcomeUnknown += 1;
         throw new EngineOutcomeUnknownError(
           `${waited}; the leader of epoch ${unsettledEpoch} took the command and may still commit it`,
         );
       }
+    }
+    if (forwarding.partlySettled()) {
+      this.stats.outcomeUnknown += 1;
+      throw new EngineOutcomeUnknownError(
+        `${waited}; part of the group was committed (found in the journal), the rest was not`,
+      );
     }
     this.stats.gaveUp += 1;
     throw new EngineStoppedError(`${waited}; the command was not committed`);
@@ -408,21 +546,12 @@ export class ForwardingEngine<State, Command, Event> {
     }
   }
 
-  async #answeredFromJournal(
-    entry: JournalEntry<Command, Event>,
-    epoch: bigint,
-  ): Promise<SubmitResult<Event>> {
+  #settledFromJournal(epoch: bigint, found: Record<string, unknown>): void {
     this.stats.settledFromJournal += 1;
     this.#options.logger.info(
-      { sequence: entry.sequence, epoch },
+      { ...found, epoch },
       "a command whose answer was lost with its leader is in the journal: answered from it",
     );
-    return await this.#answered({
-      ok: true,
-      sequence: entry.sequence,
-      nowMs: entry.nowMs,
-      events: entry.events,
-    });
   }
 
   /** The cached leader, or the database's answer when `refresh` (after a failed attempt) or unknown. */
@@ -480,12 +609,17 @@ export class ForwardingEngine<State, Command, Event> {
     return result;
   }
 
-  #send(leader: AdvertisedLeader, body: string): Promise<Attempt<Event>> {
+  #send<Answer, Decoded>(
+    leader: AdvertisedLeader,
+    path: string,
+    body: string,
+    toAttempt: (answer: Decoded) => Attempt<Answer>,
+  ): Promise<Attempt<Answer>> {
     const timeMs = Date.now();
-    const url = new URL(commandPath, leader.url);
+    const url = new URL(path, leader.url);
     return new Promise((resolve) => {
       let settled = false;
-      const settle = (attempt: Attempt<Event>) => {
+      const settle = (attempt: Attempt<Answer>) => {
         if (settled) return;
         settled = true;
         resolve(attempt);
@@ -508,7 +642,7 @@ export class ForwardingEngine<State, Command, Event> {
           response.on("error", () => settle({ kind: "unknown" }));
           response.on("end", () => {
             const text = Buffer.concat(chunks).toString("utf8");
-            settle(this.#attemptOf(response.statusCode ?? 0, text));
+            settle(this.#attemptOf(response.statusCode ?? 0, text, toAttempt));
           });
         },
       );
@@ -521,16 +655,19 @@ export class ForwardingEngine<State, Command, Event> {
     });
   }
 
-  #attemptOf(status: number, text: string): Attempt<Event> {
-    let answer: CommandAnswer<Event>;
+  #attemptOf<Answer, Decoded>(
+    status: number,
+    text: string,
+    toAttempt: (answer: Decoded) => Attempt<Answer>,
+  ): Attempt<Answer> {
+    let answer: Decoded;
     try {
-      answer = decodePlainData<CommandAnswer<Event>>(text);
+      answer = decodePlainData<Decoded>(text);
     } catch {
       return { kind: "unknown" };
     }
-    if ((status === 200 && !("refused" in answer)) || (status === 503 && "refused" in answer)) {
-      return attemptOfAnswer(answer);
-    }
+    const refused = typeof answer === "object" && answer !== null && "refused" in answer;
+    if ((status === 200 && !refused) || (status === 503 && refused)) return toAttempt(answer);
     // 401 (another master key), 400, 500: a deployment error, not a takeover. Say it loudly.
     this.#options.logger.error({ status, body: text.slice(0, 200) }, "the engine leader refused a command");
     return { kind: "not-taken" };
@@ -657,9 +794,12 @@ export class ForwardingEngine<State, Command, Event> {
   }
 }
 
-/** What a leader's answer (over HTTP or in-process) means for the command. */
-function attemptOfAnswer<Event>(answer: CommandAnswer<Event>): Attempt<Event> {
-  if (!("refused" in answer)) return { kind: "answered", result: answer };
+/** What a leader's answer (over HTTP or in-process) means for the command or group. */
+function attemptOfAnswer<Answer extends CommandAnswer<unknown> | CommandGroupAnswer<unknown>>(
+  answer: Answer,
+): Attempt<Exclude<Answer, { readonly refused: unknown }>> {
+  if (!("refused" in answer))
+    return { kind: "answered", result: answer as Exclude<Answer, { readonly refused: unknown }> };
   if (answer.refused === "overloaded") return { kind: "overloaded", message: answer.message };
   if (answer.refused === "fatal") return { kind: "unknown" };
   return { kind: "not-taken" };

@@ -11,7 +11,7 @@
 import type { SubmitResult } from "../engine/engine.js";
 import { EngineFatalError, EngineOverloadedError, EngineStoppedError } from "../engine/errors.js";
 import type { JournalEntry } from "../engine/store.js";
-import type { CommandAnswer, CommandRefusal } from "./command-wire.js";
+import type { CommandAnswer, CommandGroupAnswer, CommandRefusal } from "./command-wire.js";
 
 export interface LocalCommandPort<Command, Event> {
   /**
@@ -20,6 +20,8 @@ export interface LocalCommandPort<Command, Event> {
    */
   serves(leader: { readonly url: string; readonly epoch: bigint }): boolean;
   submit(command: Command, forwardId: string): Promise<CommandAnswer<Event>>;
+  /** A group queued together (Engine.submitMany); `forwardIds` has one id per command. */
+  submitMany(commands: readonly Command[], forwardIds: readonly string[]): Promise<CommandGroupAnswer<Event>>;
   /**
    * Calls `listener` with each batch this node's engine commits while it leads, in order, right
    * after the commit and before any submitter is answered (the engine's onCommitted). The entries
@@ -46,5 +48,17 @@ export function answerOf<Command, Event>(
   return submit(command, forwardId).then(
     (result): CommandAnswer<Event> => result,
     (error: unknown): CommandAnswer<Event> => ({ ok: false, ...refusalOf(error) }),
+  );
+}
+
+/** Runs `submitMany` and turns its results or failure into the answer the command port sends. */
+export function groupAnswerOf<Command, Event>(
+  submitMany: (commands: readonly Command[], forwardIds: readonly string[]) => Promise<SubmitResult<Event>[]>,
+  commands: readonly Command[],
+  forwardIds: readonly string[],
+): Promise<CommandGroupAnswer<Event>> {
+  return submitMany(commands, forwardIds).then(
+    (results): CommandGroupAnswer<Event> => ({ ok: true, results }),
+    (error: unknown): CommandGroupAnswer<Event> => ({ ok: false, ...refusalOf(error) }),
   );
 }

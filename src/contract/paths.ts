@@ -34,6 +34,12 @@ export const restPaths = {
   claim: "/ordering/claim",
   claimAll: "/ordering/claim_all",
   convert: "/ordering/convert",
+  // The market makers' operations (DESIGN §9).
+  createOrders: "/ordering/create-orders",
+  cancelOrders: "/ordering/cancel-orders",
+  cancelAll: "/ordering/cancel-all",
+  amendOrder: "/ordering/amend-order",
+  heartbeat: "/ordering/heartbeat",
 } as const;
 
 export const socketPaths = {

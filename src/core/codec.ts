@@ -1,14 +1,16 @@
 // The canonical encoding of the exchange state: JSON of arrays in a fixed field order, every
 // collection sorted by its key, bigints as decimal strings. Equal states encode to equal text,
 // whichever book implementation holds them, because books are not encoded: a book is rebuilt
-// from its resting orders in id order, which is their time priority.
+// from its resting orders in time-priority order. What later versions added is written only when
+// it differs from what an older snapshot means by leaving it out (a post-only or amended order, an
+// amend count), so a snapshot written before them still reads back to exactly its own text.
 
 import { createBook } from "./book/create-book.js";
 import type { BookKind } from "./book/order-book.js";
 import { bookSideOf, type Order, type OrderSide, yesPriceOf } from "./book/orders.js";
 import { rebuildClientOrderIdRegistry } from "./client-order-ids.js";
 import type { StateCodec } from "./decider.js";
-import { evolveRestOrder } from "./evolve.js";
+import { indexRestingOrder } from "./evolve.js";
 import { decodeExclusiveMarkets, encodeExclusiveMarkets } from "./exclusive/codec.js";
 import { decodeLifecycle, encodeLifecycle } from "./lifecycle/codec.js";
 import type { MarketStatus, ModelType, OptionIndex } from "./market.js";
@@ -25,23 +27,53 @@ function byNumber<T>(map: Map<number, T>): T[] {
   return [...map.entries()].sort((a, b) => a[0] - b[0]).map((entry) => entry[1]);
 }
 
+function byNumberEntries<T>(map: Map<number, T>): [number, T][] {
+  return [...map.entries()].sort((a, b) => a[0] - b[0]);
+}
+
 function byText<T>(map: Map<string, T>): [string, T][] {
   return [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
+/** A resting order's row: the columns every version has, then what amends and post-only added. */
+function orderRow(order: Order): unknown[] {
+  const row: unknown[] = [
+    order.orderId,
+    order.userId,
+    order.optionId,
+    order.side,
+    order.timeInForce,
+    order.priceUnits,
+    order.originalLots,
+    order.remainingLots,
+    order.filledLots,
+    order.filledNotional,
+    order.feesPaid,
+    order.frozenAmount,
+    order.expiresAtMs,
+    order.clientOrderId,
+    order.createdAtMs,
+  ];
+  // An older snapshot's order is not post-only and has its id as its time priority.
+  if (order.postOnly || order.timePriority !== order.orderId) row.push(order.postOnly, order.timePriority);
+  return row;
+}
+
 export function encodeState(state: ExchangeState): string {
   const { counters, totals } = state;
+  const counterRow = [
+    counters.nextMarketId,
+    counters.nextOutcomeId,
+    counters.nextOptionId,
+    counters.nextOrderId,
+    counters.nextTradeId,
+    counters.nextPositionId,
+    counters.nextWithdrawalId,
+  ];
+  if (counters.orderRequeues !== 0) counterRow.push(counters.orderRequeues);
   return JSON.stringify({
     version: encodingVersion,
-    counters: [
-      counters.nextMarketId,
-      counters.nextOutcomeId,
-      counters.nextOptionId,
-      counters.nextOrderId,
-      counters.nextTradeId,
-      counters.nextPositionId,
-      counters.nextWithdrawalId,
-    ],
+    counters: counterRow,
     totals: [
       String(totals.deposited),
       String(totals.withdrawn),
@@ -101,25 +133,7 @@ export function encodeState(state: ExchangeState): string {
         atMs,
       ]),
     ]),
-    orders: state.orders
-      .values()
-      .map((order) => [
-        order.orderId,
-        order.userId,
-        order.optionId,
-        order.side,
-        order.timeInForce,
-        order.priceUnits,
-        order.originalLots,
-        order.remainingLots,
-        order.filledLots,
-        order.filledNotional,
-        order.feesPaid,
-        order.frozenAmount,
-        order.expiresAtMs,
-        order.clientOrderId,
-        order.createdAtMs,
-      ]),
+    orders: state.orders.values().map(orderRow),
     deposits: byText(state.depositTxHashes),
     withdrawals: byNumber(state.withdrawals).map((withdrawal) => [
       withdrawal.withdrawalId,
@@ -132,6 +146,10 @@ export function encodeState(state: ExchangeState): string {
     ]),
     ...encodeLifecycle(state),
     ...encodePools(state),
+    // Only when a switch is armed: a snapshot from before switches existed reads back unchanged.
+    ...(state.deadMansSwitches.size === 0
+      ? {}
+      : { deadMansSwitches: byNumberEntries(state.deadMansSwitches) }),
     ...encodeExclusiveMarkets(state),
   });
 }
@@ -152,6 +170,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
     nextTradeId,
     nextPositionId,
     nextWithdrawalId,
+    orderRequeues,
   ] = data.counters as number[];
   Object.assign(state.counters, {
     nextMarketId,
@@ -161,6 +180,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
     nextTradeId,
     nextPositionId,
     nextWithdrawalId: nextWithdrawalId ?? 1,
+    orderRequeues: orderRequeues ?? 0,
   });
   const [deposited, withdrawn, feeIncome, withdrawalFeeIncome] = data.totals as string[];
   state.totals.deposited = BigInt(deposited!);
@@ -248,8 +268,17 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
   }
   for (const row of data.orders as Row[]) {
     const [orderId, userId, optionId, side, timeInForce, priceUnits, originalLots, remainingLots] = row;
-    const [filledLots, filledNotional, feesPaid, frozenAmount, expiresAtMs, clientOrderId, createdAtMs] =
-      row.slice(8);
+    const [
+      filledLots,
+      filledNotional,
+      feesPaid,
+      frozenAmount,
+      expiresAtMs,
+      clientOrderId,
+      createdAtMs,
+      postOnly,
+      timePriority,
+    ] = row.slice(8);
     const option = state.options.get(optionId as number)!;
     const order: Order = {
       orderId: orderId as number,
@@ -265,6 +294,7 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       yesPriceUnits: yesPriceOf(priceUnits as number, option.optionIndex, priceUnitsPerUnit),
       originalLots: originalLots as number,
       remainingLots: remainingLots as number,
+      timePriority: (timePriority as number | undefined) ?? (orderId as number),
       filledLots: filledLots as number,
       filledNotional: filledNotional as number,
       feesPaid: feesPaid as number,
@@ -272,12 +302,17 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       expiresAtMs: expiresAtMs as number | null,
       clientOrderId: clientOrderId as string | null,
       createdAtMs: createdAtMs as number,
+      postOnly: postOnly === true,
       previous: null,
       next: null,
+      userPrevious: null,
+      userNext: null,
     };
-    const account = state.accounts.get(order.userId)!;
-    evolveRestOrder(state, account, state.outcomes.get(order.outcomeId)!.book!, order);
+    indexRestingOrder(state, state.accounts.get(order.userId)!, order);
   }
+  // Each book takes its orders in time priority, so each level's queue is what it was.
+  const byPriority = state.orders.values().sort((a, b) => a.timePriority - b.timePriority);
+  for (const order of byPriority) state.outcomes.get(order.outcomeId)!.book!.add(order);
   for (const [txHash, userId] of data.deposits as [string, number][]) {
     state.depositTxHashes.set(txHash, userId);
   }
@@ -292,6 +327,9 @@ export function decodeState(text: string, bookKind: BookKind): ExchangeState {
       status: status as WithdrawalStatus,
       requestedAtMs: requestedAtMs as number,
     });
+  }
+  for (const [userId, expiresAtMs] of (data.deadMansSwitches ?? []) as [number, number][]) {
+    state.deadMansSwitches.set(userId, expiresAtMs);
   }
   rebuildClientOrderIdRegistry(state);
   decodeLifecycle(state, data);

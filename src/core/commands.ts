@@ -78,6 +78,11 @@ export interface PlaceOrderCommand {
   /** GTD only: the order expires when nowMs reaches this. */
   readonly expiresAtMs: number | null;
   readonly clientOrderId: string | null;
+  /**
+   * LIMIT GTC/GTD only: the order must rest without trading; one that would trade at once is
+   * refused (POST_ONLY_WOULD_TRADE). Absent (journal entries from before it existed) means false.
+   */
+  readonly postOnly?: boolean;
 }
 
 export interface CancelOrderCommand {
@@ -85,6 +90,51 @@ export interface CancelOrderCommand {
   /** The caller; only the owner may cancel. */
   readonly userId: number;
   readonly orderId: number;
+}
+
+/**
+ * Cancels every resting order of the user at once (mass-cancel.ts): all of them, those in one
+ * market, or those on one book (outcome) of it. One command, one OrderCancelled per order.
+ */
+export interface CancelAllOrdersCommand {
+  readonly type: "CancelAllOrders";
+  readonly userId: number;
+  readonly marketId: number | null;
+  /** One book of the market; needs marketId. */
+  readonly outcomeId: number | null;
+}
+
+/**
+ * Changes a resting order's size or price (book/amend-order.ts): fewer shares at the same price keep
+ * its place in the queue; any other change sends it to the back of its (new) level, where it may
+ * trade at once unless it is post-only. Side, option, time in force and expiry stay.
+ */
+export interface AmendOrderCommand {
+  readonly type: "AmendOrder";
+  readonly userId: number;
+  readonly orderId: number;
+  /** The new total size in share atoms (more than what has filled), or null to keep it. */
+  readonly shares: bigint | null;
+  /** The new limit price in the order's option terms, or null to keep it. */
+  readonly limitPrice: bigint | null;
+}
+
+/**
+ * The dead-man's switch (dead-mans-switch.ts): a timeout arms (or re-arms) it to go off at the
+ * commit time plus the timeout; 0 disarms it. When it goes off, every resting order of the user is
+ * cancelled (TripDeadMansSwitch).
+ */
+export interface HeartbeatCommand {
+  readonly type: "Heartbeat";
+  readonly userId: number;
+  /** 0, or deadMansSwitchTimeoutMsMin to deadMansSwitchTimeoutMsMax. */
+  readonly timeoutMs: number;
+}
+
+/** Sent by the scheduler: the user's switch is due, so every resting order of the user is cancelled. */
+export interface TripDeadMansSwitchCommand {
+  readonly type: "TripDeadMansSwitch";
+  readonly userId: number;
 }
 
 /** Sent by the scheduler: expires resting GTD orders whose expiresAtMs ≤ nowMs. */
@@ -211,6 +261,10 @@ export type ExchangeCommand =
   | DepositCommand
   | PlaceOrderCommand
   | CancelOrderCommand
+  | CancelAllOrdersCommand
+  | AmendOrderCommand
+  | HeartbeatCommand
+  | TripDeadMansSwitchCommand
   | ExpireOrdersCommand
   | RequestWithdrawalCommand
   | CancelWithdrawalCommand
@@ -252,7 +306,15 @@ export function createMarketCommand(
 
 type PlaceOrderFields = Omit<
   PlaceOrderCommand,
-  "type" | "orderType" | "limitPrice" | "shares" | "amount" | "timeInForce" | "expiresAtMs" | "clientOrderId"
+  | "type"
+  | "orderType"
+  | "limitPrice"
+  | "shares"
+  | "amount"
+  | "timeInForce"
+  | "expiresAtMs"
+  | "clientOrderId"
+  | "postOnly"
 >;
 
 /** A LIMIT order (GTC unless told otherwise). */
@@ -263,9 +325,10 @@ export function limitOrderCommand(
     timeInForce?: TimeInForce;
     expiresAtMs?: number | null;
     clientOrderId?: string | null;
+    postOnly?: boolean;
   },
 ): PlaceOrderCommand {
-  return {
+  const command: PlaceOrderCommand = {
     type: "PlaceOrder",
     userId: fields.userId,
     marketId: fields.marketId,
@@ -280,6 +343,8 @@ export function limitOrderCommand(
     expiresAtMs: fields.expiresAtMs ?? null,
     clientOrderId: fields.clientOrderId ?? null,
   };
+  // Only a post-only order carries the flag, so every other command keeps its journal shape.
+  return fields.postOnly === undefined ? command : { ...command, postOnly: fields.postOnly };
 }
 
 /** A MARKET order: BUY spends `amount`, SELL sells `shares`; always FAK. */

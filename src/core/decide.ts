@@ -1,6 +1,7 @@
 // decide: what a command does, as events, or why it is refused. Never mutates the state; the
 // same state, command and context always give the same decision.
 
+import { decideAmendOrder } from "./book/amend-order.js";
 import { releaseEvent } from "./book/place-order.js";
 import type {
   CancelOrderCommand,
@@ -10,6 +11,7 @@ import type {
   ExchangeCommand,
   OpenMarketCommand,
 } from "./commands.js";
+import { decideHeartbeat, decideTripDeadMansSwitch } from "./dead-mans-switch.js";
 import type { CommandContext, Decision } from "./decider.js";
 import { reject } from "./errors.js";
 import type { ExchangeEvent, MarketCreatedEvent } from "./events.js";
@@ -41,6 +43,7 @@ import {
   defaultTickUnits,
   modelTypes,
 } from "./market.js";
+import { decideCancelAllOrders } from "./mass-cancel.js";
 import { decidePlaceOrder } from "./place-order.js";
 import { poolFundingEvents } from "./pools/evolve.js";
 import { resolvePoolTerms } from "./pools/models.js";
@@ -64,6 +67,14 @@ export function decide(
       return decidePlaceOrder(state, command, context);
     case "CancelOrder":
       return decideCancelOrder(state, command, context);
+    case "CancelAllOrders":
+      return decideCancelAllOrders(state, command, context);
+    case "AmendOrder":
+      return decideAmendOrder(state, command, context);
+    case "Heartbeat":
+      return decideHeartbeat(state, command, context);
+    case "TripDeadMansSwitch":
+      return decideTripDeadMansSwitch(state, command, context);
     case "ExpireOrders":
       return decideExpireOrders(state, context);
     case "Deposit":

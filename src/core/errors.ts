@@ -47,6 +47,8 @@ export const rejectionSpecs = {
   // Matching.
   ORDER_NOT_FOUND: { kind: "not_found", message: "Order not found" },
   ORDER_NOT_CANCELLABLE: { kind: "refused", message: "Order is not cancellable" },
+  ORDER_NOT_AMENDABLE: { kind: "refused", message: "Order is no longer open" },
+  DEAD_MANS_SWITCH_NOT_DUE: { kind: "refused", message: "The dead-man's switch is not due" },
   PRICE_OUT_OF_RANGE: { kind: "invalid", message: "Price must be between 0 and 1" },
   PRICE_NOT_ON_TICK: { kind: "invalid", message: "Price is not a multiple of the tick size" },
   SIZE_TOO_SMALL: { kind: "invalid", message: "Order size is below the minimum" },
@@ -59,6 +61,7 @@ export const rejectionSpecs = {
   SIZE_TOO_LARGE: { kind: "invalid", message: "Order size is above the maximum" },
   BOOK_ORDERS_LIMIT: { kind: "refused", message: "Too many orders on this book" },
   MODEL_NOT_SUPPORTED: { kind: "refused", message: "This market model does not support the operation" },
+  POST_ONLY_WOULD_TRADE: { kind: "refused", message: "Post-only order would trade at once" },
   MARKET_NOT_EXCLUSIVE: { kind: "refused", message: "Market is not exclusive" },
 
   // Settlement and claims.

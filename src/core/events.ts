@@ -102,6 +102,8 @@ export interface OrderPlacedEvent {
   readonly frozenAmount: bigint;
   /** Shares moved from free to frozen for the resting part of a SELL. */
   readonly frozenShares: bigint;
+  /** Present (true) only on a post-only order: it rested without trading and stays a maker. */
+  readonly postOnly?: true;
 }
 
 /** The same clientOrderId came again: nothing happens, the first order stands. */
@@ -159,8 +161,11 @@ export interface TradeExecutedEvent {
   readonly collateralDelta: bigint;
 }
 
-/** Why a resting order was cancelled: by its owner, by self-trade prevention, or by the market closing or being voided. */
-export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED" | "MARKET_VOID";
+/**
+ * Why a resting order was cancelled: by its owner, by self-trade prevention, by the market closing
+ * or being voided, or by the owner's dead-man's switch going off.
+ */
+export type CancelReason = "USER" | "SELF_TRADE" | "MARKET_CLOSED" | "MARKET_VOID" | "DEAD_MANS_SWITCH";
 
 interface OrderReleased {
   readonly orderId: number;
@@ -188,6 +193,71 @@ export interface OrderCancelledEvent extends OrderReleased {
 /** A resting GTD order reached expiresAtMs: status EXPIRED. */
 export interface OrderExpiredEvent extends OrderReleased {
   readonly type: "OrderExpired";
+}
+
+/**
+ * A resting order was changed by its owner. It comes first among the events of its command and
+ * carries the order's state once the command is done; the TradeExecuted events that follow are its
+ * fills as a taker (only when it was sent to the back at a price that crosses). What the order had
+ * frozen is released and what its rest needs is frozen again: evolve applies the difference.
+ */
+export interface OrderAmendedEvent {
+  readonly type: "OrderAmended";
+  readonly orderId: number;
+  readonly userId: number;
+  readonly marketId: number;
+  readonly outcomeId: number;
+  readonly optionId: number;
+  readonly side: OrderSide;
+  /** True: fewer shares at the same price, its place in the queue kept. False: sent to the back. */
+  readonly priorityKept: boolean;
+  /** The order's limit price and total size from now on. */
+  readonly limitPrice: bigint;
+  readonly shares: bigint;
+  /** OPEN or PARTIALLY_FILLED while it rests; FILLED (or CANCELLED when it met too many makers) otherwise. */
+  readonly status: OrderStatus;
+  /** Totals over the order's whole life, this command's fills included. */
+  readonly filledShares: bigint;
+  readonly filledAmount: bigint;
+  readonly feePaid: bigint;
+  /** Shares left on the book (0 when it no longer rests). */
+  readonly restingShares: bigint;
+  /** What the order held frozen before: USDT (BUY) or shares (SELL), all released. */
+  readonly releasedAmount: bigint;
+  readonly releasedShares: bigint;
+  /** What its rest holds frozen now. */
+  readonly frozenAmount: bigint;
+  readonly frozenShares: bigint;
+  readonly atMs: number;
+}
+
+/** The user's dead-man's switch was armed or re-armed: it goes off at expiresAtMs. */
+export interface DeadMansSwitchArmedEvent {
+  readonly type: "DeadMansSwitchArmed";
+  readonly userId: number;
+  readonly timeoutMs: number;
+  readonly expiresAtMs: number;
+  readonly atMs: number;
+}
+
+/** The user disarmed the switch (a heartbeat with timeout 0). */
+export interface DeadMansSwitchDisarmedEvent {
+  readonly type: "DeadMansSwitchDisarmed";
+  readonly userId: number;
+  readonly atMs: number;
+}
+
+/**
+ * The switch went off (it was due at expiresAtMs): the OrderCancelled events of every resting order
+ * of the user, reason DEAD_MANS_SWITCH, come just before this one, in the same command. Disarmed.
+ */
+export interface DeadMansSwitchTrippedEvent {
+  readonly type: "DeadMansSwitchTripped";
+  readonly userId: number;
+  readonly expiresAtMs: number;
+  /** How many orders it cancelled. */
+  readonly cancelledOrders: number;
+  readonly atMs: number;
 }
 
 /** A withdrawal was asked for: amount + fee move from available to frozen. */
@@ -322,6 +392,10 @@ export type ExchangeEvent =
   | TradeExecutedEvent
   | OrderCancelledEvent
   | OrderExpiredEvent
+  | OrderAmendedEvent
+  | DeadMansSwitchArmedEvent
+  | DeadMansSwitchDisarmedEvent
+  | DeadMansSwitchTrippedEvent
   | WithdrawalRequestedEvent
   | WithdrawalApprovedEvent
   | WithdrawalReleasedEvent

@@ -4,11 +4,13 @@
 
 import { createBook } from "./book/create-book.js";
 import { bookSideOf, type Order, yesPriceOf } from "./book/orders.js";
+import { linkUserOrder, unlinkUserOrder } from "./book/user-orders.js";
 import { forgetExpiredClientOrderIds, rememberClientOrderId } from "./client-order-ids.js";
 import type {
   DepositCreditedEvent,
   ExchangeEvent,
   MarketCreatedEvent,
+  OrderAmendedEvent,
   OrderCancelledEvent,
   OrderExpiredEvent,
   OrderPlacedEvent,
@@ -46,6 +48,17 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     case "OrderCancelled":
     case "OrderExpired":
       applyOrderReleased(state, event);
+      break;
+    case "OrderAmended":
+      applyOrderAmended(state, event);
+      break;
+    case "DeadMansSwitchArmed":
+      state.deadMansSwitches.set(event.userId, event.expiresAtMs);
+      break;
+    case "DeadMansSwitchDisarmed":
+    case "DeadMansSwitchTripped":
+      if (!state.deadMansSwitches.delete(event.userId))
+        throw new Error(`evolve: user ${event.userId} has no armed switch`);
       break;
     case "MarketCreated":
       applyMarketCreated(state, event);
@@ -231,6 +244,7 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
     yesPriceUnits: yesPriceOf(priceUnits, option.optionIndex, priceUnitsPerUnit),
     originalLots: filledLots + remainingLots,
     remainingLots,
+    timePriority: timePriorityOf(state, event.orderId),
     filledLots,
     filledNotional: Number(event.filledAmount),
     feesPaid: Number(event.feePaid),
@@ -238,8 +252,11 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
     expiresAtMs: event.expiresAtMs,
     clientOrderId: event.clientOrderId,
     createdAtMs: event.createdAtMs,
+    postOnly: event.postOnly === true,
     previous: null,
     next: null,
+    userPrevious: null,
+    userNext: null,
   };
   if (order.yesPriceUnits % book.tickUnits !== 0) {
     throw new Error("evolve: resting price off tick");
@@ -249,17 +266,31 @@ function applyOrderPlaced(state: ExchangeState, event: OrderPlacedEvent): void {
   evolveRestOrder(state, account, book, order);
 }
 
-/** Puts an order on its book and in the indexes; shared with the codec's decode. */
-export function evolveRestOrder(
+/**
+ * The next time priority: after every one issued so far and before every later one. The order id
+ * counter moves with each new order; orderRequeues with each amend that sends an order to the back.
+ */
+export function timePriorityOf(state: ExchangeState, orderId: number): number {
+  return orderId + state.counters.orderRequeues;
+}
+
+/** Puts an order on its book and in the indexes. */
+function evolveRestOrder(
   state: ExchangeState,
   account: Account,
   book: NonNullable<Outcome["book"]>,
   order: Order,
 ): void {
+  indexRestingOrder(state, account, order);
+  book.add(order);
+}
+
+/** Every index of resting orders but the book: by id, by expiry, the owner's list and count. Shared with the codec's decode. */
+export function indexRestingOrder(state: ExchangeState, account: Account, order: Order): void {
   state.orders.set(order.orderId, order);
   if (order.expiresAtMs !== null) state.ordersWithExpiry.set(order.orderId, order);
   account.openOrderCount++;
-  book.add(order);
+  linkUserOrder(account, order);
 }
 
 function applyTrade(state: ExchangeState, event: TradeExecutedEvent): void {
@@ -328,10 +359,58 @@ function applyOrderReleased(state: ExchangeState, event: OrderCancelledEvent | O
   }
 }
 
+/**
+ * An amend: what the order held frozen is released and what its rest needs is frozen (the net moves);
+ * then it either shrinks where it stands or leaves its level and, if anything rests, joins the back
+ * of its new one with a new time priority. Its fills as a taker follow as TradeExecuted events.
+ */
+function applyOrderAmended(state: ExchangeState, event: OrderAmendedEvent): void {
+  const order = state.orders.get(event.orderId);
+  if (order === undefined) throw new Error(`evolve: order ${event.orderId} is not resting`);
+  const account = state.accounts.get(order.userId)!;
+  const book = outcomeOf(state, order.outcomeId).book!;
+  if (order.side === "BUY") {
+    if (Number(event.releasedAmount) !== order.frozenAmount)
+      throw new Error("evolve: amend releases a different amount than is frozen");
+    applyBalanceDelta(
+      account,
+      event.releasedAmount - event.frozenAmount,
+      event.frozenAmount - event.releasedAmount,
+    );
+  } else {
+    const position = account.positions.get(order.optionId)!;
+    unfreezeShares(position, event.releasedShares);
+    freezeShares(position, event.frozenShares);
+  }
+  order.frozenAmount = Number(event.frozenAmount);
+  const restLots = orderSharesToLots(event.restingShares);
+  if (event.priorityKept) {
+    book.reduce(order, order.remainingLots - restLots);
+    order.originalLots = orderSharesToLots(event.shares);
+    return;
+  }
+  book.remove(order);
+  order.filledLots = orderSharesToLots(event.filledShares);
+  order.filledNotional = Number(event.filledAmount);
+  order.feesPaid = Number(event.feePaid);
+  order.originalLots = orderSharesToLots(event.shares);
+  order.remainingLots = restLots;
+  if (restLots === 0) {
+    unrestOrder(state, account, order);
+    return;
+  }
+  order.priceUnits = priceToUnits(event.limitPrice);
+  order.yesPriceUnits = yesPriceOf(order.priceUnits, order.optionIndex, priceUnitsPerUnit);
+  order.timePriority = timePriorityOf(state, state.counters.nextOrderId);
+  state.counters.orderRequeues += 1;
+  book.add(order);
+}
+
 function unrestOrder(state: ExchangeState, account: Account, order: Order): void {
   state.orders.delete(order.orderId);
   if (order.expiresAtMs !== null) state.ordersWithExpiry.delete(order.orderId);
   account.openOrderCount--;
+  unlinkUserOrder(account, order);
 }
 
 function heldWithdrawal(state: ExchangeState, withdrawalId: number): Withdrawal {

@@ -3,12 +3,14 @@
 // empty. Tests call it after every step; the engine may call it after replay.
 
 import { buyReserveAtoms } from "./book/fees.js";
+import type { Order } from "./book/orders.js";
 import { conversionAdvanceTotal, retiredNoSharesOf } from "./exclusive/exclusive-market.js";
 import { checkExclusiveMarkets } from "./exclusive/invariants.js";
 import { checkFinishedOutcomes, claimableAtoms, isFinished } from "./lifecycle/settlement.js";
 import { checkPoolOutcome, platformPoolFundingNet } from "./pools/invariants.js";
 import type { ExchangeState } from "./state.js";
 import { lotsToShares } from "./units.js";
+import type { Account } from "./wallet/ledger.js";
 
 export function checkInvariants(state: ExchangeState): string[] {
   const problems: string[] = [];
@@ -141,6 +143,7 @@ export function checkInvariants(state: ExchangeState): string[] {
       );
     const open = openByUser.get(account.userId) ?? 0;
     if (account.openOrderCount !== open) problems.push(`user ${account.userId}: open order count is wrong`);
+    problems.push(...checkUserOrders(state, account));
     for (const position of account.positions.values()) {
       const frozenShares = frozenSharesByPosition.get(`${account.userId}:${position.optionId}`) ?? 0n;
       if (position.frozenShares !== frozenShares)
@@ -159,6 +162,12 @@ export function checkInvariants(state: ExchangeState): string[] {
     problems.push("the clientOrderId registry holds ids no account remembers");
   for (const [userId] of frozenByUser)
     if (!state.accounts.has(userId)) problems.push(`order of unknown user ${userId}`);
+
+  // Every armed dead-man's switch belongs to a user id and goes off at a whole millisecond.
+  for (const [userId, expiresAtMs] of state.deadMansSwitches) {
+    if (!Number.isSafeInteger(userId) || userId <= 0 || !Number.isSafeInteger(expiresAtMs))
+      problems.push(`dead-man's switch of user ${userId}: bad deadline ${expiresAtMs}`);
+  }
 
   // Books: sound, holding exactly the resting orders of their outcome, never crossed at rest.
   for (const outcome of state.outcomes.values()) {
@@ -190,6 +199,25 @@ export function checkInvariants(state: ExchangeState): string[] {
       problems.push(`outcome ${outcome.outcomeId}: crossed book ${bid}/${ask}`);
   }
   return problems;
+}
+
+/** The user's list of resting orders holds exactly them, in id order, linked both ways. */
+function checkUserOrders(state: ExchangeState, account: Account): string[] {
+  let listed = 0;
+  let previous: Order | null = null;
+  for (let order = account.firstOpenOrder; order !== null; order = order.userNext) {
+    if (listed++ > account.openOrderCount) return [`user ${account.userId}: open-order list too long`];
+    if (order.userPrevious !== previous) return [`user ${account.userId}: open-order list links broken`];
+    if (order.userId !== account.userId || state.orders.get(order.orderId) !== order)
+      return [`user ${account.userId}: open-order list holds order ${order.orderId}`];
+    if (previous !== null && previous.orderId >= order.orderId)
+      return [`user ${account.userId}: open-order list out of id order`];
+    previous = order;
+  }
+  if (account.lastOpenOrder !== previous)
+    return [`user ${account.userId}: open-order list has the wrong last`];
+  if (listed !== account.openOrderCount) return [`user ${account.userId}: open-order list misses orders`];
+  return [];
 }
 
 export function assertInvariants(state: ExchangeState): void {

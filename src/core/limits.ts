@@ -17,6 +17,9 @@ export const ordersPerBookMax = 100_000;
 export const makersPerTakerMax = 1_000;
 /** GTD orders one ExpireOrders command expires; the scheduler calls again while there are more. */
 export const expireOrdersPerCommandMax = 10_000;
+/** The dead-man's switch (Heartbeat): its timeout, when armed, is 5 s to 5 min; 0 disarms it. */
+export const deadMansSwitchTimeoutMsMin = 5_000;
+export const deadMansSwitchTimeoutMsMax = 300_000;
 /** Outcomes in one market. */
 export const outcomesPerMarketMax = 64;
 /** Fee rates are basis points; 1,000 bps (10%) is the most a market may charge per side. */

@@ -45,6 +45,12 @@ export function orderShapeRejection(command: PlaceOrderCommand): Rejection | und
   } else {
     return invalid("orderType must be LIMIT or MARKET");
   }
+  if (command.postOnly !== undefined) {
+    if (typeof command.postOnly !== "boolean") return invalid("postOnly must be true or false");
+    // Only an order that may rest can promise to rest without trading.
+    if (command.postOnly && (orderType !== "LIMIT" || (timeInForce !== "GTC" && timeInForce !== "GTD")))
+      return invalid("postOnly is only for LIMIT orders with timeInForce GTC or GTD");
+  }
   // No market takes a share count or an amount of zero or less.
   if (typeof command.shares === "bigint" && command.shares <= 0n) return reject("SIZE_TOO_SMALL");
   if (typeof command.amount === "bigint" && command.amount <= 0n) {

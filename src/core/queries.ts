@@ -10,6 +10,7 @@ import {
   type OrderStatus,
   statusOfRestingOrder,
 } from "./book/orders.js";
+import { userOrders } from "./book/user-orders.js";
 import { type Rejection, reject } from "./errors.js";
 import { defaultChallengeBondAtoms } from "./lifecycle/lifecycle.js";
 import type { WinningOption } from "./lifecycle/resolution.js";
@@ -212,12 +213,9 @@ export function openOrdersOfUser(
   userId: number,
   marketId: number | null = null,
 ): OrderView[] {
-  const account = state.accounts.get(userId);
-  if (account === undefined || account.openOrderCount === 0) return [];
   const views: OrderView[] = [];
-  for (const order of state.orders.values()) {
-    if (order.userId === userId && (marketId === null || order.marketId === marketId))
-      views.push(orderView(order));
+  for (const order of userOrders(state.accounts.get(userId))) {
+    if (marketId === null || order.marketId === marketId) views.push(orderView(order));
   }
   return views;
 }

@@ -1,10 +1,11 @@
 // What time alone makes due, derived from the state and the time (never remembered), so the
 // engine's scheduler neither skips nor repeats anything across a restart: resting GTD orders past
-// their expiresAt, open markets past their endTime, and unchallenged resolutions past their
-// challenge window. Opening is the operator's act (DESIGN §3); an opened market whose startTime is
+// their expiresAt, open markets past their endTime, unchallenged resolutions past their challenge
+// window, and dead-man's switches past their deadline. Opening is the operator's act (DESIGN §3); an opened market whose startTime is
 // still ahead simply refuses orders until then (book/place-order.ts).
 
 import type { ExchangeCommand } from "./commands.js";
+import { dueDeadMansSwitches } from "./dead-mans-switch.js";
 import { isSettlementDue } from "./lifecycle/lifecycle.js";
 import type { ExchangeState } from "./state.js";
 
@@ -22,6 +23,10 @@ export function dueScheduledCommands(
     if (market.status === "resolving" && isSettlementDue(state, market.marketId, nowMs)) {
       commands.push({ type: "SettleMarket", marketId: market.marketId });
     }
+  }
+  for (const userId of dueDeadMansSwitches(state, nowMs)) {
+    if (commands.length >= commandsMax) return commands;
+    commands.push({ type: "TripDeadMansSwitch", userId });
   }
   if (commands.length < commandsMax && hasExpiredOrder(state, nowMs)) commands.push({ type: "ExpireOrders" });
   return commands;

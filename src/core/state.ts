@@ -20,6 +20,12 @@ export interface IdCounters {
   nextTradeId: number;
   nextPositionId: number;
   nextWithdrawalId: number;
+  /**
+   * Amended orders sent to the back of their level so far. Time priorities are issued as order id
+   * plus this count (evolve.ts, timePriorityOf): strictly increasing in time, and equal to the order
+   * id for every order until the first amend, so older snapshots need no priorities of their own.
+   */
+  orderRequeues: number;
 }
 
 export interface ExchangeState {
@@ -40,6 +46,8 @@ export interface ExchangeState {
   readonly withdrawals: Map<number, Withdrawal>;
   /** Proposed and final results of markets that reached `resolving`, by market id (lifecycle/resolution.ts). */
   readonly resolutions: Map<number, MarketResolution>;
+  /** Armed dead-man's switches: user id → when it goes off, ms (dead-mans-switch.ts). */
+  readonly deadMansSwitches: Map<number, number>;
   /** Claimed positions: position id → atoms paid (lifecycle/claims.ts). */
   readonly claims: Map<number, bigint>;
   /** Every user's remembered clientOrderIds, oldest first; derived from the accounts, not encoded. */
@@ -62,6 +70,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
       nextTradeId: 1,
       nextPositionId: 1,
       nextWithdrawalId: 1,
+      orderRequeues: 0,
     },
     markets: new Map(),
     outcomes: new Map(),
@@ -73,6 +82,7 @@ export function createInitialState(bookKind: BookKind): ExchangeState {
     withdrawals: new Map(),
     resolutions: new Map(),
     claims: new Map(),
+    deadMansSwitches: new Map(),
     clientOrderIdRegistry: new Map(),
     pools: createPoolModels(),
     exclusiveMarkets: new Map(),

@@ -29,6 +29,8 @@ export interface RunDemoOptions {
   readonly bot?: boolean;
   readonly botTickMs?: number;
   readonly crossChance?: number;
+  /** The bot's dead-man's switch timeout (default 30 s). */
+  readonly heartbeatTimeoutSeconds?: number;
   readonly random?: () => number;
 }
 
@@ -97,6 +99,9 @@ export async function runDemo(
           log: options.botLog ?? options.log,
           ...(options.botTickMs === undefined ? {} : { tickMs: options.botTickMs }),
           ...(options.crossChance === undefined ? {} : { crossChance: options.crossChance }),
+          ...(options.heartbeatTimeoutSeconds === undefined
+            ? {}
+            : { heartbeatTimeoutSeconds: options.heartbeatTimeoutSeconds }),
           ...(options.random === undefined ? {} : { random: options.random }),
         })
       : undefined;

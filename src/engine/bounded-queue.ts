@@ -18,6 +18,16 @@ export class BoundedQueue<Item> {
     return this.length >= this.capacity;
   }
 
+  /** Whether `count` more items fit. */
+  hasRoomFor(count: number): boolean {
+    return this.length + count <= this.capacity;
+  }
+
+  /** The item `offset` places from the front (0 is the front), or undefined past the end. */
+  peek(offset: number): Item | undefined {
+    return offset < this.length ? this.#items[this.#head + offset] : undefined;
+  }
+
   push(item: Item): void {
     assert(!this.isFull, "push only after checking isFull");
     this.#items.push(item);

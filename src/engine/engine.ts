@@ -118,6 +118,11 @@ export interface EngineObserver {
 
 interface PendingCommand<Command, Event> {
   readonly command: Command;
+  /**
+   * Commands of its group from this one to the group's end (1 for a command submitted alone): a
+   * group submitted together (submitMany) is decided in one batch when it fits in one.
+   */
+  readonly groupRest: number;
   readonly resolve: (result: SubmitResult<Event>) => void;
   readonly reject: (error: Error) => void;
 }
@@ -287,10 +292,34 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       return Promise.reject(new EngineOverloadedError("queueCommandsMax", this.#limits.queueCommandsMax));
     }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ command, resolve, reject });
+      this.#queue.push({ command, groupRest: 1, resolve, reject });
       this.#scheduleDrain();
       this.#wakeOnArrival?.();
     });
+  }
+
+  /**
+   * Queues several commands together, all or none: when the queue has no room for every one of them
+   * it rejects with EngineOverloadedError and queues nothing. They are decided in order, one after
+   * the other with nothing in between, and in one batch (one commit time, one store transaction)
+   * when there are at most journalBatchCommandsMax of them; a larger group fills consecutive
+   * batches. Each is still its own command: its own decision, journal entry and result, in order.
+   */
+  submitMany(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
+    if (this.#phase !== "running") return Promise.reject(this.#stoppedError());
+    if (commands.length === 0) return Promise.resolve([]);
+    if (!this.#queue.hasRoomFor(commands.length)) {
+      return Promise.reject(new EngineOverloadedError("queueCommandsMax", this.#limits.queueCommandsMax));
+    }
+    const answers = commands.map(
+      (command, index) =>
+        new Promise<SubmitResult<Event>>((resolve, reject) => {
+          this.#queue.push({ command, groupRest: commands.length - index, resolve, reject });
+        }),
+    );
+    this.#scheduleDrain();
+    this.#wakeOnArrival?.();
+    return Promise.all(answers);
   }
 
   /**
@@ -465,6 +494,21 @@ export class Engine<State, Command, Event, Transaction = unknown> {
     );
   }
 
+  /**
+   * How many queued commands the next batch takes: up to journalBatchCommandsMax, stopping before a
+   * group that would not fit whole (it starts the next batch). A group larger than a whole batch is
+   * split only when it is at the front, into consecutive batches.
+   */
+  #batchLength(): number {
+    const lengthMax = this.#limits.journalBatchCommandsMax;
+    let length = 0;
+    for (let next = this.#queue.peek(0); next !== undefined; next = this.#queue.peek(length)) {
+      if (length + next.groupRest > lengthMax) return length === 0 ? lengthMax : length;
+      length += next.groupRest;
+    }
+    return length;
+  }
+
   #inlineSnapshotDue(): boolean {
     return (
       (this.#snapshotWorker === undefined || this.#snapshotWorker.failed) &&
@@ -475,7 +519,7 @@ export class Engine<State, Command, Event, Transaction = unknown> {
 
   /** Decides the next batch into memory and hands its accepted entries to the store. */
   #startBatch(): InFlightBatch<Command, Event> {
-    const batch = this.#queue.take(this.#limits.journalBatchCommandsMax);
+    const batch = this.#queue.take(this.#batchLength());
     // Failed with the rest if the core throws while deciding them (a broken invariant).
     this.#deciding = batch;
     const nowMs = this.#advanceClock();

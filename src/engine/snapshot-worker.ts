@@ -27,13 +27,16 @@ export interface SnapshotWorkerCore {
   readonly codecExport: string;
 }
 
+/** One committed entry's part the worker folds. */
+interface AppliedEntry {
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly events: readonly unknown[];
+}
+
 type ToWorker =
-  | {
-      readonly kind: "apply";
-      readonly sequence: bigint;
-      readonly nowMs: number;
-      readonly events: readonly unknown[];
-    }
+  /** A committed batch's entries, in sequence order (one message a batch: each costs a clone setup). */
+  | { readonly kind: "apply"; readonly entries: readonly AppliedEntry[] }
   | { readonly kind: "snapshot"; readonly sequence: bigint };
 
 type FromWorker =
@@ -86,17 +89,14 @@ export class SnapshotWorker {
   }
 
   /** A committed batch, in sequence order: the worker folds its events. */
-  apply(entries: readonly { sequence: bigint; nowMs: number; events: readonly unknown[] }[]): void {
-    if (this.#failure !== undefined) return;
-    for (const entry of entries) {
-      const message: ToWorker = {
-        kind: "apply",
-        sequence: entry.sequence,
-        nowMs: entry.nowMs,
-        events: entry.events,
-      };
-      this.#worker.postMessage(message);
-    }
+  apply(entries: readonly AppliedEntry[]): void {
+    if (this.#failure !== undefined || entries.length === 0) return;
+    // Only the fields the worker folds: the entries carry commands and chain hashes too.
+    const message: ToWorker = {
+      kind: "apply",
+      entries: entries.map(({ sequence, nowMs, events }) => ({ sequence, nowMs, events })),
+    };
+    this.#worker.postMessage(message);
   }
 
   /** The snapshot at `sequence`, which must be the last sequence applied. One request at a time. */
@@ -135,11 +135,13 @@ async function runWorker(start: WorkerStart): Promise<void> {
   port.on("message", (message: ToWorker) => {
     try {
       if (message.kind === "apply") {
-        if (message.sequence !== sequence + 1n)
-          throw new Error(`expected sequence ${sequence + 1n}, got ${message.sequence}`);
-        for (const event of message.events) state = decider.evolve(state, event);
-        sequence = message.sequence;
-        nowMs = message.nowMs;
+        for (const entry of message.entries) {
+          if (entry.sequence !== sequence + 1n)
+            throw new Error(`expected sequence ${sequence + 1n}, got ${entry.sequence}`);
+          for (const event of entry.events) state = decider.evolve(state, event);
+          sequence = entry.sequence;
+          nowMs = entry.nowMs;
+        }
         return;
       }
       if (message.sequence !== sequence) throw new Error(`asked for ${message.sequence}, at ${sequence}`);

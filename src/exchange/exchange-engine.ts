@@ -22,6 +22,11 @@ export interface ExchangeEngine {
   readonly unavailable?: string | undefined;
   /** Resolves after the durable commit; the state read here then already holds it. */
   submit(command: ExchangeCommand): Promise<SubmitResult<ExchangeEvent>>;
+  /**
+   * Commands queued together, all or none (overloaded: none), decided in order in one engine batch
+   * when they fit in one (see Engine.submitMany); each result in order, after the durable commit.
+   */
+  submitMany(commands: readonly ExchangeCommand[]): Promise<SubmitResult<ExchangeEvent>[]>;
   /** Runs `reader` against committed state (see Engine.read). */
   read<T>(reader: (state: Readonly<ExchangeState>, position: StatePosition) => T): Promise<T>;
   /** Each committed batch, in sequence order, once (see Engine.onCommitted). */

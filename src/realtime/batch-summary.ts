@@ -55,7 +55,7 @@ export function summarizeBatch(
     }
     return user;
   };
-  // An order of this user was placed, filled, cancelled or expired: its balance, the order and
+  // An order of this user was placed, amended, filled, cancelled or expired: its balance, the order and
   // the market's positions may all have moved.
   const orderMoved = (userId: number, orderId: number, marketId: number): void => {
     const user = changedUser(userId);
@@ -81,6 +81,10 @@ export function summarizeBatch(
       switch (event.type) {
         case "MarketCreated":
         case "OrderRepeated":
+        // The switch moves nothing itself; the cancels it makes are OrderCancelled events.
+        case "DeadMansSwitchArmed":
+        case "DeadMansSwitchDisarmed":
+        case "DeadMansSwitchTripped":
           break;
         case "MarketOpened":
           opened.push(event.marketId);
@@ -110,7 +114,8 @@ export function summarizeBatch(
           break;
         }
         case "OrderCancelled":
-        case "OrderExpired": {
+        case "OrderExpired":
+        case "OrderAmended": {
           touched.add(event.outcomeId);
           orderMoved(event.userId, event.orderId, event.marketId);
           break;

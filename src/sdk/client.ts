@@ -18,6 +18,14 @@ import type { Claim, ClaimAllResult, PositionRecord } from "../contract/partner/
 import type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
 import type { MarketDetail } from "../contract/partner/market-detail.js";
 import type {
+  AmendOrderRequest,
+  CancelAllRequest,
+  CancelAllResult,
+  CancelOrdersResult,
+  CreateOrdersResult,
+  HeartbeatResult,
+} from "../contract/partner/market-making.js";
+import type {
   CodeProofRequest,
   EmailCodeSent,
   MfaStatus,
@@ -243,6 +251,46 @@ export class PredexClient {
 
   async cancelOrder(orderId: string): Promise<Order> {
     return this.request<Order>("POST", restPaths.cancelOrder, { body: { orderId } });
+  }
+
+  /**
+   * Places 1 to 20 orders in one call and one engine batch; each is answered as createOrder would
+   * answer it, in order (`{ok: true, order}` or `{ok: false, code, message}`). Not retried: a lost
+   * answer may have placed them (send clientOrderIds and call again to get the same orders back).
+   */
+  async createOrders(orders: readonly CreateOrderRequest[]): Promise<CreateOrdersResult> {
+    return this.request<CreateOrdersResult>("POST", restPaths.createOrders, { body: { orders } });
+  }
+
+  /**
+   * Cancels 1 to 1,000 of the user's orders; answers which were cancelled and, for the others, what
+   * cancel-order would have answered. Safe to call again after a lost answer.
+   */
+  async cancelOrders(orderIds: readonly string[]): Promise<CancelOrdersResult> {
+    return this.request<CancelOrdersResult>("POST", restPaths.cancelOrders, { body: { orderIds } });
+  }
+
+  /**
+   * Changes an open order's total size (`shares`) and/or price (`limitPrice`); answers the order
+   * after the change. Fewer shares at the same price keep its place in the queue; anything else
+   * sends it to the back of its level (it may trade at once unless it is post-only).
+   */
+  async amendOrder(amend: AmendOrderRequest): Promise<Order> {
+    return this.request<Order>("POST", restPaths.amendOrder, { body: amend });
+  }
+
+  /**
+   * The dead-man's switch: 5 to 300 arms (or re-arms) it for that many seconds, 0 disarms it. Keep
+   * calling well within the timeout; if none arrives in time, every open order of the user is
+   * cancelled. Safe to send again after a lost answer: a second heartbeat only re-arms.
+   */
+  async heartbeat(timeoutSeconds: number): Promise<HeartbeatResult> {
+    return this.request<HeartbeatResult>("POST", restPaths.heartbeat, { body: { timeoutSeconds } });
+  }
+
+  /** Cancels every open order of the user, or those in one market (`marketId`) or book (`outcomeId` too). */
+  async cancelAll(scope: CancelAllRequest = {}): Promise<CancelAllResult> {
+    return this.request<CancelAllResult>("POST", restPaths.cancelAll, { body: scope });
   }
 
   /** The session user's trades, newest first. */

@@ -25,6 +25,19 @@ export type {
   UserTradeMessage,
 } from "../contract/channels.js";
 export type { ConvertRequest, ConvertResult } from "../contract/partner/convert.js";
+export {
+  type AmendOrderRequest,
+  type CancelAllRequest,
+  type CancelAllResult,
+  type CancelOrdersResult,
+  type CreateOrdersItemResult,
+  type CreateOrdersResult,
+  cancelOrdersIdsMax,
+  createOrdersItemsMax,
+  type HeartbeatResult,
+  heartbeatTimeoutSecondsMax,
+  heartbeatTimeoutSecondsMin,
+} from "../contract/partner/market-making.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,

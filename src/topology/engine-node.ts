@@ -24,7 +24,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import { deriveCommandKey } from "../cluster/command-auth.js";
 import { type CommandServer, startCommandServer } from "../cluster/command-server.js";
-import { answerOf, type LocalCommandPort } from "../cluster/local-command-port.js";
+import { answerOf, groupAnswerOf, type LocalCommandPort } from "../cluster/local-command-port.js";
 import type { TopologyConfig } from "../config/topology-config.js";
 import {
   assertInvariants,
@@ -160,6 +160,10 @@ interface Lead {
   readonly journalArchiver: JournalArchiver;
   readonly server: CommandServer;
   readonly submit: (command: ExchangeCommand, forwardId: string) => Promise<SubmitResult<ExchangeEvent>>;
+  readonly submitMany: (
+    commands: readonly ExchangeCommand[],
+    forwardIds: readonly string[],
+  ) => Promise<SubmitResult<ExchangeEvent>[]>;
   readonly accepting: () => boolean;
 }
 
@@ -391,12 +395,19 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       forwardIds.set(command, forwardId);
       return engine.submit(command);
     };
+    const submitMany = (commands: readonly ExchangeCommand[], ids: readonly string[]) => {
+      commands.forEach((command, index) => {
+        forwardIds.set(command, ids[index]!);
+      });
+      return engine.submitMany(commands);
+    };
     let taking = true;
     const accepting = () => taking && takeover.leadership.isHeld() && engine.phase === "running";
     let server: CommandServer;
     try {
       server = await startCommandServer<ExchangeCommand, ExchangeEvent>({
         submit,
+        submitMany,
         accepting,
         key: deriveCommandKey(options.masterKey),
         host: topology.engineHost,
@@ -429,6 +440,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       journalArchiver,
       server,
       submit,
+      submitMany,
       accepting: () => accepting() && currentLead === lead,
     };
     try {
@@ -582,6 +594,17 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         });
       }
       return answerOf(lead.submit, command, forwardId);
+    },
+    submitMany: (commands, forwardIds) => {
+      const lead = currentLead;
+      if (lead === undefined || !lead.accepting()) {
+        return Promise.resolve({
+          ok: false,
+          refused: "not-leader",
+          message: "This engine node does not lead",
+        });
+      }
+      return groupAnswerOf(lead.submitMany, commands, forwardIds);
     },
     onCommitted(listener) {
       committedListeners.add(listener);

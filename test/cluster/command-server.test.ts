@@ -8,7 +8,7 @@ import { after, describe, it } from "node:test";
 import { pino } from "pino";
 import { commandSignatureWindowMs, deriveCommandKey, signCommand } from "../../src/cluster/command-auth.js";
 import { type CommandServer, startCommandServer } from "../../src/cluster/command-server.js";
-import { commandPath } from "../../src/cluster/command-wire.js";
+import { commandGroupPath, commandPath } from "../../src/cluster/command-wire.js";
 import type { SubmitResult } from "../../src/engine/engine.js";
 import { EngineOverloadedError } from "../../src/engine/errors.js";
 import { decodePlainData, encodePlainData } from "../../src/engine/journal-codec.js";
@@ -31,15 +31,23 @@ describe("engine command port", () => {
     accepting?: () => boolean;
   }) => {
     const runs: Command[] = [];
+    const groupIds: (readonly string[])[] = [];
     let sequence = 0n;
+    const run = async (command: Command): Promise<SubmitResult<{ type: string; amount: bigint }>> => {
+      runs.push(command);
+      // A command of amount 0 is refused, as a decider would.
+      if (command.amount === 0n) return { ok: false, rejection: { code: "INVALID_INPUT" } };
+      sequence += 1n;
+      return { ok: true, sequence, nowMs: 1, events: [{ type: "done", amount: command.amount }] };
+    };
     const server = await startCommandServer<Command, { type: string; amount: bigint }>({
-      submit:
-        options.submit ??
-        (async (command) => {
-          runs.push(command);
-          sequence += 1n;
-          return { ok: true, sequence, nowMs: 1, events: [{ type: "done", amount: command.amount }] };
-        }),
+      submit: options.submit ?? run,
+      submitMany: async (commands, forwardIds) => {
+        groupIds.push(forwardIds);
+        const results = [];
+        for (const command of commands) results.push(await run(command));
+        return results;
+      },
       accepting: options.accepting ?? (() => true),
       key,
       host: "127.0.0.1",
@@ -47,16 +55,16 @@ describe("engine command port", () => {
       logger: pino({ level: "silent" }),
     });
     servers.push(server);
-    return { server, runs };
+    return { server, runs, groupIds };
   };
 
   const post = async (
     server: CommandServer,
     body: string,
-    options: { signingKey?: Buffer; timeMs?: number } = {},
+    options: { signingKey?: Buffer; timeMs?: number; path?: string } = {},
   ) => {
     const timeMs = options.timeMs ?? Date.now();
-    const response = await fetch(new URL(commandPath, server.url), {
+    const response = await fetch(new URL(options.path ?? commandPath, server.url), {
       method: "POST",
       body,
       headers: {
@@ -86,6 +94,33 @@ describe("engine command port", () => {
     assert.equal(runs.length, 1);
     await post(server, encodePlainData({ id: "a2", command: { type: "deposit", amount: 1n } }));
     assert.equal(runs.length, 2);
+  });
+
+  it("runs a group in order once per id, each command under its own forward id, and repeats the first answer", async () => {
+    const { server, runs, groupIds } = await start({});
+    const commands = [
+      { type: "deposit", amount: 5n },
+      { type: "deposit", amount: 0n },
+      { type: "deposit", amount: 7n },
+    ];
+    const body = encodePlainData({ id: "g1", commands });
+    const first = await post(server, body, { path: commandGroupPath });
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.answer, {
+      ok: true,
+      results: [
+        { ok: true, sequence: 1n, nowMs: 1, events: [{ type: "done", amount: 5n }] },
+        { ok: false, rejection: { code: "INVALID_INPUT" } },
+        { ok: true, sequence: 2n, nowMs: 1, events: [{ type: "done", amount: 7n }] },
+      ],
+    });
+    assert.deepEqual(await post(server, body, { path: commandGroupPath }), first);
+    assert.deepEqual(runs, commands);
+    assert.deepEqual(groupIds, [["g1/0", "g1/1", "g1/2"]]);
+    // A group body sent to the single-command path (or the reverse) is malformed.
+    assert.equal((await post(server, body)).status, 400);
+    const single = encodePlainData({ id: "g2", command: commands[0] });
+    assert.equal((await post(server, single, { path: commandGroupPath })).status, 400);
   });
 
   it("refuses a request signed with another key, a stale time, or no signature, and runs nothing", async () => {

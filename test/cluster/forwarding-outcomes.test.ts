@@ -78,10 +78,19 @@ describe("an API node's answer when the leader does not answer", () => {
     accepting = () => true,
   ): Promise<{ leader: AdvertisedLeader; server: CommandServer; runs: string[] }> => {
     const runs: string[] = [];
+    const scripted: Submit = (command, forwardId) => {
+      runs.push(forwardId);
+      return submit(command, forwardId);
+    };
     const server = await startCommandServer<AccountCommand, AccountEvent>({
-      submit: (command, forwardId) => {
-        runs.push(forwardId);
-        return submit(command, forwardId);
+      submit: scripted,
+      // A group's commands go through the same script, one after the other, each under its own id.
+      submitMany: async (commands, forwardIds) => {
+        const results: SubmitResult<AccountEvent>[] = [];
+        for (const [index, command] of commands.entries()) {
+          results.push(await scripted(command, forwardIds[index]!));
+        }
+        return results;
       },
       accepting,
       key,
@@ -238,6 +247,75 @@ describe("an API node's answer when the leader does not answer", () => {
     });
     assert.equal(replica.stats.gaveUp, 1);
     assert.deepEqual(await journalOf(at), []);
+  });
+
+  it("a group the leader took and never answered: outcome unknown", async () => {
+    const at = await world();
+    const hung = await leaderAt(1n, () => never());
+    at.leader = hung.leader;
+    const replica = await apiNode(at);
+    await assert.rejects(
+      replica.submitMany([
+        { type: "open", accountId: "ivan" },
+        { type: "open", accountId: "judy" },
+      ]),
+      EngineOutcomeUnknownError,
+    );
+  });
+
+  it("a group half committed before a takeover: the rest goes to the new leader, each applied once", async () => {
+    const at = await world();
+    const old = await leaderAt(1n, async (command, forwardId) => {
+      if (command.type === "open" && command.accountId === "ken") return commit(at, command, forwardId);
+      return never();
+    });
+    const successor = await leaderAt(2n, (command, forwardId) => commit(at, command, forwardId));
+    at.leader = old.leader;
+    const replica = await apiNode(at);
+    const answer = replica.submitMany([
+      { type: "open", accountId: "ken" },
+      { type: "open", accountId: "liz" },
+    ]);
+    await sleep(attemptTimeoutMs * 2);
+    at.leader = successor.leader;
+    const results = await answer;
+    assert.deepEqual(
+      results.map((result) => result.ok && result.sequence),
+      [1n, 2n],
+    );
+    assert.equal(successor.runs.length, 1, "only the command the journal did not hold");
+    assert.deepEqual(await journalOf(at), [
+      { type: "open", accountId: "ken" },
+      { type: "open", accountId: "liz" },
+    ]);
+  });
+
+  it("a group half committed, the rest taken by no leader in time: outcome unknown, not 'nothing was done'", async () => {
+    const at = await world();
+    const old = await leaderAt(1n, async (command, forwardId) => {
+      if (command.type === "open" && command.accountId === "mia") return commit(at, command, forwardId);
+      return never();
+    });
+    const refusing = await leaderAt(
+      2n,
+      (command, forwardId) => commit(at, command, forwardId),
+      () => false,
+    );
+    at.leader = old.leader;
+    const replica = await apiNode(at);
+    const answer = replica.submitMany([
+      { type: "open", accountId: "mia" },
+      { type: "open", accountId: "ned" },
+    ]);
+    await sleep(attemptTimeoutMs * 2);
+    at.leader = refusing.leader;
+    await assert.rejects(answer, (error: unknown) => {
+      assert.ok(error instanceof EngineOutcomeUnknownError, `got ${String(error)}`);
+      assert.match(error.message, /part of the group was committed/);
+      return true;
+    });
+    assert.equal(replica.stats.gaveUp, 0);
+    assert.deepEqual(await journalOf(at), [{ type: "open", accountId: "mia" }]);
   });
 
   it("no leader at all until the deadline: nothing was done", async () => {

@@ -111,7 +111,12 @@ export class Exchange {
     side: OrderSide,
     price: string,
     shares: string,
-    extra: { timeInForce?: TimeInForce; expiresAtMs?: number | null; clientOrderId?: string | null } = {},
+    extra: {
+      timeInForce?: TimeInForce;
+      expiresAtMs?: number | null;
+      clientOrderId?: string | null;
+      postOnly?: boolean;
+    } = {},
   ): ExchangeCommand {
     return limitOrderCommand({
       userId,

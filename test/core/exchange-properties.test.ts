@@ -39,9 +39,21 @@ type Step =
       tif: "GTC" | "GTD" | "FOK" | "FAK";
       expiresInMs: number;
       clientOrderId: number | null;
+      postOnly: boolean;
     }
   | { kind: "market"; user: number; market: number; option: 0 | 1; side: "BUY" | "SELL"; size: number }
   | { kind: "cancel"; user: number; orderId: number }
+  | { kind: "cancelAll"; user: number; market: number | null; book: boolean }
+  | { kind: "heartbeat"; user: number; timeoutMs: number }
+  | { kind: "trip"; user: number }
+  | {
+      kind: "amend";
+      user: number;
+      owner: boolean;
+      orderId: number;
+      tick: number | null;
+      lots: number | null;
+    }
   | { kind: "expire" }
   | { kind: "advance"; ms: number }
   | { kind: "close"; market: number }
@@ -97,6 +109,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       tif: fc.constantFrom<"GTC" | "GTD" | "FOK" | "FAK">("GTC", "GTC", "GTD", "FOK", "FAK"),
       expiresInMs: fc.integer({ min: -10, max: 5_000 }),
       clientOrderId: fc.option(fc.integer({ min: 0, max: 5 }), { freq: 4 }),
+      postOnly: fc.constantFrom(false, false, false, true),
     }),
   },
   {
@@ -118,6 +131,41 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       orderId: fc.integer({ min: 0, max: 40 }),
     }),
   },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("amend" as const),
+      user,
+      owner: fc.constantFrom(true, true, true, false),
+      orderId: fc.integer({ min: 0, max: 40 }),
+      tick: fc.option(fc.integer({ min: 33, max: 67 }), { freq: 2 }),
+      lots: fc.option(
+        fc.oneof(
+          { weight: 9, arbitrary: fc.integer({ min: 100, max: 30_000 }) },
+          { weight: 1, arbitrary: fc.constantFrom(0, 1, 99, 101) },
+        ),
+        { freq: 2 },
+      ),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("cancelAll" as const),
+      user,
+      market: fc.option(fc.constantFrom(0, 1, 2, 3), { freq: 3 }),
+      book: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("heartbeat" as const),
+      user,
+      timeoutMs: fc.constantFrom(0, 5_000, 5_000, 8_000, 4_000),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("trip" as const), user }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("expire" as const) }) },
   {
     weight: 4,
@@ -236,9 +284,10 @@ const setup: ExchangeCommand[] = [
     ),
   ),
 ];
-const tickAtoms = [1_000_000n, 10_000_000n, 1_000_000n];
+/** Each market's tick in atoms, by market id - 1 (the exclusive market D's is 0.01 too). */
+const tickAtoms = [1_000_000n, 10_000_000n, 1_000_000n, 1_000_000n];
 
-function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
+function toCommand(stepValue: Step, nowMs: number, state: ExchangeState): ExchangeCommand {
   switch (stepValue.kind) {
     case "deposit":
       return {
@@ -261,6 +310,8 @@ function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
         timeInForce: stepValue.tif,
         expiresAtMs: stepValue.tif === "GTD" ? nowMs + stepValue.expiresInMs : null,
         clientOrderId: stepValue.clientOrderId === null ? null : `c${stepValue.clientOrderId}`,
+        // A quarter of the orders are post-only (refused when they would trade, or with FOK/FAK).
+        ...(stepValue.postOnly ? { postOnly: true } : {}),
       });
     }
     case "market": {
@@ -278,6 +329,34 @@ function toCommand(stepValue: Step, nowMs: number): ExchangeCommand {
     }
     case "cancel":
       return { type: "CancelOrder", userId: stepValue.user, orderId: stepValue.orderId };
+    case "amend": {
+      // Mostly the owner amends its resting order, on its market's tick; the rest is refused.
+      const orders = state.orders.values();
+      const resting = stepValue.owner
+        ? orders[stepValue.orderId % Math.max(1, orders.length)]
+        : state.orders.get(stepValue.orderId);
+      const marketId = resting?.marketId ?? 1;
+      const ticks =
+        marketId === 2 && stepValue.tick !== null ? Math.round(stepValue.tick / 10) : stepValue.tick;
+      return {
+        type: "AmendOrder",
+        userId: stepValue.owner && resting !== undefined ? resting.userId : stepValue.user,
+        orderId: resting?.orderId ?? stepValue.orderId,
+        shares: stepValue.lots === null ? null : BigInt(stepValue.lots) * 10_000n,
+        limitPrice: ticks === null ? null : BigInt(ticks) * tickAtoms[marketId - 1]!,
+      };
+    }
+    case "heartbeat":
+      return { type: "Heartbeat", userId: stepValue.user, timeoutMs: stepValue.timeoutMs };
+    case "trip":
+      // Refused unless the user's switch is due (the scheduler sends it only then).
+      return { type: "TripDeadMansSwitch", userId: stepValue.user };
+    case "cancelAll": {
+      // Market 4 does not exist; a book without its market is refused.
+      const marketId = stepValue.market === null ? null : stepValue.market + 1;
+      const outcomeId = stepValue.book ? (marketId ?? 1) : null;
+      return { type: "CancelAllOrders", userId: stepValue.user, marketId, outcomeId };
+    }
     case "expire":
       return { type: "ExpireOrders" };
     case "close":
@@ -363,7 +442,8 @@ function runBoth(steps: readonly Step[], roundTripAt: number): Run {
       nowMs += entry;
       continue;
     }
-    const command = "kind" in (entry as object) ? toCommand(entry as unknown as Step, nowMs) : entry;
+    const command =
+      "kind" in (entry as object) ? toCommand(entry as unknown as Step, nowMs, run.fast) : entry;
     const context: CommandContext = { nowMs, sequence: ++sequence };
     const hashBefore = stateHash(run.fast);
     const fastDecision = fastDecider.decide(run.fast, command, context);

@@ -10,8 +10,9 @@ import { bookKinds } from "./exchange-harness.js";
 
 let nextId = 1;
 function order(bookSide: BookSide, yesPriceUnits: number, lots: number): Order {
+  const orderId = nextId++;
   return {
-    orderId: nextId++,
+    orderId,
     userId: 1,
     marketId: 1,
     outcomeId: 1,
@@ -24,6 +25,7 @@ function order(bookSide: BookSide, yesPriceUnits: number, lots: number): Order {
     yesPriceUnits,
     originalLots: lots,
     remainingLots: lots,
+    timePriority: orderId,
     filledLots: 0,
     filledNotional: 0,
     feesPaid: 0,
@@ -31,8 +33,11 @@ function order(bookSide: BookSide, yesPriceUnits: number, lots: number): Order {
     expiresAtMs: null,
     clientOrderId: null,
     createdAtMs: 0,
+    postOnly: false,
     previous: null,
     next: null,
+    userPrevious: null,
+    userNext: null,
   };
 }
 

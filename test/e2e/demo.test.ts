@@ -2,7 +2,10 @@
 // demo partner, the seed (categories, markets of all three models and an exclusive event, funded
 // users) and the market maker on short intervals. The bot must make a two-sided book and at least one trade within a
 // bounded wait; a second start on the same data dir creates nothing twice; shutdown leaves no timer
-// behind (the test process must be able to exit).
+// behind (the test process must be able to exit). The bot is a maker using the market makers' kit:
+// the platform's own request counts show it quoting with create-orders, requoting with amend-order,
+// pulling with cancel-all and never placing or cancelling one order at a time; its heartbeat
+// really arms the dead-man's switch (stopped, its quotes leave the book by themselves).
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,6 +14,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { credentialsFileName, ensureDemoPartner, readDemoCredentials } from "../../src/cli/demo-partner.js";
+import type { Order } from "../../src/contract/partner/trading.js";
 import { demoCategories, demoMarkets, demoPeopleUsers } from "../../src/demo/content.js";
 import {
   eventFairTicks,
@@ -20,7 +24,13 @@ import {
   ticksPerUnit,
 } from "../../src/demo/fair-price.js";
 import { loopbackUrlOf } from "../../src/demo/loopback.js";
-import { openOrdersPerMarketMax, quoteLevels, quoteLevelsPerSide } from "../../src/demo/market-maker.js";
+import {
+  type MarketState,
+  openOrdersPerMarketMax,
+  planBook,
+  quoteLevels,
+  quoteLevelsPerSide,
+} from "../../src/demo/market-maker.js";
 import { type RunningDemo, runDemo } from "../../src/demo/run-demo.js";
 import type { DemoLog } from "../../src/demo/seed.js";
 import { PredexClient } from "../../src/sdk/client.js";
@@ -39,7 +49,15 @@ interface DemoPlatform {
   stop(): Promise<void>;
 }
 
-async function startDemoPlatform(dataDir: string): Promise<DemoPlatform> {
+interface DemoBotSettings {
+  readonly crossChance: number;
+  readonly heartbeatTimeoutSeconds?: number;
+}
+
+async function startDemoPlatform(
+  dataDir: string,
+  bot: DemoBotSettings = { crossChance: 1 },
+): Promise<DemoPlatform> {
   const platform = await startPlatform(testPlatformConfig(dataDir));
   const warnings: string[] = [];
   const log: DemoLog = { info: () => {}, warn: (message) => warnings.push(message) };
@@ -53,7 +71,7 @@ async function startDemoPlatform(dataDir: string): Promise<DemoPlatform> {
         gatewayUrl: platform.addresses.gateway,
       },
       credentials,
-      { log, bot: true, botTickMs, crossChance: 1 },
+      { log, bot: true, botTickMs, ...bot },
     );
     return {
       platform,
@@ -76,6 +94,25 @@ function partnerClient(dataDir: string, gatewayUrl: string): PredexClient {
   return new PredexClient({ baseUrl: gatewayUrl, credentials });
 }
 
+/**
+ * Requests the platform answered on the signed gateway, by route template, from its /metrics (the
+ * counts are the process's own: each start begins at zero).
+ */
+async function gatewayRequests(platform: Platform): Promise<Map<string, number>> {
+  const response = await fetch(`${platform.addresses.admin}/metrics`, {
+    headers: { authorization: `Bearer ${platform.adminToken}` },
+  });
+  assert.equal(response.status, 200);
+  const counts = new Map<string, number>();
+  for (const line of (await response.text()).split("\n")) {
+    const match = /^predex_http_request_duration_seconds_count\{(.*)\} (\d+)$/.exec(line);
+    if (match === null || !match[1]!.includes('surface="gateway"')) continue;
+    const route = /route="([^"]*)"/.exec(match[1]!)![1]!;
+    counts.set(route, (counts.get(route) ?? 0) + Number(match[2]));
+  }
+  return counts;
+}
+
 async function until<Value>(what: string, probe: () => Promise<Value | undefined>): Promise<Value> {
   const deadline = Date.now() + liveBookWaitMs;
   for (;;) {
@@ -86,10 +123,17 @@ async function until<Value>(what: string, probe: () => Promise<Value | undefined
   }
 }
 
+/** Every open order of the user (the maker has at most six a book, twelve books). */
+async function openOrdersOf(client: PredexClient): Promise<Order[]> {
+  return (await client.getOpenOrders({ pageSize: 100 })).records;
+}
+
 describe("the demo: seed, market maker, restart", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-demo-"));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
   let firstMarketIds: string[] = [];
+  /** The maker's open orders when the first run stopped. */
+  let firstRunOrderIds = new Set<string>();
 
   it("seeds categories, markets of all three models and funded users; the bot quotes and trades", async () => {
     const started = await startDemoPlatform(dataDir);
@@ -166,6 +210,9 @@ describe("the demo: seed, market maker, restart", () => {
       });
       const yesSum = mids.reduce((sum, mid) => sum + mid, 0);
       assert.ok(Math.abs(yesSum - 1) <= 0.05, `the Yes prices add up to ${yesSum}`);
+      await demo.stop();
+      firstRunOrderIds = new Set((await openOrdersOf(demo.seed.maker.client)).map((order) => order.orderId));
+      assert.ok(firstRunOrderIds.size > 0, "the bot leaves its quotes when it stops");
     } finally {
       await started.stop();
     }
@@ -173,7 +220,8 @@ describe("the demo: seed, market maker, restart", () => {
   });
 
   it("a second start on the same data dir creates nothing twice and the bot goes on", async () => {
-    const started = await startDemoPlatform(dataDir);
+    // No taker this time: every order request the platform sees is the maker's.
+    const started = await startDemoPlatform(dataDir, { crossChance: 0, heartbeatTimeoutSeconds: 5 });
     try {
       const { demo } = started;
       assert.equal(demo.seed.createdNow, false);
@@ -195,6 +243,32 @@ describe("the demo: seed, market maker, restart", () => {
       await until("a few more ticks", async () => (demo.bot!.ticks >= 3 ? true : undefined));
       const open = await demo.seed.maker.client.getOpenOrders({ marketId: demo.example!.market.marketId });
       assert.ok(open.total <= openOrdersPerMarketMax, `maker has ${open.total} open orders`);
+
+      // The first run's quotes were pulled when this one started (amends keep an order's id, so
+      // an id still open from then would be a quote left behind).
+      const openNow = await openOrdersOf(demo.seed.maker.client);
+      assert.ok(openNow.length > 0, "the maker quotes");
+      const leftBehind = openNow.filter((order) => firstRunOrderIds.has(order.orderId));
+      assert.deepEqual(leftBehind, [], "the first run's quotes were pulled");
+
+      // The kit in use, as the platform counted the requests: quotes in batches, requotes by
+      // amend, the pull by cancel-all, the switch armed; never one order placed or cancelled alone.
+      const requests = await until("a requote by amend", async () => {
+        const counts = await gatewayRequests(started.platform);
+        return (counts.get("/ordering/amend-order") ?? 0) > 0 ? counts : undefined;
+      });
+      assert.ok((requests.get("/ordering/create-orders") ?? 0) > 0, "quotes go out with create-orders");
+      assert.ok((requests.get("/ordering/cancel-all") ?? 0) > 0, "the start pulls with cancel-all");
+      assert.ok((requests.get("/ordering/heartbeat") ?? 0) > 0, "the switch is armed");
+      assert.equal(requests.get("/ordering/create-order"), undefined, "no order placed alone");
+      assert.equal(requests.get("/ordering/cancel-order"), undefined, "no order cancelled alone");
+
+      // The dead-man's switch: the bot stops (as if its process died) and its quotes leave the
+      // book within the timeout, without any request.
+      await demo.stop();
+      await until("the switch pulls the quotes", async () =>
+        (await openOrdersOf(demo.seed.maker.client)).length === 0 ? true : undefined,
+      );
     } finally {
       await started.stop();
     }
@@ -232,6 +306,53 @@ describe("the demo's small rules", () => {
     }
   });
 
+  it("requotes a one-tick move with two amends, the quote moving away from the spread first", () => {
+    const market = { marketId: "1", outcomeId: "2", yesOptionId: "3", noOptionId: "4", yesPrice: 0.5 };
+    const state: MarketState = { market, fairTicks: 50, takerYesShares: 0, takerNoShares: 0 };
+    const resting = restingQuotes(market, 50);
+    assert.deepEqual(planBook(state, resting), {
+      state,
+      pull: false,
+      amends: [],
+      cancels: [],
+      creates: [],
+      openCount: 6,
+    });
+    // Up a tick: the Yes bid at 0.47 goes to 0.50 (toward the spread), the ask at 0.51 (a No bid
+    // at 0.49) goes out to 0.54 (No at 0.46): the ask first, so the new bid never meets it.
+    state.fairTicks = 51;
+    const up = planBook(state, resting);
+    assert.equal(up.pull, false);
+    assert.deepEqual(
+      up.amends.map(({ order, to }) => [order.limitPrice, to.limitPrice]),
+      [
+        ["0.49", 0.46],
+        ["0.47", 0.5],
+      ],
+    );
+    assert.deepEqual([up.cancels, up.creates], [[], []]);
+    // A partly filled quote at a wanted level stays as it is; one that filled out leaves a level
+    // to create.
+    const partlyFilled = resting.map((order) =>
+      order.limitPrice === "0.49" && order.optionId === "3" ? { ...order, filledShares: "5" } : order,
+    );
+    state.fairTicks = 50;
+    assert.deepEqual(planBook(state, partlyFilled).amends, []);
+    const oneFilledOut = planBook(state, resting.slice(1));
+    assert.deepEqual(
+      oneFilledOut.creates.map((quote) => [quote.optionId, quote.limitPrice, quote.shares]),
+      [["3", 0.49, 20]],
+    );
+    // A jump of three ticks leaves no quote at a wanted level: the book is pulled and quoted afresh.
+    state.fairTicks = 56;
+    const jump = planBook(state, resting);
+    assert.equal(jump.pull, true);
+    assert.equal(jump.creates.length, 6);
+    // Another book's orders (an exclusive event's books share the market id) are not this book's.
+    const otherBook = resting.map((order) => ({ ...order, outcomeId: "9" }));
+    assert.equal(planBook(state, otherBook).openCount, 0);
+  });
+
   it("walks an exclusive event's fair prices together, always adding up to 1", () => {
     assert.deepEqual(eventFairTicks([0.4, 0.3, 0.2, 0.1]), [40, 30, 20, 10]);
     // Last prices that do not add up to 1 are scaled to.
@@ -259,3 +380,30 @@ describe("the demo's small rules", () => {
     assert.ok(moved > 100, `the prices moved ${moved} times`);
   });
 });
+
+/** The six quotes the bot keeps around `fairTicks`, as open orders. */
+function restingQuotes(
+  market: { marketId: string; outcomeId: string; yesOptionId: string; noOptionId: string },
+  fairTicks: number,
+): Order[] {
+  return quoteLevels(fairTicks).map((level, index) => ({
+    orderId: String(100 + index),
+    clientOrderId: null,
+    marketId: market.marketId,
+    outcomeId: market.outcomeId,
+    optionId: level.side === "bid" ? market.yesOptionId : market.noOptionId,
+    status: "OPEN",
+    side: "BUY",
+    orderType: "LIMIT",
+    timeInForce: "GTC",
+    limitPrice: String((level.side === "bid" ? level.ticks : ticksPerUnit - level.ticks) / ticksPerUnit),
+    shares: String(level.shares),
+    amount: null,
+    filledShares: "0",
+    avgPrice: null,
+    fee: "0",
+    expiresAt: null,
+    createdAt: "2026-01-01T00:00:00Z",
+    trades: [],
+  }));
+}

@@ -399,3 +399,96 @@ describe("engine: time, limits, listeners, shutdown", () => {
     }
   });
 });
+
+describe("engine: commands submitted together (submitMany)", () => {
+  it("decides a group in order in one batch, one commit time, each its own result and journal entry", async () => {
+    const batchSizes: number[] = [];
+    const store = memoryStore({
+      beforeCommit: async (_commitNumber, entries) => {
+        batchSizes.push(entries.length);
+      },
+    });
+    const { engine } = await openAccountsEngine(store, { limits: { journalBatchCommandsMax: 8 } });
+    const group: AccountCommand[] = [
+      { type: "open", accountId: "alice" },
+      { type: "open", accountId: "alice" }, // refused: it stands alone and stops nothing
+      { type: "deposit", accountId: "alice", amount: 5n },
+    ];
+    const results = await engine.submitMany(group);
+    assert.deepEqual(results, sequentialResults(group, 1_700_000_000_000));
+    assert.deepEqual(batchSizes, [2]);
+    assert.deepEqual(await engine.submitMany([]), []);
+  });
+
+  it("starts a new batch rather than split a group that fits in one, and splits only a larger one", async () => {
+    const commitGate = gate();
+    const batches: string[][] = [];
+    const store = memoryStore({
+      beforeCommit: async (commitNumber, entries) => {
+        batches.push(entries.map((entry) => (entry.command as { accountId: string }).accountId));
+        if (commitNumber === 1) await commitGate.wait();
+      },
+    });
+    const { engine } = await openAccountsEngine(store, { limits: { journalBatchCommandsMax: 4 } });
+    const open = (accountId: string): AccountCommand => ({ type: "open", accountId });
+    const first = engine.submit(open("first"));
+    await settle();
+    // While the first batch commits: three singles, a group of three, one single, a group of six.
+    const answers = [
+      engine.submit(open("s1")),
+      engine.submit(open("s2")),
+      engine.submit(open("s3")),
+      engine.submitMany([open("g1"), open("g2"), open("g3")]),
+      engine.submit(open("s4")),
+      engine.submitMany(["h1", "h2", "h3", "h4", "h5", "h6"].map(open)),
+    ];
+    commitGate.open();
+    await Promise.all([first, ...answers]);
+    assert.deepEqual(batches, [
+      ["first"],
+      ["s1", "s2", "s3"],
+      ["g1", "g2", "g3", "s4"],
+      ["h1", "h2", "h3", "h4"],
+      ["h5", "h6"],
+    ]);
+  });
+
+  it("queues a group all or none: when the queue has no room for every command, none is queued", async () => {
+    const commitGate = gate();
+    const { engine } = await openAccountsEngine(memoryStore({ beforeCommit: () => commitGate.wait() }), {
+      limits: { queueCommandsMax: 4 },
+    });
+    const first = engine.submit({ type: "open", accountId: "a" });
+    await settle();
+    const queued = [
+      engine.submit({ type: "open", accountId: "b" }),
+      engine.submit({ type: "open", accountId: "c" }),
+    ];
+    await assert.rejects(
+      engine.submitMany(["d", "e", "f"].map((accountId): AccountCommand => ({ type: "open", accountId }))),
+      (error: unknown) => error instanceof EngineOverloadedError && error.limitName === "queueCommandsMax",
+    );
+    assert.equal(engine.queuedCommands, 2, "nothing of the refused group was queued");
+    const fits = engine.submitMany(
+      ["d", "e"].map((accountId): AccountCommand => ({ type: "open", accountId })),
+    );
+    commitGate.open();
+    await Promise.all([first, ...queued, fits]);
+    assert.deepEqual(await engine.read((state) => [...state.accounts.keys()].sort()), [
+      "a",
+      "b",
+      "c",
+      "d",
+      "e",
+    ]);
+  });
+
+  it("refuses a group once the engine is closed", async () => {
+    const { engine } = await openAccountsEngine(memoryStore());
+    await engine.close();
+    await assert.rejects(
+      engine.submitMany([{ type: "open", accountId: "late" }]),
+      (error: unknown) => error instanceof EngineStoppedError,
+    );
+  });
+});

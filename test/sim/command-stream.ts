@@ -1,10 +1,12 @@
 // A seeded stream of mixed exchange commands, chosen from the current state so most of them do
 // something: markets of all three models created, opened, closed, resolved, challenged, finalized,
 // settled by the scheduler or voided; deposits (some repeating a transaction hash); order-book
-// LIMIT orders in every time in force and MARKET orders; AMM buys and sells; parimutuel stakes;
-// cancels (some of someone else's order); clientOrderIds, some reused; claims; withdrawals through
-// their whole workflow; exclusive markets, trading on every outcome's book and converting No shares
-// (some conversions refused); and the scheduler's due commands. Same seed, same state → same commands.
+// LIMIT orders in every time in force (some post-only) and MARKET orders; AMM buys and sells;
+// parimutuel stakes; amends; cancels (some of someone else's order) and mass cancels; dead-man's
+// switches armed and disarmed; clientOrderIds, some reused; claims; withdrawals through their whole
+// workflow; exclusive markets, trading on every outcome's book and converting No shares (some
+// conversions refused); and the scheduler's due commands (switches going off among them). Same
+// seed, same state → same commands.
 
 import {
   createMarketCommand,
@@ -82,10 +84,12 @@ export class CommandStream {
     const userId = this.#pick(simUsers)!;
     if (roll < 0.1) return this.#deposit(userId);
     if (roll < 0.55) return this.#order(state, userId, nowMs);
-    if (roll < 0.6) return this.#convert(state, userId);
-    if (roll < 0.68) return this.#cancel(state, userId);
+    if (roll < 0.59) return this.#amend(state, userId);
+    if (roll < 0.63) return this.#convert(state, userId);
+    if (roll < 0.69) return this.#cancel(state, userId);
     if (roll < 0.78) return this.#lifecycle(state);
-    if (roll < 0.87) return this.#claim(state, userId);
+    if (roll < 0.86) return this.#claim(state, userId);
+    if (roll < 0.88) return this.#heartbeat(userId);
     return this.#wallet(state, userId);
   }
 
@@ -140,9 +144,15 @@ export class CommandStream {
       [...state.markets.values()].filter((each) => state.exclusiveMarkets.has(each.marketId)),
     );
     if (market === undefined) return this.#deposit(userId);
-    const account = state.accounts.get(userId);
-    const freeNo = (outcomeId: number) =>
-      account?.positions.get(state.outcomes.get(outcomeId)!.optionIds[1])?.shares ?? 0n;
+    const noSharesOf = (user: number, outcomeId: number) =>
+      state.accounts.get(user)?.positions.get(state.outcomes.get(outcomeId)!.optionIds[1])?.shares ?? 0n;
+    // No shares of an exclusive market are few (they come from crosses on its books): mostly a user
+    // who holds some converts, so conversions are not nearly all refused.
+    const holders = simUsers.filter((user) =>
+      market.outcomeIds.some((outcomeId) => noSharesOf(user, outcomeId) > 0n),
+    );
+    const converter = holders.length > 0 && this.#chance(0.8) ? this.#pick(holders)! : userId;
+    const freeNo = (outcomeId: number) => noSharesOf(converter, outcomeId);
     const holding = market.outcomeIds.filter((outcomeId) => freeNo(outcomeId) > 0n && this.#chance(0.7));
     const listed = holding.length > 0 ? holding : [this.#pick(market.outcomeIds)!];
     let fewest = freeNo(listed[0]!);
@@ -151,7 +161,7 @@ export class CommandStream {
     const shares = ((fewest * BigInt(this.#integer(1, 110))) / 100n / lot) * lot;
     return {
       type: "ConvertPositions",
-      userId,
+      userId: converter,
       marketId: market.marketId,
       outcomeIds: listed,
       shares: shares === 0n ? lot : shares,
@@ -234,6 +244,8 @@ export class CommandStream {
         : marketOrderCommand({ ...where, side, shares, clientOrderId });
     }
     const timeInForce = this.#pick(["GTC", "GTC", "GTD", "FOK", "FAK"] as const)!;
+    // A quarter of the orders that may rest are post-only (refused when they would trade at once).
+    const postOnly = (timeInForce === "GTC" || timeInForce === "GTD") && this.#chance(0.25);
     return limitOrderCommand({
       ...where,
       side,
@@ -242,10 +254,12 @@ export class CommandStream {
       timeInForce,
       expiresAtMs: timeInForce === "GTD" ? nowMs + this.#integer(1_000, 30_000) : null,
       clientOrderId,
+      ...(postOnly ? { postOnly } : {}),
     });
   }
 
   #cancel(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    if (this.#chance(0.15)) return this.#cancelAll(state, userId);
     const orders = state.orders.values();
     const order = this.#pick(orders);
     if (order === undefined) return { type: "ExpireOrders" };
@@ -255,6 +269,33 @@ export class CommandStream {
       userId: this.#chance(0.85) ? order.userId : userId,
       orderId: order.orderId,
     };
+  }
+
+  /** An amend of a resting order (mostly its owner's): a new size, a new price, or both. */
+  #amend(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const order = this.#pick(state.orders.values());
+    if (order === undefined) return { type: "ExpireOrders" };
+    const roll = this.#random();
+    return {
+      type: "AmendOrder",
+      userId: this.#chance(0.9) ? order.userId : userId,
+      orderId: order.orderId,
+      shares: roll < 0.7 ? BigInt(this.#integer(50, 3000)) * cent : null,
+      limitPrice: roll > 0.4 ? BigInt(this.#integer(25, 75)) * cent : null,
+    };
+  }
+
+  /** Arms (mostly), re-arms or disarms the user's dead-man's switch; the scheduler trips it when due. */
+  #heartbeat(userId: number): ExchangeCommand {
+    const timeoutMs = this.#chance(0.2) ? 0 : this.#integer(5, 20) * 1_000;
+    return { type: "Heartbeat", userId, timeoutMs };
+  }
+
+  /** A mass cancel: all of the user's orders, one market's (any status), or one book's. */
+  #cancelAll(state: Readonly<ExchangeState>, userId: number): ExchangeCommand {
+    const market = this.#chance(0.4) ? undefined : this.#pick([...state.markets.values()]);
+    const outcomeId = market !== undefined && this.#chance(0.5) ? market.outcomeIds[0]! : null;
+    return { type: "CancelAllOrders", userId, marketId: market?.marketId ?? null, outcomeId };
   }
 
   #lifecycle(state: Readonly<ExchangeState>): ExchangeCommand {

@@ -74,22 +74,21 @@ export function placeOrderCommand(body: CreateOrderRequest, userId: number): Par
     expiresAtMs = parsed;
   }
   const timeInForce = body.timeInForce ?? (body.orderType === "MARKET" ? "FAK" : "GTC");
-  return {
-    ok: true,
-    value: {
-      type: "PlaceOrder",
-      userId,
-      marketId,
-      outcomeId,
-      optionId,
-      side: body.side,
-      orderType: body.orderType,
-      limitPrice,
-      shares,
-      amount,
-      timeInForce,
-      expiresAtMs,
-      clientOrderId: body.clientOrderId ?? null,
-    },
+  const command: PlaceOrderCommand = {
+    type: "PlaceOrder",
+    userId,
+    marketId,
+    outcomeId,
+    optionId,
+    side: body.side,
+    orderType: body.orderType,
+    limitPrice,
+    shares,
+    amount,
+    timeInForce,
+    expiresAtMs,
+    clientOrderId: body.clientOrderId ?? null,
   };
+  // Whether postOnly fits the order (LIMIT GTC/GTD) is the core's check (order-shape.ts).
+  return { ok: true, value: body.postOnly === undefined ? command : { ...command, postOnly: body.postOnly } };
 }

@@ -33,6 +33,14 @@ export function describeValidationError(errors: readonly FastifySchemaValidation
   return {
     field: parent,
     missing: false,
-    problem: nonEmpty ? "must be a non-empty string" : (first.message ?? "is invalid"),
+    problem: nonEmpty ? "must be a non-empty string" : problemOf(first),
   };
+}
+
+function problemOf(error: FastifySchemaValidationError): string {
+  const limit = (error.params as Record<string, unknown>).limit;
+  // A list's bounds in words (the validator's own is "must NOT have fewer than 1 items").
+  if (error.keyword === "minItems") return `must have at least ${limit} item${limit === 1 ? "" : "s"}`;
+  if (error.keyword === "maxItems") return `must have at most ${limit} item${limit === 1 ? "" : "s"}`;
+  return error.message ?? "is invalid";
 }

@@ -72,6 +72,12 @@ export const CreateOrderRequest = Type.Object({
       description: "Idempotency key: the same one again within 24 hours returns the first order",
     }),
   ),
+  postOnly: Type.Optional(
+    Type.Boolean({
+      description:
+        "LIMIT GTC or GTD only: the order must rest without trading. One that would trade at once is refused (400/1001 `bad request: Post-only order would trade at once`) and nothing is placed. Kept by amend-order.",
+    }),
+  ),
 });
 export type CreateOrderRequest = Static<typeof CreateOrderRequest>;
 

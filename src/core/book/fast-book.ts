@@ -177,7 +177,7 @@ export class FastBook implements OrderBook {
           if (order.yesPriceUnits !== level * this.tickUnits)
             throw new Error("fast book: order at wrong level");
           if (!(order.remainingLots > 0)) throw new Error("fast book: empty order at rest");
-          if (previous !== null && previous.orderId >= order.orderId)
+          if (previous !== null && previous.timePriority >= order.timePriority)
             throw new Error("fast book: FIFO broken");
           lots += order.remainingLots;
           count++;

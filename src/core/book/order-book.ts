@@ -19,7 +19,10 @@ export interface BookLevel {
 export interface OrderBook {
   readonly kind: BookKind;
   readonly tickUnits: number;
-  /** Puts a resting order at the back of its price level. */
+  /**
+   * Puts a resting order at the back of its price level; its timePriority must be the highest of
+   * the level (a new or re-queued order; the codec adds a snapshot's orders in priority order).
+   */
   add(order: Order): void;
   /** Takes `lots` off a resting order that stays on the book (lots < remaining). */
   reduce(order: Order, lots: number): void;

@@ -29,8 +29,8 @@ export function yesPriceOf(optionPriceUnits: number, optionIndex: OptionIndex, u
 
 /**
  * A resting LIMIT order. Amounts inside one order are exact JS numbers of atoms (limits.ts bounds
- * them); `previous`/`next` are the fast book's intrusive FIFO links and are not part of the state
- * that is encoded or hashed.
+ * them); `previous`/`next` are the fast book's intrusive FIFO links and `userPrevious`/`userNext`
+ * its owner's list of resting orders, none of them part of the state that is encoded or hashed.
  */
 export interface Order {
   readonly orderId: number;
@@ -42,11 +42,17 @@ export interface Order {
   readonly side: OrderSide;
   readonly timeInForce: "GTC" | "GTD";
   readonly bookSide: BookSide;
-  /** Limit price in the order's own option terms, price units. */
-  readonly priceUnits: number;
+  /** Limit price in the order's own option terms, price units (an amend may change it). */
+  priceUnits: number;
   /** The same price on the Yes book. */
-  readonly yesPriceUnits: number;
-  readonly originalLots: number;
+  yesPriceUnits: number;
+  /** Its total size: filled + remaining (an amend may change it). */
+  originalLots: number;
+  /**
+   * Its place in time priority within a price level: lower is earlier. A new order's is issued when
+   * it is placed, an amended order sent to the back gets a new one (evolve.ts, timePriorityOf).
+   */
+  timePriority: number;
   remainingLots: number;
   filledLots: number;
   /** Cash of the fills so far (Σ lots × price), atoms. */
@@ -57,8 +63,13 @@ export interface Order {
   readonly expiresAtMs: number | null;
   readonly clientOrderId: string | null;
   readonly createdAtMs: number;
+  /** A post-only order never takes: an amend that would make it trade at once is refused too. */
+  readonly postOnly: boolean;
   previous: Order | null;
   next: Order | null;
+  /** The owner's resting orders in id order (user-orders.ts): links like previous/next, never encoded. */
+  userPrevious: Order | null;
+  userNext: Order | null;
 }
 
 export function statusOfRestingOrder(order: Order): OrderStatus {

@@ -23,7 +23,17 @@ import type { ExchangeState } from "../state.js";
 import { atomsOf, lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../units.js";
 import type { Account } from "../wallet/ledger.js";
 import { affordableLots, buyReserveAtoms, feeAtoms } from "./fees.js";
-import { askSide, bidSide, bookSideOf, type Order, type OrderStatus, yesPriceOf } from "./orders.js";
+import type { OrderBook } from "./order-book.js";
+import {
+  askSide,
+  type BookSide,
+  bidSide,
+  bookSideOf,
+  type Order,
+  type OrderSide,
+  type OrderStatus,
+  yesPriceOf,
+} from "./orders.js";
 
 /** Stands in slot 0 of a PlaceOrder's events until OrderPlaced replaces it; never emitted. */
 const placeholderEvent: ExchangeEvent = { type: "Placeholder" } as unknown as ExchangeEvent;
@@ -56,7 +66,7 @@ export function decideBookOrder(
     return refuse("ORDER_EXPIRED");
   const isBuy = side === "BUY";
   const { limitUnits, lots } = size;
-  let budget = size.budget;
+  const budget = size.budget;
   const byAmount = orderType === "MARKET" && isBuy;
 
   // Risk: the whole order must be covered before it may trade (worst case: every lot at the
@@ -94,6 +104,9 @@ export function decideBookOrder(
       const beyond = takerSide === bidSide ? yesLimit - bestOpposite : bestOpposite - yesLimit;
       if (beyond > market.limitProtectionUnits) return refuse("PRICE_PROTECTION");
     }
+    // A post-only order rests or is refused; it never takes (order-shape.ts keeps it to GTC/GTD).
+    if (command.postOnly === true && meetsLiveOrder(book, makerSide, takerSide, yesLimit, context.nowMs))
+      return refuse("POST_ONLY_WOULD_TRADE");
   } else {
     if (bestOpposite === -1) return refuse("NO_LIQUIDITY");
     yesLimit =
@@ -108,9 +121,146 @@ export function decideBookOrder(
   // Slot 0 is kept for OrderPlaced, which is written last because it carries the final status
   // (Array.prototype.unshift showed up as the single most expensive line of this function).
   const events: ExchangeEvent[] = [placeholderEvent];
-  const positions = positionIds.reset(state, takerPositionId);
-  let nextTradeId = state.counters.nextTradeId;
-  let remainingLots = lots;
+  const match = matchTaker(
+    {
+      book,
+      orderId,
+      userId,
+      optionId: option.optionId,
+      optionIndex,
+      side,
+      takerSide,
+      yesLimit,
+      lots,
+      budget: byAmount ? budget : -1,
+      makerFeeBps,
+      takerFeeBps,
+      nowMs,
+    },
+    positionIds.reset(state, takerPositionId),
+    state.counters.nextTradeId,
+    events,
+  );
+  const { remainingLots, filledLots, filledNotional, feePaid, stoppedEarly, budgetSpent } = match;
+
+  // Time in force decides what happens to the rest.
+  if (timeInForce === "FOK" && remainingLots > 0) return refuse("FOK_NOT_FILLED");
+  if (filledLots === 0 && (timeInForce === "FAK" || orderType === "MARKET")) return refuse("NO_LIQUIDITY");
+  const rests = orderType === "LIMIT" && (timeInForce === "GTC" || timeInForce === "GTD") && !stoppedEarly;
+  const restLots = rests ? remainingLots : 0;
+  if (restLots > 0) {
+    if (account !== undefined && account.openOrderCount >= openOrdersPerUserMax)
+      return refuse("OPEN_ORDERS_LIMIT");
+    if (book.orderCount >= ordersPerBookMax) return refuse("BOOK_ORDERS_LIMIT");
+  }
+  let status: OrderStatus;
+  if (restLots > 0) status = filledLots === 0 ? "OPEN" : "PARTIALLY_FILLED";
+  else if (byAmount) status = budgetSpent ? "FILLED" : "CANCELLED";
+  else status = remainingLots === 0 ? "FILLED" : "CANCELLED";
+  const frozenAmount = restLots > 0 && isBuy ? buyReserveAtoms(restLots, limitUnits, makerFeeBps) : 0;
+  // An order that rests untouched rests with the shares it asked for: no new bigint needed.
+  const restingShares =
+    restLots > 0 && restLots === lots ? (command.shares as bigint) : lotsToShares(restLots);
+  const placed: OrderPlacedEvent = {
+    type: "OrderPlaced",
+    orderId,
+    userId,
+    marketId: market.marketId,
+    outcomeId: outcome.outcomeId,
+    optionId: option.optionId,
+    side,
+    orderType,
+    timeInForce,
+    limitPrice: command.limitPrice,
+    shares: command.shares,
+    amount: command.amount,
+    expiresAtMs: command.expiresAtMs,
+    clientOrderId,
+    createdAtMs: nowMs,
+    status,
+    filledShares: lotsToShares(filledLots),
+    filledAmount: atomsOf(filledNotional),
+    feePaid: atomsOf(feePaid),
+    restingShares,
+    frozenAmount: atomsOf(frozenAmount),
+    frozenShares: isBuy ? 0n : restingShares,
+  };
+  // Only a post-only order carries the flag (a copy, on that rarer path only).
+  events[0] = command.postOnly === true ? { ...placed, postOnly: true } : placed;
+  return { ok: true, events };
+}
+
+/**
+ * Whether an order at `yesLimit` on `takerSide` would meet a live order of the opposite side at
+ * once. An expired GTD order does not count (it would leave the book, not trade); one of the same
+ * user does (it would be cancelled by self-trade prevention, which a post-only order must not do).
+ */
+export function meetsLiveOrder(
+  book: OrderBook,
+  makerSide: BookSide,
+  takerSide: BookSide,
+  yesLimit: number,
+  nowMs: number,
+): boolean {
+  for (let maker = book.first(makerSide); maker !== null; maker = book.next(maker)) {
+    const makerYes = maker.yesPriceUnits;
+    if (takerSide === bidSide ? makerYes > yesLimit : makerYes < yesLimit) return false;
+    if (maker.expiresAtMs === null || maker.expiresAtMs > nowMs) return true;
+  }
+  return false;
+}
+
+/** The incoming order that walks the book: a new order, or an amended one sent to the back. */
+export interface Taker {
+  readonly book: OrderBook;
+  readonly orderId: number;
+  readonly userId: number;
+  readonly optionId: number;
+  readonly optionIndex: 0 | 1;
+  readonly side: OrderSide;
+  readonly takerSide: BookSide;
+  /** The worst Yes price it may trade at, price units. */
+  readonly yesLimit: number;
+  /** Lots to fill; unused when it spends a budget. */
+  readonly lots: number;
+  /** A MARKET BUY's atoms to spend, taker fee included; -1 for an order of a number of lots. */
+  readonly budget: number;
+  readonly makerFeeBps: number;
+  readonly takerFeeBps: number;
+  readonly nowMs: number;
+}
+
+/** What one walk of the book did. One instance serves every decide (decide is synchronous). */
+class TakerMatch {
+  remainingLots = 0;
+  filledLots = 0;
+  filledNotional = 0;
+  feePaid = 0;
+  /** It met makersPerTakerMax makers: what is left must not rest (it was not matched in full). */
+  stoppedEarly = false;
+  /** A budget order spent what it could. */
+  budgetSpent = false;
+}
+
+const takerMatch = new TakerMatch();
+
+/**
+ * Walks the opposite side in price-time priority while prices cross, describing each step as an
+ * event pushed to `events`: an expired maker leaves (OrderExpired), a maker of the same user is
+ * cancelled (self-trade prevention), any other maker trades at its own price (TradeExecuted).
+ */
+export function matchTaker(
+  taker: Taker,
+  positions: PositionIds,
+  firstTradeId: number,
+  events: ExchangeEvent[],
+): TakerMatch {
+  const { book, takerSide, yesLimit, userId, optionIndex, makerFeeBps, takerFeeBps, nowMs } = taker;
+  const makerSide = takerSide === bidSide ? askSide : bidSide;
+  const byAmount = taker.budget >= 0;
+  let budget = taker.budget;
+  let nextTradeId = firstTradeId;
+  let remainingLots = taker.lots;
   let filledLots = 0;
   let filledNotional = 0;
   let feePaid = 0;
@@ -158,9 +308,7 @@ export function decideBookOrder(
         maker,
         fillLots,
         makerFeeBps,
-        orderId,
-        command,
-        optionIndex,
+        taker,
         takerPrice,
         takerNotional,
         takerFee,
@@ -184,58 +332,21 @@ export function decideBookOrder(
     }
     maker = next;
   }
-
-  // Time in force decides what happens to the rest.
-  if (timeInForce === "FOK" && remainingLots > 0) return refuse("FOK_NOT_FILLED");
-  if (filledLots === 0 && (timeInForce === "FAK" || orderType === "MARKET")) return refuse("NO_LIQUIDITY");
-  const rests = orderType === "LIMIT" && (timeInForce === "GTC" || timeInForce === "GTD") && !stoppedEarly;
-  const restLots = rests ? remainingLots : 0;
-  if (restLots > 0) {
-    if (account !== undefined && account.openOrderCount >= openOrdersPerUserMax)
-      return refuse("OPEN_ORDERS_LIMIT");
-    if (book.orderCount >= ordersPerBookMax) return refuse("BOOK_ORDERS_LIMIT");
-  }
-  let status: OrderStatus;
-  if (restLots > 0) status = filledLots === 0 ? "OPEN" : "PARTIALLY_FILLED";
-  else if (byAmount) status = budgetSpent ? "FILLED" : "CANCELLED";
-  else status = remainingLots === 0 ? "FILLED" : "CANCELLED";
-  const frozenAmount = restLots > 0 && isBuy ? buyReserveAtoms(restLots, limitUnits, makerFeeBps) : 0;
-  // An order that rests untouched rests with the shares it asked for: no new bigint needed.
-  const restingShares =
-    restLots > 0 && restLots === lots ? (command.shares as bigint) : lotsToShares(restLots);
-  const placed: OrderPlacedEvent = {
-    type: "OrderPlaced",
-    orderId,
-    userId,
-    marketId: market.marketId,
-    outcomeId: outcome.outcomeId,
-    optionId: option.optionId,
-    side,
-    orderType,
-    timeInForce,
-    limitPrice: command.limitPrice,
-    shares: command.shares,
-    amount: command.amount,
-    expiresAtMs: command.expiresAtMs,
-    clientOrderId,
-    createdAtMs: nowMs,
-    status,
-    filledShares: lotsToShares(filledLots),
-    filledAmount: atomsOf(filledNotional),
-    feePaid: atomsOf(feePaid),
-    restingShares,
-    frozenAmount: atomsOf(frozenAmount),
-    frozenShares: isBuy ? 0n : restingShares,
-  };
-  events[0] = placed;
-  return { ok: true, events };
+  const match = takerMatch;
+  match.remainingLots = remainingLots;
+  match.filledLots = filledLots;
+  match.filledNotional = filledNotional;
+  match.feePaid = feePaid;
+  match.stoppedEarly = stoppedEarly;
+  match.budgetSpent = budgetSpent;
+  return match;
 }
 
 /**
  * Position ids for one command: existing ones from the state, new ones from the counter. One
  * instance is reused by every decide (decide is synchronous), so the hot path allocates nothing.
  */
-class PositionIds {
+export class PositionIds {
   private state: ExchangeState | null = null;
   private nextPositionId = 0;
   /** (userId, optionId, positionId) triples created in this command. */
@@ -275,7 +386,7 @@ class PositionIds {
   }
 }
 
-const positionIds = new PositionIds();
+export const positionIds = new PositionIds();
 
 function tradeEvent(
   positions: PositionIds,
@@ -283,9 +394,7 @@ function tradeEvent(
   maker: Order,
   lots: number,
   makerFeeBps: number,
-  takerOrderId: number,
-  taker: PlaceOrderCommand,
-  takerOptionIndex: 0 | 1,
+  taker: Taker,
   takerPrice: number,
   takerNotional: number,
   takerFee: number,
@@ -308,7 +417,7 @@ function tradeEvent(
   const shares = lotsToShares(lots);
   const makerNotionalAtoms = atomsOf(makerNotional);
   const cross: CrossType =
-    maker.optionIndex === takerOptionIndex ? "TRANSFER" : maker.side === "BUY" ? "MINT" : "MERGE";
+    maker.optionIndex === taker.optionIndex ? "TRANSFER" : maker.side === "BUY" ? "MINT" : "MERGE";
   const makerPositionId = positions.idFor(maker.userId, maker.optionId);
   const takerPositionId = positions.takerIdFor(taker.userId, taker.optionId);
   return {
@@ -332,7 +441,7 @@ function tradeEvent(
     makerFrozenDelta: atomsOf(makerFrozenDelta),
     makerRemainingShares: lotsToShares(makerRemaining),
     makerStatus: makerRemaining === 0 ? "FILLED" : "PARTIALLY_FILLED",
-    takerOrderId,
+    takerOrderId: taker.orderId,
     takerUserId: taker.userId,
     takerOptionId: taker.optionId,
     takerSide: taker.side,

@@ -5,10 +5,10 @@ import type { BookLevel, OrderBook } from "./order-book.js";
 import { askSide, type BookSide, bidSide, type Order } from "./orders.js";
 
 function priority(side: BookSide): (a: Order, b: Order) => number {
-  // Bids: higher price first; asks: lower price first; then earlier (smaller id) first.
+  // Bids: higher price first; asks: lower price first; then earlier (lower time priority) first.
   return side === bidSide
-    ? (a, b) => b.yesPriceUnits - a.yesPriceUnits || a.orderId - b.orderId
-    : (a, b) => a.yesPriceUnits - b.yesPriceUnits || a.orderId - b.orderId;
+    ? (a, b) => b.yesPriceUnits - a.yesPriceUnits || a.timePriority - b.timePriority
+    : (a, b) => a.yesPriceUnits - b.yesPriceUnits || a.timePriority - b.timePriority;
 }
 
 export class ReferenceBook implements OrderBook {

@@ -2,6 +2,7 @@
 // conservation invariant is written against. Every change arrives as an explicit delta carried by
 // an event, so the journal alone explains every atom (DESIGN §3 "every fee is a ledger entry").
 
+import type { Order } from "../book/orders.js";
 import type { RememberedClientOrderId } from "../client-order-id-types.js";
 import type { Position } from "./positions.js";
 
@@ -11,6 +12,13 @@ export interface Account {
   frozen: bigint;
   /** Resting orders of this user across all markets (openOrdersPerUserMax). */
   openOrderCount: number;
+  /**
+   * The first and last of those orders, in id order, threaded through Order.userNext
+   * (book/user-orders.ts), so a mass cancel visits only the user's own orders. Rebuilt by evolve
+   * and the codec, never encoded.
+   */
+  firstOpenOrder: Order | null;
+  lastOpenOrder: Order | null;
   /** Holdings by option id. */
   readonly positions: Map<number, Position>;
   /** clientOrderId → its first order, for clientOrderIdRetentionMs after that order (client-order-ids.ts). */
@@ -32,6 +40,8 @@ export function newAccount(userId: number): Account {
     available: 0n,
     frozen: 0n,
     openOrderCount: 0,
+    firstOpenOrder: null,
+    lastOpenOrder: null,
     positions: new Map(),
     clientOrderIds: new Map(),
   };

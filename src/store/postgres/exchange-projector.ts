@@ -17,6 +17,7 @@ import type {
   ExchangeEvent,
   LifecycleEvent,
   MarketCreatedEvent,
+  OrderAmendedEvent,
   OrderCancelledEvent,
   OrderExpiredEvent,
   OrderPlacedEvent,
@@ -121,6 +122,15 @@ const flushCtes = {
       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[])
         AS c(order_id, shares, amount, fee, status, updated_at_ms)
       WHERE o.order_id = c.order_id
+    )`,
+  orderAmends: `order_amends AS (
+      UPDATE exchange_orders o SET limit_price = a.limit_price, shares = a.shares,
+        filled_shares = a.filled_shares, filled_amount = a.filled_amount, fee_paid = a.fee_paid,
+        status = a.status, updated_at_ms = a.updated_at_ms
+      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+        $7::text[], $8::bigint[])
+        AS a(order_id, limit_price, shares, filled_shares, filled_amount, fee_paid, status, updated_at_ms)
+      WHERE o.order_id = a.order_id
     )`,
   trades: `trades AS (
       INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
@@ -308,8 +318,31 @@ interface NewOrder {
   readonly values: unknown[];
 }
 
-/** Indexes into NewOrder.values that fills and ends change. */
-const orderColumn = { filledShares: 11, filledAmount: 12, feePaid: 13, status: 14, updatedAtMs: 18 } as const;
+/** Indexes into NewOrder.values that amends, fills and ends change. */
+const orderColumn = {
+  limitPrice: 8,
+  shares: 9,
+  filledShares: 11,
+  filledAmount: 12,
+  feePaid: 13,
+  status: 14,
+  updatedAtMs: 18,
+} as const;
+
+/**
+ * An amended order's row as the amend left it (absolute), plus the fills and end that came after it
+ * in the batch. Each order is in at most one of the batch's new orders, changes and amends, so no
+ * statement updates a row twice.
+ */
+interface OrderAmend {
+  readonly limitPrice: bigint;
+  readonly shares: bigint;
+  filledShares: bigint;
+  filledAmount: bigint;
+  feePaid: bigint;
+  status: string;
+  updatedAtMs: number;
+}
 
 interface OrderChange {
   shares: bigint;
@@ -390,6 +423,7 @@ class ExchangeBatch {
   readonly #prefetchedPositionIds = new Set<number>();
   #newOrders = new Map<number, NewOrder>();
   #orderChanges = new Map<number, OrderChange>();
+  #orderAmends = new Map<number, OrderAmend>();
   #trades = new Columns(13);
   #ledger = new Columns(8);
   #pricePoints = new Columns(6);
@@ -449,6 +483,14 @@ class ExchangeBatch {
             wantUser(event.userId);
             if (event.releasedShares !== 0n) wantPair(event.userId, event.optionId);
             break;
+          case "OrderAmended":
+            wantUser(event.userId);
+            if (event.releasedShares !== event.frozenShares) wantPair(event.userId, event.optionId);
+            break;
+          case "DeadMansSwitchArmed":
+          case "DeadMansSwitchDisarmed":
+          case "DeadMansSwitchTripped":
+            break; // nothing of the user is read or written
           case "PositionsConverted":
             wantUser(event.userId);
             for (const leg of [...event.burned, ...event.minted]) wantPosition(leg.positionId);
@@ -623,6 +665,15 @@ class ExchangeBatch {
     atMs: number,
   ): void {
     const placed = this.#newOrders.get(orderId);
+    const amended = this.#orderAmends.get(orderId);
+    if (amended !== undefined) {
+      amended.filledShares += shares;
+      amended.filledAmount += amount;
+      amended.feePaid += fee;
+      amended.status = status;
+      amended.updatedAtMs = atMs;
+      return;
+    }
     if (placed !== undefined) {
       const values = placed.values;
       values[orderColumn.filledShares] = (values[orderColumn.filledShares] as bigint) + shares;
@@ -642,6 +693,35 @@ class ExchangeBatch {
     change.fee += fee;
     change.status = status;
     change.updatedAtMs = atMs;
+  }
+
+  /**
+   * An amend: its totals are the order's whole life (the fills earlier in this batch included), so
+   * they replace what the batch had buffered for the order rather than add to it.
+   */
+  amendOrder(event: OrderAmendedEvent): void {
+    const placed = this.#newOrders.get(event.orderId);
+    if (placed !== undefined) {
+      const values = placed.values;
+      values[orderColumn.limitPrice] = event.limitPrice;
+      values[orderColumn.shares] = event.shares;
+      values[orderColumn.filledShares] = event.filledShares;
+      values[orderColumn.filledAmount] = event.filledAmount;
+      values[orderColumn.feePaid] = event.feePaid;
+      values[orderColumn.status] = event.status;
+      values[orderColumn.updatedAtMs] = event.atMs;
+      return;
+    }
+    this.#orderChanges.delete(event.orderId);
+    this.#orderAmends.set(event.orderId, {
+      limitPrice: event.limitPrice,
+      shares: event.shares,
+      filledShares: event.filledShares,
+      filledAmount: event.filledAmount,
+      feePaid: event.feePaid,
+      status: event.status,
+      updatedAtMs: event.atMs,
+    });
   }
 
   insertTrade(values: readonly unknown[]): void {
@@ -689,6 +769,19 @@ class ExchangeBatch {
     for (const [orderId, change] of this.#orderChanges) {
       changes.push(orderId, change.shares, change.amount, change.fee, change.status, change.updatedAtMs);
     }
+    const amends = new Columns(8);
+    for (const [orderId, amend] of this.#orderAmends) {
+      amends.push(
+        orderId,
+        amend.limitPrice,
+        amend.shares,
+        amend.filledShares,
+        amend.filledAmount,
+        amend.feePaid,
+        amend.status,
+        amend.updatedAtMs,
+      );
+    }
     const balances = new Columns(3);
     for (const userId of this.#dirtyBalances) {
       const balance = this.#balances.get(userId)!;
@@ -714,6 +807,7 @@ class ExchangeBatch {
     const tables: [string, Columns][] = [
       [flushCtes.newOrders, orders],
       [flushCtes.orderChanges, changes],
+      [flushCtes.orderAmends, amends],
       [flushCtes.trades, this.#trades],
       [flushCtes.ledger, this.#ledger],
       [flushCtes.balances, balances],
@@ -729,6 +823,7 @@ class ExchangeBatch {
     const part = parts.length === 0 ? undefined : joinParts(parts);
     this.#newOrders = new Map();
     this.#orderChanges = new Map();
+    this.#orderAmends = new Map();
     this.#trades = new Columns(13);
     this.#ledger = new Columns(8);
     this.#pricePoints = new Columns(6);
@@ -812,6 +907,10 @@ const bufferedEvents = [
   "TradeExecuted",
   "OrderCancelled",
   "OrderExpired",
+  "OrderAmended",
+  "DeadMansSwitchArmed",
+  "DeadMansSwitchDisarmed",
+  "DeadMansSwitchTripped",
   "AmmPoolFunded",
   "PoolTradeExecuted",
   "PositionsConverted",
@@ -847,6 +946,10 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
       await onOrderPlaced(batch, event);
       break;
     case "OrderRepeated":
+    // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
+    case "DeadMansSwitchArmed":
+    case "DeadMansSwitchDisarmed":
+    case "DeadMansSwitchTripped":
       break;
     case "TradeExecuted":
       await onTrade(batch, event);
@@ -854,6 +957,9 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
     case "OrderCancelled":
     case "OrderExpired":
       await onOrderReleased(batch, event);
+      break;
+    case "OrderAmended":
+      await onOrderAmended(batch, event);
       break;
     case "AmmPoolFunded":
       // Platform money into the outcome's collateral: no user's balance moves.
@@ -992,6 +1098,24 @@ async function onOrderReleased(
   if (event.releasedShares !== 0n) {
     await batch.moveFrozenShares(event.userId, event.optionId, -event.releasedShares);
   }
+}
+
+/** As SQLite's projection/orders.ts: the new terms and totals, then one FREEZE or UNFREEZE entry for the difference. */
+async function onOrderAmended(batch: ExchangeBatch, event: OrderAmendedEvent): Promise<void> {
+  batch.amendOrder(event);
+  const frozenMore = event.frozenAmount - event.releasedAmount;
+  if (frozenMore !== 0n) {
+    await batch.ledger(
+      event.userId,
+      frozenMore > 0n ? "FREEZE" : "UNFREEZE",
+      -frozenMore,
+      frozenMore,
+      String(event.orderId),
+      event.atMs,
+    );
+  }
+  const sharesFrozenMore = event.frozenShares - event.releasedShares;
+  if (sharesFrozenMore !== 0n) await batch.moveFrozenShares(event.userId, event.optionId, sharesFrozenMore);
 }
 
 async function onTrade(batch: ExchangeBatch, event: TradeExecutedEvent): Promise<void> {

@@ -37,7 +37,7 @@ export function createSqliteExchangeProjector(
   const ledger = createLedgerWriter(db, balances.balanceOf);
   const positions = createPositionRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
-  const { onOrderPlaced, onOrderReleased } = createOrderProjection(db, ledger);
+  const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(db, ledger);
   const onTrade = createTradeProjection(db, { ledger, positions, optionIdsOf, marketTotals });
   const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
@@ -79,6 +79,10 @@ export function createSqliteExchangeProjector(
             onOrderPlaced(event);
             break;
           case "OrderRepeated":
+          // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
+          case "DeadMansSwitchArmed":
+          case "DeadMansSwitchDisarmed":
+          case "DeadMansSwitchTripped":
             break;
           case "TradeExecuted":
             onTrade(event);
@@ -86,6 +90,9 @@ export function createSqliteExchangeProjector(
           case "OrderCancelled":
           case "OrderExpired":
             onOrderReleased(event);
+            break;
+          case "OrderAmended":
+            onOrderAmended(event);
             break;
           case "MarketResolved":
           case "ResolutionChallenged":

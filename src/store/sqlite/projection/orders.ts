@@ -1,14 +1,20 @@
-// Orders as placed and as they end (cancelled or expired), with what each freezes and releases: the
-// resting part's USDT as FREEZE/UNFREEZE ledger entries, its shares moved between a position's free
-// and frozen columns. Fills update the maker's row in trades.ts.
+// Orders as placed, amended and as they end (cancelled or expired), with what each freezes and
+// releases: the resting part's USDT as FREEZE/UNFREEZE ledger entries, its shares moved between a
+// position's free and frozen columns. Fills update the maker's row in trades.ts.
 
-import type { OrderCancelledEvent, OrderExpiredEvent, OrderPlacedEvent } from "../../../core/events.js";
+import type {
+  OrderAmendedEvent,
+  OrderCancelledEvent,
+  OrderExpiredEvent,
+  OrderPlacedEvent,
+} from "../../../core/events.js";
 import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
 
 export interface OrderProjection {
   readonly onOrderPlaced: (event: OrderPlacedEvent) => void;
   readonly onOrderReleased: (event: OrderCancelledEvent | OrderExpiredEvent) => void;
+  readonly onOrderAmended: (event: OrderAmendedEvent) => void;
 }
 
 export function createOrderProjection(db: SqliteDatabase, ledger: LedgerWriter): OrderProjection {
@@ -20,6 +26,10 @@ export function createOrderProjection(db: SqliteDatabase, ledger: LedgerWriter):
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     endOrder: db.prepare("UPDATE exchange_orders SET status = ?, updated_at_ms = ? WHERE order_id = ?"),
+    amendOrder: db.prepare(
+      `UPDATE exchange_orders SET limit_price = ?, shares = ?, filled_shares = ?, filled_amount = ?, fee_paid = ?,
+         status = ?, updated_at_ms = ? WHERE order_id = ?`,
+    ),
     moveFrozenShares: db.prepare(
       "UPDATE exchange_positions SET shares = shares - ?, frozen_shares = frozen_shares + ? WHERE user_id = ? AND option_id = ?",
     ),
@@ -89,5 +99,34 @@ export function createOrderProjection(db: SqliteDatabase, ledger: LedgerWriter):
     }
   };
 
-  return { onOrderPlaced, onOrderReleased };
+  // The amended order's totals as the event gives them (its own fills as a taker included); what it
+  // held frozen and what its rest holds now differ by one FREEZE or UNFREEZE entry, before its fills.
+  const onOrderAmended = (event: OrderAmendedEvent): void => {
+    statements.amendOrder.run(
+      event.limitPrice,
+      event.shares,
+      event.filledShares,
+      event.filledAmount,
+      event.feePaid,
+      event.status,
+      event.atMs,
+      event.orderId,
+    );
+    const frozenMore = event.frozenAmount - event.releasedAmount;
+    if (frozenMore !== 0n) {
+      ledger(
+        event.userId,
+        frozenMore > 0n ? "FREEZE" : "UNFREEZE",
+        -frozenMore,
+        frozenMore,
+        String(event.orderId),
+        event.atMs,
+      );
+    }
+    const sharesFrozenMore = event.frozenShares - event.releasedShares;
+    if (sharesFrozenMore !== 0n)
+      statements.moveFrozenShares.run(sharesFrozenMore, sharesFrozenMore, event.userId, event.optionId);
+  };
+
+  return { onOrderPlaced, onOrderReleased, onOrderAmended };
 }
