@@ -218,7 +218,9 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
     if (untruthful.length > 0) {
       // What the API nodes logged about them (pino level 50: error).
       for (const api of live.apis)
-        for (const line of api.node.lines.filter((line) => line.includes('"level":50') && line.includes('"surface"')).slice(0, 5))
+        for (const line of api.node.lines
+          .filter((line) => line.includes('"level":50') && line.includes('"surface"'))
+          .slice(0, 5))
           t.diagnostic(`api ${api.index}: ${line.slice(0, 1500)}`);
     }
     assert.deepEqual(untruthful, [], "only try-again-later and unknown-outcome answers");
