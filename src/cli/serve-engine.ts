@@ -61,14 +61,6 @@ export async function runEngineRole(config: PlatformConfig): Promise<number> {
     openProjectors: openPostgresEngineProjectors,
   });
   const { nodeId } = node;
-  // Without synchronous replication a failover of the database may lose acknowledged orders. Read
-  // once the node has started, so the database is known to answer.
-  const probe = openPostgresPool({ url: config.databaseUrl, applicationName: "predex-engine-start" });
-  try {
-    await reportReplicationAtStart(probe, logger);
-  } finally {
-    await probe.end();
-  }
   console.log(`predex engine node ${nodeId}: standby, following the journal from ${node.followingFrom}`);
   node.onLeading((leader) =>
     console.log(
@@ -80,5 +72,14 @@ export async function runEngineRole(config: PlatformConfig): Promise<number> {
       `predex engine node ${nodeId}: stepped down (${reason.message}); standby again, following the journal from ${sequence}`,
     ),
   );
+  // Without synchronous replication a failover of the database may lose acknowledged orders. Read
+  // once the node has started (the database answers) and its listeners are in place: the node may
+  // lead while this runs, and that line must not be missed.
+  const probe = openPostgresPool({ url: config.databaseUrl, applicationName: "predex-engine-start" });
+  try {
+    await reportReplicationAtStart(probe, logger);
+  } finally {
+    await probe.end();
+  }
   return -1;
 }

@@ -182,6 +182,12 @@ export const legacyErrorByRejection: Partial<Record<RejectionCode, LegacyError>>
   // Conversion is served on the signed gateway only; should a legacy route ever meet it, it is the
   // market's kind, not the request, that forbids it.
   MARKET_NOT_EXCLUSIVE: withDetails(legacyErrors.marketStatusConflict, { reason: "Market is not exclusive" }),
+  // The market makers' kit (amend, post-only, the dead-man's switch) is served on the signed
+  // gateway only; should a legacy route meet these, they say what the core says in legacy terms.
+  ORDER_NOT_AMENDABLE: legacyErrors.statusForbidsModification,
+  POST_ONLY_WOULD_TRADE: legacyError(422, 422, "Post-only order would trade at once"),
+  // Refused to the scheduler only (a trip before its deadline), never to a request.
+  DEAD_MANS_SWITCH_NOT_DUE: legacyError(422, 422, "The dead-man's switch is not due"),
 };
 
 export function fromRejection(rejection: Rejection): LegacyError {
