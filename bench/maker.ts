@@ -19,7 +19,7 @@
 // through PredexClient over real sockets on loopback. Bounded by phase durations and a round cap.
 // The last line of stdout is the JSON result.
 
-import type { CreateOrderRequest } from "../src/contract/partner/trading.js";
+import type { CreateOrderRequest } from "../src/sdk/index.js";
 import { createOrdersItemsMax, type GatewayCredentials, PredexClient } from "../src/sdk/index.js";
 import { createBenchPartner, createOpenBenchMarket, registerBenchUser } from "./lib/platform-fixtures.js";
 import {

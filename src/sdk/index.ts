@@ -38,6 +38,17 @@ export {
   heartbeatTimeoutSecondsMax,
   heartbeatTimeoutSecondsMin,
 } from "../contract/partner/market-making.js";
+// The trading shapes a partner's own code names: what it sends and what comes back.
+export type {
+  Asset,
+  BestPrice,
+  Book,
+  CancelOrderRequest,
+  CreateOrderRequest,
+  OpenOrdersRequest,
+  Order,
+  Trade,
+} from "../contract/partner/trading.js";
 export { restPaths, socketPaths, userSocketPaths } from "../contract/paths.js";
 export {
   type AdminCategory,
