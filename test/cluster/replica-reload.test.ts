@@ -202,7 +202,15 @@ describe("an API node's replica that falls behind the journal archive", { skip: 
   async function leaveBehind(setup: Setup): Promise<bigint> {
     const { replica, leader, gate, stream, pool } = setup;
     gate.held = true;
-    const heldAt = replica.committedSequence;
+    // A catch-up already under way when the gate closed (the leader's scheduler may have just
+    // committed, e.g. a dead-man's switch of the stream's heartbeats) still lands: wait until the
+    // replica stands still before taking where it is held.
+    let heldAt = replica.committedSequence;
+    for (let still = 0, looks = 0; still < 3 && looks < 50; looks++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      still = replica.committedSequence === heldAt ? still + 1 : 0;
+      heldAt = replica.committedSequence;
+    }
     await trade(leader.engine, stream, snapshotEveryCommands * 2 + 5);
     await waitUntil(
       "the leader wrote a snapshot past the held replica",
