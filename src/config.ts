@@ -1,8 +1,9 @@
-// Every PREDEX_* environment variable, parsed once into a typed, validated configuration.
-// Nothing else in the codebase reads process.env.
+// Every PREDEX_* environment variable, parsed once into a typed, validated configuration (with
+// src/config/*.ts, one file per group of settings). Nothing else in the codebase reads process.env.
 
 import { join, resolve } from "node:path";
 import { type ChainConfig, loadChainConfig } from "./config/chain-config.js";
+import { loadTopologyConfig, type TopologyConfig } from "./config/topology-config.js";
 
 export interface ListenerConfig {
   readonly host: string;
@@ -42,6 +43,11 @@ export interface PlatformConfig {
   readonly journalArchiveDir: string;
   /** `postgres://…` selects PostgreSQL (DESIGN §1); undefined means the embedded SQLite store. */
   readonly databaseUrl: string | undefined;
+  /**
+   * How the nodes of a PostgreSQL deployment find and replace each other (src/config/topology-config.ts);
+   * read only with a databaseUrl, undefined on SQLite, which has no other node.
+   */
+  readonly topology: TopologyConfig | undefined;
   readonly gateway: ListenerConfig;
   readonly public: ListenerConfig;
   readonly legacy: ListenerConfig;
@@ -60,6 +66,8 @@ export interface PlatformConfig {
   readonly masterKeyFile: string | undefined;
   readonly sessionTtlSeconds: number;
   readonly logLevel: LogLevel;
+  /** Whether PREDEX_LOG_LEVEL was given: `serve --demo` quiets the log to warnings only when it was not. */
+  readonly logLevelGiven: boolean;
   /** Serves the gateway, public and legacy listeners over HTTPS (session cookies become Secure). */
   readonly tls: TlsConfig | undefined;
   /** `smtp://user:pass@host:587` or `smtps://…` for MFA email; undefined writes mail to `<dataDir>/mail/outbox.jsonl`. */
@@ -68,6 +76,8 @@ export interface PlatformConfig {
   readonly mailFrom: string;
   /** The chain wallet's settings (src/config/chain-config.ts); the watcher and sender are off without them. */
   readonly chain: ChainConfig;
+  /** The demo's market maker quotes (`serve --demo`, `predex demo`) unless PREDEX_DEMO_BOT is 0. */
+  readonly demoBot: boolean;
 }
 
 export const defaultSessionTtlSeconds = 86_400;
@@ -105,6 +115,10 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
         join(text(env, "PREDEX_DATA_DIR") ?? "./data", "journal-archive"),
     ),
     databaseUrl: text(env, "PREDEX_DATABASE_URL"),
+    topology:
+      text(env, "PREDEX_DATABASE_URL") === undefined
+        ? undefined
+        : loadTopologyConfig(env, (message) => new ConfigError(message)),
     gateway: { host, port: port(env, "PREDEX_PORT", 8080), ...baseUrl(env, "PREDEX_BASE_URL") },
     public: { host, port: port(env, "PREDEX_PUBLIC_PORT", 8081), ...baseUrl(env, "PREDEX_PUBLIC_BASE_URL") },
     legacy: { host, port: port(env, "PREDEX_LEGACY_PORT", 8082), ...baseUrl(env, "PREDEX_LEGACY_BASE_URL") },
@@ -128,10 +142,12 @@ export function loadConfig(env: Environment = process.env): PlatformConfig {
     masterKeyFile: masterKeyFile(env),
     sessionTtlSeconds: positiveInteger(env, "PREDEX_SESSION_TTL_SECONDS", defaultSessionTtlSeconds),
     logLevel: logLevel(env),
+    logLevelGiven: env.PREDEX_LOG_LEVEL !== undefined,
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     smtpUrl: smtpUrl(env),
     mailFrom: text(env, "PREDEX_MAIL_FROM") ?? defaultMailFrom,
     chain: loadChainConfig(env, (message) => new ConfigError(message)),
+    demoBot: env.PREDEX_DEMO_BOT?.trim() !== "0",
   };
 }
 

@@ -18,6 +18,7 @@ import { Catalogue } from "./catalog/catalogue.js";
 import { CategoryService } from "./catalog/categories.js";
 import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { type MasterKeyPolicy, resolveMasterKey } from "./cli/master-key.js";
+import { defaultTopologyConfig } from "./config/topology-config.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
 import type { EngineLimits } from "./engine/engine.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
@@ -136,7 +137,14 @@ export async function startPlatform(
   const stores =
     db !== undefined
       ? openSqlitePlatformStores(db, { nowMs })
-      : await openPostgresPlatformStores({ url: config.databaseUrl!, role, masterKey, logger, nowMs });
+      : await openPostgresPlatformStores({
+          url: config.databaseUrl!,
+          role,
+          masterKey,
+          logger,
+          nowMs,
+          topology: config.topology ?? defaultTopologyConfig(),
+        });
   // WAL checkpoints run on a worker thread, not in whichever engine commit crosses the threshold.
   const checkpointer =
     db === undefined

@@ -88,4 +88,33 @@ describe("configuration from PREDEX_* variables", () => {
       assert.throws(() => loadConfig({ PREDEX_ADMIN_ALLOWED_HOSTS: hosts }), ConfigError, hosts);
     }
   });
+
+  it("reads a deployment's node settings only with a database, the demo bot and whether a log level was given", () => {
+    assert.equal(loadConfig({ PREDEX_ENGINE_PORT: "not a port" }).topology, undefined);
+    const config = loadConfig({
+      PREDEX_DATABASE_URL: "postgres://db/predex",
+      PREDEX_ENGINE_LEASE_MS: "2000",
+      PREDEX_FAILOVER_DEADLINE_MS: "3000",
+    });
+    assert.deepEqual(
+      [config.topology?.engineHost, config.topology?.leaseMs, config.topology?.failoverDeadlineMs],
+      ["127.0.0.1", 2_000, 3_000],
+    );
+    assert.throws(
+      () => loadConfig({ PREDEX_DATABASE_URL: "postgres://db/predex", PREDEX_ENGINE_PORT: "not a port" }),
+      ConfigError,
+    );
+    assert.deepEqual(
+      [
+        loadConfig({}).demoBot,
+        loadConfig({ PREDEX_DEMO_BOT: " 0 " }).demoBot,
+        loadConfig({ PREDEX_DEMO_BOT: "1" }).demoBot,
+      ],
+      [true, false, true],
+    );
+    assert.deepEqual(
+      [loadConfig({}).logLevelGiven, loadConfig({ PREDEX_LOG_LEVEL: "info" }).logLevelGiven],
+      [false, true],
+    );
+  });
 });

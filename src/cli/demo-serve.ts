@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { demoBotEnabled, type RunningDemo, runDemo } from "../demo/run-demo.js";
+import { type RunningDemo, runDemo } from "../demo/run-demo.js";
 import { errorMessage } from "../demo/seed.js";
 import { whatToTry } from "../demo/what-to-try.js";
 import type { Platform } from "../server.js";
@@ -23,7 +23,7 @@ export async function startServeDemo(platform: Platform, dataDir: string): Promi
         gatewayUrl: platform.addresses.gateway,
       },
       credentials,
-      { log: consoleLog, botLog: serverLog(platform.deps.logger), bot: demoBotEnabled() },
+      { log: consoleLog, botLog: serverLog(platform.deps.logger), bot: platform.deps.config.demoBot },
     );
     console.log(
       whatToTry({ demo, credentialsPath: join(dataDir, credentialsFileName), addresses: platform.addresses }),

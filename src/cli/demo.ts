@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
-import { demoBotEnabled, runDemo } from "../demo/run-demo.js";
+import { runDemo } from "../demo/run-demo.js";
 import { whatToTry } from "../demo/what-to-try.js";
 import { writePrivateFile } from "../identity/secret-files.js";
 import { PredexAdminClient } from "../sdk/admin-client.js";
@@ -47,7 +47,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
 
   const demo = await runDemo({ adminUrl: admin.url, adminToken: admin.token, gatewayUrl }, credentials, {
     log: consoleLog,
-    bot: !values["seed-only"] && demoBotEnabled(),
+    bot: !values["seed-only"] && config.demoBot,
   });
   // The public listener's port is known only when it is not "any free port".
   const publicUrl: Record<string, string> =

@@ -7,7 +7,7 @@
 // that is away (at start too) is waited out; the process ends only on a signal or a broken invariant.
 
 import { pino } from "pino";
-import { loadTopologyConfig } from "../config/topology-config.js";
+import { defaultTopologyConfig } from "../config/topology-config.js";
 import { ConfigError, type PlatformConfig } from "../config.js";
 import { openPostgresPool } from "../store/postgres/database.js";
 import { reportReplicationAtStart } from "../store/postgres/replication-status.js";
@@ -23,7 +23,7 @@ export async function runEngineRole(config: PlatformConfig): Promise<number> {
       "serve --role engine needs PREDEX_DATABASE_URL (postgres://…): engine nodes share it",
     );
   }
-  const topology = loadTopologyConfig(process.env, (message) => new ConfigError(message));
+  const topology = config.topology ?? defaultTopologyConfig();
   const resolvedKey = resolveMasterKey(config, "external");
   const logger = pino({ level: config.logLevel });
   for (const warning of resolvedKey.warnings) logger.warn(warning);

@@ -23,7 +23,7 @@ export async function runServe(args: readonly string[]): Promise<number> {
   }
   // The demo's market maker sends several requests a second: logged at info, they would bury
   // everything a newcomer reads. PREDEX_LOG_LEVEL=info still shows them.
-  const quietDemo = values.demo && process.env.PREDEX_LOG_LEVEL === undefined;
+  const quietDemo = values.demo && !loaded.logLevelGiven;
   const config = quietDemo ? { ...loaded, logLevel: "warn" as const } : loaded;
   if (config.databaseUrl !== undefined) {
     // Started while the database is away (a restart of both, a failover under way): wait for it.

@@ -36,6 +36,11 @@ export interface TopologyConfig {
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
+/** Every setting at its default: a node of a deployment on one machine. */
+export function defaultTopologyConfig(): TopologyConfig {
+  return loadTopologyConfig({}, (message) => new Error(message));
+}
+
 export function loadTopologyConfig(
   env: Environment,
   configError: (message: string) => Error,

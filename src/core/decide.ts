@@ -156,13 +156,52 @@ function decideCreateMarket(
     command.outcomes.length,
   );
   if (exclusiveProblem !== undefined) return invalid(exclusiveProblem);
+  const terms = tradingTerms(command);
+  if (typeof terms === "string") return invalid(terms);
+  const scheduleProblem = scheduleAndDetailsProblem(command);
+  if (scheduleProblem !== undefined) return invalid(scheduleProblem);
+  const outcomes = createdOutcomes(state, command);
+  if (typeof outcomes === "string") return invalid(outcomes);
 
+  const created: MarketCreatedEvent = {
+    type: "MarketCreated",
+    marketId: state.counters.nextMarketId,
+    title: command.title,
+    modelType: command.modelType,
+    ...terms,
+    startTimeMs: command.startTimeMs,
+    endTimeMs: command.endTimeMs,
+    creatorId: command.creatorId,
+    // Older journal entries have no details at all; both mean "none".
+    details: command.details ?? null,
+    ...(pool.terms === null ? {} : { poolTerms: pool.terms }),
+    ...(command.exclusive === true ? { exclusive: true as const } : {}),
+    createdAtMs: context.nowMs,
+    outcomes,
+  };
+  // An AMM market's pools are funded by the platform as it is created.
+  return { ok: true, events: [created, ...poolFundingEvents(created, pool.terms)] };
+}
+
+/** A new market's trading terms, defaults filled in, as MarketCreated carries them. */
+type TradingTerms = Pick<
+  MarketCreatedEvent,
+  | "tickSize"
+  | "minOrderSize"
+  | "makerFeeBps"
+  | "takerFeeBps"
+  | "marketOrderPriceProtection"
+  | "limitOrderPriceProtection"
+>;
+
+/** The market's tick, minimum order, fees and price protections, or what is wrong with them. */
+function tradingTerms(command: CreateMarketCommand): TradingTerms | string {
   const tickSize = command.tickSize ?? priceUnitsToAtoms(defaultTickUnits);
   if (
     typeof tickSize !== "bigint" ||
     !allowedTickUnits.some((units) => priceUnitsToAtoms(units) === tickSize)
   ) {
-    return invalid("tickSize must be 0.1, 0.01, 0.001 or 0.0001");
+    return "tickSize must be 0.1, 0.01, 0.001 or 0.0001";
   }
   const minOrderSize = command.minOrderSize ?? lotsToShares(defaultMinOrderLots);
   if (
@@ -171,47 +210,64 @@ function decideCreateMarket(
     minOrderSize % atomsPerLot !== 0n ||
     minOrderSize > orderSharesMax
   ) {
-    return invalid("minOrderSize must be a positive multiple of 0.0001 shares");
+    return "minOrderSize must be a positive multiple of 0.0001 shares";
   }
   const makerFeeBps = command.makerFeeBps ?? 0;
   const takerFeeBps = command.takerFeeBps ?? 0;
-  if (!isBps(makerFeeBps) || !isBps(takerFeeBps))
-    return invalid(`fees must be 0 to ${feeBpsMax} basis points`);
-  const marketProtection =
+  if (!isBps(makerFeeBps) || !isBps(takerFeeBps)) return `fees must be 0 to ${feeBpsMax} basis points`;
+  const marketOrderPriceProtection =
     command.marketOrderPriceProtection ?? priceUnitsToAtoms(defaultMarketProtectionUnits);
-  const limitProtection = command.limitOrderPriceProtection ?? priceUnitsToAtoms(defaultLimitProtectionUnits);
-  for (const protection of [marketProtection, limitProtection]) {
+  const limitOrderPriceProtection =
+    command.limitOrderPriceProtection ?? priceUnitsToAtoms(defaultLimitProtectionUnits);
+  for (const protection of [marketOrderPriceProtection, limitOrderPriceProtection]) {
     if (
       typeof protection !== "bigint" ||
       protection <= 0n ||
       protection > 100_000_000n ||
       protection % atomsPerPriceUnit !== 0n
     ) {
-      return invalid("price protection must be a price above 0 and at most 1");
+      return "price protection must be a price above 0 and at most 1";
     }
   }
+  return {
+    tickSize,
+    minOrderSize,
+    makerFeeBps,
+    takerFeeBps,
+    marketOrderPriceProtection,
+    limitOrderPriceProtection,
+  };
+}
+
+/** What is wrong with the market's trading window, creator or details, if anything. */
+function scheduleAndDetailsProblem(command: CreateMarketCommand): string | undefined {
   for (const time of [command.startTimeMs, command.endTimeMs]) {
-    if (time !== null && !Number.isSafeInteger(time)) return invalid("times must be integer milliseconds");
+    if (time !== null && !Number.isSafeInteger(time)) return "times must be integer milliseconds";
   }
   if (
     command.startTimeMs !== null &&
     command.endTimeMs !== null &&
     command.endTimeMs <= command.startTimeMs
   ) {
-    return invalid("endTime must be after startTime");
+    return "endTime must be after startTime";
   }
-  if (command.creatorId !== null && !isId(command.creatorId))
-    return invalid("creatorId must be a positive integer");
-  // Older journal entries have no details at all; both mean "none".
+  if (command.creatorId !== null && !isId(command.creatorId)) return "creatorId must be a positive integer";
   const details = command.details ?? null;
   if (details !== null && (typeof details !== "object" || Array.isArray(details)))
-    return invalid("details must be an object");
+    return "details must be an object";
+  return undefined;
+}
 
+/** The new market's outcomes with their options and ids, or what is wrong with one of them. */
+function createdOutcomes(
+  state: ExchangeState,
+  command: CreateMarketCommand,
+): MarketCreatedEvent["outcomes"][number][] | string {
   let nextOutcomeId = state.counters.nextOutcomeId;
   let nextOptionId = state.counters.nextOptionId;
   const outcomes: MarketCreatedEvent["outcomes"][number][] = [];
   for (const outcome of command.outcomes) {
-    if (!isText(outcome?.name, titleLengthMax)) return invalid("every outcome needs a name");
+    if (!isText(outcome?.name, titleLengthMax)) return "every outcome needs a name";
     const titles = outcome.options ?? ["Yes", "No"];
     // An orderbook outcome is binary: index 0 is Yes, 1 is No (DESIGN §3).
     if (
@@ -219,7 +275,7 @@ function decideCreateMarket(
       titles.length !== 2 ||
       !titles.every((title) => isText(title, titleLengthMax))
     ) {
-      return invalid("every orderbook outcome has exactly two options, Yes then No");
+      return "every orderbook outcome has exactly two options, Yes then No";
     }
     const outcomeId = nextOutcomeId++;
     const yesId = nextOptionId++;
@@ -233,28 +289,7 @@ function decideCreateMarket(
       ],
     });
   }
-  const created: MarketCreatedEvent = {
-    type: "MarketCreated",
-    marketId: state.counters.nextMarketId,
-    title: command.title,
-    modelType: command.modelType,
-    tickSize,
-    minOrderSize,
-    makerFeeBps,
-    takerFeeBps,
-    marketOrderPriceProtection: marketProtection,
-    limitOrderPriceProtection: limitProtection,
-    startTimeMs: command.startTimeMs,
-    endTimeMs: command.endTimeMs,
-    creatorId: command.creatorId,
-    details,
-    ...(pool.terms === null ? {} : { poolTerms: pool.terms }),
-    ...(command.exclusive === true ? { exclusive: true as const } : {}),
-    createdAtMs: context.nowMs,
-    outcomes,
-  };
-  // An AMM market's pools are funded by the platform as it is created.
-  return { ok: true, events: [created, ...poolFundingEvents(created, pool.terms)] };
+  return outcomes;
 }
 
 function decideOpenMarket(

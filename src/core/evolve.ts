@@ -53,73 +53,29 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
       applyOrderAmended(state, event);
       break;
     case "DeadMansSwitchArmed":
-      state.deadMansSwitches.set(event.userId, event.expiresAtMs);
-      break;
     case "DeadMansSwitchDisarmed":
     case "DeadMansSwitchTripped":
-      if (!state.deadMansSwitches.delete(event.userId))
-        throw new Error(`evolve: user ${event.userId} has no armed switch`);
+      applyDeadMansSwitchEvent(state, event);
       break;
     case "MarketCreated":
       applyMarketCreated(state, event);
       break;
-    case "MarketOpened": {
-      const market = marketOf(state, event.marketId);
-      market.status = "open";
-      for (const outcomeId of market.outcomeIds) {
-        outcomeOf(state, outcomeId).book = createBook(state.bookKind, market.tickUnits);
-      }
+    case "MarketOpened":
+    case "MarketClosed":
+      applyMarketOpenedOrClosed(state, event.type, event.marketId);
       break;
-    }
-    case "MarketClosed": {
-      const market = marketOf(state, event.marketId);
-      market.status = "closed";
-      for (const outcomeId of market.outcomeIds) {
-        if (outcomeOf(state, outcomeId).book?.orderCount)
-          throw new Error("evolve: closing a market with orders");
-      }
-      break;
-    }
     case "DepositCredited":
       applyDeposit(state, event);
       break;
     case "OrderRepeated":
       // The first order stands; nothing changes.
       break;
-    case "WithdrawalRequested": {
-      if (event.withdrawalId !== state.counters.nextWithdrawalId) {
-        throw new Error("evolve: withdrawal id out of sequence");
-      }
-      state.counters.nextWithdrawalId = event.withdrawalId + 1;
-      freezeFunds(accountFor(state, event.userId), event.amount + event.fee);
-      state.withdrawals.set(event.withdrawalId, {
-        withdrawalId: event.withdrawalId,
-        userId: event.userId,
-        amount: event.amount,
-        fee: event.fee,
-        address: event.address,
-        status: "PENDING",
-        requestedAtMs: event.atMs,
-      });
-      break;
-    }
+    case "WithdrawalRequested":
     case "WithdrawalApproved":
-      heldWithdrawal(state, event.withdrawalId).status = "APPROVED";
+    case "WithdrawalReleased":
+    case "WithdrawalCompleted":
+      applyWithdrawalEvent(state, event);
       break;
-    case "WithdrawalReleased": {
-      const withdrawal = heldWithdrawal(state, event.withdrawalId);
-      state.withdrawals.delete(withdrawal.withdrawalId);
-      releaseFrozen(state.accounts.get(withdrawal.userId)!, withdrawal.amount + withdrawal.fee);
-      break;
-    }
-    case "WithdrawalCompleted": {
-      const withdrawal = heldWithdrawal(state, event.withdrawalId);
-      state.withdrawals.delete(withdrawal.withdrawalId);
-      applyBalanceDelta(state.accounts.get(withdrawal.userId)!, 0n, -(withdrawal.amount + withdrawal.fee));
-      state.totals.withdrawn += withdrawal.amount;
-      state.totals.withdrawalFeeIncome += withdrawal.fee;
-      break;
-    }
     case "MarketResolved":
     case "ResolutionChallenged":
     case "ChallengeBondReturned":
@@ -148,6 +104,88 @@ export function evolve(state: ExchangeState, event: ExchangeEvent): ExchangeStat
     }
   }
   return state;
+}
+
+function applyDeadMansSwitchEvent(
+  state: ExchangeState,
+  event: Extract<
+    ExchangeEvent,
+    { type: "DeadMansSwitchArmed" | "DeadMansSwitchDisarmed" | "DeadMansSwitchTripped" }
+  >,
+): void {
+  if (event.type === "DeadMansSwitchArmed") state.deadMansSwitches.set(event.userId, event.expiresAtMs);
+  else if (!state.deadMansSwitches.delete(event.userId))
+    throw new Error(`evolve: user ${event.userId} has no armed switch`);
+}
+
+/** An opened market gets a book per outcome; a market closes only once its books are empty. */
+function applyMarketOpenedOrClosed(
+  state: ExchangeState,
+  type: "MarketOpened" | "MarketClosed",
+  marketId: number,
+): void {
+  const market = marketOf(state, marketId);
+  if (type === "MarketOpened") {
+    market.status = "open";
+    for (const outcomeId of market.outcomeIds) {
+      outcomeOf(state, outcomeId).book = createBook(state.bookKind, market.tickUnits);
+    }
+    return;
+  }
+  market.status = "closed";
+  for (const outcomeId of market.outcomeIds) {
+    if (outcomeOf(state, outcomeId).book?.orderCount) throw new Error("evolve: closing a market with orders");
+  }
+}
+
+/** A withdrawal freezes its amount and fee when requested; they leave or come back when it ends. */
+function applyWithdrawalEvent(
+  state: ExchangeState,
+  event: Extract<
+    ExchangeEvent,
+    { type: "WithdrawalRequested" | "WithdrawalApproved" | "WithdrawalReleased" | "WithdrawalCompleted" }
+  >,
+): void {
+  switch (event.type) {
+    case "WithdrawalRequested": {
+      if (event.withdrawalId !== state.counters.nextWithdrawalId) {
+        throw new Error("evolve: withdrawal id out of sequence");
+      }
+      state.counters.nextWithdrawalId = event.withdrawalId + 1;
+      freezeFunds(accountFor(state, event.userId), event.amount + event.fee);
+      state.withdrawals.set(event.withdrawalId, {
+        withdrawalId: event.withdrawalId,
+        userId: event.userId,
+        amount: event.amount,
+        fee: event.fee,
+        address: event.address,
+        status: "PENDING",
+        requestedAtMs: event.atMs,
+      });
+      return;
+    }
+    case "WithdrawalApproved":
+      heldWithdrawal(state, event.withdrawalId).status = "APPROVED";
+      return;
+    case "WithdrawalReleased": {
+      const withdrawal = heldWithdrawal(state, event.withdrawalId);
+      state.withdrawals.delete(withdrawal.withdrawalId);
+      releaseFrozen(state.accounts.get(withdrawal.userId)!, withdrawal.amount + withdrawal.fee);
+      return;
+    }
+    case "WithdrawalCompleted": {
+      const withdrawal = heldWithdrawal(state, event.withdrawalId);
+      state.withdrawals.delete(withdrawal.withdrawalId);
+      applyBalanceDelta(state.accounts.get(withdrawal.userId)!, 0n, -(withdrawal.amount + withdrawal.fee));
+      state.totals.withdrawn += withdrawal.amount;
+      state.totals.withdrawalFeeIncome += withdrawal.fee;
+      return;
+    }
+    default: {
+      const unreachable: never = event;
+      throw new Error(`evolve: unknown withdrawal event ${JSON.stringify(unreachable)}`);
+    }
+  }
 }
 
 function applyMarketCreated(state: ExchangeState, event: MarketCreatedEvent): void {

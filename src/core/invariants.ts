@@ -14,9 +14,23 @@ import type { Account } from "./wallet/ledger.js";
 
 export function checkInvariants(state: ExchangeState): string[] {
   const problems: string[] = [];
-  const { totals, counters } = state;
+  checkMoneyConserved(state, problems);
+  problems.push(...checkExclusiveMarkets(state));
+  checkOutstandingShares(state, problems);
+  const holdings = tallyHoldings(state, problems);
+  checkAccounts(state, holdings, problems);
+  // Every armed dead-man's switch belongs to a user id and goes off at a whole millisecond.
+  for (const [userId, expiresAtMs] of state.deadMansSwitches) {
+    if (!Number.isSafeInteger(userId) || userId <= 0 || !Number.isSafeInteger(expiresAtMs))
+      problems.push(`dead-man's switch of user ${userId}: bad deadline ${expiresAtMs}`);
+  }
+  checkBooks(state, holdings.ordersByOutcome, problems);
+  return problems;
+}
 
-  // Money is conserved: what came in, less what went out, is exactly where it is now.
+/** Money is conserved: what came in, less what went out, is exactly where it is now. */
+function checkMoneyConserved(state: ExchangeState, problems: string[]): void {
+  const { totals } = state;
   let balances = 0n;
   let collateral = 0n;
   let marketFees = 0n;
@@ -42,11 +56,14 @@ export function checkInvariants(state: ExchangeState): string[] {
         `balances + collateral + fees − conversion advances = ${heldNow}`,
     );
   }
-  problems.push(...checkExclusiveMarkets(state));
+}
 
-  // Every binary outcome: Yes outstanding = No outstanding = collateral units, until its market is
-  // settled or void; from then on the collateral is exactly what is still to be claimed. In an
-  // exclusive market the No outstanding counts the No shares conversions retired.
+/**
+ * Every binary outcome: Yes outstanding = No outstanding = collateral units, until its market is
+ * settled or void; from then on the collateral is exactly what is still to be claimed. In an
+ * exclusive market the No outstanding counts the No shares conversions retired.
+ */
+function checkOutstandingShares(state: ExchangeState, problems: string[]): void {
   const outstanding = new Map<number, bigint>();
   const unclaimedPayout = new Map<number, bigint>();
   for (const account of state.accounts.values()) {
@@ -77,48 +94,37 @@ export function checkInvariants(state: ExchangeState): string[] {
       problems.push(`outcome ${outcome.outcomeId}: Yes ${yes}, No ${no}, collateral ${outcome.collateral}`);
     }
   }
+}
 
-  // Every frozen atom and share is backed by a resting order, and every resting order is on its book.
-  const frozenByUser = new Map<number, bigint>();
-  const frozenSharesByPosition = new Map<string, bigint>();
-  const openByUser = new Map<number, number>();
-  const ordersByOutcome = new Map<number, number>();
+/** What resting orders, pending withdrawals and held bonds account for, tallied to check it against the accounts. */
+interface Holdings {
+  readonly frozenByUser: Map<number, bigint>;
+  /** By `${userId}:${optionId}`. */
+  readonly frozenSharesByPosition: Map<string, bigint>;
+  readonly openByUser: Map<number, number>;
+  readonly ordersByOutcome: Map<number, number>;
+}
+
+/**
+ * Every frozen atom and share is backed by a resting order, a withdrawal or a bond: tallies them,
+ * checking each resting order on the way.
+ */
+function tallyHoldings(state: ExchangeState, problems: string[]): Holdings {
+  const holdings: Holdings = {
+    frozenByUser: new Map(),
+    frozenSharesByPosition: new Map(),
+    openByUser: new Map(),
+    ordersByOutcome: new Map(),
+  };
+  const { frozenByUser } = holdings;
   let withExpiry = 0;
   for (const order of state.orders.values()) {
-    const market = state.markets.get(order.marketId);
-    if (market === undefined || market.status !== "open")
-      problems.push(`order ${order.orderId}: market not open`);
-    if (order.orderId >= counters.nextOrderId) problems.push(`order ${order.orderId}: id not yet issued`);
-    if (!(order.remainingLots > 0)) problems.push(`order ${order.orderId}: nothing left but resting`);
-    if (order.filledLots + order.remainingLots !== order.originalLots) {
-      problems.push(`order ${order.orderId}: filled + remaining ≠ original`);
-    }
-    if (order.side === "BUY") {
-      const reserve = market
-        ? buyReserveAtoms(order.remainingLots, order.priceUnits, market.makerFeeBps)
-        : -1;
-      if (order.frozenAmount !== reserve)
-        problems.push(`order ${order.orderId}: frozen ${order.frozenAmount} ≠ ${reserve}`);
-      frozenByUser.set(order.userId, (frozenByUser.get(order.userId) ?? 0n) + BigInt(order.frozenAmount));
-    } else {
-      if (order.frozenAmount !== 0) problems.push(`order ${order.orderId}: a SELL freezes shares, not USDT`);
-      const key = `${order.userId}:${order.optionId}`;
-      frozenSharesByPosition.set(
-        key,
-        (frozenSharesByPosition.get(key) ?? 0n) + lotsToShares(order.remainingLots),
-      );
-    }
-    openByUser.set(order.userId, (openByUser.get(order.userId) ?? 0) + 1);
-    ordersByOutcome.set(order.outcomeId, (ordersByOutcome.get(order.outcomeId) ?? 0) + 1);
-    if (order.expiresAtMs !== null) {
-      withExpiry++;
-      if (state.ordersWithExpiry.get(order.orderId) !== order)
-        problems.push(`order ${order.orderId}: not indexed by expiry`);
-    }
+    checkRestingOrder(state, order, holdings, problems);
+    if (order.expiresAtMs !== null) withExpiry++;
   }
   // A withdrawal holds its amount and fee frozen until it completes or is released.
   for (const withdrawal of state.withdrawals.values()) {
-    if (withdrawal.withdrawalId >= counters.nextWithdrawalId) {
+    if (withdrawal.withdrawalId >= state.counters.nextWithdrawalId) {
       problems.push(`withdrawal ${withdrawal.withdrawalId}: id not yet issued`);
     }
     if (withdrawal.amount <= 0n || withdrawal.fee < 0n)
@@ -134,6 +140,42 @@ export function checkInvariants(state: ExchangeState): string[] {
   }
   if (withExpiry !== state.ordersWithExpiry.size)
     problems.push("expiry index holds orders that are not resting");
+  return holdings;
+}
+
+/** One resting order is sound, and what it holds is added to the tallies. */
+function checkRestingOrder(state: ExchangeState, order: Order, holdings: Holdings, problems: string[]): void {
+  const { frozenByUser, frozenSharesByPosition, openByUser, ordersByOutcome } = holdings;
+  const market = state.markets.get(order.marketId);
+  if (market === undefined || market.status !== "open")
+    problems.push(`order ${order.orderId}: market not open`);
+  if (order.orderId >= state.counters.nextOrderId) problems.push(`order ${order.orderId}: id not yet issued`);
+  if (!(order.remainingLots > 0)) problems.push(`order ${order.orderId}: nothing left but resting`);
+  if (order.filledLots + order.remainingLots !== order.originalLots) {
+    problems.push(`order ${order.orderId}: filled + remaining ≠ original`);
+  }
+  if (order.side === "BUY") {
+    const reserve = market ? buyReserveAtoms(order.remainingLots, order.priceUnits, market.makerFeeBps) : -1;
+    if (order.frozenAmount !== reserve)
+      problems.push(`order ${order.orderId}: frozen ${order.frozenAmount} ≠ ${reserve}`);
+    frozenByUser.set(order.userId, (frozenByUser.get(order.userId) ?? 0n) + BigInt(order.frozenAmount));
+  } else {
+    if (order.frozenAmount !== 0) problems.push(`order ${order.orderId}: a SELL freezes shares, not USDT`);
+    const key = `${order.userId}:${order.optionId}`;
+    frozenSharesByPosition.set(
+      key,
+      (frozenSharesByPosition.get(key) ?? 0n) + lotsToShares(order.remainingLots),
+    );
+  }
+  openByUser.set(order.userId, (openByUser.get(order.userId) ?? 0) + 1);
+  ordersByOutcome.set(order.outcomeId, (ordersByOutcome.get(order.outcomeId) ?? 0) + 1);
+  if (order.expiresAtMs !== null && state.ordersWithExpiry.get(order.orderId) !== order)
+    problems.push(`order ${order.orderId}: not indexed by expiry`);
+}
+
+/** Each account's frozen money, frozen shares, open orders and clientOrderIds match the tallies. */
+function checkAccounts(state: ExchangeState, holdings: Holdings, problems: string[]): void {
+  const { frozenByUser, frozenSharesByPosition, openByUser } = holdings;
   let rememberedClientOrderIds = 0;
   for (const account of state.accounts.values()) {
     const frozen = frozenByUser.get(account.userId) ?? 0n;
@@ -150,7 +192,7 @@ export function checkInvariants(state: ExchangeState): string[] {
         problems.push(`position ${position.positionId}: frozen shares wrong`);
     }
     for (const [clientOrderId, { orderId }] of account.clientOrderIds) {
-      if (orderId >= counters.nextOrderId)
+      if (orderId >= state.counters.nextOrderId)
         problems.push(`user ${account.userId}: clientOrderId for unissued order`);
       const registered = state.clientOrderIdRegistry.get(orderId);
       if (registered?.userId !== account.userId || registered.clientOrderId !== clientOrderId)
@@ -162,14 +204,10 @@ export function checkInvariants(state: ExchangeState): string[] {
     problems.push("the clientOrderId registry holds ids no account remembers");
   for (const [userId] of frozenByUser)
     if (!state.accounts.has(userId)) problems.push(`order of unknown user ${userId}`);
+}
 
-  // Every armed dead-man's switch belongs to a user id and goes off at a whole millisecond.
-  for (const [userId, expiresAtMs] of state.deadMansSwitches) {
-    if (!Number.isSafeInteger(userId) || userId <= 0 || !Number.isSafeInteger(expiresAtMs))
-      problems.push(`dead-man's switch of user ${userId}: bad deadline ${expiresAtMs}`);
-  }
-
-  // Books: sound, holding exactly the resting orders of their outcome, never crossed at rest.
+/** Books: sound, holding exactly the resting orders of their outcome, never crossed at rest. */
+function checkBooks(state: ExchangeState, ordersByOutcome: Map<number, number>, problems: string[]): void {
   for (const outcome of state.outcomes.values()) {
     const market = state.markets.get(outcome.marketId)!;
     const { book } = outcome;
@@ -198,7 +236,6 @@ export function checkInvariants(state: ExchangeState): string[] {
     if (bid !== -1 && ask !== -1 && bid >= ask)
       problems.push(`outcome ${outcome.outcomeId}: crossed book ${bid}/${ask}`);
   }
-  return problems;
 }
 
 /** The user's list of resting orders holds exactly them, in id order, linked both ways. */

@@ -21,27 +21,37 @@ import { orderSharesToLots, priceToUnits } from "./units.js";
 /** The smallest MARKET BUY budget on an order book: 0.01 USDT. */
 export const marketBuyAmountAtomsMin = 1_000_000n;
 
-/** An order-book order's size in the book's integer units, worked out by the checks. */
-export interface BookOrderSize {
-  /** LIMIT: the price in price units (0 for MARKET). */
-  readonly limitUnits: number;
-  /** LIMIT and MARKET SELL: lots (0 for a MARKET BUY). */
-  readonly lots: number;
-  /** MARKET BUY: the budget in atoms (0 otherwise). */
-  readonly budget: number;
+/**
+ * An order-book order's terms in the book's integer units, worked out by the checks. What kind of
+ * order it is decides which numbers it has: a LIMIT order a price and a number of lots, a MARKET
+ * BUY a budget, a MARKET SELL a number of lots.
+ */
+export type BookOrderTerms =
+  | {
+      readonly kind: "LIMIT";
+      /** The limit price in the order's own option terms, price units. */
+      readonly limitUnits: number;
+      readonly lots: number;
+    }
+  | {
+      readonly kind: "MARKET_BUY";
+      /** The USDT to spend, taker fee included, atoms (exact: at most orderAmountAtomsMax). */
+      readonly budgetAtoms: number;
+    }
+  | { readonly kind: "MARKET_SELL"; readonly lots: number };
+
+interface OrderPlacement {
+  readonly ok: true;
+  readonly market: Market;
+  readonly outcome: Outcome;
+  readonly option: OptionRecord;
 }
 
 export type OrderTermsCheck =
-  | {
-      readonly ok: true;
-      readonly market: Market;
-      readonly outcome: Outcome;
-      readonly option: OptionRecord;
-      /** Set on order-book markets. */
-      readonly bookSize: BookOrderSize | undefined;
-      /** Set on AMM and parimutuel markets. */
-      readonly poolTerms: PoolTerms | undefined;
-    }
+  /** An order-book market's order. */
+  | (OrderPlacement & { readonly bookTerms: BookOrderTerms; readonly poolTerms: undefined })
+  /** An AMM or parimutuel market's order. */
+  | (OrderPlacement & { readonly bookTerms: undefined; readonly poolTerms: PoolTerms })
   | { readonly ok: false; readonly rejection: Rejection };
 
 function refused(code: RejectionCode, message?: string): OrderTermsCheck {
@@ -60,19 +70,25 @@ export function checkOrderTerms(state: ExchangeState, command: PlaceOrderCommand
   const option = state.options.get(command.optionId);
   if (option === undefined || option.outcomeId !== outcome.outcomeId) return refused("OPTION_NOT_FOUND");
   if (market.modelType === "orderbook") {
-    const size = bookOrderSize(command, market);
-    if ("code" in size) return { ok: false, rejection: size };
-    return { ok: true, market, outcome, option, bookSize: size, poolTerms: undefined };
+    const bookTerms = bookOrderTerms(command, market);
+    if ("code" in bookTerms) return { ok: false, rejection: bookTerms };
+    return { ok: true, market, outcome, option, bookTerms, poolTerms: undefined };
   }
   const poolTerms = state.pools.terms.get(market.marketId);
   if (poolTerms === undefined) throw new Error(`order terms: market ${market.marketId} has no pool terms`);
   const rejection = poolOrderRejection(command, poolTerms);
   if (rejection !== undefined) return { ok: false, rejection };
-  return { ok: true, market, outcome, option, bookSize: undefined, poolTerms };
+  return { ok: true, market, outcome, option, bookTerms: undefined, poolTerms };
 }
 
 /** An order-book order on the market's tick and within its size bounds, in book units. */
-function bookOrderSize(command: PlaceOrderCommand, market: Market): BookOrderSize | Rejection {
+function bookOrderTerms(command: PlaceOrderCommand, market: Market): BookOrderTerms | Rejection {
+  if (command.orderType === "MARKET" && command.side === "BUY") {
+    const amount = command.amount as bigint;
+    if (amount < marketBuyAmountAtomsMin) return reject("SIZE_TOO_SMALL");
+    if (amount > orderAmountAtomsMax) return reject("SIZE_TOO_LARGE");
+    return { kind: "MARKET_BUY", budgetAtoms: Number(amount) };
+  }
   let limitUnits = 0;
   if (command.orderType === "LIMIT") {
     // The shape check has seen a price strictly between 0 and 1: exact as a JS number.
@@ -80,18 +96,12 @@ function bookOrderSize(command: PlaceOrderCommand, market: Market): BookOrderSiz
     if (!Number.isInteger(units) || units % market.tickUnits !== 0) return reject("PRICE_NOT_ON_TICK");
     limitUnits = units;
   }
-  if (command.orderType === "MARKET" && command.side === "BUY") {
-    const amount = command.amount as bigint;
-    if (amount < marketBuyAmountAtomsMin) return reject("SIZE_TOO_SMALL");
-    if (amount > orderAmountAtomsMax) return reject("SIZE_TOO_LARGE");
-    return { limitUnits, lots: 0, budget: Number(amount) };
-  }
   const shares = command.shares as bigint;
   if (shares > orderSharesMax) return reject("SIZE_TOO_LARGE");
   const lots = orderSharesToLots(shares);
   if (!Number.isInteger(lots)) return reject("SHARES_NOT_ON_STEP");
   if (lots < market.minOrderLots) return reject("SIZE_TOO_SMALL");
-  return { limitUnits, lots, budget: 0 };
+  return command.orderType === "LIMIT" ? { kind: "LIMIT", limitUnits, lots } : { kind: "MARKET_SELL", lots };
 }
 
 /** What a pool takes: MARKET orders only, no SELL on a parimutuel pool, sizes within the market's range. */

@@ -54,5 +54,5 @@ export function decidePlaceOrder(
 
   // The market's model decides the rest.
   if (terms.poolTerms !== undefined) return decidePoolOrder(state, command, context, terms, terms.poolTerms);
-  return decideBookOrder(state, command, context, account, terms, terms.bookSize!);
+  return decideBookOrder(state, command, context, account, terms);
 }

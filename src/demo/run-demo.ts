@@ -25,7 +25,7 @@ export interface RunDemoOptions {
   readonly log: DemoLog;
   /** The bot's refusals, at most once a minute each (default: log). */
   readonly botLog?: DemoLog;
-  /** Start the market maker (default: unless PREDEX_DEMO_BOT=0). */
+  /** Start the market maker (default: yes; the CLI passes the configuration's demoBot, PREDEX_DEMO_BOT). */
   readonly bot?: boolean;
   readonly botTickMs?: number;
   readonly crossChance?: number;
@@ -49,10 +49,6 @@ export interface RunningDemo {
 /** Demo requests are cheap to repeat and must not hold a shutdown back for long. */
 const demoRetryPolicy: RetryPolicy = { attemptsMax: 2, delayMsBase: 100, delayMsMax: 500 };
 const demoRequestTimeoutMs = 5_000;
-
-export function demoBotEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.PREDEX_DEMO_BOT?.trim() !== "0";
-}
 
 export async function runDemo(
   endpoints: DemoEndpoints,
@@ -91,7 +87,7 @@ export async function runDemo(
     (market.outcomes ?? [market]).map((outcome) => ({ ...outcome, marketId: market.marketId })),
   );
   const bot =
-    (options.bot ?? demoBotEnabled()) && quoted.length > 0
+    (options.bot ?? true) && quoted.length > 0
       ? startMarketMaker({
           maker: seed.maker.client,
           taker: seed.taker.client,

@@ -6,7 +6,7 @@
 import type { OrderBook } from "../core/book/order-book.js";
 import { askSide, type BookSide, bidSide } from "../core/book/orders.js";
 import { priceLevelsPerSideMax } from "../core/limits.js";
-import { priceUnitsPerUnit } from "../core/units.js";
+import { levelsInTerms } from "./option-view.js";
 
 /** One aggregated level of a Yes-price book after a change; lots 0 means the level is gone. */
 export interface LevelChange {
@@ -81,10 +81,5 @@ export function trackedLevels(
 ): { bids: [number, number][]; asks: [number, number][] } {
   const books = tracker.levelsOf(outcomeId);
   if (books === undefined) return { bids: [], asks: [] };
-  const mirror = optionIndex === 1;
-  const yesBids = [...books[bidSide]].sort((a, b) => b[0] - a[0]);
-  const yesAsks = [...books[askSide]].sort((a, b) => a[0] - b[0]);
-  const flip = (levels: [number, number][]) =>
-    levels.map(([priceUnits, lots]): [number, number] => [priceUnitsPerUnit - priceUnits, lots]);
-  return mirror ? { bids: flip(yesAsks), asks: flip(yesBids) } : { bids: yesBids, asks: yesAsks };
+  return levelsInTerms(books, optionIndex);
 }

@@ -195,13 +195,14 @@ export class Topics<Key> {
   }
 
   /**
-   * Builds several messages for one key's listeners (only if it has any) and sends them together:
-   * one write per subscriber, however many messages a publish round produced.
+   * Renders a publish round's messages for one key's listeners (only if it has any) and sends them
+   * together: one write per subscriber, however many messages the round produced (none: no write).
    */
-  publishMany(key: Key, builds: readonly (() => Buffer)[]): void {
+  publishRendered(key: Key, render: () => readonly Buffer[]): void {
     const set = this.#byKey.get(key);
-    if (set === undefined || builds.length === 0) return;
-    const payloads = builds.map((build) => build());
+    if (set === undefined) return;
+    const payloads = render();
+    if (payloads.length === 0) return;
     const frames = Buffer.concat(payloads.map(textFrame));
     for (const subscriber of set) subscriber.sendFrames(frames, payloads);
   }

@@ -5,20 +5,16 @@
 // user-feeds.ts.
 
 import type { Logger } from "pino";
-import {
-  bookSnapshot,
-  type ExchangeState,
-  type MarketSettledEvent,
-  type TradeExecutedEvent,
-} from "../core/exchange.js";
+import { bookSnapshot, type ExchangeState, type MarketSettledEvent } from "../core/exchange.js";
+import type { Outcome } from "../core/market.js";
 import { formatAtoms } from "../core/money.js";
-import { priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
+import { priceUnitsToAtoms } from "../core/units.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { IdentityService } from "../identity/service.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import { summarizeBatch } from "./batch-summary.js";
 import { bookHash } from "./book-hash.js";
-import { BookTracker, type LevelChange, trackedLevels } from "./book-tracker.js";
+import { BookTracker, trackedLevels } from "./book-tracker.js";
 import { conditionIdOf } from "./condition-ids.js";
 import {
   broadcast,
@@ -29,47 +25,18 @@ import {
   Topics,
   upstreamUnavailableReason,
 } from "./fanout.js";
-import type { RealtimeLimits } from "./limits.js";
 import {
-  bestBidAskEvent,
-  bookEvent,
-  clobPriceUpdate,
-  encode,
-  lastTradePriceEvent,
-  marketPrice,
-  marketResolvedEvent,
-  newMarketEvent,
-  type PriceChangeEntry,
-  type PublicLevel,
-  priceChangeEvent,
-} from "./messages.js";
-import { chanceOf, optionPricesAtoms } from "./option-price.js";
+  type OptionLevels,
+  renderClobPriceUpdates,
+  renderMarketPrice,
+  renderPublicMarket,
+} from "./feed-renderers.js";
+import type { RealtimeLimits } from "./limits.js";
+import { bookEvent, encode, marketResolvedEvent, newMarketEvent, type PublicLevel } from "./messages.js";
+import { optionPricesAtoms } from "./option-price.js";
+import { priceUnitsInTerms } from "./option-view.js";
+import { type FeedIdentity, type FeedPrices, OutcomeFeed } from "./outcome-feed.js";
 import { type UserChannel, UserFeeds, type UserSubscription } from "./user-feeds.js";
-
-interface OutcomeFeed {
-  readonly marketId: number;
-  readonly outcomeId: number;
-  /** The `market` of every /ws/market event of this outcome, as GET /book names it. */
-  readonly conditionId: string;
-  readonly assetIds: readonly [string, string];
-  readonly optionIds: readonly [number, number];
-  readonly tickUnits: number;
-  readonly takerFeeBps: number;
-  /** Level changes not yet published, by side and price: the latest total wins. */
-  readonly pending: Map<number, LevelChange>;
-  pendingTrades: TradeExecutedEvent[];
-  /** Commit time of the oldest unpublished change (the public `timestamp`, so latency is never understated). */
-  firstPendingMs: number;
-  lastPendingMs: number;
-  pendingSeq: bigint;
-  publishedSeq: bigint;
-  bestBidUnits: number;
-  bestAskUnits: number;
-  publishedBest: string;
-  /** Both options' live prices in atoms, Yes first (src/realtime/option-price.ts). */
-  priceAtoms: readonly [number, number];
-  publishedPriceAtoms: readonly [number, number];
-}
 
 export interface RealtimeHubOptions {
   readonly engine: ExchangeEngine;
@@ -143,9 +110,7 @@ export class RealtimeHub {
     for (const outcome of state.outcomes.values()) {
       if (outcome.book !== null) {
         this.#tracker.refresh(outcome.outcomeId, outcome.book);
-        const feed = this.#newFeed(state, outcome.outcomeId);
-        feed.publishedSeq = sinceSeq;
-        this.#feeds.set(outcome.outcomeId, feed);
+        this.#feeds.set(outcome.outcomeId, newFeed(state, outcome.outcomeId, sinceSeq));
       }
     }
   }
@@ -235,7 +200,7 @@ export class RealtimeHub {
       const bids = snapshot.value.bids.map(format);
       const asks = snapshot.value.asks.map(format);
       const last = outcome.lastTradeYesPriceUnits;
-      const lastUnits = last === 0 ? 0 : option.optionIndex === 0 ? last : priceUnitsPerUnit - last;
+      const lastUnits = last === 0 ? 0 : priceUnitsInTerms(last, option.optionIndex);
       return encode(
         bookEvent({
           assetId,
@@ -288,46 +253,18 @@ export class RealtimeHub {
     );
     for (const marketId of opened) this.#marketOpened(state, marketId, last.nowMs);
     for (const event of settled) this.#marketSettled(state, event);
-    for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.pendingTrades.push(trade);
+    for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.tradeExecuted(trade);
     for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
     if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
     for (const [userId, change] of users)
       this.#userFeeds.changed(state, userId, change, last.sequence, last.nowMs);
   }
 
-  #newFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed {
-    const outcome = state.outcomes.get(outcomeId)!;
-    const market = state.markets.get(outcome.marketId)!;
-    const [yesId, noId] = outcome.optionIds;
-    const price = optionPricesAtoms(state, outcome);
-    const book = outcome.book;
-    return {
-      marketId: market.marketId,
-      outcomeId,
-      conditionId: conditionIdOf(market.marketId, outcomeId),
-      assetIds: [state.options.get(yesId)!.assetId, state.options.get(noId)!.assetId],
-      optionIds: [yesId, noId],
-      tickUnits: market.tickUnits,
-      takerFeeBps: market.takerFeeBps,
-      pending: new Map(),
-      pendingTrades: [],
-      firstPendingMs: 0,
-      lastPendingMs: 0,
-      pendingSeq: 0n,
-      publishedSeq: 0n,
-      bestBidUnits: book?.bestPrice(0) ?? -1,
-      bestAskUnits: book?.bestPrice(1) ?? -1,
-      publishedBest: "",
-      priceAtoms: price,
-      publishedPriceAtoms: price,
-    };
-  }
-
   #feedFor(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed | undefined {
     let feed = this.#feeds.get(outcomeId);
     if (feed === undefined && state.outcomes.get(outcomeId)?.book != null) {
       this.#tracker.refresh(outcomeId, state.outcomes.get(outcomeId)!.book);
-      feed = this.#newFeed(state, outcomeId);
+      feed = newFeed(state, outcomeId, 0n);
       this.#feeds.set(outcomeId, feed);
     }
     return feed;
@@ -345,9 +282,9 @@ export class RealtimeHub {
         newMarketEvent(
           {
             outcomeId,
-            conditionId: feed.conditionId,
+            conditionId: feed.identity.conditionId,
             question: market.outcomeIds.length === 1 ? market.title : `${market.title}: ${outcome.name}`,
-            assetIds: feed.assetIds,
+            assetIds: feed.identity.assetIds,
             optionTitles: titles,
           },
           { tickSize: formatAtoms(priceUnitsToAtoms(market.tickUnits)), timeMs: nowMs },
@@ -355,13 +292,13 @@ export class RealtimeHub {
       );
       broadcast(this.#publicSockets, payload);
       // Sockets that subscribed to these assets while the market was a draft get its (empty) book now.
-      for (const assetId of feed.assetIds) {
+      for (const assetId of feed.identity.assetIds) {
         if (this.#assets.has(assetId)) {
           this.#assets.publish(assetId, () =>
             encode(
               bookEvent({
                 assetId,
-                conditionId: feed.conditionId,
+                conditionId: feed.identity.conditionId,
                 bids: [],
                 asks: [],
                 hash: bookHash([], []),
@@ -406,19 +343,12 @@ export class RealtimeHub {
     const feed = this.#feedFor(state, outcomeId);
     const outcome = state.outcomes.get(outcomeId);
     if (feed === undefined || outcome === undefined) return;
-    const changes = this.#tracker.refresh(outcomeId, outcome.book);
-    if (changes.length > 0) {
-      if (feed.pending.size === 0) feed.firstPendingMs = nowMs;
-      for (const change of changes)
-        feed.pending.set(change.side * priceUnitsPerUnit * 2 + change.priceUnits, change);
-      feed.pendingSeq = sequence;
-      feed.lastPendingMs = nowMs;
-    }
-    feed.bestBidUnits = outcome.book?.bestPrice(0) ?? -1;
-    feed.bestAskUnits = outcome.book?.bestPrice(1) ?? -1;
-    feed.priceAtoms = optionPricesAtoms(state, outcome);
-    if (feed.pendingTrades.length > 0 && feed.firstPendingMs === 0) feed.firstPendingMs = nowMs;
-    feed.lastPendingMs = nowMs;
+    feed.bookChanged({
+      changes: this.#tracker.refresh(outcomeId, outcome.book),
+      sequence,
+      nowMs,
+      ...feedPrices(state, outcome),
+    });
     this.#markDirty(feed);
   }
 
@@ -442,158 +372,39 @@ export class RealtimeHub {
       try {
         this.#publishFeed(feed);
       } catch (error) {
-        this.#logger.error({ err: error, outcomeId: feed.outcomeId }, "publishing a book change failed");
+        this.#logger.error(
+          { err: error, outcomeId: feed.identity.outcomeId },
+          "publishing a book change failed",
+        );
       }
     }
   }
 
+  /** Sends one round of a feed to each channel's subscribers: each option's view, rendered once. */
   #publishFeed(feed: OutcomeFeed): void {
-    const changes = [...feed.pending.values()];
-    const firstMs = feed.firstPendingMs || feed.lastPendingMs;
-    const lastMs = feed.lastPendingMs;
-    feed.pending.clear();
-    feed.firstPendingMs = 0;
-    const trades = feed.pendingTrades;
-    feed.pendingTrades = [];
-    // Everything one publish round has for an asset goes out in one write per subscriber.
-    const assetBuilds: [(() => Buffer)[], (() => Buffer)[]] = [[], []];
-
-    if (changes.length > 0) {
-      const seq = feed.pendingSeq;
-      const prevSeq = feed.publishedSeq;
-      feed.publishedSeq = seq;
-      for (const optionIndex of [0, 1] as const) {
-        const assetId = feed.assetIds[optionIndex];
-        this.#clob.publishMany(
-          `${feed.outcomeId}:${optionIndex}`,
-          changes.map(
-            (change) => () =>
-              encode(
-                clobPriceUpdate({
-                  marketId: feed.marketId,
-                  outcomeId: feed.outcomeId,
-                  assetId,
-                  seq,
-                  prevSeq,
-                  change,
-                  optionIndex,
-                  timeMs: lastMs,
-                }),
-              ),
-          ),
-        );
-        assetBuilds[optionIndex].push(() =>
-          encode(priceChangeEvent(feed.conditionId, this.#priceChanges(feed, changes, optionIndex), firstMs)),
-        );
-      }
-    }
-
-    for (const trade of trades) {
-      for (const optionIndex of [0, 1] as const) {
-        const assetId = feed.assetIds[optionIndex];
-        assetBuilds[optionIndex].push(() => {
-          const takerBoughtThis =
-            (trade.takerSide === "BUY") === (trade.takerOptionId === feed.optionIds[optionIndex]);
-          const yesAtoms = trade.yesPrice;
-          const price = optionIndex === 0 ? yesAtoms : priceUnitsToAtoms(priceUnitsPerUnit) - yesAtoms;
-          return encode(
-            lastTradePriceEvent({
-              assetId,
-              conditionId: feed.conditionId,
-              price: formatAtoms(price),
-              side: takerBoughtThis ? "BUY" : "SELL",
-              size: formatAtoms(trade.shares),
-              feeRateBps: feed.takerFeeBps,
-              tradeId: trade.tradeId,
-              timeMs: trade.atMs,
-            }),
-          );
-        });
-      }
-    }
-
-    const best = `${feed.bestBidUnits}/${feed.bestAskUnits}`;
-    if (best !== feed.publishedBest) {
-      feed.publishedBest = best;
-      for (const optionIndex of [0, 1] as const) {
-        const assetId = feed.assetIds[optionIndex];
-        assetBuilds[optionIndex].push(() => {
-          const [bid, ask] = this.#bestInTerms(feed, optionIndex);
-          return encode(
-            bestBidAskEvent({
-              assetId,
-              conditionId: feed.conditionId,
-              bestBid: bid,
-              bestAsk: ask,
-              spread:
-                bid === "0" || ask === "0"
-                  ? "0"
-                  : formatAtoms(BigInt(Math.round((Number(ask) - Number(bid)) * 1e8))),
-              timeMs: lastMs,
-            }),
-          );
-        });
-      }
-    }
-
-    this.#assets.publishMany(feed.assetIds[0], assetBuilds[0]);
-    this.#assets.publishMany(feed.assetIds[1], assetBuilds[1]);
-
-    if (
-      feed.priceAtoms[0] !== feed.publishedPriceAtoms[0] ||
-      feed.priceAtoms[1] !== feed.publishedPriceAtoms[1]
-    ) {
-      feed.publishedPriceAtoms = feed.priceAtoms;
-      this.#marketPrice.publishMany(
-        feed.marketId,
-        ([0, 1] as const).map((optionIndex) => () => {
-          const priceAtoms = feed.priceAtoms[optionIndex];
-          return encode(
-            marketPrice({
-              marketId: feed.marketId,
-              outcomeId: feed.outcomeId,
-              optionId: feed.optionIds[optionIndex],
-              priceAtoms,
-              chance: chanceOf(priceAtoms),
-              timeMs: lastMs,
-            }),
-          );
-        }),
+    const round = feed.takeRound();
+    const { identity } = feed;
+    const views = optionIndexes.map((optionIndex) => ({ feed: identity, round, optionIndex }));
+    for (const view of views) {
+      this.#clob.publishRendered(`${identity.outcomeId}:${view.optionIndex}`, () =>
+        renderClobPriceUpdates(view).map(encode),
       );
     }
-  }
-
-  /** Best bid and ask in an option's terms as decimal strings ("0" when a side is empty, as Polymarket does). */
-  #bestInTerms(feed: OutcomeFeed, optionIndex: 0 | 1): [string, string] {
-    const text = (units: number) => (units === -1 ? "0" : formatAtoms(priceUnitsToAtoms(units)));
-    if (optionIndex === 0) return [text(feed.bestBidUnits), text(feed.bestAskUnits)];
-    const mirror = (units: number) => (units === -1 ? -1 : priceUnitsPerUnit - units);
-    return [text(mirror(feed.bestAskUnits)), text(mirror(feed.bestBidUnits))];
-  }
-
-  #priceChanges(feed: OutcomeFeed, changes: readonly LevelChange[], optionIndex: 0 | 1): PriceChangeEntry[] {
-    const assetId = feed.assetIds[optionIndex];
-    const levels = trackedLevels(this.#tracker, feed.outcomeId, optionIndex);
-    const format = ([priceUnits, lots]: [number, number]): PublicLevel => ({
-      price: formatAtoms(priceUnitsToAtoms(priceUnits)),
-      size: formatAtoms(BigInt(lots) * 10_000n),
-    });
-    const hash = bookHash(levels.bids.map(format), levels.asks.map(format));
-    const [bestBid, bestAsk] = this.#bestInTerms(feed, optionIndex);
-    return changes.map((change) => {
-      const mirrored = optionIndex === 1;
-      const isBid = (change.side === 0) !== mirrored;
-      const units = mirrored ? priceUnitsPerUnit - change.priceUnits : change.priceUnits;
-      return {
-        asset_id: assetId,
-        price: formatAtoms(priceUnitsToAtoms(units)),
-        size: formatAtoms(BigInt(change.lots) * 10_000n),
-        side: isBid ? "BUY" : "SELL",
-        hash,
-        best_bid: bestBid,
-        best_ask: bestAsk,
-      };
-    });
+    // Everything one round has for an asset goes out in one write per subscriber.
+    for (const view of views) {
+      this.#assets.publishRendered(identity.assetIds[view.optionIndex], () => {
+        const levels =
+          round.changes.length === 0
+            ? noLevels
+            : trackedLevels(this.#tracker, identity.outcomeId, view.optionIndex);
+        return renderPublicMarket(view, levels).map(encode);
+      });
+    }
+    if (round.priceChanged) {
+      this.#marketPrice.publishRendered(identity.marketId, () =>
+        views.map((view) => encode(renderMarketPrice(view)!)),
+      );
+    }
   }
 
   #checkSessions(): void {
@@ -614,6 +425,35 @@ export class RealtimeHub {
       if (subscriber.open) subscriber.socket.ping();
     }
   }
+}
+
+const optionIndexes = [0, 1] as const;
+const noLevels: OptionLevels = { bids: [], asks: [] };
+
+/** The Yes book's best prices and both options' prices, as a commit left the outcome. */
+function feedPrices(state: Readonly<ExchangeState>, outcome: Outcome): FeedPrices {
+  return {
+    bestBidUnits: outcome.book?.bestPrice(0) ?? -1,
+    bestAskUnits: outcome.book?.bestPrice(1) ?? -1,
+    priceAtoms: optionPricesAtoms(state, outcome),
+  };
+}
+
+/** A feed for a live book; `publishedSeq` becomes the `prevSeq` of its first round. */
+function newFeed(state: Readonly<ExchangeState>, outcomeId: number, publishedSeq: bigint): OutcomeFeed {
+  const outcome = state.outcomes.get(outcomeId)!;
+  const market = state.markets.get(outcome.marketId)!;
+  const [yesId, noId] = outcome.optionIds;
+  const identity: FeedIdentity = {
+    marketId: market.marketId,
+    outcomeId,
+    conditionId: conditionIdOf(market.marketId, outcomeId),
+    assetIds: [state.options.get(yesId)!.assetId, state.options.get(noId)!.assetId],
+    optionIds: [yesId, noId],
+    tickUnits: market.tickUnits,
+    takerFeeBps: market.takerFeeBps,
+  };
+  return new OutcomeFeed(identity, feedPrices(state, outcome), publishedSeq);
 }
 
 function findOption(state: Readonly<ExchangeState>, assetId: string) {

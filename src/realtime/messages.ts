@@ -30,12 +30,12 @@ import { isoSeconds } from "../contract/wire-format.js";
 export type { ClobPriceUpdate, PriceChangeEntry, PublicLevel };
 
 import type { OrderSide } from "../core/book/orders.js";
-import { bidSide } from "../core/book/orders.js";
 import { formatAtoms } from "../core/money.js";
 import type { BalanceView, PositionView } from "../core/queries.js";
-import { lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../core/units.js";
+import { lotsToShares, priceUnitsToAtoms } from "../core/units.js";
 import type { OrderRecord, TradeRecord } from "../store/exchange-read-models.js";
 import type { LevelChange } from "./book-tracker.js";
+import { isBidInTerms, priceUnitsInTerms } from "./option-view.js";
 
 /** Serialized once per event and shared by every subscriber (text frames). */
 export function encode(message: object): Buffer {
@@ -46,17 +46,14 @@ export const decimal = (atoms: bigint): string => formatAtoms(atoms);
 export const decimalOrNull = (atoms: bigint | null): string | null =>
   atoms === null ? null : formatAtoms(atoms);
 
-/** A Yes-book level seen from one option: Yes as kept, No mirrored (bids ↔ asks at 1 − p). */
+/** A Yes-book level seen from one option (option-view.ts: Yes as kept, No mirrored). */
 export function levelInTerms(
   change: LevelChange,
   optionIndex: 0 | 1,
 ): { side: OrderSide; price: string; size: string } {
-  const mirrored = optionIndex === 1;
-  const isBid = (change.side === bidSide) !== mirrored;
-  const units = mirrored ? priceUnitsPerUnit - change.priceUnits : change.priceUnits;
   return {
-    side: isBid ? "BUY" : "SELL",
-    price: decimal(priceUnitsToAtoms(units)),
+    side: isBidInTerms(change.side, optionIndex) ? "BUY" : "SELL",
+    price: decimal(priceUnitsToAtoms(priceUnitsInTerms(change.priceUnits, optionIndex))),
     size: decimal(lotsToShares(change.lots)),
   };
 }

@@ -7,6 +7,7 @@ import type { ExchangeState } from "../core/exchange.js";
 import type { Outcome } from "../core/market.js";
 import { poolOptionPrice } from "../core/pools/queries.js";
 import { atomsPerPriceUnit, priceUnitsPerUnit } from "../core/units.js";
+import { priceAtomsInTerms } from "./option-view.js";
 
 const atomsPerUnitPrice = Number(atomsPerPriceUnit);
 const oneAtoms = priceUnitsPerUnit * atomsPerUnitPrice;
@@ -36,9 +37,9 @@ export function optionPricesAtoms(
   return [yes, optionPriceAtoms(yes, 1)];
 }
 
-/** An option's price in its own terms: No is 1 − Yes. */
+/** An option's price in its own terms: No is 1 − Yes (option-view.ts). */
 export function optionPriceAtoms(yesAtoms: number, optionIndex: 0 | 1): number {
-  return optionIndex === 0 ? yesAtoms : oneAtoms - yesAtoms;
+  return priceAtomsInTerms(yesAtoms, optionIndex);
 }
 
 /** Chance as the market detail gives it: the price as a probability, 0 to 1. */

@@ -9,8 +9,7 @@
 import type { Logger } from "pino";
 import { deriveCommandKey } from "../cluster/command-auth.js";
 import { ForwardingEngine } from "../cluster/forwarding-engine.js";
-import { loadTopologyConfig, type TopologyConfig } from "../config/topology-config.js";
-import { ConfigError } from "../config.js";
+import type { TopologyConfig } from "../config/topology-config.js";
 import {
   assertInvariants,
   type ExchangeCommand,
@@ -64,7 +63,8 @@ export interface PostgresPlatformStoresOptions {
   readonly masterKey: Buffer;
   readonly logger: Logger;
   readonly nowMs: () => number;
-  readonly topology?: TopologyConfig;
+  /** From the platform's configuration (src/config.ts), as every setting. */
+  readonly topology: TopologyConfig;
 }
 
 export async function openPostgresPlatformStores(
@@ -146,7 +146,7 @@ export async function openPostgresExchange(
     readonly exchange: PlatformExchangeOptions;
   },
 ): Promise<PlatformExchange> {
-  const topology = options.topology ?? loadTopologyConfig(process.env, (message) => new ConfigError(message));
+  const topology = options.topology;
   let engineNode: EngineNode | undefined;
   if (options.role === "all") {
     engineNode = await startEngineNode({

@@ -41,18 +41,11 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const unit = 100_000_000n;
 const nowMs = 1_800_000_000_000;
 const skipReason = postgresSkipReason();
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
   let cluster: PostgresCluster;
@@ -119,7 +112,11 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
 
   it("tells another node's listeners which markets a commit touched", async () => {
     const market = await createOpenMarket("Heard on every node");
-    await until(() => heard.some((ids) => ids?.includes(market.marketId) === true), "the notification");
+    await waitUntil(() => heard.some((ids) => ids?.includes(market.marketId) === true), {
+      what: "the notification",
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
     // The API node reads what the engine committed.
     assert.deepEqual(
       (await apiCatalog.store.search({ keyword: "heard", searchBy: "Market" }, { page: 1, pageSize: 10 }))
@@ -137,12 +134,17 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
       [`LISTEN ${marketsChangedChannel}`],
     );
     assert.equal(ended.rows.length, 1, "the API node's listening session");
-    await until(() => heard.slice(before).includes(undefined), "the reconnection's 'anything'");
+    await waitUntil(() => heard.slice(before).includes(undefined), {
+      what: "the reconnection's 'anything'",
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
     const market = await createOpenMarket("Heard after the reconnection");
-    await until(
-      () => heard.some((ids) => ids?.includes(market.marketId) === true),
-      "a notification after reconnecting",
-    );
+    await waitUntil(() => heard.some((ids) => ids?.includes(market.marketId) === true), {
+      what: "a notification after reconnecting",
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
   });
 
   it("counts every click flushed by several nodes while the engine heats the same market", async () => {

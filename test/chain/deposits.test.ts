@@ -9,9 +9,10 @@ import { createWalletClient, encodeFunctionData, type Hex, http } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { type Devnet, devnetAccountKeys, startDevnet, testUsdtAbi } from "../../src/chain/devnet/devnet.js";
 import type { PredexClient } from "../../src/sdk/client.js";
+import { waitForValue } from "../support/wait-until.js";
 import {
   type ChainPlatform,
-  eventually,
+  chainWait,
   sendUsdt,
   settle,
   startChainPlatform,
@@ -77,7 +78,10 @@ describe("the deposit watcher", () => {
     const { client } = await chain.user("pending-then-credited");
     const { address } = await client.getDepositAddress();
     const txHash = await sendUsdt(devnet, devnet.fundedKey, address, 25_123_456n); // 25.123456 USDT
-    const pending = await eventually(() => historyRecord(client, txHash, "PENDING"), "the pending deposit");
+    const pending = await waitForValue(() => historyRecord(client, txHash, "PENDING"), {
+      ...chainWait,
+      what: "the pending deposit",
+    });
     assert.equal(pending.amount, "25.123456");
     assert.equal(pending.confirmationsRequired, testConfirmations);
     assert.equal(pending.logIndex, 0);
@@ -89,7 +93,10 @@ describe("the deposit watcher", () => {
     assert.equal(await usdtAvailable(client), "0");
 
     await devnet.mine(1);
-    const credited = await eventually(() => historyRecord(client, txHash, "CREDITED"), "the credit");
+    const credited = await waitForValue(() => historyRecord(client, txHash, "CREDITED"), {
+      ...chainWait,
+      what: "the credit",
+    });
     assert.equal(credited.amount, "25.123456");
     assert.equal(credited.logIndex, 0);
     assert.equal(await usdtAvailable(client), "25.123456");
@@ -112,7 +119,10 @@ describe("the deposit watcher", () => {
     const { client, userId } = await first.user("across-restart");
     const { address } = await client.getDepositAddress();
     const txHash = await sendUsdt(devnet, devnet.fundedKey, address, 40_000_000n);
-    await eventually(() => historyRecord(client, txHash, "PENDING"), "the pending deposit");
+    await waitForValue(() => historyRecord(client, txHash, "PENDING"), {
+      ...chainWait,
+      what: "the pending deposit",
+    });
     const dataDir = first.dataDir;
     await first.close({ keepData: true });
 
@@ -122,7 +132,10 @@ describe("the deposit watcher", () => {
     try {
       const again = await second.user("across-restart");
       assert.equal(again.userId, userId);
-      await eventually(() => historyRecord(again.client, txHash, "CREDITED"), "the credit after the restart");
+      await waitForValue(() => historyRecord(again.client, txHash, "CREDITED"), {
+        ...chainWait,
+        what: "the credit after the restart",
+      });
       await devnet.mine(3);
       await settle();
       assert.equal(await usdtAvailable(again.client), "40");
@@ -157,7 +170,10 @@ describe("the deposit watcher", () => {
     const moved = await funded.sendRawTransaction({ serializedTransaction: raw });
     await devnet.publicClient.waitForTransactionReceipt({ hash: moved, pollingInterval: 20 });
     const removed = await sendUsdt(devnet, devnet.fundedKey, address, 900_000_000n);
-    await eventually(() => historyRecord(client, removed, "PENDING"), "both pending");
+    await waitForValue(() => historyRecord(client, removed, "PENDING"), {
+      ...chainWait,
+      what: "both pending",
+    });
     assert.ok(await historyRecord(client, moved, "PENDING"));
 
     // The reorganisation: back to before both, a different block at their heights, and only the
@@ -167,7 +183,10 @@ describe("the deposit watcher", () => {
     await devnet.rpc("eth_sendRawTransaction", [raw]);
     await devnet.mine(testConfirmations + 2);
 
-    await eventually(() => historyRecord(client, moved, "CREDITED"), "the moved transfer's credit");
+    await waitForValue(() => historyRecord(client, moved, "CREDITED"), {
+      ...chainWait,
+      what: "the moved transfer's credit",
+    });
     await settle();
     assert.equal(await usdtAvailable(client), "7");
     assert.equal(await historyRecord(client, removed, "PENDING"), undefined);
@@ -202,14 +221,14 @@ describe("the deposit watcher", () => {
     });
     await devnet.publicClient.waitForTransactionReceipt({ hash: txHash });
     await devnet.mine(testConfirmations);
-    await eventually(
-      async () => ((await usdtAvailable(client)) === "3.75" ? true : undefined),
-      "both credits",
-    );
-    await eventually(
-      async () => ((await usdtAvailable(other.client)) === "3" ? true : undefined),
-      "the other's",
-    );
+    await waitForValue(async () => ((await usdtAvailable(client)) === "3.75" ? true : undefined), {
+      ...chainWait,
+      what: "both credits",
+    });
+    await waitForValue(async () => ((await usdtAvailable(other.client)) === "3" ? true : undefined), {
+      ...chainWait,
+      what: "the other's",
+    });
 
     // Replays: the watcher reads every block again from the start; a crash between crediting and
     // marking is simulated by marking a credited deposit pending again.
@@ -217,10 +236,10 @@ describe("the deposit watcher", () => {
     await wallet.store.setCursor("deposits", 0n, Date.now());
     await wallet.store.setDepositStatus(txHash.toLowerCase(), 0, "PENDING", Date.now());
     await devnet.mine(1);
-    await eventually(
+    await waitForValue(
       async () =>
         (await wallet.store.deposit(txHash.toLowerCase(), 0))?.status === "CREDITED" ? true : undefined,
-      "the replayed deposit marked credited",
+      { ...chainWait, what: "the replayed deposit marked credited" },
     );
     await settle();
     // The operator's own credit of the same key is the same deposit, not another.
@@ -247,7 +266,10 @@ describe("the deposit watcher", () => {
     const { address } = await client.getDepositAddress();
     const txHash = await sendUsdt(devnet, devnetAccountKeys[0]!, address, 999_999n);
     await devnet.mine(testConfirmations);
-    const below = await eventually(() => historyRecord(client, txHash, "BELOW_MINIMUM"), "the dust record");
+    const below = await waitForValue(() => historyRecord(client, txHash, "BELOW_MINIMUM"), {
+      ...chainWait,
+      what: "the dust record",
+    });
     assert.equal(below.amount, "0.999999");
     assert.equal(await usdtAvailable(client), "0");
   });

@@ -97,26 +97,11 @@ export async function usdtUnitsOf(devnet: Devnet, address: string): Promise<bigi
   })) as bigint;
 }
 
-/** Polls `probe` until it returns a value that is not undefined; fails after `timeoutMs`. */
-export async function eventually<Value>(
-  probe: () => Promise<Value | undefined>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/**
+ * How chain tests wait (test/support/wait-until.ts) for the devnet, the watchers and the sender:
+ * up to 15 s, a check that fails meanwhile (a node still starting) tried again.
+ */
+export const chainWait = { timeoutMs: 15_000, intervalMs: 25, retryErrors: true } as const;
 
 /** Lets the watcher and sender run a few rounds (50 ms each) with nothing changing. */
 export function settle(ms = 400): Promise<void> {

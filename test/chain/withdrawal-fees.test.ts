@@ -17,9 +17,10 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type Devnet, devnetAccountKeys, startDevnet } from "../../src/chain/devnet/devnet.js";
 import type { AdminWithdrawal } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";
+import { waitForValue } from "../support/wait-until.js";
 import {
   type ChainPlatform,
-  eventually,
+  chainWait,
   sendUsdt,
   settle,
   startChainPlatform,
@@ -100,10 +101,13 @@ describe("a withdrawal stuck with too low a fee", () => {
       const nonceBefore = await devnet.publicClient.getTransactionCount({ address: hotWallet });
       const requested = await client.applyWithdrawal({ amount: 12, address: destination });
       await chain.operator.approveWithdrawal(requested.withdrawId);
-      const sent = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "SENT" ? view : undefined;
-      }, "the first transaction sent");
+      const sent = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "SENT" ? view : undefined;
+        },
+        { ...chainWait, what: "the first transaction sent" },
+      );
       const [first] = sent.chain!.transactions;
       assert.equal(sent.chain!.transactions.length, 1);
       assert.deepEqual(
@@ -117,16 +121,19 @@ describe("a withdrawal stuck with too low a fee", () => {
       assert.equal(await receiptOf(first!.txHash), undefined, "too low a fee to be mined");
 
       // After the wait, replacements at the same nonce, until one offers what the blocks ask.
-      const replaced = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        const offers = view?.chain?.transactions ?? [];
-        const newest = offers[offers.length - 1];
-        return view?.chain?.status === "SENT" &&
-          newest !== undefined &&
-          BigInt(newest.maxFeePerGas) > pinnedBaseFee
-          ? view
-          : undefined;
-      }, "a replacement that offers enough");
+      const replaced = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          const offers = view?.chain?.transactions ?? [];
+          const newest = offers[offers.length - 1];
+          return view?.chain?.status === "SENT" &&
+            newest !== undefined &&
+            BigInt(newest.maxFeePerGas) > pinnedBaseFee
+            ? view
+            : undefined;
+        },
+        { ...chainWait, what: "a replacement that offers enough" },
+      );
       const offers = replaced.chain!.transactions;
       assert.ok(offers.length >= 2);
       for (const [index, offer] of offers.entries()) {
@@ -144,10 +151,13 @@ describe("a withdrawal stuck with too low a fee", () => {
       assert.equal(replaced.chain!.txHash, offers[offers.length - 1]!.txHash);
 
       await devnet.mine(testConfirmations);
-      const completed = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "COMPLETED" ? view : undefined;
-      }, "completion");
+      const completed = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "COMPLETED" ? view : undefined;
+        },
+        { ...chainWait, what: "completion" },
+      );
       const paidBy = completed.chain!.txHash!;
       assert.equal(completed.status, "COMPLETED");
       assert.equal(completed.txHash, paidBy);
@@ -203,16 +213,22 @@ describe("a withdrawal stuck with too low a fee", () => {
       const nonceBefore = await devnet.publicClient.getTransactionCount({ address: hotWallet });
       const requested = await client.applyWithdrawal({ amount: 12, address: destination });
       await chain.operator.approveWithdrawal(requested.withdrawId);
-      const sent = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "SENT" ? view : undefined;
-      }, "the first transaction sent");
+      const sent = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "SENT" ? view : undefined;
+        },
+        { ...chainWait, what: "the first transaction sent" },
+      );
       const first = sent.chain!.transactions[0]!;
       await mineWithBaseFee(BigInt(first.maxFeePerGas) * 2n);
-      await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "SENT" && view.chain.transactions.length >= 2 ? view : undefined;
-      }, "a replacement sent");
+      await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "SENT" && view.chain.transactions.length >= 2 ? view : undefined;
+        },
+        { ...chainWait, what: "a replacement sent" },
+      );
       const saved = await chain.platform.deps.chainWallet!.store.withdrawalTransactions(
         Number(requested.withdrawId),
       );
@@ -235,10 +251,13 @@ describe("a withdrawal stuck with too low a fee", () => {
           PREDEX_WITHDRAWAL_MAX_FEE_GWEI: "1000",
         },
       });
-      const completed = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "COMPLETED" ? view : undefined;
-      }, "completion");
+      const completed = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "COMPLETED" ? view : undefined;
+        },
+        { ...chainWait, what: "completion" },
+      );
       assert.equal(completed.chain!.txHash, first.txHash);
       assert.equal(completed.txHash, first.txHash);
       assert.deepEqual(
@@ -269,17 +288,23 @@ describe("a withdrawal stuck with too low a fee", () => {
       const destination = privateKeyToAccount(generatePrivateKey()).address;
       const requested = await client.applyWithdrawal({ amount: 10, address: destination });
       await chain.operator.approveWithdrawal(requested.withdrawId);
-      const sent = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "SENT" ? view : undefined;
-      }, "the transaction sent");
+      const sent = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "SENT" ? view : undefined;
+        },
+        { ...chainWait, what: "the transaction sent" },
+      );
       const first = sent.chain!.transactions[0]!;
       assert.ok(BigInt(first.maxFeePerGas) <= 14n * gwei, first.maxFeePerGas);
       await mineWithBaseFee(20n * gwei);
-      const waiting = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return /fee cap/.test(view?.chain?.error ?? "") ? view : undefined;
-      }, "the cap reported");
+      const waiting = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return /fee cap/.test(view?.chain?.error ?? "") ? view : undefined;
+        },
+        { ...chainWait, what: "the cap reported" },
+      );
       assert.equal(waiting.chain!.status, "SENT");
       await settle(3 * replaceAfterMs);
       const still = (await adminView(chain, requested.withdrawId))!;
@@ -293,10 +318,13 @@ describe("a withdrawal stuck with too low a fee", () => {
       // The base fee falls: the first transaction is mined after all, and completes the withdrawal.
       await mineWithBaseFee(1n * gwei);
       await devnet.mine(testConfirmations);
-      const completed = await eventually(async () => {
-        const view = await adminView(chain, requested.withdrawId);
-        return view?.chain?.status === "COMPLETED" ? view : undefined;
-      }, "completion");
+      const completed = await waitForValue(
+        async () => {
+          const view = await adminView(chain, requested.withdrawId);
+          return view?.chain?.status === "COMPLETED" ? view : undefined;
+        },
+        { ...chainWait, what: "completion" },
+      );
       assert.equal(completed.chain!.txHash, first.txHash);
       assert.deepEqual(
         completed.chain!.transactions.map((offer) => offer.state),

@@ -15,9 +15,10 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type Devnet, devnetAccountKeys, startDevnet, testUsdtAbi } from "../../src/chain/devnet/devnet.js";
 import type { PredexClient } from "../../src/sdk/client.js";
 import { PredexApiError } from "../../src/sdk/errors.js";
+import { waitForValue } from "../support/wait-until.js";
 import {
   type ChainPlatform,
-  eventually,
+  chainWait,
   sendUsdt,
   settle,
   startChainPlatform,
@@ -78,11 +79,17 @@ describe("withdrawals on chain", () => {
     assert.deepEqual(await usdtOf(client), { available: "58.876544", frozen: "41.123456" });
     await chain.operator.approveWithdrawal(requested.withdrawId);
 
-    const sent = await eventually(chainStatusOf(chain, requested.withdrawId, "SENT"), "the transaction sent");
+    const sent = await waitForValue(chainStatusOf(chain, requested.withdrawId, "SENT"), {
+      ...chainWait,
+      what: "the transaction sent",
+    });
     assert.equal(sent.status, "APPROVED");
     const txHash = sent.chain!.txHash as Hex;
     await devnet.mine(testConfirmations - 1);
-    const completed = await eventually(chainStatusOf(chain, requested.withdrawId, "COMPLETED"), "completion");
+    const completed = await waitForValue(chainStatusOf(chain, requested.withdrawId, "COMPLETED"), {
+      ...chainWait,
+      what: "completion",
+    });
     assert.equal(completed.status, "COMPLETED");
     assert.equal(completed.txHash, txHash);
 
@@ -120,26 +127,29 @@ describe("withdrawals on chain", () => {
     try {
       const requested = await client.applyWithdrawal({ amount: 12, address: destination });
       await chain.operator.approveWithdrawal(requested.withdrawId);
-      const sent = await eventually(
-        chainStatusOf(chain, requested.withdrawId, "SENT"),
-        "the transaction sent",
-      );
+      const sent = await waitForValue(chainStatusOf(chain, requested.withdrawId, "SENT"), {
+        ...chainWait,
+        what: "the transaction sent",
+      });
       const txHash = sent.chain!.txHash as Hex;
       // While it is in flight the operator cannot reject it (that would refund and pay).
       await assert.rejects(chain.operator.rejectWithdrawal(requested.withdrawId), /is SENT/);
       assert.equal(await devnet.rpc("hardhat_dropTransaction", [txHash]), true);
-      await eventually(async () => {
-        const list = await chain.operator.listWithdrawals({ pageSize: 100 });
-        const found = list.records.find((record) => record.withdrawId === requested.withdrawId);
-        return (found?.chain?.broadcasts ?? 0) >= 2 ? found : undefined;
-      }, "the second broadcast");
+      await waitForValue(
+        async () => {
+          const list = await chain.operator.listWithdrawals({ pageSize: 100 });
+          const found = list.records.find((record) => record.withdrawId === requested.withdrawId);
+          return (found?.chain?.broadcasts ?? 0) >= 2 ? found : undefined;
+        },
+        { ...chainWait, what: "the second broadcast" },
+      );
       const pooled = await devnet.publicClient.getTransaction({ hash: txHash });
       assert.equal(pooled.hash, txHash);
       await devnet.mine(testConfirmations);
-      const completed = await eventually(
-        chainStatusOf(chain, requested.withdrawId, "COMPLETED"),
-        "completion",
-      );
+      const completed = await waitForValue(chainStatusOf(chain, requested.withdrawId, "COMPLETED"), {
+        ...chainWait,
+        what: "completion",
+      });
       assert.equal(completed.chain?.txHash, txHash);
     } finally {
       await devnet.rpc("evm_setAutomine", [true]);
@@ -165,7 +175,10 @@ describe("withdrawals on chain", () => {
     await devnet.publicClient.waitForTransactionReceipt({ hash: blocked });
     const requested = await client.applyWithdrawal({ amount: 15, address: destination });
     await chain.operator.approveWithdrawal(requested.withdrawId);
-    const failed = await eventually(chainStatusOf(chain, requested.withdrawId, "FAILED"), "the failure");
+    const failed = await waitForValue(chainStatusOf(chain, requested.withdrawId, "FAILED"), {
+      ...chainWait,
+      what: "the failure",
+    });
     assert.match(failed.chain?.error ?? "", /would revert/);
     assert.equal(failed.status, "APPROVED");
     assert.deepEqual(await usdtOf(client), { available: "14", frozen: "16" });
@@ -197,14 +210,23 @@ describe("withdrawals on chain", () => {
     await setBlocked(true);
     const requested = await client.applyWithdrawal({ amount: 11, address: destination });
     await chain.operator.approveWithdrawal(requested.withdrawId);
-    await eventually(chainStatusOf(chain, requested.withdrawId, "FAILED"), "the failure");
+    await waitForValue(chainStatusOf(chain, requested.withdrawId, "FAILED"), {
+      ...chainWait,
+      what: "the failure",
+    });
     // Retry is only for FAILED or DROPPED; the address unblocked, the retry pays it once.
     await setBlocked(false);
     const retried = await chain.operator.retryWithdrawal(requested.withdrawId);
     assert.equal(retried.status, "APPROVED");
-    await eventually(chainStatusOf(chain, requested.withdrawId, "SENT"), "the new transaction");
+    await waitForValue(chainStatusOf(chain, requested.withdrawId, "SENT"), {
+      ...chainWait,
+      what: "the new transaction",
+    });
     await devnet.mine(testConfirmations);
-    await eventually(chainStatusOf(chain, requested.withdrawId, "COMPLETED"), "completion");
+    await waitForValue(chainStatusOf(chain, requested.withdrawId, "COMPLETED"), {
+      ...chainWait,
+      what: "completion",
+    });
     await assert.rejects(chain.operator.retryWithdrawal(requested.withdrawId), /not approved/i);
     assert.equal(await usdtUnitsOf(devnet, destination), 11_000_000n);
     assert.deepEqual(await usdtOf(client), { available: "18", frozen: "0" });

@@ -40,20 +40,13 @@ import {
   startStreamingReplica,
   waitForReplay,
 } from "../support/postgres-replica.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const masterKey = Buffer.from(testMasterKeyHex, "hex");
 const silent = pino({ level: "silent" });
 const user = 11;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
 
 const deposit = (tag: string, amount = 100_00000000n): ExchangeCommand => ({
   type: "Deposit",
@@ -111,16 +104,19 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
 
     // Synchronous replication is reported as such; asynchronous with the warning.
     await setSynchronousStandbyNames(primary, replica.name);
-    await waitUntil(
-      "the standby counts as synchronous",
-      async () => (await readReplicationStatus(pool)).synchronousStandbys === 1,
-    );
+    await waitUntil(async () => (await readReplicationStatus(pool)).synchronousStandbys === 1, {
+      what: "the standby counts as synchronous",
+      timeoutMs: 60_000,
+    });
     const synchronous = await readReplicationStatus(pool);
     assert.equal(synchronous.synchronous, true);
     assert.equal(synchronous.synchronousStandbyNames, "replica_a");
     assert.equal(synchronous.warning, undefined);
     await setSynchronousStandbyNames(primary, "");
-    await waitUntil("the setting is reloaded", async () => !(await readReplicationStatus(pool)).synchronous);
+    await waitUntil(async () => !(await readReplicationStatus(pool)).synchronous, {
+      what: "the setting is reloaded",
+      timeoutMs: 60_000,
+    });
     const asynchronous = await readReplicationStatus(pool);
     assert.deepEqual(asynchronous, {
       synchronous: false,
@@ -184,8 +180,11 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
     await replica.start(address);
     assert.equal(replica.urlOf("async_failover"), url);
 
-    await waitUntil("the API node saw the fork", () => api.stats.forks === 1);
-    await waitUntil("the API node reloaded", () => api.stats.reloads === 1 && api.unavailable === undefined);
+    await waitUntil(() => api.stats.forks === 1, { what: "the API node saw the fork", timeoutMs: 60_000 });
+    await waitUntil(() => api.stats.reloads === 1 && api.unavailable === undefined, {
+      what: "the API node reloaded",
+      timeoutMs: 60_000,
+    });
     assert.equal(api.committedSequence, 20n, "reloaded from the promoted database, which ends at 20");
     assert.equal(await api.read(balance), 2000_00000000n);
 
@@ -201,7 +200,10 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
       sequence: position.sequence,
       hash: hashEncodedState(exchangeStateCodec.encode(state)),
     }));
-    await waitUntil("the API node follows the new leader", () => api.committedSequence === expected.sequence);
+    await waitUntil(() => api.committedSequence === expected.sequence, {
+      what: "the API node follows the new leader",
+      timeoutMs: 60_000,
+    });
     assert.equal(api.stateHash(), expected.hash);
     assert.equal(await api.read(balance), 2003_00000000n);
     reading = false;

@@ -30,6 +30,7 @@ import {
   accountsDecider,
 } from "../engine/accounts-domain.js";
 import { type AccountsEngine, gate, memoryStore, openAccountsEngine } from "../engine/harness.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const key = deriveCommandKey(Buffer.alloc(32, 7));
 const silent = pino({ level: "silent" });
@@ -157,7 +158,7 @@ describe("an API node's answer when the leader does not answer", () => {
     assert.equal(replica.stats.gaveUp, 0);
     // The leader was only slow: the command lands. "Nothing was done" would have been a lie.
     late.open();
-    await waitFor(async () => (await journalOf(at)).length === 1);
+    await waitUntil(async () => (await journalOf(at)).length === 1, { timeoutMs: 5_000 });
     assert.deepEqual(await journalOf(at), [{ type: "open", accountId: "alice" }]);
     assert.equal(new Set(first.runs).size, 1, "the retries of the same id joined the one run");
   });
@@ -324,11 +325,3 @@ describe("an API node's answer when the leader does not answer", () => {
     await assert.rejects(replica.submit({ type: "open", accountId: "heidi" }), EngineStoppedError);
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(20);
-  }
-}

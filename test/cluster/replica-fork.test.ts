@@ -40,6 +40,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const masterKey = Buffer.from(testMasterKeyHex, "hex");
@@ -57,14 +58,6 @@ interface Gate {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
-  }
-}
 
 function gatedCluster(
   cluster: EngineClusterStore<ExchangeCommand, ExchangeEvent>,
@@ -221,7 +214,11 @@ describe("a journal rewritten below its followers (an asynchronous failover)", {
       unblock = resolve;
     });
     gate.held = false;
-    await waitUntil("the replica detected the fork", () => replica.stats.forks === 1);
+    await waitUntil(() => replica.stats.forks === 1, {
+      what: "the replica detected the fork",
+      timeoutMs: 20_000,
+      intervalMs: 10,
+    });
     // Resolving: every read is refused, /readyz is told why, and it stays so while the reload waits.
     for (let attempt = 0; attempt < 5; attempt++) {
       await assert.rejects(
@@ -234,16 +231,21 @@ describe("a journal rewritten below its followers (an asynchronous failover)", {
     }
     unblock();
     gate.snapshotsBlocked = undefined;
-    await waitUntil("the replica reloaded", () => replica.stats.reloads === 1);
+    await waitUntil(() => replica.stats.reloads === 1, {
+      what: "the replica reloaded",
+      timeoutMs: 20_000,
+      intervalMs: 10,
+    });
     assert.equal(replica.unavailable, undefined);
-    for (let deadline = Date.now() + 20_000; ; await sleep(20)) {
-      const expected = await leaderStateHash(leader);
-      if (replica.committedSequence === expected.sequence) {
+    await waitUntil(
+      async () => {
+        const expected = await leaderStateHash(leader);
+        if (replica.committedSequence !== expected.sequence) return false;
         assert.equal(replica.stateHash(), expected.hash, "the replica holds the new leader's state");
-        break;
-      }
-      assert.ok(Date.now() < deadline, "the replica caught up with the new leader");
-    }
+        return true;
+      },
+      { what: "the replica caught up with the new leader", timeoutMs: 20_000 },
+    );
   }
 
   it("a journal that now ends before them: the standby leads from the database's history, the API replica refuses reads until it has reloaded", async () => {
@@ -267,7 +269,11 @@ describe("a journal rewritten below its followers (an asynchronous failover)", {
     }
     assert.equal(await replica.read((state) => balanceOf(state, forkedUser)), 3000_00000000n);
     const end = replica.committedSequence;
-    await waitUntil("the standby holds all 30", () => nodeB.standbySequence === end);
+    await waitUntil(() => nodeB.standbySequence === end, {
+      what: "the standby holds all 30",
+      timeoutMs: 20_000,
+      intervalMs: 10,
+    });
 
     // The failover loses the last 8 acknowledged entries; the replica is cut off meanwhile.
     gate.held = true;

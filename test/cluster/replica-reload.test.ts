@@ -41,6 +41,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitForValue, waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const masterKey = Buffer.from(testMasterKeyHex, "hex");
@@ -58,14 +59,6 @@ interface Gate {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
 
 function gatedCluster(
   cluster: EngineClusterStore<ExchangeCommand, ExchangeEvent>,
@@ -212,10 +205,10 @@ describe("an API node's replica that falls behind the journal archive", { skip: 
       heldAt = replica.committedSequence;
     }
     await trade(leader.engine, stream, snapshotEveryCommands * 2 + 5);
-    await waitUntil(
-      "the leader wrote a snapshot past the held replica",
-      () => leader.engine.snapshotSequence > heldAt + 1n,
-    );
+    await waitUntil(() => leader.engine.snapshotSequence > heldAt + 1n, {
+      what: "the leader wrote a snapshot past the held replica",
+      timeoutMs: 20_000,
+    });
     await trade(leader.engine, stream, 3);
     const run = await leader.journalArchiver.runNow();
     assert.ok(run.archivedEntries > 0, "the archiver deleted part of the journal");
@@ -230,21 +223,23 @@ describe("an API node's replica that falls behind the journal archive", { skip: 
    * meanwhile) and checks both states encode the same; returns that sequence.
    */
   async function assertSameStateAsLeader(replica: Exchange, leader: LeaderState): Promise<bigint> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const expected = await leader.engine.read((state, position) => ({
-        sequence: position.sequence,
-        hash: hashEncodedState(exchangeStateCodec.encode(state)),
-      }));
-      if (replica.committedSequence === expected.sequence) {
+    let leaderSequence = 0n;
+    return waitForValue(
+      async () => {
+        const expected = await leader.engine.read((state, position) => ({
+          sequence: position.sequence,
+          hash: hashEncodedState(exchangeStateCodec.encode(state)),
+        }));
+        leaderSequence = expected.sequence;
+        if (replica.committedSequence !== expected.sequence) return undefined;
         assert.equal(replica.stateHash(), expected.hash, "the replica holds the leader's state");
         return expected.sequence;
-      }
-      if (Date.now() > deadline) {
-        assert.fail(`the replica is at ${replica.committedSequence}, the leader at ${expected.sequence}`);
-      }
-      await sleep(20);
-    }
+      },
+      {
+        what: () => `the replica, at ${replica.committedSequence}, reached the leader, at ${leaderSequence}`,
+        timeoutMs: 20_000,
+      },
+    );
   }
 
   it("reloads from the latest snapshot, answers read-your-writes, closes realtime sockets with 1012, and retries a refused reload", async () => {
@@ -417,7 +412,10 @@ describe("an API node's replica that falls behind the journal archive", { skip: 
     await trade(setup.replica, setup.stream, 5);
     await leaveBehind(setup);
     setup.gate.held = false;
-    await waitUntil("the replica failed", () => setup.replica.phase === "failed");
+    await waitUntil(() => setup.replica.phase === "failed", {
+      what: "the replica failed",
+      timeoutMs: 20_000,
+    });
     assert.equal(checks, 1, "checked once: reloading again gives the same state");
     assert.equal(setup.replica.stats.reloads, 0);
     await assert.rejects(

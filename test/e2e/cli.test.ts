@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { PredexClient } from "../../src/sdk/client.js";
+import { waitUntil } from "../support/wait-until.js";
 import { testDatabaseEnv, testPlatformEnv } from "./harness.js";
 
 const run = promisify(execFile);
@@ -33,11 +34,13 @@ async function startServe(env: NodeJS.ProcessEnv): Promise<Started> {
   child.stderr?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const deadline = Date.now() + 20_000;
-  while (!/Demo partner|credentials/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    () => {
+      if (child.exitCode !== null) throw new Error(`serve exited:\n${output}`);
+      return /Demo partner|credentials/.test(output);
+    },
+    { what: () => `serve to start:\n${output}`, timeoutMs: 20_000, intervalMs: 50 },
+  );
   const addresses: Record<string, string> = {};
   for (const match of output.matchAll(/^\s+(gateway|public|legacy|admin)\s.*?(https?:\/\/\S+)$/gm)) {
     addresses[match[1]!] = match[2]!;

@@ -35,6 +35,7 @@ import { type RunningDemo, runDemo } from "../../src/demo/run-demo.js";
 import type { DemoLog } from "../../src/demo/seed.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { type Platform, startPlatform } from "../../src/server.js";
+import { waitForValue } from "../support/wait-until.js";
 import { testPlatformConfig } from "./harness.js";
 
 const botTickMs = 50;
@@ -113,16 +114,6 @@ async function gatewayRequests(platform: Platform): Promise<Map<string, number>>
   return counts;
 }
 
-async function until<Value>(what: string, probe: () => Promise<Value | undefined>): Promise<Value> {
-  const deadline = Date.now() + liveBookWaitMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await sleep(pollMs);
-  }
-}
-
 /** Every open order of the user (the maker has at most six a book, twelve books). */
 async function openOrdersOf(client: PredexClient): Promise<Order[]> {
   return (await client.getOpenOrders({ pageSize: 100 })).records;
@@ -177,18 +168,24 @@ describe("the demo: seed, market maker, restart", () => {
 
       const market = demo.example!.market;
       assert.equal(market.modelType, "orderbook");
-      const book = await until("bids and asks", async () => {
-        const current = await demo.seed.people[0]!.client.getBook({
-          marketId: market.marketId,
-          outcomeId: market.outcomeId,
-        });
-        return current.bids.length > 0 && current.asks.length > 0 ? current : undefined;
-      });
+      const book = await waitForValue(
+        async () => {
+          const current = await demo.seed.people[0]!.client.getBook({
+            marketId: market.marketId,
+            outcomeId: market.outcomeId,
+          });
+          return current.bids.length > 0 && current.asks.length > 0 ? current : undefined;
+        },
+        { what: "bids and asks", timeoutMs: liveBookWaitMs, intervalMs: pollMs },
+      );
       assert.ok(Number(book.bids[0]!.price) < Number(book.asks[0]!.price), "the book is not crossed");
-      const trades = await until("a trade", async () => {
-        const page = await demo.seed.taker.client.getTrades({ marketId: market.marketId });
-        return page.records.length > 0 ? page.records : undefined;
-      });
+      const trades = await waitForValue(
+        async () => {
+          const page = await demo.seed.taker.client.getTrades({ marketId: market.marketId });
+          return page.records.length > 0 ? page.records : undefined;
+        },
+        { what: "a trade", timeoutMs: liveBookWaitMs, intervalMs: pollMs },
+      );
       assert.equal(trades[0]!.role, "TAKER");
 
       // The exclusive event: four outcomes, each one's book quoted, their Yes prices adding up to about 1.
@@ -199,15 +196,18 @@ describe("the demo: seed, market maker, restart", () => {
         headers: { authorization: `Bearer ${started.platform.adminToken}` },
       });
       assert.equal(((await operator.json()) as { data: { exclusive: boolean } }).data.exclusive, true);
-      const mids = await until("every outcome quoted", async () => {
-        const books = await Promise.all(
-          event.outcomes!.map((outcome) =>
-            demo.seed.people[0]!.client.getBook({ marketId: event.marketId, outcomeId: outcome.outcomeId }),
-          ),
-        );
-        if (!books.every((book) => book.bids.length > 0 && book.asks.length > 0)) return undefined;
-        return books.map((book) => (Number(book.bids[0]!.price) + Number(book.asks[0]!.price)) / 2);
-      });
+      const mids = await waitForValue(
+        async () => {
+          const books = await Promise.all(
+            event.outcomes!.map((outcome) =>
+              demo.seed.people[0]!.client.getBook({ marketId: event.marketId, outcomeId: outcome.outcomeId }),
+            ),
+          );
+          if (!books.every((book) => book.bids.length > 0 && book.asks.length > 0)) return undefined;
+          return books.map((book) => (Number(book.bids[0]!.price) + Number(book.asks[0]!.price)) / 2);
+        },
+        { what: "every outcome quoted", timeoutMs: liveBookWaitMs, intervalMs: pollMs },
+      );
       const yesSum = mids.reduce((sum, mid) => sum + mid, 0);
       assert.ok(Math.abs(yesSum - 1) <= 0.05, `the Yes prices add up to ${yesSum}`);
       await demo.stop();
@@ -240,7 +240,11 @@ describe("the demo: seed, market maker, restart", () => {
         assert.equal(Number(asset?.total), funding, `${person.marchantUserId} was funded once`);
       }
       // The maker's open orders stay within its bound per market while it keeps replacing them.
-      await until("a few more ticks", async () => (demo.bot!.ticks >= 3 ? true : undefined));
+      await waitForValue(async () => (demo.bot!.ticks >= 3 ? true : undefined), {
+        what: "a few more ticks",
+        timeoutMs: liveBookWaitMs,
+        intervalMs: pollMs,
+      });
       const open = await demo.seed.maker.client.getOpenOrders({ marketId: demo.example!.market.marketId });
       assert.ok(open.total <= openOrdersPerMarketMax, `maker has ${open.total} open orders`);
 
@@ -253,10 +257,13 @@ describe("the demo: seed, market maker, restart", () => {
 
       // The kit in use, as the platform counted the requests: quotes in batches, requotes by
       // amend, the pull by cancel-all, the switch armed; never one order placed or cancelled alone.
-      const requests = await until("a requote by amend", async () => {
-        const counts = await gatewayRequests(started.platform);
-        return (counts.get("/ordering/amend-order") ?? 0) > 0 ? counts : undefined;
-      });
+      const requests = await waitForValue(
+        async () => {
+          const counts = await gatewayRequests(started.platform);
+          return (counts.get("/ordering/amend-order") ?? 0) > 0 ? counts : undefined;
+        },
+        { what: "a requote by amend", timeoutMs: liveBookWaitMs, intervalMs: pollMs },
+      );
       assert.ok((requests.get("/ordering/create-orders") ?? 0) > 0, "quotes go out with create-orders");
       assert.ok((requests.get("/ordering/cancel-all") ?? 0) > 0, "the start pulls with cancel-all");
       assert.ok((requests.get("/ordering/heartbeat") ?? 0) > 0, "the switch is armed");
@@ -266,8 +273,9 @@ describe("the demo: seed, market maker, restart", () => {
       // The dead-man's switch: the bot stops (as if its process died) and its quotes leave the
       // book within the timeout, without any request.
       await demo.stop();
-      await until("the switch pulls the quotes", async () =>
-        (await openOrdersOf(demo.seed.maker.client)).length === 0 ? true : undefined,
+      await waitForValue(
+        async () => ((await openOrdersOf(demo.seed.maker.client)).length === 0 ? true : undefined),
+        { what: "the switch pulls the quotes", timeoutMs: liveBookWaitMs, intervalMs: pollMs },
       );
     } finally {
       await started.stop();

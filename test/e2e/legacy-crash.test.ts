@@ -12,6 +12,7 @@ import { after, describe, it } from "node:test";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { LegacyClient } from "../../src/sdk/legacy/client.js";
 import { rsaKeyPair } from "../legacy/fixtures.js";
+import { waitForValue, waitUntil } from "../support/wait-until.js";
 import { testDatabaseEnv, testMasterKeyHex } from "./harness.js";
 import { storedRows } from "./store-contents.js";
 
@@ -49,14 +50,15 @@ async function serve(dataDir: string): Promise<Server> {
   child.stderr?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const legacy = /legacy\s+\(\/api\/\.\.\.\)\s+(\S+)/.exec(output)?.[1];
-    const admin = /admin\s+\(\/admin\/\.\.\.\)\s+(\S+)/.exec(output)?.[1];
-    if (legacy !== undefined && admin !== undefined) return { child, legacy, admin };
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return waitForValue(
+    () => {
+      if (child.exitCode !== null) throw new Error(`serve exited:\n${output}`);
+      const legacy = /legacy\s+\(\/api\/\.\.\.\)\s+(\S+)/.exec(output)?.[1];
+      const admin = /admin\s+\(\/admin\/\.\.\.\)\s+(\S+)/.exec(output)?.[1];
+      return legacy !== undefined && admin !== undefined ? { child, legacy, admin } : undefined;
+    },
+    { what: () => `serve to start:\n${output}`, timeoutMs: 30_000, intervalMs: 50 },
+  );
 }
 
 async function kill(server: Server): Promise<void> {
@@ -162,17 +164,16 @@ describe("the legacy queue across a SIGKILL", () => {
       assert.equal(result.status, "SUCCESS", id);
     }
     // Requests the kill interrupted after they were queued but before they were answered run too.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const [check] = await storedRows(
-        dataDir,
-        "SELECT count(*) AS n FROM legacy_requests WHERE status = 'PENDING'",
-      );
-      const pending = Number(check!.n);
-      if (pending === 0) break;
-      assert.ok(Date.now() < deadline, "the queue drained after the restart");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(
+      async () => {
+        const [check] = await storedRows(
+          dataDir,
+          "SELECT count(*) AS n FROM legacy_requests WHERE status = 'PENDING'",
+        );
+        return Number(check!.n) === 0;
+      },
+      { what: "the queue drained after the restart", timeoutMs: 30_000, intervalMs: 50 },
+    );
     const exitedCleanly = new Promise((resolve) => second.child.once("exit", resolve));
     second.child.kill("SIGTERM");
     await exitedCleanly;

@@ -11,6 +11,7 @@ import { verifyWebhook } from "../../src/contract/signing/webhook-signature.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import { type BinaryMarket, startTradingPlatform } from "../e2e/trading-fixtures.js";
 import { type LegacyPlatform, startLegacyPlatform } from "../legacy/fixtures.js";
+import { waitForValue } from "../support/wait-until.js";
 
 interface Delivery {
   readonly headers: IncomingHttpHeaders;
@@ -37,16 +38,6 @@ async function startReceiver(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/hooks/predex`, deliveries, server };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 let platform: LegacyPlatform;
@@ -86,10 +77,13 @@ describe("merchant webhooks", () => {
     const client = await platform.fundedLegacyUser(merchant, "10");
     const fgRequestId = await client.submitOrder(limitBuy() as never);
 
-    const delivered = await until(async () => {
-      const result = await client.getRequestResult(fgRequestId);
-      return result.notifyStatus === 1 ? result : undefined;
-    });
+    const delivered = await waitForValue(
+      async () => {
+        const result = await client.getRequestResult(fgRequestId);
+        return result.notifyStatus === 1 ? result : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
     assert.equal(delivered.status, "SUCCESS");
     assert.equal(delivered.notifyRetryTimes, 0);
     assert.match(delivered.notifyUpdateTime ?? "", /^\d{4}-\d{2}-\d{2}T/);
@@ -118,10 +112,13 @@ describe("merchant webhooks", () => {
     const client = await platform.fundedLegacyUser(merchant, "10");
     const fgRequestId = await client.submitOrder(limitBuy() as never);
 
-    const delivered = await until(async () => {
-      const result = await client.getRequestResult(fgRequestId);
-      return result.notifyStatus === 1 ? result : undefined;
-    });
+    const delivered = await waitForValue(
+      async () => {
+        const result = await client.getRequestResult(fgRequestId);
+        return result.notifyStatus === 1 ? result : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
     assert.equal(delivered.notifyRetryTimes, 2);
     assert.deepEqual(
       receiver.deliveries.map((delivery) => delivery.status),
@@ -142,10 +139,13 @@ describe("merchant webhooks", () => {
     const merchant = await platform.createMerchant();
     const client = await platform.fundedLegacyUser(merchant, "10");
     const fgRequestId = await client.submitOrder(limitBuy() as never);
-    const result = await until(async () => {
-      const seen = await client.getRequestResult(fgRequestId);
-      return seen.notifyStatus === 3 ? seen : undefined;
-    });
+    const result = await waitForValue(
+      async () => {
+        const seen = await client.getRequestResult(fgRequestId);
+        return seen.notifyStatus === 3 ? seen : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
     assert.equal(result.notifyRetryTimes, 0);
   });
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import { BookSubscription } from "../../src/sdk/ws/book-subscription.js";
-import { eventually } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 import { apiError } from "./harness.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 import { assertViewMatchesRest, followUser } from "./user-channel-views.js";
@@ -172,7 +172,7 @@ describe("amend-order", () => {
       await maker.client.amendOrder({ orderId: order.orderId, limitPrice: 0.45, shares: 7 });
       view = await assertViewMatchesRest(followed, maker.client);
       assert.deepEqual([view.orders[0]?.limitPrice, view.orders[0]?.shares], ["0.45", "7"]);
-      await eventually(async () => {
+      await waitUntil(async () => {
         const rest = await maker.client.getBook({ marketId: market.marketId, outcomeId: market.outcomeId });
         return JSON.stringify(book.levels()) === JSON.stringify({ bids: rest.bids, asks: rest.asks });
       });

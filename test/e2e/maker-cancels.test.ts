@@ -9,7 +9,7 @@ import { cancelOrdersIdsMax, createOrdersItemsMax } from "../../src/contract/par
 import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import type { PredexClient } from "../../src/sdk/client.js";
 import { BookSubscription } from "../../src/sdk/ws/book-subscription.js";
-import { eventually } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 import { apiError } from "./harness.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 import { assertViewMatchesRest, followUser } from "./user-channel-views.js";
@@ -194,7 +194,7 @@ describe("cancel-orders and cancel-all", () => {
       await maker.client.cancelAll({ marketId: market.marketId });
       const after = await assertViewMatchesRest(followed, maker.client);
       assert.deepEqual([after.orders, after.balance?.frozen], [[], "0"]);
-      await eventually(async () => {
+      await waitUntil(async () => {
         const rest = await maker.client.getBook({ marketId: market.marketId, outcomeId: market.outcomeId });
         return JSON.stringify(book.levels()) === JSON.stringify({ bids: rest.bids, asks: rest.asks });
       });

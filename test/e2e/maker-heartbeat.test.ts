@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js";
 import type { JournalEntry } from "../../src/engine/store.js";
-import { eventually } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 import { apiError } from "./harness.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 import { assertViewMatchesRest, followUser } from "./user-channel-views.js";
@@ -84,7 +84,7 @@ describe("heartbeat: the dead-man's switch", () => {
       const deadlineMs = Date.parse(expiresAt!);
       // Before the deadline nothing happens.
       assert.equal((await maker.client.getOpenOrders()).total, 3);
-      await eventually(async () => (await maker.client.getOpenOrders()).total === 0, 15_000);
+      await waitUntil(async () => (await maker.client.getOpenOrders()).total === 0, { timeoutMs: 15_000 });
       // One journal entry, the scheduler's, cancelled the three at its commit time: after the
       // deadline, within a few scheduler ticks of it (a loose bound: the machine may be busy).
       const trips = committed.filter(

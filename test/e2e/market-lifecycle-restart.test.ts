@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { type Platform, startPlatform } from "../../src/server.js";
+import { waitUntil } from "../support/wait-until.js";
 import { testPlatformConfig } from "./harness.js";
 import { isoAt, usdtOf } from "./trading-fixtures.js";
 
@@ -30,12 +30,11 @@ const operatorOf = (platform: Platform) =>
 
 /** Polls the market's detail until it is settled (the scheduler ticks every 500 ms). */
 async function settledByScheduler(client: PredexClient, marketId: string): Promise<void> {
-  const deadline = Date.now() + settleWaitMsMax;
-  while (Date.now() < deadline) {
-    if ((await client.getMarketDetail(marketId)).status === "settled") return;
-    await sleep(100);
-  }
-  assert.fail(`market ${marketId} was not settled by the scheduler`);
+  await waitUntil(async () => (await client.getMarketDetail(marketId)).status === "settled", {
+    what: `market ${marketId} settled by the scheduler`,
+    timeoutMs: settleWaitMsMax,
+    intervalMs: 100,
+  });
 }
 
 describe("the market lifecycle across a restart", () => {

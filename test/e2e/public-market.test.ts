@@ -6,13 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type MarketEvent, MarketSocket } from "../../src/sdk/ws/market-socket.js";
-import {
-  closed,
-  eventually,
-  openSocket,
-  type RealtimePlatform,
-  startRealtimePlatform,
-} from "../realtime/fixtures.js";
+import { closed, openSocket, type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 
 let platform: RealtimePlatform;
 let market: Awaited<ReturnType<RealtimePlatform["openMarket"]>>;
@@ -46,7 +41,7 @@ function marketSocket(assetIds: string[]) {
   socket.start();
   const next = async (match: (event: MarketEvent) => boolean): Promise<MarketEvent> => {
     let found: MarketEvent | undefined;
-    await eventually(() => {
+    await waitUntil(() => {
       found = events.find(match);
       return found !== undefined;
     }).catch(() => assert.fail(`no such event among ${JSON.stringify(events)}`));
@@ -97,13 +92,13 @@ describe("/ws/market", () => {
     ]);
     assert.equal(yes.market, await conditionOf(market.yesAsset));
     assert.match(String(yes.timestamp), /^\d{13}$/);
-    await eventually(() => socket.pongs > 0);
+    await waitUntil(() => socket.pongs > 0);
     socket.stop();
   });
 
   it("sends price_change, best_bid_ask and last_trade_price as the book moves and trades", async () => {
     const { socket, next } = marketSocket([]);
-    await eventually(() => socket.state === "open");
+    await waitUntil(() => socket.state === "open");
     socket.subscribe([market.yesAsset]);
     const book = await next((event) => event.event_type === "book" && event.asset_id === market.yesAsset);
     assert.ok(Array.isArray(book.bids));
@@ -175,7 +170,7 @@ describe("/ws/market", () => {
 
   it("sends new_market when a market opens and market_resolved when it settles", async () => {
     const { socket, next } = marketSocket([]);
-    await eventually(() => socket.state === "open");
+    await waitUntil(() => socket.state === "open");
     const opened = await platform.openMarket("Will it snow in Lisbon?");
     const condition = await conditionOf(opened.yesAsset);
     const created = await next((event) => event.event_type === "new_market" && event.market === condition);

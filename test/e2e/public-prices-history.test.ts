@@ -4,7 +4,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { eventually, type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 
 let platform: RealtimePlatform;
 let market: Awaited<ReturnType<RealtimePlatform["openMarket"]>>;
@@ -23,7 +24,7 @@ async function history(query: Record<string, string>) {
 
 describe("GET /prices-history", () => {
   it("has a sampled point per option while the market is open, even without trades", async () => {
-    await eventually(
+    await waitUntil(
       async () =>
         ((await history({ market: market.yesAsset })).json as { history: unknown[] }).history.length > 0,
     );

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PredexClient } from "../../src/sdk/client.js";
 import { BookSubscription } from "../../src/sdk/ws/book-subscription.js";
-import { eventually, type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 
 let platform: RealtimePlatform;
 let market: Awaited<ReturnType<RealtimePlatform["openMarket"]>>;
@@ -84,12 +85,15 @@ async function assertSameAsRest(subscription: BookSubscription, client: PredexCl
   };
   let last: unknown;
   try {
-    await eventually(async () => {
-      const rest = await client.getBook(query);
-      const local = subscription.levels();
-      last = { rest: { bids: rest.bids, asks: rest.asks }, local };
-      return JSON.stringify(local) === JSON.stringify({ bids: rest.bids, asks: rest.asks });
-    }, 5_000);
+    await waitUntil(
+      async () => {
+        const rest = await client.getBook(query);
+        const local = subscription.levels();
+        last = { rest: { bids: rest.bids, asks: rest.asks }, local };
+        return JSON.stringify(local) === JSON.stringify({ bids: rest.bids, asks: rest.asks });
+      },
+      { timeoutMs: 5_000 },
+    );
   } catch {
     assert.fail(`local book differs from GET /orderbook/book: ${JSON.stringify(last)}`);
   }

@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { socketPaths } from "../../src/contract/paths.js";
 import { SignedSocket } from "../../src/sdk/ws/signed-socket.js";
 import { closed, openSigned, type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const dayMs = 86_400_000;
 let clockOffsetMs = 0;
@@ -36,13 +37,12 @@ describe("user channels", () => {
       onMessage: (message) => received.push(message as Message),
     });
     socket.start();
-    const waitFor = async (match: (message: Message) => boolean) => {
-      const deadline = Date.now() + 5_000;
-      while (!received.some(match)) {
-        if (Date.now() > deadline) throw new Error(`no such message in ${JSON.stringify(received)}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    };
+    const waitFor = (match: (message: Message) => boolean) =>
+      waitUntil(() => received.some(match), {
+        what: () => `a matching message, not only ${JSON.stringify(received)}`,
+        timeoutMs: 5_000,
+        intervalMs: 10,
+      });
     await waitFor((message) => message.available === "500");
     assert.deepEqual(Object.keys(received[0]!).sort(), [
       "available",
@@ -227,15 +227,15 @@ describe("a dead session closes user channels with 1011 upstream unavailable", (
       onMessage: (message) => received.push(message as Record<string, unknown>),
     });
     socket.start();
-    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => received.length > 0, { intervalMs: 10 });
     const cookieBefore = client.sessionCookie;
     const userId = String(received[0]!.userId);
     await platform.revokeSessions(userId);
-    const deadline = Date.now() + 5_000;
-    while (client.sessionCookie === cookieBefore || received.length < 2) {
-      if (Date.now() > deadline) assert.fail(`no renewal: ${JSON.stringify(received)} ${socket.state}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitUntil(() => client.sessionCookie !== cookieBefore && received.length >= 2, {
+      what: () => `a renewal, not only ${JSON.stringify(received)} ${socket.state}`,
+      timeoutMs: 5_000,
+      intervalMs: 10,
+    });
     assert.equal(socket.state, "open");
     assert.equal(received.at(-1)!.userId, userId);
     socket.stop();
@@ -279,13 +279,11 @@ describe("a dead session closes user channels with 1011 upstream unavailable", (
       onClose: (code) => closes.push(code),
     });
     socket.start();
-    while (socket.state !== "open") await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => socket.state === "open", { intervalMs: 10 });
     await platform.revokeSessions(userId);
     // After the 1011 the SDK reconnects; the dead session is then refused at the handshake (401),
     // which retrying cannot fix, so the socket stops for good.
-    const deadline = Date.now() + 3_000;
-    while ((socket.state as string) !== "closed" && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => (socket.state as string) === "closed", { timeoutMs: 3_000, intervalMs: 10 });
     assert.equal(closes[0], 1011);
     assert.equal(socket.state, "closed");
   });

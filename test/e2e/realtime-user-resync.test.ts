@@ -9,8 +9,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { PredexClient } from "../../src/sdk/client.js";
-import { eventually, type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
+import { type RealtimePlatform, startRealtimePlatform } from "../realtime/fixtures.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import { waitUntil } from "../support/wait-until.js";
 import { assertStampedInOrder, assertViewMatchesRest, followUser } from "./user-channel-views.js";
 
 let platform: RealtimePlatform;
@@ -69,7 +70,7 @@ describe("user channels after a reconnect", () => {
 
       // The client's network goes away.
       proxy.cut();
-      await eventually(() => followed.states().every((state) => state !== "live" && state !== "syncing"));
+      await waitUntil(() => followed.states().every((state) => state !== "live" && state !== "syncing"));
 
       // While it is away: c is cancelled, d and b fill (a No bid at 0.59 is a Yes ask at 0.41:
       // 6 of d at 0.42, then all of b at 0.41), a new order e rests, and 50 USDT are deposited.
@@ -89,7 +90,7 @@ describe("user channels after a reconnect", () => {
 
       // The network comes back: each channel reconnects and sends its snapshot first.
       proxy.restore();
-      await eventually(() => followed.snapshotCounts().every((count) => count === 2), 10_000);
+      await waitUntil(() => followed.snapshotCounts().every((count) => count === 2), { timeoutMs: 10_000 });
       await followed.whenLive();
       const afterReconnect = await assertViewMatchesRest(followed, trader.client);
       assert.deepEqual(
@@ -108,7 +109,7 @@ describe("user channels after a reconnect", () => {
       // Changes after the snapshot go on applying, with seqs that move forward.
       const seqBefore = followed.orders.seq!;
       await trader.client.cancelOrder(a.orderId);
-      await eventually(() => !followed.orders.orders.has(a.orderId));
+      await waitUntil(() => !followed.orders.orders.has(a.orderId));
       assert.ok(followed.orders.seq! > seqBefore);
       await assertViewMatchesRest(followed, trader.client);
 
@@ -129,10 +130,10 @@ describe("user channels after a reconnect", () => {
       await followed.whenLive();
       assert.deepEqual([...followed.orders.orders.keys()], [order.orderId]);
       proxy.cut();
-      await eventually(() => followed.states().every((state) => state !== "live" && state !== "syncing"));
+      await waitUntil(() => followed.states().every((state) => state !== "live" && state !== "syncing"));
       await trader.client.cancelOrder(order.orderId);
       proxy.restore();
-      await eventually(() => followed.snapshotCounts().every((count) => count === 2), 10_000);
+      await waitUntil(() => followed.snapshotCounts().every((count) => count === 2), { timeoutMs: 10_000 });
       assert.equal(followed.orders.orders.size, 0);
       const snapshot = followed.received.orders[1]![0] as Record<string, unknown>;
       assert.deepEqual(

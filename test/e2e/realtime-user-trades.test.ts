@@ -14,8 +14,8 @@ import {
   UserTradesSubscription,
   type UserTradesSubscriptionOptions,
 } from "../../src/sdk/ws/user-trades-subscription.js";
-import { eventually } from "../realtime/fixtures.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
+import { waitUntil } from "../support/wait-until.js";
 import { type BinaryMarket, startTradingPlatform, type TradingPlatform } from "./trading-fixtures.js";
 
 let platform: TradingPlatform;
@@ -124,12 +124,12 @@ describe("/socket/user-trades", () => {
     const funder = await platform.fundedUser("100");
     await seller.client.createOrder(limit(market.yes, "BUY", 0.5, 10));
     await funder.client.createOrder(limit(market.no, "BUY", 0.5, 10));
-    await eventually(() => seller.live.length === 1);
+    await waitUntil(() => seller.live.length === 1);
 
     const ask = await seller.client.createOrder(limit(market.yes, "SELL", 0.6, 5, "ask-1"));
     const lift = await buyer.client.createOrder(limit(market.yes, "BUY", 0.6, 5, "lift-1"));
     assert.equal(lift.status, "FILLED");
-    await eventually(() => seller.live.length === 2 && buyer.live.length === 1);
+    await waitUntil(() => seller.live.length === 2 && buyer.live.length === 1);
 
     const makerSide = seller.live[1]!;
     const takerSide = buyer.live[0]!;
@@ -173,7 +173,7 @@ describe("/socket/user-trades", () => {
     // Another fill of the same resting order, later: a higher seq, the order's clientOrderId again.
     await seller.client.createOrder(limit(market.yes, "SELL", 0.6, 5, "ask-2"));
     await buyer.client.createOrder(limit(market.yes, "BUY", 0.6, 2));
-    await eventually(() => seller.live.length === 3 && buyer.live.length === 2);
+    await waitUntil(() => seller.live.length === 3 && buyer.live.length === 2);
     assert.ok(seller.live[2]!.seq > makerSide.seq);
     // The buyer named no clientOrderId: the SDK gave the order its own, and the fill carries it.
     assert.equal(seller.live[2]!.clientOrderId, "ask-2");
@@ -188,7 +188,7 @@ describe("/socket/user-trades", () => {
     const bid = await yesBuyer.client.createOrder(limit(market.yes, "BUY", 0.7, 4));
     const mint = await noBuyer.client.createOrder(limit(market.no, "BUY", 0.3, 4));
     assert.equal(mint.status, "FILLED");
-    await eventually(() => yesBuyer.live.length === 1 && noBuyer.live.length === 1);
+    await waitUntil(() => yesBuyer.live.length === 1 && noBuyer.live.length === 1);
     const [maker, taker] = [yesBuyer.live[0]!, noBuyer.live[0]!];
     assert.deepEqual(
       [maker.role, maker.side, maker.optionId, maker.price, maker.orderId, maker.fee],
@@ -206,7 +206,7 @@ describe("/socket/user-trades", () => {
     await yesBuyer.client.createOrder(limit(market.yes, "SELL", 0.65, 3, "merge-ask"));
     const merge = await noBuyer.client.createOrder(limit(market.no, "SELL", 0.35, 3, "merge-hit"));
     assert.equal(merge.status, "FILLED");
-    await eventually(() => yesBuyer.live.length === 2 && noBuyer.live.length === 2);
+    await waitUntil(() => yesBuyer.live.length === 2 && noBuyer.live.length === 2);
     const [mergeMaker, mergeTaker] = [yesBuyer.live[1]!, noBuyer.live[1]!];
     assert.deepEqual(
       [mergeMaker.role, mergeMaker.side, mergeMaker.price, mergeMaker.clientOrderId, mergeMaker.fee],
@@ -232,12 +232,12 @@ describe("/socket/user-trades", () => {
     const taker = await followedUser("100");
     await maker.client.createOrder(limit(market.yes, "BUY", 0.45, 6));
     await taker.client.createOrder(limit(market.no, "BUY", 0.55, 6));
-    await eventually(() => maker.live.length === 1 && taker.live.length === 1);
+    await waitUntil(() => maker.live.length === 1 && taker.live.length === 1);
     // The bystander's own trade, after the others': the first thing its socket ever brings.
     await bystander.client.createOrder(limit(market.yes, "BUY", 0.44, 1));
     await maker.client.createOrder(limit(market.no, "BUY", 0.56, 1));
-    await eventually(() => bystander.live.length === 1);
-    await eventually(() => maker.live.length === 2);
+    await waitUntil(() => bystander.live.length === 1);
+    await waitUntil(() => maker.live.length === 2);
     assert.deepEqual(
       bystander.live.map((trade) => [trade.role, trade.orderId === maker.live[1]!.orderId]),
       [["MAKER", false]],
@@ -256,7 +256,7 @@ describe("/socket/user-trades", () => {
     await maker.client.createOrder(limit(market.yes, "BUY", 0.5, 1));
     await platform.revokeSessions(maker.userId);
     await taker.client.createOrder(limit(market.no, "BUY", 0.5, 1));
-    await eventually(() => maker.subscription.state === "closed");
+    await waitUntil(() => maker.subscription.state === "closed");
     assert.deepEqual(maker.live, []);
     assert.ok(
       maker.states.includes("backoff"),
@@ -272,11 +272,11 @@ describe("/socket/user-trades", () => {
       const other = await platform.fundedUser("100");
       await trader.client.createOrder(limit(market.yes, "BUY", 0.4, 2));
       await other.client.createOrder(limit(market.no, "BUY", 0.6, 2));
-      await eventually(() => trader.live.length === 1);
+      await waitUntil(() => trader.live.length === 1);
 
       // The network goes: fills made now never come over the socket.
       proxy.cut();
-      await eventually(() => trader.subscription.state !== "live");
+      await waitUntil(() => trader.subscription.state !== "live");
       await trader.client.createOrder(limit(market.yes, "BUY", 0.41, 3, "while-away-1"));
       await other.client.createOrder(limit(market.no, "BUY", 0.59, 3));
       await other.client.createOrder(limit(market.yes, "BUY", 0.42, 1));
@@ -284,7 +284,7 @@ describe("/socket/user-trades", () => {
       assert.equal(trader.live.length, 1);
 
       proxy.restore();
-      await eventually(() => trader.subscription.state === "live" && trader.missed.length === 2);
+      await waitUntil(() => trader.subscription.state === "live" && trader.missed.length === 2);
       const rest = (await restTrades(trader.client)).reverse();
       assert.deepEqual(
         trader.missed,
@@ -300,7 +300,7 @@ describe("/socket/user-trades", () => {
       // Live again, and nothing twice.
       await trader.client.createOrder(limit(market.yes, "BUY", 0.43, 1));
       await other.client.createOrder(limit(market.no, "BUY", 0.57, 1));
-      await eventually(() => trader.live.length === 2);
+      await waitUntil(() => trader.live.length === 2);
       const seen = [
         ...trader.live.map((trade) => trade.tradeId),
         ...trader.missed.map((trade) => trade.tradeId),
@@ -320,11 +320,11 @@ describe("/socket/user-trades", () => {
       const trader = await followedUser("100", { baseUrl: proxy.url, failRead: 2 });
       const other = await platform.fundedUser("100");
       proxy.cut();
-      await eventually(() => trader.subscription.state !== "live");
+      await waitUntil(() => trader.subscription.state !== "live");
       await trader.client.createOrder(limit(market.yes, "BUY", 0.5, 1, "away"));
       await other.client.createOrder(limit(market.no, "BUY", 0.5, 1));
       proxy.restore();
-      await eventually(() => trader.missed.length === 1 && trader.subscription.state === "live");
+      await waitUntil(() => trader.missed.length === 1 && trader.subscription.state === "live");
       assert.equal(trader.missed[0]!.role, "MAKER");
       assert.ok(
         trader.states.filter((state) => state === "catchingUp").length >= 3,
@@ -347,7 +347,7 @@ describe("/socket/user-trades", () => {
       await trader.client.createOrder(limit(market.yes, "BUY", yesPrice, 1));
       await other.client.createOrder(limit(market.no, "BUY", noPrice, 1));
     }
-    await eventually(() => trader.live.length === 3);
+    await waitUntil(() => trader.live.length === 3);
     trader.subscription.stop();
 
     // A process that kept the first trade's id reads the two after it, then follows live.
@@ -362,7 +362,7 @@ describe("/socket/user-trades", () => {
     assert.equal(fresh.subscription.newestTradeId, trader.live[2]!.tradeId);
     await trader.client.createOrder(limit(market.yes, "BUY", 0.33, 1));
     await other.client.createOrder(limit(market.no, "BUY", 0.67, 1));
-    await eventually(() => resumed.live.length === 1 && fresh.live.length === 1);
+    await waitUntil(() => resumed.live.length === 1 && fresh.live.length === 1);
     assert.deepEqual(resumed.live, fresh.live);
   });
 });

@@ -17,8 +17,8 @@ import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js"
 import type { JournalEntry } from "../../src/engine/store.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
-import { eventually } from "../realtime/fixtures.js";
 import { CliNode } from "../support/cli-node.js";
+import { waitUntil } from "../support/wait-until.js";
 import { testDatabaseEnv, testMasterKeyHex, testPlatformEnv } from "./harness.js";
 import { openStoredExchange } from "./store-contents.js";
 import { isoAt } from "./trading-fixtures.js";
@@ -115,9 +115,9 @@ describe("SIGKILL with dead-man's switches armed", () => {
       client.sessionCookie = maker.client.sessionCookie;
       maker.client = client;
     }
-    await eventually(async () => (await late.client.getOpenOrders()).total === 0, 20_000);
+    await waitUntil(async () => (await late.client.getOpenOrders()).total === 0, { timeoutMs: 20_000 });
     assert.equal((await ahead.client.getOpenOrders()).total, 3, "the other switch is not due yet");
-    await eventually(async () => (await ahead.client.getOpenOrders()).total === 0, 60_000);
+    await waitUntil(async () => (await ahead.client.getOpenOrders()).total === 0, { timeoutMs: 60_000 });
     for (const maker of makers) {
       assert.deepEqual(
         (await maker.client.getAssets()).map((asset) => [asset.available, asset.frozen]),

@@ -5,8 +5,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { schedulerIntervalMs } from "../../src/exchange/exchange-host.js";
+import { waitUntil } from "../support/wait-until.js";
 import { isoAt, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 
 /** The deadlines are 2 s ahead; the clock jumps past them. */
@@ -18,11 +19,7 @@ let clockOffsetMs = 0;
 
 /** Polls `check` until it holds, for at most `ticksMax` scheduler ticks of real time. */
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + ticksMax * schedulerIntervalMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`${what} did not happen`);
-    await sleep(10);
-  }
+  await waitUntil(check, { what, timeoutMs: ticksMax * schedulerIntervalMs, intervalMs: 10 });
   await nextTurn();
 }
 

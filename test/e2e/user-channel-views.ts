@@ -12,6 +12,7 @@ import {
   UserPositionsSubscription,
   type UserSubscriptionState,
 } from "../../src/sdk/ws/user-subscription.js";
+import { waitForValue } from "../support/wait-until.js";
 
 export interface UserState {
   readonly balance: { available: string; frozen: string; total: string } | undefined;
@@ -117,18 +118,15 @@ export async function assertViewMatchesRest(
   client: PredexClient,
   timeoutMs = 10_000,
 ): Promise<UserState> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rest = await restState(client);
-    const view = followed.view();
-    try {
-      assert.deepEqual(view, rest);
+  // The comparison's assertion is retried: once the time is up, the failure carries its diff.
+  return waitForValue(
+    async () => {
+      const rest = await restState(client);
+      assert.deepEqual(followed.view(), rest);
       return rest;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    },
+    { what: "the followed view to equal the REST state", timeoutMs, intervalMs: 25, retryErrors: true },
+  );
 }
 
 /**

@@ -185,14 +185,6 @@ export function closed(socket: WebSocket): Promise<{ code: number; reason: strin
   );
 }
 
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /**
  * A correctly signed upgrade that carries no x-api-key at all (the SDK always signs one), so the
  * gate's own "Missing X-API-KEY header" answer can be seen.

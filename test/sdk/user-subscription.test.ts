@@ -11,6 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { UserOrder } from "../../src/contract/channels.js";
 import { UserOpenOrdersSubscription } from "../../src/sdk/ws/user-subscription.js";
+import { waitUntil } from "../support/wait-until.js";
 
 let server: WebSocketServer;
 let baseUrl: string;
@@ -26,14 +27,6 @@ before(async () => {
 after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const credentials = { appKey: "k", appSecret: "s", apiKey: "a" };
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function order(orderId: string, status: UserOrder["status"] = "OPEN"): UserOrder {
   return {
@@ -82,12 +75,12 @@ describe("UserOpenOrdersSubscription", () => {
     const openIds = () => [...subscription.orders.keys()];
     subscription.start();
     try {
-      await until(() => connections.length === 1);
+      await waitUntil(() => connections.length === 1, { timeoutMs: 5_000, intervalMs: 5 });
       const first = connections[0]!;
       // A change before this connection's snapshot cannot be placed: ignored.
       first.send(change(3, order("9")));
       first.send(snapshot(10, 1, 2, [order("1"), order("2")]));
-      await until(() => subscription.state === "syncing");
+      await waitUntil(() => subscription.state === "syncing", { timeoutMs: 5_000, intervalMs: 5 });
       assert.equal(subscription.seq, undefined, "nothing is applied before the last part");
       first.send(snapshot(10, 2, 2, [order("3")]));
       await subscription.whenLive();
@@ -97,31 +90,34 @@ describe("UserOpenOrdersSubscription", () => {
       first.send(change(12, order("2", "FILLED")));
       first.send(change(11, order("3", "CANCELLED")));
       first.send(change(12, order("4")));
-      await until(() => subscription.orders.has("4"));
+      await waitUntil(() => subscription.orders.has("4"), { timeoutMs: 5_000, intervalMs: 5 });
       assert.deepEqual(openIds(), ["1", "3", "4"], "the stale cancel of 3 was ignored");
       assert.equal(subscription.staleIgnored, 1);
       assert.equal(subscription.seq, 12);
 
       // The connection drops; the next one's snapshot, at a lower seq, replaces everything.
       first.terminate();
-      await until(() => connections.length === 2);
-      await until(() => subscription.state === "syncing");
+      await waitUntil(() => connections.length === 2, { timeoutMs: 5_000, intervalMs: 5 });
+      await waitUntil(() => subscription.state === "syncing", { timeoutMs: 5_000, intervalMs: 5 });
       const second = connections[1]!;
       second.send(snapshot(8, 1, 1, [order("5")]));
-      await until(() => subscription.snapshotCount === 2);
+      await waitUntil(() => subscription.snapshotCount === 2, { timeoutMs: 5_000, intervalMs: 5 });
       assert.deepEqual(openIds(), ["5"]);
       assert.equal(subscription.seq, 8);
       second.send(change(9, order("5", "PARTIALLY_FILLED")));
-      await until(() => subscription.orders.get("5")?.status === "PARTIALLY_FILLED");
+      await waitUntil(() => subscription.orders.get("5")?.status === "PARTIALLY_FILLED", {
+        timeoutMs: 5_000,
+        intervalMs: 5,
+      });
       const kept = subscription.orders.get("5")! as unknown as Record<string, unknown>;
       assert.equal(kept.seq, undefined, "the view holds entities, not stamped messages");
 
       // A part out of order is a broken stream: the subscription reconnects and waits for a snapshot.
       second.send(snapshot(20, 2, 2, [order("6")]));
-      await until(() => connections.length === 3);
+      await waitUntil(() => connections.length === 3, { timeoutMs: 5_000, intervalMs: 5 });
       const third = connections[2]!;
       third.send(snapshot(21, 1, 1, []));
-      await until(() => subscription.snapshotCount === 3);
+      await waitUntil(() => subscription.snapshotCount === 3, { timeoutMs: 5_000, intervalMs: 5 });
       assert.deepEqual(openIds(), []);
     } finally {
       subscription.stop();

@@ -18,9 +18,9 @@ import {
   openPostgresGatewayNonceStore,
   postgresGatewayNoncePruneIntervalMs,
 } from "../../src/store/postgres/gateway-nonces.js";
-import { eventually } from "../realtime/fixtures.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const deadlockDetected = "40P01";
@@ -41,13 +41,16 @@ async function deadlocksCounted(
   applicationNames: readonly string[],
 ): Promise<number> {
   // A backend reports its counts when it exits: wait until the nodes' connections are gone.
-  await eventually(async () => {
-    const result = await observer.query<{ backends: number }>(
-      "SELECT count(*)::integer AS backends FROM pg_stat_activity WHERE application_name = ANY ($1::text[])",
-      [applicationNames],
-    );
-    return result.rows[0]!.backends === 0;
-  }, 20_000);
+  await waitUntil(
+    async () => {
+      const result = await observer.query<{ backends: number }>(
+        "SELECT count(*)::integer AS backends FROM pg_stat_activity WHERE application_name = ANY ($1::text[])",
+        [applicationNames],
+      );
+      return result.rows[0]!.backends === 0;
+    },
+    { timeoutMs: 20_000 },
+  );
   const client = await observer.connect();
   try {
     await client.query("SELECT pg_stat_clear_snapshot()");
@@ -157,7 +160,7 @@ if (skipReason !== undefined) {
         // A flush after the prune interval starts a prune in the background.
         assert.equal(await store.remember("p", "d", housekeepingNowMs), "fresh");
         // The prune deletes a and c while b is locked.
-        await eventually(async () => (await remaining()).join() === "b,d");
+        await waitUntil(async () => (await remaining()).join() === "b,d");
       } finally {
         await other.query("ROLLBACK");
         other.release();

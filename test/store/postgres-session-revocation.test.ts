@@ -18,6 +18,7 @@ import {
 import { placeholderPartner } from "../support/identity-fixtures.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 
@@ -25,14 +26,6 @@ const skipReason = postgresSkipReason();
 const sessionCacheMs = 60_000;
 /** How long a node may take to hear the other's commit (milliseconds in practice). */
 const hearWithinMs = 5_000;
-
-async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = hearWithinMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 if (skipReason !== undefined) {
   it("session revocation across PostgreSQL nodes", { skip: skipReason }, () => {});
@@ -109,14 +102,19 @@ if (skipReason !== undefined) {
       assert.ok(await keptOn(nodeB.identity, "o"));
 
       assert.equal(await nodeA.identity.revokeUserSessions(user.userId, 50), 1);
-      await until(
-        async () => (await nodeB.identity.findSession("t"))?.revokedAtMs === 50,
-        "B refuses the session A revoked",
-      );
+      await waitUntil(async () => (await nodeB.identity.findSession("t"))?.revokedAtMs === 50, {
+        what: "B refuses the session A revoked",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       assert.ok(await keptOn(nodeB.identity, "o"), "another user's session stays kept on B");
       // A notification that names no user (nothing of predex's sends one) drops everything kept.
       await poolA.query(`NOTIFY ${sessionsChangedChannel}, 'not a user'`);
-      await until(async () => !(await keptOn(nodeB.identity, "o")), "B drops all on a strange payload");
+      await waitUntil(async () => !(await keptOn(nodeB.identity, "o")), {
+        what: "B drops all on a strange payload",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
     });
 
     it("a session kept on node B is refused there once a new session on node A evicts it", async () => {
@@ -129,10 +127,11 @@ if (skipReason !== undefined) {
       assert.ok(await keptOn(nodeB.identity, "oldest"));
 
       await createSession(nodeA.identity, "newest", user.userId, 3, 2);
-      await until(
-        async () => (await nodeB.identity.findSession("oldest")) === undefined,
-        "B refuses the session A's new login evicted",
-      );
+      await waitUntil(async () => (await nodeB.identity.findSession("oldest")) === undefined, {
+        what: "B refuses the session A's new login evicted",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       assert.notEqual(await nodeB.identity.findSession("older"), undefined, "within the max: still live");
     });
 
@@ -155,7 +154,11 @@ if (skipReason !== undefined) {
         // Notifications of successive commits arrive in commit order: once this one is heard, every
         // earlier one has been.
         await poolA.query(`NOTIFY ${sessionsChangedChannel}, 'end'`);
-        await until(() => heard.includes("end"), "the last notification arrives");
+        await waitUntil(() => heard.includes("end"), {
+          what: "the last notification arrives",
+          timeoutMs: hearWithinMs,
+          intervalMs: 10,
+        });
         const userId = String(user.userId);
         assert.deepEqual(heard, [userId, userId, "end"]);
       } finally {
@@ -181,7 +184,11 @@ if (skipReason !== undefined) {
       assert.equal(await keptOn(nodeB.identity, "t"), false, "not listening: nothing kept");
 
       await poolA.query(`ALTER ROLE ${role} LOGIN`);
-      await until(() => nodeB.listening, "B listens once it can");
+      await waitUntil(() => nodeB.listening, {
+        what: "B listens once it can",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       await nodeB.identity.findSession("t");
       assert.ok(await keptOn(nodeB.identity, "t"), "listening: kept");
     });
@@ -213,32 +220,46 @@ if (skipReason !== undefined) {
       // The listening connection is dropped and cannot come back for now.
       await poolA.query(`ALTER ROLE ${role} NOLOGIN`);
       await poolA.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [role]);
-      await until(() => !nodeB.listening, "B notices its listening connection is gone");
+      await waitUntil(() => !nodeB.listening, {
+        what: "B notices its listening connection is gone",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       assert.ok(listenErrors.length >= 1, "the loss is reported");
       assert.equal(await keptOn(nodeB.identity, "o"), false, "what B kept is dropped");
       await nodeB.identity.findSession("t");
       assert.equal(await keptOn(nodeB.identity, "t"), false, "and nothing new is kept");
       assert.equal(await nodeA.identity.revokeUserSessions(user.userId, 50), 1);
       assert.equal((await nodeB.identity.findSession("t"))?.revokedAtMs, 50, "refused at once, unheard");
-      await until(() => listenErrors.length >= 2, "B keeps retrying");
+      await waitUntil(() => listenErrors.length >= 2, {
+        what: "B keeps retrying",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       assert.equal(nodeB.listening, false);
 
       // Back: B listens again, keeps again, and hears A's revocations again.
       await poolA.query(`ALTER ROLE ${role} LOGIN`);
-      await until(() => nodeB.listening, "B listens again");
+      await waitUntil(() => nodeB.listening, {
+        what: "B listens again",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       await nodeB.identity.findSession("o");
       assert.ok(await keptOn(nodeB.identity, "o"), "kept again");
       assert.equal(await nodeA.identity.revokeUserSessions(otherUser.userId, 60), 1);
-      await until(
-        async () => (await nodeB.identity.findSession("o"))?.revokedAtMs === 60,
-        "B hears A's revocation after reconnecting",
-      );
+      await waitUntil(async () => (await nodeB.identity.findSession("o"))?.revokedAtMs === 60, {
+        what: "B hears A's revocation after reconnecting",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
 
       await nodeB.close();
-      await until(
-        async () => (await listenerBackends()).length === 0,
-        "closing ends the listening connection",
-      );
+      await waitUntil(async () => (await listenerBackends()).length === 0, {
+        what: "closing ends the listening connection",
+        timeoutMs: hearWithinMs,
+        intervalMs: 10,
+      });
       assert.equal(nodeB.listening, false);
     });
   });

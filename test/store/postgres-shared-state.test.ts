@@ -21,17 +21,10 @@ import { openDatabase } from "../../src/store/sqlite/database.js";
 import { placeholderPartner } from "../support/identity-fixtures.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
+import { waitUntil } from "../support/wait-until.js";
 import { newRequest } from "./contracts/legacy-request-contract.js";
 
 const skipReason = postgresSkipReason();
-
-async function until(probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The exchange both nodes submit to (on PostgreSQL deployments, the engine leader). */
 async function exchangeWithFundedUsers(userIds: readonly number[]) {
@@ -185,7 +178,7 @@ if (skipReason !== undefined) {
       executors[1]!.wake();
       await enqueue(storeA, 30);
       executors[0]!.wake();
-      await until(async () => (await storeA.pending(1)).length === 0);
+      await waitUntil(async () => (await storeA.pending(1)).length === 0, { timeoutMs: 30_000 });
       for (const executor of executors) await executor.stop();
 
       assert.deepEqual(errors, []);
@@ -265,7 +258,7 @@ if (skipReason !== undefined) {
       if (Date.now() - diedAtMs < leaseMs) {
         assert.equal((await storeB.pending(20)).length, 12, "A's claims still hold");
       }
-      await until(async () => (await storeB.pending(1)).length === 0);
+      await waitUntil(async () => (await storeB.pending(1)).length === 0, { timeoutMs: 30_000 });
       await survivor.stop();
       assert.deepEqual(errors, []);
       assert.equal(await openOrders(), 12, "the re-run found A's orders: none placed twice");
@@ -343,10 +336,13 @@ if (skipReason !== undefined) {
       const errors: unknown[] = [];
       const notifiers = [notifierOf(storeA, fetchImpl, errors), notifierOf(storeB, fetchImpl, errors)];
       for (const notifier of notifiers) notifier.start();
-      await until(async () => {
-        const records = await Promise.all(requestIds.map((requestId) => storeA.find(requestId)));
-        return records.every((record) => record?.notifyStatus === notifyStatuses.delivered);
-      });
+      await waitUntil(
+        async () => {
+          const records = await Promise.all(requestIds.map((requestId) => storeA.find(requestId)));
+          return records.every((record) => record?.notifyStatus === notifyStatuses.delivered);
+        },
+        { timeoutMs: 30_000 },
+      );
       for (const notifier of notifiers) await notifier.stop();
       assert.deepEqual(errors, []);
       assert.deepEqual(
@@ -369,10 +365,13 @@ if (skipReason !== undefined) {
       const errors: unknown[] = [];
       const notifiers = [notifierOf(storeA, fetchImpl, errors), notifierOf(storeB, fetchImpl, errors)];
       for (const notifier of notifiers) notifier.start();
-      await until(async () => {
-        const records = await Promise.all(requestIds.map((requestId) => storeB.find(requestId)));
-        return records.every((record) => record?.notifyStatus === notifyStatuses.delivered);
-      });
+      await waitUntil(
+        async () => {
+          const records = await Promise.all(requestIds.map((requestId) => storeB.find(requestId)));
+          return records.every((record) => record?.notifyStatus === notifyStatuses.delivered);
+        },
+        { timeoutMs: 30_000 },
+      );
       for (const notifier of notifiers) await notifier.stop();
       assert.deepEqual(errors, []);
       assert.deepEqual(

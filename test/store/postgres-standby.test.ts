@@ -28,6 +28,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const acknowledgedBeforeKill = 300;
@@ -159,13 +160,11 @@ describe("PostgreSQL warm standby", { skip: skipReason }, () => {
       pollEveryMs: 3_600_000,
     });
     cleanups.push(() => standby.stop());
-    const waitFor = async (sequence: bigint) => {
-      const deadline = Date.now() + 20_000;
-      while (standby.sequence < sequence) {
-        assert.ok(Date.now() < deadline, `the standby reached ${standby.sequence}, not ${sequence}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+    const waitFor = (sequence: bigint) =>
+      waitUntil(() => standby.sequence >= sequence, {
+        what: () => `the standby reached ${sequence}, not only ${standby.sequence}`,
+        timeoutMs: 20_000,
+      });
 
     for (const command of scriptedCommands(3)) await engine.submit(command);
     await waitFor(engine.committedSequence);

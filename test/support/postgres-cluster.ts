@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { waitUntil } from "./wait-until.js";
 
 const execFile = promisify(execFileCallback);
 
@@ -288,15 +289,8 @@ export async function startPostgresCluster(options: PostgresClusterOptions = {})
   return makeCluster(binaries, options, { ...place, port, pid });
 }
 
-/** Polls `check` until it returns true, for at most `timeoutMs`. */
-async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() >= deadline) throw new Error(`PostgreSQL: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A server coming up or changing role: 30 s, a query the server refuses meanwhile tried again. */
+const postgresWait = { timeoutMs: 30_000, intervalMs: 50, retryErrors: true } as const;
 
 function makeCluster(
   binaries: PostgresBinaries,
@@ -391,20 +385,26 @@ function makeCluster(
         await execute("SELECT pg_reload_conf()");
       }
       const state = replicaOptions.synchronous === true ? "sync" : "async";
-      await until(`${name} streaming (${state})`, 30_000, async () => {
-        const result = await execute(
-          `SELECT 1 FROM pg_stat_replication WHERE application_name = '${name}' AND state = 'streaming' AND sync_state = '${state}'`,
-        );
-        return result.rowCount === 1;
-      });
+      await waitUntil(
+        async () => {
+          const result = await execute(
+            `SELECT 1 FROM pg_stat_replication WHERE application_name = '${name}' AND state = 'streaming' AND sync_state = '${state}'`,
+          );
+          return result.rowCount === 1;
+        },
+        { what: `PostgreSQL: ${name} streaming (${state})`, ...postgresWait },
+      );
       return replica;
     },
     async promote() {
       await runTool(binaries, "pg_ctl", ["promote", "--pgdata", where.dataDirectory, "--wait"]);
-      await until("promotion", 30_000, async () => {
-        const result = await execute("SELECT pg_is_in_recovery() AS recovering");
-        return result.rows[0]?.recovering === false;
-      });
+      await waitUntil(
+        async () => {
+          const result = await execute("SELECT pg_is_in_recovery() AS recovering");
+          return result.rows[0]?.recovering === false;
+        },
+        { what: "PostgreSQL: promotion", ...postgresWait },
+      );
     },
     stop() {
       stopped ??= (async () => {

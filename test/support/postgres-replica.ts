@@ -18,6 +18,7 @@ import {
   type PostgresBinaries,
   type PostgresCluster,
 } from "./postgres-cluster.js";
+import { waitUntil } from "./wait-until.js";
 
 const execFile = promisify(execFileCallback);
 const runningAsRoot = process.getuid?.() === 0;
@@ -69,16 +70,16 @@ export async function waitForReplay(
   try {
     const target = (await client.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn")).rows[0]!
       .lsn;
-    for (const deadline = Date.now() + timeoutMs; ; ) {
-      const result = await client.query<{ caught_up: boolean }>(
-        "SELECT replay_lsn >= $1::pg_lsn AS caught_up FROM pg_stat_replication WHERE application_name = $2",
-        [target, replica.name],
-      );
-      if (result.rows[0]?.caught_up === true) return;
-      if (Date.now() > deadline)
-        throw new Error(`the replica ${replica.name} did not replay up to ${target}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(
+      async () => {
+        const result = await client.query<{ caught_up: boolean }>(
+          "SELECT replay_lsn >= $1::pg_lsn AS caught_up FROM pg_stat_replication WHERE application_name = $2",
+          [target, replica.name],
+        );
+        return result.rows[0]?.caught_up === true;
+      },
+      { what: `the replica ${replica.name} replayed up to ${target}`, timeoutMs, intervalMs: 50 },
+    );
   } finally {
     await client.end();
   }

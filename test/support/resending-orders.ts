@@ -11,6 +11,7 @@ import { PredexClient } from "../../src/sdk/client.js";
 import { NetworkError, PredexApiError } from "../../src/sdk/errors.js";
 import type { PostgresPool } from "../../src/store/postgres/database.js";
 import type { ApiNodeAddresses } from "./cli-deployment.js";
+import { waitUntil } from "./wait-until.js";
 
 export interface Acknowledged {
   readonly user: number;
@@ -158,12 +159,10 @@ export class ResendingOrders {
   /** Waits until `count` more orders are acknowledged. */
   async acknowledgedMore(count: number, timeoutMs: number): Promise<void> {
     const target = this.acknowledged.length + count;
-    const deadline = performance.now() + timeoutMs;
-    while (this.acknowledged.length < target) {
-      if (performance.now() >= deadline)
-        throw new Error(`fewer than ${count} acknowledgements in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitUntil(() => this.acknowledged.length >= target, {
+      what: `${count} more acknowledgements`,
+      timeoutMs,
+    });
   }
 
   async #userLoop(user: number): Promise<void> {

@@ -22,7 +22,7 @@ import { DepositKeyMismatchError } from "../../src/wallet/cluster-deposit-key.js
 import { accountKeyOf, masterKeyDemoMnemonic } from "../../src/wallet/demo-deposit-key.js";
 import { DepositAddresses } from "../../src/wallet/deposit-addresses.js";
 import {
-  eventually,
+  chainWait,
   sendUsdt,
   settle,
   startChainPlatform,
@@ -32,6 +32,7 @@ import {
 import { type PartnerCredentials, testMasterKeyHex, testPlatformConfig } from "../e2e/harness.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { type PostgresDatabases, postgresDatabases } from "../support/postgres-databases.js";
+import { waitForValue } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "deposit-key-test-admin-token-0123456789";
@@ -231,10 +232,13 @@ describe("the chain watcher on two nodes of one PostgreSQL database", { skip: sk
     const onFirst = await first.user("depositor");
     assert.equal(onFirst.userId, depositor.userId);
     for (const client of [depositor.client, onFirst.client]) {
-      await eventually(async () => {
-        const history = await client.getDepositHistory({ pageSize: 100 });
-        return history.records.find((record) => record.txHash === txHash && record.status === "CREDITED");
-      }, "the credit, on each node");
+      await waitForValue(
+        async () => {
+          const history = await client.getDepositHistory({ pageSize: 100 });
+          return history.records.find((record) => record.txHash === txHash && record.status === "CREDITED");
+        },
+        { ...chainWait, what: "the credit, on each node" },
+      );
     }
     await devnet.mine(3);
     await settle();

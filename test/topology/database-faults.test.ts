@@ -38,6 +38,7 @@ import {
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
 import { checkOrders, ResendingOrders, setUpTrading } from "../support/resending-orders.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "database-faults-admin-token-0123456789";
@@ -159,13 +160,18 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
       // The database takes writes again from here: an order sent from now on must be acknowledged.
       const backMs = performance.now();
       const firstMs = await orders.firstAcknowledgedSentAfter(backMs, recoveryMsMax);
-      const deadline = performance.now() + recoveryMsMax;
-      for (;;) {
-        const statuses = [...(await live.readiness()), ...(await live.engineReadiness())];
-        if (statuses.every((status) => status === 200)) break;
-        assert.ok(performance.now() < deadline, `${name}: every node ready again (${statuses.join(", ")})`);
-        await sleep(100);
-      }
+      let statuses: number[] = [];
+      await waitUntil(
+        async () => {
+          statuses = [...(await live.readiness()), ...(await live.engineReadiness())];
+          return statuses.every((status) => status === 200);
+        },
+        {
+          what: () => `${name}: every node ready again (${statuses.join(", ")})`,
+          timeoutMs: recoveryMsMax,
+          intervalMs: 100,
+        },
+      );
       const readyMs = performance.now();
       t.diagnostic(
         `${name}: the database took writes again after ${(backMs - fromMs).toFixed(0)} ms; the first order ` +

@@ -28,6 +28,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const masterKey = Buffer.alloc(32, 7);
@@ -83,14 +84,6 @@ function startNode(url: string): NodeUnderTest {
     return started;
   });
   return { node, messages, fatal, leads, stepDowns };
-}
-
-async function waitUntil(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
 }
 
 /** Submits `count` commands of the simulated stream to the leader's engine, one after another. */
@@ -168,8 +161,9 @@ describe("an engine node rides out database faults in-process", { skip: skipReas
     void tested.node.then(() => {
       started = true;
     });
-    await waitUntil("the node said the database is unreachable", () =>
-      tested.messages.some((message) => /could not load the state from the database/.test(message)),
+    await waitUntil(
+      () => tested.messages.some((message) => /could not load the state from the database/.test(message)),
+      { what: "the node said the database is unreachable", timeoutMs: 30_000 },
     );
     await sleep(500);
     assert.equal(started, false, "it waits while the database is away");
@@ -194,12 +188,18 @@ describe("an engine node rides out database faults in-process", { skip: skipReas
 
     await cluster.restart("fast");
     // Someone leads again: the old leader (rebuilt) or the standby (warm).
-    await waitUntil("a node leads again", () => {
-      const latest = latestLead(first, second);
-      return latest !== undefined && latest.epoch > leader.epoch && latest.engine.phase === "running";
-    });
+    await waitUntil(
+      () => {
+        const latest = latestLead(first, second);
+        return latest !== undefined && latest.epoch > leader.epoch && latest.engine.phase === "running";
+      },
+      { what: "a node leads again", timeoutMs: 30_000 },
+    );
     const current = latestLead(first, second)!;
-    await waitUntil("the old leader stepped down in-process", () => first.stepDowns.length >= 1);
+    await waitUntil(() => first.stepDowns.length >= 1, {
+      what: "the old leader stepped down in-process",
+      timeoutMs: 30_000,
+    });
     assert.deepEqual(second.stepDowns, [], "the standby never had to rebuild: it kept following");
     await trade(current, new CommandStream(3), 20);
     await assertServesDatabaseState(current, url);
@@ -244,15 +244,17 @@ describe("an engine node rides out database faults in-process", { skip: skipReas
     );
     assert.ok(waitedMs < 15_000, `answered within the bound (${waitedMs} ms)`);
     t.diagnostic(`the stuck commit was answered as an unknown outcome after ${waitedMs} ms`);
-    await waitUntil("the leader stepped down", () => tested.stepDowns.length >= 1 || node.role !== "leading");
+    await waitUntil(() => tested.stepDowns.length >= 1 || node.role !== "leading", {
+      what: "the leader stepped down",
+      timeoutMs: 30_000,
+    });
 
     await cluster.execute("ALTER SYSTEM RESET synchronous_standby_names");
     await cluster.execute("SELECT pg_reload_conf()");
-    await waitUntil(
-      "the node leads again",
-      () => tested.leads.length >= 2 && node.leader !== undefined,
-      60_000,
-    );
+    await waitUntil(() => tested.leads.length >= 2 && node.leader !== undefined, {
+      what: "the node leads again",
+      timeoutMs: 60_000,
+    });
     const again = node.leader!;
     assert.ok(again.epoch > leader.epoch);
     // Whatever became of the stuck command, the node serves exactly what the database holds.

@@ -26,13 +26,13 @@ import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
 import { testMasterKeyHex } from "../e2e/harness.js";
-import { eventually } from "../realtime/fixtures.js";
 import { CliNode } from "../support/cli-node.js";
 import {
   type PostgresCluster,
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const leaseMs = 2_000;
@@ -143,7 +143,7 @@ describe("the dead-man's switch across a takeover", { skip: skipReason }, () => 
     const openOrders = () => engine.read((state) => state.accounts.get(7)?.openOrderCount ?? 0);
     assert.equal(await openOrders(), 3, "nothing is cancelled before the deadline");
 
-    await eventually(async () => (await openOrders()) === 0, timeoutMs + 20_000);
+    await waitUntil(async () => (await openOrders()) === 0, { timeoutMs: timeoutMs + 20_000 });
     const trips = committed.filter((entry) => entry.command.type === "TripDeadMansSwitch");
     assert.equal(trips.length, 1);
     const [trip] = trips;

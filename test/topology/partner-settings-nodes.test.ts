@@ -15,12 +15,12 @@ import {
   type TestPlatform,
   testMasterKeyHex,
 } from "../e2e/harness.js";
-import { eventually } from "../realtime/fixtures.js";
 import {
   type PostgresCluster,
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const nonceMissing = "unauthorized: Missing signed X-CA-NONCE header";
@@ -76,7 +76,7 @@ describe("the signed-nonce requirement on two API nodes sharing PostgreSQL", { s
     });
     await operatorA.updatePartner(partner.merchantId, { signedNonceRequired: true });
     assert.equal(await outcome(registerWithoutNonce(nodeA, partner, "on-a")), "refused", "node A at once");
-    await eventually(async () => (await outcome(registerWithoutNonce(nodeB, partner, "on-b"))) === "refused");
+    await waitUntil(async () => (await outcome(registerWithoutNonce(nodeB, partner, "on-b"))) === "refused");
     // Node B reads the same row: its admin API shows the setting, and a signed nonce is served.
     const operatorB = new PredexAdminClient({
       baseUrl: nodeB.addresses.admin,
@@ -89,6 +89,6 @@ describe("the signed-nonce requirement on two API nodes sharing PostgreSQL", { s
 
     await operatorB.updatePartner(partner.merchantId, { signedNonceRequired: false });
     assert.equal(await outcome(registerWithoutNonce(nodeB, partner, "off-b")), "served", "node B at once");
-    await eventually(async () => (await outcome(registerWithoutNonce(nodeA, partner, "off-a"))) === "served");
+    await waitUntil(async () => (await outcome(registerWithoutNonce(nodeA, partner, "off-a"))) === "served");
   });
 });

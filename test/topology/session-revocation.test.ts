@@ -16,6 +16,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const invalidSession = "unauthorized: Invalid or expired session";
@@ -35,11 +36,11 @@ async function sessionUser(call: Promise<{ userId: string }>): Promise<string> {
 
 /** Asks until the call is refused, for at most hearWithinMs. */
 async function refusedSoon(call: () => Promise<{ userId: string }>, what: string): Promise<void> {
-  const deadline = Date.now() + hearWithinMs;
-  while ((await sessionUser(call())) !== "refused") {
-    if (Date.now() > deadline) assert.fail(`still accepted: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitUntil(async () => (await sessionUser(call())) === "refused", {
+    what: `refused: ${what}`,
+    timeoutMs: hearWithinMs,
+    intervalMs: 10,
+  });
 }
 
 describe("session revocation across two platforms on one PostgreSQL database", { skip: skipReason }, () => {

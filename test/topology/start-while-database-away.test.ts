@@ -15,6 +15,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 
@@ -66,12 +67,13 @@ describe("nodes started while the database is away", { skip: skipReason }, () =>
     await cluster.start();
     await engine.waitFor(/leading \(epoch 1/, 60_000);
     const [, admin] = await api.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, 60_000);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const statuses = [await readyStatus(probes!), await readyStatus(admin!)];
-      if (statuses.every((status) => status === 200)) break;
-      assert.ok(Date.now() < deadline, `both ready: ${statuses.join(", ")}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let statuses: number[] = [];
+    await waitUntil(
+      async () => {
+        statuses = [await readyStatus(probes!), await readyStatus(admin!)];
+        return statuses.every((status) => status === 200);
+      },
+      { what: () => `both ready, not ${statuses.join(", ")}`, timeoutMs: 30_000, intervalMs: 100 },
+    );
   });
 });

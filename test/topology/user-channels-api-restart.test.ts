@@ -23,19 +23,12 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "topology-test-admin-token-0123456789";
 const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-
-async function waitUntil(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("user channels across an API node restart", { skip: skipReason }, () => {
   let cluster: PostgresCluster;
@@ -141,7 +134,10 @@ describe("user channels across an API node restart", { skip: skipReason }, () =>
     // API node A dies; the SDK's sockets on it close and their reconnects fail until it is back.
     apiA.node.kill("SIGKILL");
     await apiA.node.exited;
-    await waitUntil("A's subscriptions noticed", () => onA.states().every((state) => state !== "live"));
+    await waitUntil(() => onA.states().every((state) => state !== "live"), {
+      what: "A's subscriptions noticed",
+      timeoutMs: 30_000,
+    });
 
     await trader.cancelOrder(c.orderId);
     await limit(other, no, 0.59, 16);
@@ -150,11 +146,10 @@ describe("user channels across an API node restart", { skip: skipReason }, () =>
 
     const restartedA = await startApi({ PREDEX_PORT: portOfA });
     assert.equal(restartedA.gateway, apiA.gateway, "A is back at the same address");
-    await waitUntil(
-      "A's subscriptions took a second snapshot",
-      () => onA.snapshotCounts().every((count) => count === 2),
-      60_000,
-    );
+    await waitUntil(() => onA.snapshotCounts().every((count) => count === 2), {
+      what: "A's subscriptions took a second snapshot",
+      timeoutMs: 60_000,
+    });
     const restOnA = await assertViewMatchesRest(onA, traderOnA);
     const restOnB = await assertViewMatchesRest(onB, trader);
     assert.deepEqual(restOnA, restOnB, "both API nodes answer the same state");
@@ -175,10 +170,10 @@ describe("user channels across an API node restart", { skip: skipReason }, () =>
       const messages = followed.received.orders.at(-1)! as Record<string, unknown>[];
       return messages.find((message) => message.orderId === a.orderId && message.status === "CANCELLED")?.seq;
     };
-    await waitUntil(
-      "both nodes sent the cancel",
-      () => cancelSeq(onA) !== undefined && cancelSeq(onB) !== undefined,
-    );
+    await waitUntil(() => cancelSeq(onA) !== undefined && cancelSeq(onB) !== undefined, {
+      what: "both nodes sent the cancel",
+      timeoutMs: 30_000,
+    });
     assert.equal(cancelSeq(onA), cancelSeq(onB));
     await assertViewMatchesRest(onA, traderOnA);
     assertStampedInOrder(onA.received);

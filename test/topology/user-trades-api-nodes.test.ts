@@ -24,19 +24,12 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "topology-test-admin-token-0123456789";
 const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-
-async function waitUntil(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("user trades on several API nodes", { skip: skipReason }, () => {
   let cluster: PostgresCluster;
@@ -153,7 +146,10 @@ describe("user trades on several API nodes", { skip: skipReason }, () => {
     await limit(other, no, 0.6, 6);
     await limit(otherOnA, yes, 0.45, 3);
     await limit(traderOnA, no, 0.55, 3);
-    await waitUntil("both nodes sent the three fills", () => onA.live.length === 3 && onB.live.length === 3);
+    await waitUntil(() => onA.live.length === 3 && onB.live.length === 3, {
+      what: "both nodes sent the three fills",
+      timeoutMs: 30_000,
+    });
     assert.deepEqual(onA.live, onB.live, "the same messages, seq included, from both nodes");
     assert.deepEqual(
       onA.live.map((trade) => trade.role),
@@ -165,16 +161,19 @@ describe("user trades on several API nodes", { skip: skipReason }, () => {
     // API node A dies; the trader fills twice through B while A is down.
     apiA.node.kill("SIGKILL");
     await apiA.node.exited;
-    await waitUntil("A's subscription noticed", () => onA.subscription.state !== "live");
+    await waitUntil(() => onA.subscription.state !== "live", {
+      what: "A's subscription noticed",
+      timeoutMs: 30_000,
+    });
     await limit(trader, yes, 0.41, 2);
     await limit(other, no, 0.59, 2);
     await limit(other, yes, 0.46, 1);
     await limit(trader, no, 0.54, 1);
-    await waitUntil("B sent both", () => onB.live.length === 5);
+    await waitUntil(() => onB.live.length === 5, { what: "B sent both", timeoutMs: 30_000 });
 
     const restartedA = await startApi({ PREDEX_PORT: portOfA });
     assert.equal(restartedA.gateway, apiA.gateway, "A is back at the same address");
-    await waitUntil("A's client caught up", () => onA.missed.length === 2, 60_000);
+    await waitUntil(() => onA.missed.length === 2, { what: "A's client caught up", timeoutMs: 60_000 });
     await onA.subscription.whenLive(30_000);
     const rest = (await trader.getTrades({ pageSize: 100 })).records.reverse();
     const withoutStamp = ({ clientOrderId: _c, seq: _s, ...trade }: UserTradeMessage): Trade => trade;
@@ -185,7 +184,10 @@ describe("user trades on several API nodes", { skip: skipReason }, () => {
     // Live again on A, with the same message as B.
     await limit(other, yes, 0.47, 1);
     await limit(trader, no, 0.53, 1);
-    await waitUntil("both sent the next fill", () => onA.live.length === 4 && onB.live.length === 6);
+    await waitUntil(() => onA.live.length === 4 && onB.live.length === 6, {
+      what: "both sent the next fill",
+      timeoutMs: 30_000,
+    });
     assert.deepEqual(onA.live.at(-1), onB.live.at(-1));
   });
 });

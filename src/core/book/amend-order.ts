@@ -21,7 +21,7 @@ import {
   priceUnitsPerUnit,
   priceUnitsToAtoms,
 } from "../units.js";
-import { buyReserveAtoms, feeAtoms } from "./fees.js";
+import { buyReserveAtoms } from "./fees.js";
 import type { OrderBook } from "./order-book.js";
 import {
   askSide,
@@ -31,7 +31,14 @@ import {
   statusOfRestingOrder,
   yesPriceOf,
 } from "./orders.js";
-import { matchTaker, meetsLiveOrder, positionIds } from "./place-order.js";
+import {
+  isBeyondLimitProtection,
+  limitBuyIsCovered,
+  matchTaker,
+  meetsLiveOrder,
+  positionIds,
+  type TakerMatch,
+} from "./place-order.js";
 
 const atomsPerOne = 100_000_000n;
 
@@ -132,15 +139,13 @@ function decideRequeue(
   const isBuy = order.side === "BUY";
   const remainingLots = totalLots - order.filledLots;
   const account = state.accounts.get(userId)!;
-  const { makerFeeBps, takerFeeBps } = market;
 
   // Risk: what the order holds comes back first; the new size must then be covered in the worst
   // case (every lot at the limit, the larger fee), as for a new order.
   let takerPositionId = 0;
   if (isBuy) {
-    const needed = remainingLots * priceUnits;
-    const worstFee = feeAtoms(needed, Math.max(makerFeeBps, takerFeeBps));
-    if (Number(account.available) + order.frozenAmount < needed + worstFee)
+    const availableAtoms = Number(account.available) + order.frozenAmount;
+    if (!limitBuyIsCovered(availableAtoms, remainingLots, priceUnits, market))
       return refuse("INSUFFICIENT_BALANCE");
   } else {
     const position = account.positions.get(order.optionId)!;
@@ -153,11 +158,7 @@ function decideRequeue(
   const takerSide = order.bookSide;
   const makerSide = takerSide === bidSide ? askSide : bidSide;
   const yesLimit = yesPriceOf(priceUnits, order.optionIndex, priceUnitsPerUnit);
-  const bestOpposite = book.bestPrice(makerSide);
-  if (bestOpposite !== -1) {
-    const beyond = takerSide === bidSide ? yesLimit - bestOpposite : bestOpposite - yesLimit;
-    if (beyond > market.limitProtectionUnits) return refuse("PRICE_PROTECTION");
-  }
+  if (isBeyondLimitProtection(book, takerSide, yesLimit, market)) return refuse("PRICE_PROTECTION");
   if (order.postOnly && meetsLiveOrder(book, makerSide, takerSide, yesLimit, nowMs))
     return refuse("POST_ONLY_WOULD_TRADE");
 
@@ -174,21 +175,34 @@ function decideRequeue(
       yesLimit,
       lots: remainingLots,
       budget: -1,
-      makerFeeBps,
-      takerFeeBps,
+      makerFeeBps: market.makerFeeBps,
+      takerFeeBps: market.takerFeeBps,
       nowMs,
     },
     positionIds.reset(state, takerPositionId),
     state.counters.nextTradeId,
     fills,
   );
+  return { ok: true, events: [requeuedEvent(order, terms, match, market, nowMs), ...fills] };
+}
+
+/** The requeued order's event, once it has walked the book as a taker: what it filled, what rests. */
+function requeuedEvent(
+  order: Order,
+  terms: NewTerms,
+  match: TakerMatch,
+  market: Market,
+  nowMs: number,
+): OrderAmendedEvent {
+  const { priceUnits, totalLots } = terms;
   // What is left rests, unless it met too many makers (then, as for a new order, it is cancelled).
   const restLots = match.stoppedEarly ? 0 : match.remainingLots;
   const filledLots = order.filledLots + match.filledLots;
   let status: OrderStatus;
   if (restLots > 0) status = filledLots === 0 ? "OPEN" : "PARTIALLY_FILLED";
   else status = match.remainingLots === 0 ? "FILLED" : "CANCELLED";
-  const amended = amendedEvent(order, {
+  const isBuy = order.side === "BUY";
+  return amendedEvent(order, {
     priorityKept: false,
     priceUnits,
     totalLots,
@@ -197,10 +211,9 @@ function decideRequeue(
     filledNotional: order.filledNotional + match.filledNotional,
     feesPaid: order.feesPaid + match.feePaid,
     restLots,
-    frozenAmount: restLots > 0 && isBuy ? buyReserveAtoms(restLots, priceUnits, makerFeeBps) : 0,
+    frozenAmount: restLots > 0 && isBuy ? buyReserveAtoms(restLots, priceUnits, market.makerFeeBps) : 0,
     nowMs,
   });
-  return { ok: true, events: [amended, ...fills] };
 }
 
 interface Amendment {

@@ -6,7 +6,7 @@
 
 import type { PlaceOrderCommand } from "../commands.js";
 import type { CommandContext, Decision } from "../decider.js";
-import { reject } from "../errors.js";
+import { type RejectionCode, reject } from "../errors.js";
 import type {
   CrossType,
   ExchangeEvent,
@@ -18,7 +18,7 @@ import type {
 import { makersPerTakerMax, openOrdersPerUserMax, ordersPerBookMax } from "../limits.js";
 import type { Market, OptionRecord, Outcome } from "../market.js";
 import { isWithinTradingWindow } from "../market.js";
-import type { BookOrderSize } from "../order-terms.js";
+import type { BookOrderTerms } from "../order-terms.js";
 import type { ExchangeState } from "../state.js";
 import { atomsOf, lotsToShares, priceUnitsPerUnit, priceUnitsToAtoms } from "../units.js";
 import type { Account } from "../wallet/ledger.js";
@@ -38,156 +38,251 @@ import {
 /** Stands in slot 0 of a PlaceOrder's events until OrderPlaced replaces it; never emitted. */
 const placeholderEvent: ExchangeEvent = { type: "Placeholder" } as unknown as ExchangeEvent;
 
-function refuse(code: Parameters<typeof reject>[0]): Decision<ExchangeEvent> {
+function refuse(code: RejectionCode): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject(code) };
+}
+
+/** Where a PlaceOrder on an order book goes, and its terms as order-terms.ts worked them out. */
+export interface BookPlacement {
+  readonly market: Market;
+  readonly outcome: Outcome;
+  readonly option: OptionRecord;
+  readonly bookTerms: BookOrderTerms;
 }
 
 /**
  * decide for PlaceOrder on an order-book market, once place-order.ts has checked the order against
- * the market (order-terms.ts, which worked out its size) and seen that the clientOrderId is new.
+ * the market (order-terms.ts, which worked out its terms) and seen that the clientOrderId is new:
+ * the checks of the moment, risk, price protection, then matching, then the order's own event.
  */
 export function decideBookOrder(
   state: ExchangeState,
   command: PlaceOrderCommand,
   context: CommandContext,
   account: Account | undefined,
-  placement: { readonly market: Market; readonly outcome: Outcome; readonly option: OptionRecord },
-  size: BookOrderSize,
+  placement: BookPlacement,
 ): Decision<ExchangeEvent> {
-  const { market, outcome, option } = placement;
-  const { userId, clientOrderId, side, orderType, timeInForce } = command;
-  if (market.status !== "open") return refuse("MARKET_NOT_OPEN");
-  // Trading runs from startTime to endTime even between the scheduler's ticks: an operator may open
-  // (publish) a market before its start, and the scheduler's CloseMarket may come a tick late.
-  if (!isWithinTradingWindow(market, context.nowMs)) return refuse("MARKET_NOT_OPEN");
+  const { market, outcome, option, bookTerms: terms } = placement;
+  const nowMs = context.nowMs;
+  const closed = momentRejection(market, command, nowMs);
+  if (closed !== undefined) return refuse(closed);
   const book = outcome.book;
   if (book === null) throw new Error("decide: an open orderbook market has no book");
-  if (timeInForce === "GTD" && (command.expiresAtMs as number) <= context.nowMs)
-    return refuse("ORDER_EXPIRED");
-  const isBuy = side === "BUY";
-  const { limitUnits, lots } = size;
-  const budget = size.budget;
-  const byAmount = orderType === "MARKET" && isBuy;
 
-  // Risk: the whole order must be covered before it may trade (worst case: every lot at the
-  // limit price, paying the larger of the two fees).
-  const { makerFeeBps, takerFeeBps } = market;
-  // A seller's position is found here already; a buyer's is looked up at its first fill.
+  // Risk: the whole order must be covered before it may trade. A seller's position is found here
+  // already; a buyer's is looked up at its first fill.
   let takerPositionId = 0;
-  const optionIndex = option.optionIndex;
-  if (isBuy) {
-    const available = account === undefined ? 0n : account.available;
-    if (byAmount) {
-      if (available < (command.amount as bigint)) return refuse("INSUFFICIENT_BALANCE");
-    } else {
-      const needed = lots * limitUnits;
-      const worstFee = feeAtoms(needed, Math.max(makerFeeBps, takerFeeBps));
-      // Number(available) is exact below 2^53 and, above it, still larger than any order's need.
-      if (Number(available) < needed + worstFee) return refuse("INSUFFICIENT_BALANCE");
-    }
-  } else {
+  if (command.side === "SELL") {
     const position = account?.positions.get(option.optionId);
     if (position === undefined || position.shares < (command.shares as bigint))
       return refuse("INSUFFICIENT_SHARES");
     takerPositionId = position.positionId;
+  } else if (!buyIsCovered(terms, account, market)) {
+    return refuse("INSUFFICIENT_BALANCE");
   }
 
-  // Price protection, against the best opposite price when the order arrives (DESIGN §8).
-  const takerSide = bookSideOf(side, optionIndex);
-  const makerSide = takerSide === bidSide ? askSide : bidSide;
-  const bestOpposite = book.bestPrice(makerSide);
-  let yesLimit: number;
-  if (orderType === "LIMIT") {
-    yesLimit = yesPriceOf(limitUnits, optionIndex, priceUnitsPerUnit);
-    // Only the aggressive direction is protected: a passive order never trades at a bad price.
-    if (bestOpposite !== -1) {
-      const beyond = takerSide === bidSide ? yesLimit - bestOpposite : bestOpposite - yesLimit;
-      if (beyond > market.limitProtectionUnits) return refuse("PRICE_PROTECTION");
-    }
-    // A post-only order rests or is refused; it never takes (order-shape.ts keeps it to GTC/GTD).
-    if (command.postOnly === true && meetsLiveOrder(book, makerSide, takerSide, yesLimit, context.nowMs))
-      return refuse("POST_ONLY_WOULD_TRADE");
-  } else {
-    if (bestOpposite === -1) return refuse("NO_LIQUIDITY");
-    yesLimit =
-      takerSide === bidSide
-        ? bestOpposite + market.marketProtectionUnits
-        : bestOpposite - market.marketProtectionUnits;
-  }
+  const takerSide = bookSideOf(command.side, option.optionIndex);
+  const yesLimit = takerYesLimit(terms, book, takerSide, placement, command.postOnly === true, nowMs);
+  if (typeof yesLimit === "string") return refuse(yesLimit);
 
-  // Matching: walk the opposite side in priority while prices cross.
-  const orderId = state.counters.nextOrderId;
-  const nowMs = context.nowMs;
   // Slot 0 is kept for OrderPlaced, which is written last because it carries the final status
   // (Array.prototype.unshift showed up as the single most expensive line of this function).
   const events: ExchangeEvent[] = [placeholderEvent];
+  const taker: Taker = {
+    book,
+    orderId: state.counters.nextOrderId,
+    userId: command.userId,
+    optionId: option.optionId,
+    optionIndex: option.optionIndex,
+    side: command.side,
+    takerSide,
+    yesLimit,
+    lots: terms.kind === "MARKET_BUY" ? 0 : terms.lots,
+    budget: terms.kind === "MARKET_BUY" ? terms.budgetAtoms : -1,
+    makerFeeBps: market.makerFeeBps,
+    takerFeeBps: market.takerFeeBps,
+    nowMs,
+  };
   const match = matchTaker(
-    {
-      book,
-      orderId,
-      userId,
-      optionId: option.optionId,
-      optionIndex,
-      side,
-      takerSide,
-      yesLimit,
-      lots,
-      budget: byAmount ? budget : -1,
-      makerFeeBps,
-      takerFeeBps,
-      nowMs,
-    },
+    taker,
     positionIds.reset(state, takerPositionId),
     state.counters.nextTradeId,
     events,
   );
-  const { remainingLots, filledLots, filledNotional, feePaid, stoppedEarly, budgetSpent } = match;
+  const restLots = restingLots(command, terms, match, account, book);
+  if (typeof restLots === "string") return refuse(restLots);
+  const placed = placedEvent(command, placement, taker, match, restLots);
+  // Only a post-only order carries the flag (a copy, on that rarer path only).
+  events[0] = command.postOnly === true ? { ...placed, postOnly: true } : placed;
+  return { ok: true, events };
+}
 
-  // Time in force decides what happens to the rest.
-  if (timeInForce === "FOK" && remainingLots > 0) return refuse("FOK_NOT_FILLED");
-  if (filledLots === 0 && (timeInForce === "FAK" || orderType === "MARKET")) return refuse("NO_LIQUIDITY");
-  const rests = orderType === "LIMIT" && (timeInForce === "GTC" || timeInForce === "GTD") && !stoppedEarly;
-  const restLots = rests ? remainingLots : 0;
-  if (restLots > 0) {
-    if (account !== undefined && account.openOrderCount >= openOrdersPerUserMax)
-      return refuse("OPEN_ORDERS_LIMIT");
-    if (book.orderCount >= ordersPerBookMax) return refuse("BOOK_ORDERS_LIMIT");
+/** What the moment refuses: a market not open for trading now, a GTD expiry already past. */
+function momentRejection(
+  market: Market,
+  command: PlaceOrderCommand,
+  nowMs: number,
+): RejectionCode | undefined {
+  if (market.status !== "open") return "MARKET_NOT_OPEN";
+  // Trading runs from startTime to endTime even between the scheduler's ticks: an operator may open
+  // (publish) a market before its start, and the scheduler's CloseMarket may come a tick late.
+  if (!isWithinTradingWindow(market, nowMs)) return "MARKET_NOT_OPEN";
+  if (command.timeInForce === "GTD" && (command.expiresAtMs as number) <= nowMs) return "ORDER_EXPIRED";
+  return undefined;
+}
+
+/** Risk for a buyer: a MARKET BUY's budget, or a LIMIT BUY in the worst case, must be available. */
+function buyIsCovered(terms: BookOrderTerms, account: Account | undefined, market: Market): boolean {
+  const available = account === undefined ? 0n : account.available;
+  switch (terms.kind) {
+    case "MARKET_BUY":
+      // A bigint against a number compares exactly.
+      return available >= terms.budgetAtoms;
+    case "LIMIT":
+      // Number(available) is exact below 2^53 and, above it, still larger than any order's need.
+      return limitBuyIsCovered(Number(available), terms.lots, terms.limitUnits, market);
+    case "MARKET_SELL":
+      throw new Error("decide: a MARKET SELL has no buyer's risk");
+    default: {
+      const unreachable: never = terms;
+      return unreachable;
+    }
   }
+}
+
+/**
+ * Whether `availableAtoms` cover a LIMIT BUY of `lots` at `priceUnits` in the worst case: every
+ * lot at the limit price, paying the larger of the two fees. A new order and an amended one alike.
+ */
+export function limitBuyIsCovered(
+  availableAtoms: number,
+  lots: number,
+  priceUnits: number,
+  market: Market,
+): boolean {
+  const needed = lots * priceUnits;
+  return availableAtoms >= needed + feeAtoms(needed, Math.max(market.makerFeeBps, market.takerFeeBps));
+}
+
+/**
+ * The worst Yes price the taker may trade at, after price protection against the best opposite
+ * price when the order arrives (DESIGN §8), or the refusal. A LIMIT order's own price, unless it
+ * reaches too far or is post-only and would trade; a MARKET order's the best opposite price moved
+ * by the market's protection.
+ */
+function takerYesLimit(
+  terms: BookOrderTerms,
+  book: OrderBook,
+  takerSide: BookSide,
+  placement: BookPlacement,
+  postOnly: boolean,
+  nowMs: number,
+): number | RejectionCode {
+  const { market } = placement;
+  if (terms.kind === "LIMIT") {
+    const yesLimit = yesPriceOf(terms.limitUnits, placement.option.optionIndex, priceUnitsPerUnit);
+    if (isBeyondLimitProtection(book, takerSide, yesLimit, market)) return "PRICE_PROTECTION";
+    // A post-only order rests or is refused; it never takes (order-shape.ts keeps it to GTC/GTD).
+    if (postOnly && meetsLiveOrder(book, oppositeSide(takerSide), takerSide, yesLimit, nowMs))
+      return "POST_ONLY_WOULD_TRADE";
+    return yesLimit;
+  }
+  const bestOpposite = book.bestPrice(oppositeSide(takerSide));
+  if (bestOpposite === -1) return "NO_LIQUIDITY";
+  return takerSide === bidSide
+    ? bestOpposite + market.marketProtectionUnits
+    : bestOpposite - market.marketProtectionUnits;
+}
+
+function oppositeSide(side: BookSide): BookSide {
+  return side === bidSide ? askSide : bidSide;
+}
+
+/**
+ * Whether a LIMIT order at `yesLimit` reaches further into the opposite side than the market's
+ * protection allows. Only the aggressive direction is protected: a passive order never trades at a
+ * bad price.
+ */
+export function isBeyondLimitProtection(
+  book: OrderBook,
+  takerSide: BookSide,
+  yesLimit: number,
+  market: Market,
+): boolean {
+  const bestOpposite = book.bestPrice(oppositeSide(takerSide));
+  if (bestOpposite === -1) return false;
+  const beyond = takerSide === bidSide ? yesLimit - bestOpposite : bestOpposite - yesLimit;
+  return beyond > market.limitProtectionUnits;
+}
+
+/**
+ * What the order's time in force and the limits make of the part matching left: the lots that
+ * rest on the book (0 when none does), or the refusal.
+ */
+function restingLots(
+  command: PlaceOrderCommand,
+  terms: BookOrderTerms,
+  match: TakerMatch,
+  account: Account | undefined,
+  book: OrderBook,
+): number | RejectionCode {
+  const { timeInForce } = command;
+  if (timeInForce === "FOK" && match.remainingLots > 0) return "FOK_NOT_FILLED";
+  if (match.filledLots === 0 && (timeInForce === "FAK" || terms.kind !== "LIMIT")) return "NO_LIQUIDITY";
+  const rests =
+    terms.kind === "LIMIT" && (timeInForce === "GTC" || timeInForce === "GTD") && !match.stoppedEarly;
+  if (!rests || match.remainingLots === 0) return 0;
+  if (account !== undefined && account.openOrderCount >= openOrdersPerUserMax) return "OPEN_ORDERS_LIMIT";
+  if (book.orderCount >= ordersPerBookMax) return "BOOK_ORDERS_LIMIT";
+  return match.remainingLots;
+}
+
+/** The new order's own event: what it asked for, what it filled, what rests and what that holds. */
+function placedEvent(
+  command: PlaceOrderCommand,
+  placement: BookPlacement,
+  taker: Taker,
+  match: TakerMatch,
+  restLots: number,
+): OrderPlacedEvent {
+  const terms = placement.bookTerms;
+  const isBuy = command.side === "BUY";
   let status: OrderStatus;
-  if (restLots > 0) status = filledLots === 0 ? "OPEN" : "PARTIALLY_FILLED";
-  else if (byAmount) status = budgetSpent ? "FILLED" : "CANCELLED";
-  else status = remainingLots === 0 ? "FILLED" : "CANCELLED";
-  const frozenAmount = restLots > 0 && isBuy ? buyReserveAtoms(restLots, limitUnits, makerFeeBps) : 0;
+  if (restLots > 0) status = match.filledLots === 0 ? "OPEN" : "PARTIALLY_FILLED";
+  else if (terms.kind === "MARKET_BUY") status = match.budgetSpent ? "FILLED" : "CANCELLED";
+  else status = match.remainingLots === 0 ? "FILLED" : "CANCELLED";
+  // Only a LIMIT order rests (restingLots), so only its terms have a price to reserve at.
+  const frozenAmount =
+    restLots > 0 && isBuy && terms.kind === "LIMIT"
+      ? buyReserveAtoms(restLots, terms.limitUnits, taker.makerFeeBps)
+      : 0;
   // An order that rests untouched rests with the shares it asked for: no new bigint needed.
   const restingShares =
-    restLots > 0 && restLots === lots ? (command.shares as bigint) : lotsToShares(restLots);
-  const placed: OrderPlacedEvent = {
+    restLots > 0 && restLots === taker.lots ? (command.shares as bigint) : lotsToShares(restLots);
+  return {
     type: "OrderPlaced",
-    orderId,
-    userId,
-    marketId: market.marketId,
-    outcomeId: outcome.outcomeId,
-    optionId: option.optionId,
-    side,
-    orderType,
-    timeInForce,
+    orderId: taker.orderId,
+    userId: command.userId,
+    marketId: placement.market.marketId,
+    outcomeId: placement.outcome.outcomeId,
+    optionId: placement.option.optionId,
+    side: command.side,
+    orderType: command.orderType,
+    timeInForce: command.timeInForce,
     limitPrice: command.limitPrice,
     shares: command.shares,
     amount: command.amount,
     expiresAtMs: command.expiresAtMs,
-    clientOrderId,
-    createdAtMs: nowMs,
+    clientOrderId: command.clientOrderId,
+    createdAtMs: taker.nowMs,
     status,
-    filledShares: lotsToShares(filledLots),
-    filledAmount: atomsOf(filledNotional),
-    feePaid: atomsOf(feePaid),
+    filledShares: lotsToShares(match.filledLots),
+    filledAmount: atomsOf(match.filledNotional),
+    feePaid: atomsOf(match.feePaid),
     restingShares,
     frozenAmount: atomsOf(frozenAmount),
     frozenShares: isBuy ? 0n : restingShares,
   };
-  // Only a post-only order carries the flag (a copy, on that rarer path only).
-  events[0] = command.postOnly === true ? { ...placed, postOnly: true } : placed;
-  return { ok: true, events };
 }
 
 /**
@@ -231,7 +326,7 @@ export interface Taker {
 }
 
 /** What one walk of the book did. One instance serves every decide (decide is synchronous). */
-class TakerMatch {
+export class TakerMatch {
   remainingLots = 0;
   filledLots = 0;
   filledNotional = 0;
@@ -255,8 +350,7 @@ export function matchTaker(
   firstTradeId: number,
   events: ExchangeEvent[],
 ): TakerMatch {
-  const { book, takerSide, yesLimit, userId, optionIndex, makerFeeBps, takerFeeBps, nowMs } = taker;
-  const makerSide = takerSide === bidSide ? askSide : bidSide;
+  const { book, takerSide, yesLimit, userId, optionIndex, takerFeeBps, nowMs } = taker;
   const byAmount = taker.budget >= 0;
   let budget = taker.budget;
   let nextTradeId = firstTradeId;
@@ -267,19 +361,15 @@ export function matchTaker(
   let makersTraded = 0;
   let stoppedEarly = false;
   let budgetSpent = false;
-  for (let maker = book.first(makerSide); maker !== null; ) {
+  for (let maker = book.first(oppositeSide(takerSide)); maker !== null; ) {
     const makerYes = maker.yesPriceUnits;
     if (takerSide === bidSide ? makerYes > yesLimit : makerYes < yesLimit) break;
     const next = book.next(maker);
-    if (maker.expiresAtMs !== null && maker.expiresAtMs <= nowMs) {
-      // An expired order never trades; it leaves the book as it is met.
-      events.push(releaseEvent("OrderExpired", maker, nowMs));
-      maker = next;
-      continue;
-    }
-    if (maker.userId === userId) {
-      // Self-trade prevention: the resting order of the same user is cancelled, never traded against.
-      events.push(releaseEvent("OrderCancelled", maker, nowMs));
+    const expired = maker.expiresAtMs !== null && maker.expiresAtMs <= nowMs;
+    if (expired || maker.userId === userId) {
+      // An expired order never trades: it leaves the book as it is met. A resting order of the same
+      // user is cancelled, never traded against (self-trade prevention).
+      events.push(releaseEvent(expired ? "OrderExpired" : "OrderCancelled", maker, nowMs));
       maker = next;
       continue;
     }
@@ -288,33 +378,16 @@ export function matchTaker(
       break;
     }
     const takerPrice = optionIndex === 0 ? makerYes : priceUnitsPerUnit - makerYes;
-    let fillLots: number;
-    if (byAmount) {
-      fillLots = affordableLots(budget, takerPrice, takerFeeBps);
-      if (fillLots === 0) {
-        budgetSpent = true;
-        break;
-      }
-      if (fillLots > maker.remainingLots) fillLots = maker.remainingLots;
-    } else {
-      fillLots = Math.min(remainingLots, maker.remainingLots);
+    let fillLots = byAmount ? affordableLots(budget, takerPrice, takerFeeBps) : remainingLots;
+    if (byAmount && fillLots === 0) {
+      budgetSpent = true;
+      break;
     }
+    if (fillLots > maker.remainingLots) fillLots = maker.remainingLots;
     const takerNotional = fillLots * takerPrice;
     const takerFee = feeAtoms(takerNotional, takerFeeBps);
-    events.push(
-      tradeEvent(
-        positions,
-        nextTradeId++,
-        maker,
-        fillLots,
-        makerFeeBps,
-        taker,
-        takerPrice,
-        takerNotional,
-        takerFee,
-        nowMs,
-      ),
-    );
+    const fill: Fill = { tradeId: nextTradeId++, maker, lots: fillLots, takerPrice, takerNotional, takerFee };
+    events.push(tradeEvent(taker, fill, positions));
     makersTraded++;
     filledLots += fillLots;
     filledNotional += takerNotional;
@@ -388,18 +461,20 @@ export class PositionIds {
 
 export const positionIds = new PositionIds();
 
-function tradeEvent(
-  positions: PositionIds,
-  tradeId: number,
-  maker: Order,
-  lots: number,
-  makerFeeBps: number,
-  taker: Taker,
-  takerPrice: number,
-  takerNotional: number,
-  takerFee: number,
-  nowMs: number,
-): TradeExecutedEvent {
+/** One fill of a taker against one resting maker, as matchTaker found it. */
+interface Fill {
+  readonly tradeId: number;
+  readonly maker: Order;
+  readonly lots: number;
+  /** The taker's price in its own option's terms, price units. */
+  readonly takerPrice: number;
+  readonly takerNotional: number;
+  readonly takerFee: number;
+}
+
+function tradeEvent(taker: Taker, fill: Fill, positions: PositionIds): TradeExecutedEvent {
+  const { maker, lots, takerPrice, takerNotional, takerFee } = fill;
+  const makerFeeBps = taker.makerFeeBps;
   const makerNotional = lots * maker.priceUnits;
   const makerFee = feeAtoms(makerNotional, makerFeeBps);
   const makerRemaining = maker.remainingLots - lots;
@@ -422,13 +497,13 @@ function tradeEvent(
   const takerPositionId = positions.takerIdFor(taker.userId, taker.optionId);
   return {
     type: "TradeExecuted",
-    tradeId,
+    tradeId: fill.tradeId,
     marketId: maker.marketId,
     outcomeId: maker.outcomeId,
     cross,
     yesPrice: priceUnitsToAtoms(maker.yesPriceUnits),
     shares,
-    atMs: nowMs,
+    atMs: taker.nowMs,
     makerOrderId: maker.orderId,
     makerUserId: maker.userId,
     makerOptionId: maker.optionId,
@@ -465,6 +540,11 @@ export function releaseEvent(
   nowMs: number,
   reason?: OrderCancelledEvent["reason"],
 ): OrderCancelledEvent;
+export function releaseEvent(
+  type: "OrderExpired" | "OrderCancelled",
+  order: Order,
+  nowMs: number,
+): OrderExpiredEvent | OrderCancelledEvent;
 export function releaseEvent(
   type: "OrderExpired" | "OrderCancelled",
   order: Order,

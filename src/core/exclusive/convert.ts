@@ -34,13 +34,9 @@ function refuse(code: RejectionCode): Decision<ExchangeEvent> {
   return { ok: false, rejection: reject(code) };
 }
 
-export function decideConvertPositions(
-  state: ExchangeState,
-  command: ConvertPositionsCommand,
-  context: CommandContext,
-): Decision<ExchangeEvent> {
+/** What is wrong with the request's own shape: the user, the shares, the list of outcomes. */
+function conversionShapeRejection(command: ConvertPositionsCommand): Decision<ExchangeEvent> | undefined {
   const { userId, shares, outcomeIds } = command;
-  // The request's shape first, then the market, then the user's holdings.
   if (!isId(userId)) return invalid("userId must be a positive integer");
   if (typeof shares !== "bigint" || shares <= 0n) return invalid("shares must be positive");
   if (shares % atomsPerLot !== 0n) return refuse("SHARES_NOT_ON_STEP");
@@ -53,6 +49,18 @@ export function decideConvertPositions(
   ) {
     return invalid("outcomeIds must list distinct outcome ids");
   }
+  return undefined;
+}
+
+export function decideConvertPositions(
+  state: ExchangeState,
+  command: ConvertPositionsCommand,
+  context: CommandContext,
+): Decision<ExchangeEvent> {
+  const { userId, shares, outcomeIds } = command;
+  // The request's shape first, then the market, then the user's holdings.
+  const shapeRejection = conversionShapeRejection(command);
+  if (shapeRejection !== undefined) return shapeRejection;
   const market = isId(command.marketId) ? state.markets.get(command.marketId) : undefined;
   if (market === undefined) return refuse("MARKET_NOT_FOUND");
   if (!state.exclusiveMarkets.has(market.marketId)) return refuse("MARKET_NOT_EXCLUSIVE");

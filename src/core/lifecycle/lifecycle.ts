@@ -26,7 +26,13 @@ import type {
 } from "../commands.js";
 import type { CommandContext, Decision } from "../decider.js";
 import { type RejectionCode, reject } from "../errors.js";
-import type { ExchangeEvent, LifecycleEvent } from "../events.js";
+import type {
+  ChallengeBondForfeitedEvent,
+  ChallengeBondReturnedEvent,
+  ExchangeEvent,
+  LifecycleEvent,
+  ResolutionChallengedEvent,
+} from "../events.js";
 import {
   exclusiveFinishEvents,
   exclusiveWinnersMessage,
@@ -280,41 +286,13 @@ export function evolveLifecycle(state: ExchangeState, event: LifecycleEvent): vo
         settledAtMs: null,
       });
       break;
-    case "ResolutionChallenged": {
-      const resolution = resolutionOf(state, market.marketId);
-      if (resolution.challenge !== null) throw new Error("lifecycle: a second challenge");
-      let account = state.accounts.get(event.userId);
-      if (account === undefined) {
-        account = newAccount(event.userId);
-        state.accounts.set(event.userId, account);
-      }
-      freezeFunds(account, event.bond);
-      resolution.challenge = {
-        userId: event.userId,
-        bond: event.bond,
-        reason: event.reason,
-        atMs: event.atMs,
-        bondHeld: true,
-      };
+    case "ResolutionChallenged":
+      applyChallenge(state, event);
       break;
-    }
     case "ChallengeBondReturned":
-    case "ChallengeBondForfeited": {
-      const challenge = resolutionOf(state, market.marketId).challenge;
-      if (challenge === null || !challenge.bondHeld || challenge.bond !== event.amount)
-        throw new Error("lifecycle: no such bond held");
-      challenge.bondHeld = false;
-      const account = state.accounts.get(event.userId)!;
-      if (event.type === "ChallengeBondReturned") {
-        releaseFrozen(account, event.amount);
-      } else {
-        account.frozen -= event.amount;
-        if (account.frozen < 0n) throw new Error(`lifecycle: negative frozen for user ${event.userId}`);
-        market.feeIncome += event.amount;
-        state.totals.feeIncome += event.amount;
-      }
+    case "ChallengeBondForfeited":
+      applyBondReleased(state, market, event);
       break;
-    }
     case "MarketSettled": {
       const resolution = resolutionOf(state, market.marketId);
       if (market.status !== "resolving")
@@ -333,6 +311,46 @@ export function evolveLifecycle(state: ExchangeState, event: LifecycleEvent): vo
       const unreachable: never = event;
       throw new Error(`lifecycle: unknown event ${JSON.stringify(unreachable)}`);
     }
+  }
+}
+
+/** A challenge freezes its bond from the challenger's account (opened if it had none). */
+function applyChallenge(state: ExchangeState, event: ResolutionChallengedEvent): void {
+  const resolution = resolutionOf(state, event.marketId);
+  if (resolution.challenge !== null) throw new Error("lifecycle: a second challenge");
+  let account = state.accounts.get(event.userId);
+  if (account === undefined) {
+    account = newAccount(event.userId);
+    state.accounts.set(event.userId, account);
+  }
+  freezeFunds(account, event.bond);
+  resolution.challenge = {
+    userId: event.userId,
+    bond: event.bond,
+    reason: event.reason,
+    atMs: event.atMs,
+    bondHeld: true,
+  };
+}
+
+/** A held bond comes back to its challenger, or is forfeited to the market's fee income. */
+function applyBondReleased(
+  state: ExchangeState,
+  market: Market,
+  event: ChallengeBondReturnedEvent | ChallengeBondForfeitedEvent,
+): void {
+  const challenge = resolutionOf(state, market.marketId).challenge;
+  if (challenge === null || !challenge.bondHeld || challenge.bond !== event.amount)
+    throw new Error("lifecycle: no such bond held");
+  challenge.bondHeld = false;
+  const account = state.accounts.get(event.userId)!;
+  if (event.type === "ChallengeBondReturned") {
+    releaseFrozen(account, event.amount);
+  } else {
+    account.frozen -= event.amount;
+    if (account.frozen < 0n) throw new Error(`lifecycle: negative frozen for user ${event.userId}`);
+    market.feeIncome += event.amount;
+    state.totals.feeIncome += event.amount;
   }
 }
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openDatabase } from "../../../src/store/sqlite/database.js";
 import { startWalCheckpointer } from "../../../src/store/sqlite/wal-checkpointer.js";
+import { waitUntil } from "../../support/wait-until.js";
 
 const directory = mkdtempSync(join(tmpdir(), "predex-wal-checkpointer-"));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -21,15 +22,6 @@ function writeMegabytes(db: ReturnType<typeof openDatabase>, megabytes: number):
   for (let index = 0; index < megabytes * 16; index++) db.transaction(() => insert.run(blob))();
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
-
 describe("WAL checkpointer", () => {
   it("checkpoints on its own thread while the connection never does", async () => {
     const path = join(directory, "checkpointed.sqlite");
@@ -38,7 +30,7 @@ describe("WAL checkpointer", () => {
     assert.equal(db.pragma("wal_autocheckpoint", { simple: true }), 0);
     writeMegabytes(db, 4);
     // The pages reach the database file only through a checkpoint, and the connection does none.
-    assert.ok(await waitFor(() => statSync(path).size > 3 * 1024 * 1024, 10_000), "the worker checkpointed");
+    await waitUntil(() => statSync(path).size > 3 * 1024 * 1024, { what: "the worker checkpointed" });
     await checkpointer.stop();
     assert.equal(db.pragma("wal_autocheckpoint", { simple: true }), 1000, "the connection checkpoints again");
     db.close();
@@ -62,7 +54,7 @@ describe("WAL checkpointer", () => {
     const checkpointer = startWalCheckpointer(db, join(directory, "no-such-file.sqlite"), {
       onError: (error) => errors.push(error),
     });
-    assert.ok(await waitFor(() => errors.length > 0, 10_000), "the failure is reported");
+    await waitUntil(() => errors.length > 0, { what: "the failure is reported" });
     assert.equal(db.pragma("wal_autocheckpoint", { simple: true }), 1000);
     await checkpointer.stop();
     db.close();

@@ -2,11 +2,11 @@
 // partners' users filed on the legacy interface (approve into a draft market, or reject).
 
 import { useState } from "preact/hooks";
-import { query } from "../shared/api.js";
 import { formatTime } from "../shared/format.js";
-import { admin, type Paged } from "./admin-api.js";
+import { admin } from "./admin-api.js";
+import { type Column, DataTable, ListFilters, PagedTable, usePagedList } from "./lists.js";
 import type { Application, Category } from "./types.js";
-import { LoadError, OutcomeNotice, Pager, Section, useLoad, useOutcome } from "./ui.js";
+import { LoadError, OutcomeNotice, Section, useLoad, useOutcome } from "./ui.js";
 
 export function Categories() {
   const list = useLoad(() => admin<Category[]>("GET", "/admin/categories"), []);
@@ -52,6 +52,44 @@ export function Categories() {
     }
   };
   visit(null);
+  const categoryColumns: Column<Category>[] = [
+    { header: "Id", cellClass: "mono", cell: (category) => category.id },
+    {
+      header: "Name",
+      cellStyle: (category) => ({ paddingLeft: `${0.55 + (category.level - 1) * 1.25}rem` }),
+      cell: (category) => category.name,
+    },
+    {
+      header: "Other names",
+      cellClass: "small",
+      cell: (category) =>
+        Object.entries(category.names)
+          .filter(([language]) => language !== "en-US")
+          .map(([language, value]) => `${language}: ${value}`)
+          .join(" · ") || "—",
+    },
+    {
+      header: "State",
+      cell: (category) => (
+        <span class={`badge ${category.online ? "open" : "offline"}`}>
+          {category.online ? "online" : "offline"}
+        </span>
+      ),
+    },
+    {
+      header: "Actions",
+      cell: (category) => (
+        <div class="row">
+          <button type="button" disabled={busy} onClick={() => toggle(category)}>
+            {category.online ? "Take offline" : "Put online"}
+          </button>
+          <button type="button" disabled={busy} onClick={() => remove(category)}>
+            Delete
+          </button>
+        </div>
+      ),
+    },
+  ];
   return (
     <div class="stack">
       <Section title="New category" id="new-category-title">
@@ -99,60 +137,17 @@ export function Categories() {
       </Section>
       <Section title="Categories" id="categories-title">
         <LoadError error={list.error} />
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Other names</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ordered.map((category) => (
-                <tr key={category.id}>
-                  <td class="mono">{category.id}</td>
-                  <td style={{ paddingLeft: `${0.55 + (category.level - 1) * 1.25}rem` }}>{category.name}</td>
-                  <td class="small">
-                    {Object.entries(category.names)
-                      .filter(([language]) => language !== "en-US")
-                      .map(([language, value]) => `${language}: ${value}`)
-                      .join(" · ") || "—"}
-                  </td>
-                  <td>
-                    <span class={`badge ${category.online ? "open" : "offline"}`}>
-                      {category.online ? "online" : "offline"}
-                    </span>
-                  </td>
-                  <td>
-                    <div class="row">
-                      <button type="button" disabled={busy} onClick={() => toggle(category)}>
-                        {category.online ? "Take offline" : "Put online"}
-                      </button>
-                      <button type="button" disabled={busy} onClick={() => remove(category)}>
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={categoryColumns} rows={ordered} rowKey={(category) => category.id} />
       </Section>
     </div>
   );
 }
 
+const applicationStatuses = ["PENDING", "APPROVED", "REJECTED", ""];
+
 export function Applications() {
-  const [status, setStatus] = useState("PENDING");
-  const [page, setPage] = useState(1);
-  const list = useLoad(
-    () => admin<Paged<Application>>("GET", `/admin/applications${query({ status, page, pageSize: 20 })}`),
-    [status, page],
-  );
+  const list = usePagedList<Application, { status: string }>("/admin/applications", { status: "PENDING" });
+  const { status } = list.filters;
   const { outcome, busy, run } = useOutcome();
   const [reasons, setReasons] = useState<Record<string, string>>({});
   const approve = (application: Application) =>
@@ -173,103 +168,79 @@ export function Applications() {
       );
       return `Application ${after.applicationId} rejected.`;
     }, list.reload);
+  const columns: Column<Application>[] = [
+    { header: "Id", cellClass: "mono", cell: (application) => application.applicationId },
+    { header: "Applicant", cellClass: "mono", cell: (application) => application.userId },
+    {
+      header: "Title",
+      cell: (application) => (
+        <>
+          {application.title}
+          <div class="small muted">{application.description}</div>
+        </>
+      ),
+    },
+    {
+      header: "Options",
+      cellClass: "small",
+      cell: (application) => (
+        <>
+          {application.modelType}:{" "}
+          {application.outcomeOptionsVoList.map((option) => option.optionTitle).join(" / ")}
+        </>
+      ),
+    },
+    {
+      header: "Status",
+      cell: (application) => (
+        <>
+          <span class={`badge ${application.status}`}>{application.status}</span>
+          {application.marketId !== null && <div class="small">market {application.marketId}</div>}
+          {application.rejectReason !== null && <div class="small muted">{application.rejectReason}</div>}
+        </>
+      ),
+    },
+    { header: "Filed", cellClass: "small", cell: (application) => formatTime(application.createTime) },
+    {
+      header: "Review",
+      cell: (application) =>
+        application.status === "PENDING" && (
+          <div class="row">
+            <button type="button" class="primary" disabled={busy} onClick={() => approve(application)}>
+              Approve
+            </button>
+            <label>
+              Reason
+              <input
+                value={reasons[application.applicationId] ?? ""}
+                onInput={(event) =>
+                  setReasons({
+                    ...reasons,
+                    [application.applicationId]: event.currentTarget.value,
+                  })
+                }
+              />
+            </label>
+            <button type="button" disabled={busy} onClick={() => rejectIt(application)}>
+              Reject
+            </button>
+          </div>
+        ),
+    },
+  ];
   return (
     <Section title="Market applications" id="applications-title">
-      <form class="fields" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus(event.currentTarget.value);
-              setPage(1);
-            }}
-          >
-            {["PENDING", "APPROVED", "REJECTED", ""].map((each) => (
-              <option key={each} value={each}>
-                {each === "" ? "any" : each}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+      <ListFilters
+        list={list}
+        fields={[{ kind: "status", name: "status", label: "Status", statuses: applicationStatuses }]}
+      />
       <OutcomeNotice outcome={outcome} />
-      <LoadError error={list.error} />
-      {list.data !== null && list.data.records.length === 0 ? (
-        <p class="muted">No application {status === "" ? "yet" : `is ${status}`}.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Applicant</th>
-                <th scope="col">Title</th>
-                <th scope="col">Options</th>
-                <th scope="col">Status</th>
-                <th scope="col">Filed</th>
-                <th scope="col">Review</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data?.records ?? []).map((application) => (
-                <tr key={application.applicationId}>
-                  <td class="mono">{application.applicationId}</td>
-                  <td class="mono">{application.userId}</td>
-                  <td>
-                    {application.title}
-                    <div class="small muted">{application.description}</div>
-                  </td>
-                  <td class="small">
-                    {application.modelType}:{" "}
-                    {application.outcomeOptionsVoList.map((option) => option.optionTitle).join(" / ")}
-                  </td>
-                  <td>
-                    <span class={`badge ${application.status}`}>{application.status}</span>
-                    {application.marketId !== null && <div class="small">market {application.marketId}</div>}
-                    {application.rejectReason !== null && (
-                      <div class="small muted">{application.rejectReason}</div>
-                    )}
-                  </td>
-                  <td class="small">{formatTime(application.createTime)}</td>
-                  <td>
-                    {application.status === "PENDING" && (
-                      <div class="row">
-                        <button
-                          type="button"
-                          class="primary"
-                          disabled={busy}
-                          onClick={() => approve(application)}
-                        >
-                          Approve
-                        </button>
-                        <label>
-                          Reason
-                          <input
-                            value={reasons[application.applicationId] ?? ""}
-                            onInput={(event) =>
-                              setReasons({
-                                ...reasons,
-                                [application.applicationId]: event.currentTarget.value,
-                              })
-                            }
-                          />
-                        </label>
-                        <button type="button" disabled={busy} onClick={() => rejectIt(application)}>
-                          Reject
-                        </button>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data !== null && (
-        <Pager page={page} pages={list.data.pages} total={list.data.total} onPage={setPage} />
-      )}
+      <PagedTable
+        list={list}
+        columns={columns}
+        rowKey={(application) => application.applicationId}
+        empty={`No application ${status === "" ? "yet" : `is ${status}`}.`}
+      />
     </Section>
   );
 }

@@ -3,11 +3,11 @@
 // refusal shows the API's own message.
 
 import { useState } from "preact/hooks";
-import { query } from "../shared/api.js";
 import { formatAmount, formatPercent, formatPriceCents, formatTime } from "../shared/format.js";
-import { admin, type Paged } from "./admin-api.js";
+import { admin } from "./admin-api.js";
+import { type Column, DataTable, ListFilters, PagedTable, usePagedList } from "./lists.js";
 import type { Category, MarketDetail, MarketRow, RestingOrder } from "./types.js";
-import { LoadError, OutcomeNotice, Pager, Section, useLoad, useOutcome } from "./ui.js";
+import { LoadError, OutcomeNotice, Section, useLoad, useOutcome } from "./ui.js";
 
 export const ordersRefreshMs = 1_000;
 const statuses = ["", "draft", "open", "closed", "resolving", "settled", "void"];
@@ -281,6 +281,24 @@ function ResolveForm(props: { market: MarketDetail; busy: boolean; onResolve: (b
   );
 }
 
+const restingOrderColumns: Column<RestingOrder>[] = [
+  { header: "Order", cellClass: "mono", cell: (order) => order.orderId },
+  { header: "User", cellClass: "mono", cell: (order) => order.userId },
+  {
+    header: "Outcome / option",
+    cellClass: "small",
+    cell: (order) => `${order.outcomeId} / ${order.optionId}`,
+  },
+  { header: "Side", cellClass: (order) => `side-${order.side}`, cell: (order) => order.side },
+  { header: "Price", numeric: true, cell: (order) => formatPriceCents(order.limitPrice) },
+  {
+    header: "Left / shares",
+    numeric: true,
+    cell: (order) => `${formatAmount(order.remainingShares, 0)} / ${formatAmount(order.shares, 0)}`,
+  },
+  { header: "Placed", cellClass: "small", cell: (order) => formatTime(order.createdAt) },
+];
+
 function MarketPanel({ marketId, onChanged }: { marketId: string; onChanged: () => void }) {
   const detail = useLoad(() => admin<MarketDetail>("GET", `/admin/markets/${marketId}`), [marketId]);
   const orders = useLoad(
@@ -384,56 +402,44 @@ function MarketPanel({ marketId, onChanged }: { marketId: string; onChanged: () 
       {orders.data !== null && orders.data.records.length === 0 ? (
         <p class="muted">No order rests in this market.</p>
       ) : (
-        <div class="table-wrap">
-          <table data-testid="market-orders">
-            <thead>
-              <tr>
-                <th scope="col">Order</th>
-                <th scope="col">User</th>
-                <th scope="col">Outcome / option</th>
-                <th scope="col">Side</th>
-                <th class="num" scope="col">
-                  Price
-                </th>
-                <th class="num" scope="col">
-                  Left / shares
-                </th>
-                <th scope="col">Placed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(orders.data?.records ?? []).map((order) => (
-                <tr key={order.orderId}>
-                  <td class="mono">{order.orderId}</td>
-                  <td class="mono">{order.userId}</td>
-                  <td class="small">
-                    {order.outcomeId} / {order.optionId}
-                  </td>
-                  <td class={`side-${order.side}`}>{order.side}</td>
-                  <td class="num">{formatPriceCents(order.limitPrice)}</td>
-                  <td class="num">
-                    {formatAmount(order.remainingShares, 0)} / {formatAmount(order.shares, 0)}
-                  </td>
-                  <td class="small">{formatTime(order.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={restingOrderColumns}
+          rows={orders.data?.records ?? []}
+          rowKey={(order) => order.orderId}
+          testId="market-orders"
+        />
       )}
     </Section>
   );
 }
 
 export function Markets() {
-  const [status, setStatus] = useState("");
-  const [keyword, setKeyword] = useState("");
-  const [page, setPage] = useState(1);
+  const list = usePagedList<MarketRow, { status: string; keyword: string }>("/admin/markets", {
+    status: "",
+    keyword: "",
+  });
   const [selected, setSelected] = useState<string | null>(null);
-  const list = useLoad(
-    () => admin<Paged<MarketRow>>("GET", `/admin/markets${query({ status, keyword, page, pageSize: 20 })}`),
-    [status, keyword, page],
-  );
+  const columns: Column<MarketRow>[] = [
+    { header: "Id", cellClass: "mono", cell: (market) => market.marketId },
+    {
+      header: "Title",
+      cell: (market) => (
+        <button
+          type="button"
+          class="small"
+          aria-pressed={selected === market.marketId}
+          onClick={() => setSelected(market.marketId)}
+        >
+          {market.title}
+        </button>
+      ),
+    },
+    { header: "Status", cell: (market) => <span class={`badge ${market.status}`}>{market.status}</span> },
+    { header: "Model", cell: (market) => `${market.modelType}${market.exclusive ? " · exclusive" : ""}` },
+    { header: "Category", cell: (market) => market.category },
+    { header: "Volume", numeric: true, cell: (market) => formatAmount(market.volume) },
+    { header: "Ends", cellClass: "small", cell: (market) => formatTime(market.endTime) },
+  ];
   return (
     <div class="stack">
       <CreateMarket
@@ -444,83 +450,14 @@ export function Markets() {
       />
       {selected !== null && <MarketPanel key={selected} marketId={selected} onChanged={list.reload} />}
       <Section title="Markets" id="markets-title">
-        <form class="fields" onSubmit={(event) => event.preventDefault()}>
-          <label>
-            Status
-            <select
-              value={status}
-              onChange={(event) => {
-                setStatus(event.currentTarget.value);
-                setPage(1);
-              }}
-            >
-              {statuses.map((each) => (
-                <option key={each} value={each}>
-                  {each === "" ? "any" : each}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Title or id
-            <input
-              type="search"
-              value={keyword}
-              onInput={(event) => {
-                setKeyword(event.currentTarget.value);
-                setPage(1);
-              }}
-            />
-          </label>
-        </form>
-        <LoadError error={list.error} />
-        <div class="table-wrap">
-          <table data-testid="markets">
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Title</th>
-                <th scope="col">Status</th>
-                <th scope="col">Model</th>
-                <th scope="col">Category</th>
-                <th class="num" scope="col">
-                  Volume
-                </th>
-                <th scope="col">Ends</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data?.records ?? []).map((market) => (
-                <tr key={market.marketId}>
-                  <td class="mono">{market.marketId}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small"
-                      aria-pressed={selected === market.marketId}
-                      onClick={() => setSelected(market.marketId)}
-                    >
-                      {market.title}
-                    </button>
-                  </td>
-                  <td>
-                    <span class={`badge ${market.status}`}>{market.status}</span>
-                  </td>
-                  <td>
-                    {market.modelType}
-                    {market.exclusive ? " · exclusive" : ""}
-                  </td>
-                  <td>{market.category}</td>
-                  <td class="num">{formatAmount(market.volume)}</td>
-                  <td class="small">{formatTime(market.endTime)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        {list.data !== null && (
-          <Pager page={page} pages={list.data.pages} total={list.data.total} onPage={setPage} />
-        )}
+        <ListFilters
+          list={list}
+          fields={[
+            { kind: "status", name: "status", label: "Status", statuses },
+            { kind: "search", name: "keyword", label: "Title or id" },
+          ]}
+        />
+        <PagedTable list={list} columns={columns} rowKey={(market) => market.marketId} testId="markets" />
       </Section>
     </div>
   );

@@ -2,19 +2,14 @@
 // see its keys once; the list never shows a secret).
 
 import { useState } from "preact/hooks";
-import { query } from "../shared/api.js";
 import { formatAmount, formatTime } from "../shared/format.js";
-import { admin, type Paged } from "./admin-api.js";
+import { admin } from "./admin-api.js";
+import { type Column, type Filters, ListFilters, PagedTable, usePagedList } from "./lists.js";
 import type { CreatedPartner, Partner, User } from "./types.js";
-import { LoadError, OutcomeNotice, Pager, Section, useLoad, useOutcome } from "./ui.js";
+import { OutcomeNotice, Section, useOutcome } from "./ui.js";
 
 export function Users() {
-  const [keyword, setKeyword] = useState("");
-  const [page, setPage] = useState(1);
-  const list = useLoad(
-    () => admin<Paged<User>>("GET", `/admin/users${query({ keyword, page, pageSize: 20 })}`),
-    [keyword, page],
-  );
+  const list = usePagedList<User, { keyword: string }>("/admin/users", { keyword: "" });
   const { outcome, busy, run } = useOutcome();
   const revoke = (user: User) =>
     run(async () => {
@@ -24,76 +19,46 @@ export function Users() {
       );
       return `Revoked ${result.revoked} session(s) of user ${result.userId}; their partner signs them in again by registering.`;
     }, list.reload);
+  const columns: Column<User>[] = [
+    {
+      header: "User",
+      cell: (user) => (
+        <>
+          <span class="mono">{user.userId}</span> <span class="small muted">{user.userName}</span>
+        </>
+      ),
+    },
+    { header: "Partner", cellClass: "small", cell: (user) => `${user.partnerName} (${user.merchantId})` },
+    { header: "Partner's id", cellClass: "mono small", cell: (user) => user.marchantUserId },
+    { header: "E-mail", cellClass: "small", cell: (user) => user.email || "—" },
+    { header: "Available", numeric: true, cell: (user) => formatAmount(user.available) },
+    { header: "Frozen", numeric: true, cell: (user) => formatAmount(user.frozen) },
+    { header: "Sessions", numeric: true, cell: (user) => user.activeSessions },
+    { header: "Since", cellClass: "small", cell: (user) => formatTime(user.createdAt) },
+    {
+      header: "Actions",
+      cell: (user) => (
+        <button type="button" disabled={busy || user.activeSessions === 0} onClick={() => revoke(user)}>
+          Revoke sessions
+        </button>
+      ),
+    },
+  ];
   return (
     <Section title="Users" id="users-title">
-      <form class="fields" onSubmit={(event) => event.preventDefault()}>
-        <label style={{ flex: "1 1 280px" }}>
-          Partner's user id, e-mail, name or user id
-          <input
-            type="search"
-            value={keyword}
-            onInput={(event) => {
-              setKeyword(event.currentTarget.value);
-              setPage(1);
-            }}
-          />
-        </label>
-      </form>
+      <ListFilters
+        list={list}
+        fields={[
+          {
+            kind: "search",
+            name: "keyword",
+            label: "Partner's user id, e-mail, name or user id",
+            wide: true,
+          },
+        ]}
+      />
       <OutcomeNotice outcome={outcome} />
-      <LoadError error={list.error} />
-      <div class="table-wrap">
-        <table data-testid="users">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Partner</th>
-              <th scope="col">Partner's id</th>
-              <th scope="col">E-mail</th>
-              <th class="num" scope="col">
-                Available
-              </th>
-              <th class="num" scope="col">
-                Frozen
-              </th>
-              <th class="num" scope="col">
-                Sessions
-              </th>
-              <th scope="col">Since</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data?.records ?? []).map((user) => (
-              <tr key={user.userId}>
-                <td>
-                  <span class="mono">{user.userId}</span> <span class="small muted">{user.userName}</span>
-                </td>
-                <td class="small">
-                  {user.partnerName} ({user.merchantId})
-                </td>
-                <td class="mono small">{user.marchantUserId}</td>
-                <td class="small">{user.email || "—"}</td>
-                <td class="num">{formatAmount(user.available)}</td>
-                <td class="num">{formatAmount(user.frozen)}</td>
-                <td class="num">{user.activeSessions}</td>
-                <td class="small">{formatTime(user.createdAt)}</td>
-                <td>
-                  <button
-                    type="button"
-                    disabled={busy || user.activeSessions === 0}
-                    onClick={() => revoke(user)}
-                  >
-                    Revoke sessions
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {list.data !== null && (
-        <Pager page={page} pages={list.data.pages} total={list.data.total} onPage={setPage} />
-      )}
+      <PagedTable list={list} columns={columns} rowKey={(user) => user.userId} testId="users" />
     </Section>
   );
 }
@@ -141,11 +106,7 @@ function Secrets({ partner, onDismiss }: { partner: CreatedPartner; onDismiss: (
 }
 
 export function Partners() {
-  const [page, setPage] = useState(1);
-  const list = useLoad(
-    () => admin<Paged<Partner>>("GET", `/admin/partners${query({ page, pageSize: 20 })}`),
-    [page],
-  );
+  const list = usePagedList<Partner, Filters>("/admin/partners", {});
   const { outcome, busy, run } = useOutcome();
   const [created, setCreated] = useState<CreatedPartner | null>(null);
   const [name, setName] = useState("");
@@ -176,6 +137,31 @@ export function Partners() {
         ? `Partner ${partner.merchantId} must now sign a nonce on every request that is not a read.`
         : `Partner ${partner.merchantId} no longer has to sign nonces.`;
     }, list.reload);
+  const partnerColumns: Column<Partner>[] = [
+    { header: "merchantId", cellClass: "mono", cell: (partner) => partner.merchantId },
+    { header: "Name", cell: (partner) => partner.name },
+    { header: "APP Key", cellClass: "mono small", cell: (partner) => partner.appKey },
+    { header: "Commission", numeric: true, cell: (partner) => partner.commissionRate },
+    { header: "Webhook", cellClass: "small mono", cell: (partner) => partner.webhookUrl ?? "—" },
+    {
+      header: "Signed nonce",
+      cellClass: "small",
+      cell: (partner) => (
+        <>
+          {partner.signedNonceRequired ? "required " : "optional "}
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => setSignedNonceRequired(partner, !partner.signedNonceRequired)}
+          >
+            {partner.signedNonceRequired ? "Lift" : "Require"}
+          </button>
+        </>
+      ),
+    },
+    { header: "Users", numeric: true, cell: (partner) => partner.userCount },
+    { header: "Since", cellClass: "small", cell: (partner) => formatTime(partner.createdAt) },
+  ];
   return (
     <div class="stack">
       <Section title="New partner" id="new-partner-title">
@@ -210,53 +196,12 @@ export function Partners() {
         {created !== null && <Secrets partner={created} onDismiss={() => setCreated(null)} />}
       </Section>
       <Section title="Partners" id="partners-title">
-        <LoadError error={list.error} />
-        <div class="table-wrap">
-          <table data-testid="partners">
-            <thead>
-              <tr>
-                <th scope="col">merchantId</th>
-                <th scope="col">Name</th>
-                <th scope="col">APP Key</th>
-                <th class="num" scope="col">
-                  Commission
-                </th>
-                <th scope="col">Webhook</th>
-                <th scope="col">Signed nonce</th>
-                <th class="num" scope="col">
-                  Users
-                </th>
-                <th scope="col">Since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data?.records ?? []).map((partner) => (
-                <tr key={partner.merchantId}>
-                  <td class="mono">{partner.merchantId}</td>
-                  <td>{partner.name}</td>
-                  <td class="mono small">{partner.appKey}</td>
-                  <td class="num">{partner.commissionRate}</td>
-                  <td class="small mono">{partner.webhookUrl ?? "—"}</td>
-                  <td class="small">
-                    {partner.signedNonceRequired ? "required " : "optional "}
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() => setSignedNonceRequired(partner, !partner.signedNonceRequired)}
-                    >
-                      {partner.signedNonceRequired ? "Lift" : "Require"}
-                    </button>
-                  </td>
-                  <td class="num">{partner.userCount}</td>
-                  <td class="small">{formatTime(partner.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        {list.data !== null && (
-          <Pager page={page} pages={list.data.pages} total={list.data.total} onPage={setPage} />
-        )}
+        <PagedTable
+          list={list}
+          columns={partnerColumns}
+          rowKey={(partner) => partner.merchantId}
+          testId="partners"
+        />
       </Section>
     </div>
   );

@@ -1,137 +1,96 @@
 // Withdrawals to approve, reject or complete, and deposits to credit and look through.
 
 import { useState } from "preact/hooks";
-import { query } from "../shared/api.js";
 import { formatAmount, formatTime } from "../shared/format.js";
-import { admin, type Paged } from "./admin-api.js";
+import { admin } from "./admin-api.js";
+import { type Column, ListFilters, type ListPage, listPageSize, PagedTable, usePagedList } from "./lists.js";
 import type { Deposit, Withdrawal } from "./types.js";
-import { LoadError, OutcomeNotice, Pager, Section, useLoad, useOutcome } from "./ui.js";
+import { OutcomeNotice, Section, useOutcome } from "./ui.js";
 
 const withdrawalStatuses = ["PENDING", "APPROVED", "COMPLETED", "REJECTED", "CANCELLED", ""];
 export const withdrawalsRefreshMs = 5_000;
 
+/** GET /admin/withdrawals answers a count and the page's records. */
+function withdrawalsPage(answer: unknown): ListPage<Withdrawal> {
+  const { count, records } = answer as { count: number; records: Withdrawal[] };
+  return { records, total: count, pages: Math.ceil(count / listPageSize) };
+}
+
 export function Withdrawals() {
-  const [status, setStatus] = useState("PENDING");
-  const [page, setPage] = useState(1);
-  const list = useLoad(
-    () =>
-      admin<{ count: number; records: Withdrawal[] }>(
-        "GET",
-        `/admin/withdrawals${query({ status, page, pageSize: 20 })}`,
-      ),
-    [status, page],
-    withdrawalsRefreshMs,
+  const list = usePagedList<Withdrawal, { status: string }>(
+    "/admin/withdrawals",
+    { status: "PENDING" },
+    { pollMs: withdrawalsRefreshMs, toPage: withdrawalsPage },
   );
+  const { status } = list.filters;
   const { outcome, busy, run } = useOutcome();
   const act = (withdrawal: Withdrawal, action: "approve" | "reject" | "complete") =>
     run(async () => {
       const after = await admin<Withdrawal>("POST", `/admin/withdrawals/${withdrawal.withdrawId}/${action}`);
       return `Withdrawal ${after.withdrawId} of user ${after.userId} is now ${after.status}.`;
     }, list.reload);
+  const columns: Column<Withdrawal>[] = [
+    { header: "Id", cellClass: "mono", cell: (withdrawal) => withdrawal.withdrawId },
+    { header: "User", cellClass: "mono", cell: (withdrawal) => withdrawal.userId },
+    { header: "Amount", numeric: true, cell: (withdrawal) => formatAmount(withdrawal.amount) },
+    { header: "Fee", numeric: true, cell: (withdrawal) => formatAmount(withdrawal.fee) },
+    { header: "Address", cellClass: "mono small", cell: (withdrawal) => withdrawal.address },
+    {
+      header: "Status",
+      cell: (withdrawal) => <span class={`badge ${withdrawal.status}`}>{withdrawal.status}</span>,
+    },
+    { header: "Requested", cellClass: "small", cell: (withdrawal) => formatTime(withdrawal.createdAt) },
+    {
+      header: "Actions",
+      cell: (withdrawal) => (
+        <div class="row">
+          {withdrawal.status === "PENDING" && (
+            <button type="button" class="primary" disabled={busy} onClick={() => act(withdrawal, "approve")}>
+              Approve
+            </button>
+          )}
+          {withdrawal.status === "APPROVED" && (
+            <button type="button" class="primary" disabled={busy} onClick={() => act(withdrawal, "complete")}>
+              Mark sent
+            </button>
+          )}
+          {(withdrawal.status === "PENDING" || withdrawal.status === "APPROVED") && (
+            <button type="button" disabled={busy} onClick={() => act(withdrawal, "reject")}>
+              Reject
+            </button>
+          )}
+        </div>
+      ),
+    },
+  ];
   return (
     <Section title="Withdrawals" id="withdrawals-title">
-      <form class="fields" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus(event.currentTarget.value);
-              setPage(1);
-            }}
-          >
-            {withdrawalStatuses.map((each) => (
-              <option key={each} value={each}>
-                {each === "" ? "any" : each}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+      <ListFilters
+        list={list}
+        fields={[{ kind: "status", name: "status", label: "Status", statuses: withdrawalStatuses }]}
+      />
       <OutcomeNotice outcome={outcome} />
-      <LoadError error={list.error} />
-      {list.data !== null && list.data.records.length === 0 ? (
-        <p class="muted">No withdrawal {status === "" ? "yet" : `is ${status}`}.</p>
-      ) : (
-        <div class="table-wrap">
-          <table data-testid="withdrawals">
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">User</th>
-                <th class="num" scope="col">
-                  Amount
-                </th>
-                <th class="num" scope="col">
-                  Fee
-                </th>
-                <th scope="col">Address</th>
-                <th scope="col">Status</th>
-                <th scope="col">Requested</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data?.records ?? []).map((withdrawal) => (
-                <tr key={withdrawal.withdrawId} data-withdrawal-id={withdrawal.withdrawId}>
-                  <td class="mono">{withdrawal.withdrawId}</td>
-                  <td class="mono">{withdrawal.userId}</td>
-                  <td class="num">{formatAmount(withdrawal.amount)}</td>
-                  <td class="num">{formatAmount(withdrawal.fee)}</td>
-                  <td class="mono small">{withdrawal.address}</td>
-                  <td>
-                    <span class={`badge ${withdrawal.status}`}>{withdrawal.status}</span>
-                  </td>
-                  <td class="small">{formatTime(withdrawal.createdAt)}</td>
-                  <td>
-                    <div class="row">
-                      {withdrawal.status === "PENDING" && (
-                        <button
-                          type="button"
-                          class="primary"
-                          disabled={busy}
-                          onClick={() => act(withdrawal, "approve")}
-                        >
-                          Approve
-                        </button>
-                      )}
-                      {withdrawal.status === "APPROVED" && (
-                        <button
-                          type="button"
-                          class="primary"
-                          disabled={busy}
-                          onClick={() => act(withdrawal, "complete")}
-                        >
-                          Mark sent
-                        </button>
-                      )}
-                      {(withdrawal.status === "PENDING" || withdrawal.status === "APPROVED") && (
-                        <button type="button" disabled={busy} onClick={() => act(withdrawal, "reject")}>
-                          Reject
-                        </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data !== null && (
-        <Pager page={page} pages={Math.ceil(list.data.count / 20)} total={list.data.count} onPage={setPage} />
-      )}
+      <PagedTable
+        list={list}
+        columns={columns}
+        rowKey={(withdrawal) => withdrawal.withdrawId}
+        rowAttributes={(withdrawal) => ({ "data-withdrawal-id": withdrawal.withdrawId })}
+        testId="withdrawals"
+        empty={`No withdrawal ${status === "" ? "yet" : `is ${status}`}.`}
+      />
     </Section>
   );
 }
 
+const depositColumns: Column<Deposit>[] = [
+  { header: "Credited", cellClass: "small", cell: (deposit) => formatTime(deposit.creditedAt) },
+  { header: "User", cellClass: "mono", cell: (deposit) => deposit.userId },
+  { header: "Amount", numeric: true, cell: (deposit) => formatAmount(deposit.amount) },
+  { header: "Transaction", cellClass: "mono small", cell: (deposit) => deposit.txHash },
+];
+
 export function Deposits() {
-  const [page, setPage] = useState(1);
-  const [userFilter, setUserFilter] = useState("");
-  const list = useLoad(
-    () => admin<Paged<Deposit>>("GET", `/admin/deposits${query({ userId: userFilter, page, pageSize: 20 })}`),
-    [userFilter, page],
-  );
+  const list = usePagedList<Deposit, { userId: string }>("/admin/deposits", { userId: "" });
   const { outcome, busy, run } = useOutcome();
   const [userId, setUserId] = useState("");
   const [amount, setAmount] = useState("");
@@ -189,48 +148,11 @@ export function Deposits() {
         <OutcomeNotice outcome={outcome} />
       </Section>
       <Section title="Deposits" id="deposits-title">
-        <form class="fields" onSubmit={(event) => event.preventDefault()}>
-          <label>
-            Only user
-            <input
-              type="search"
-              inputMode="numeric"
-              value={userFilter}
-              onInput={(event) => {
-                setUserFilter(event.currentTarget.value.trim());
-                setPage(1);
-              }}
-            />
-          </label>
-        </form>
-        <LoadError error={list.error} />
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Credited</th>
-                <th scope="col">User</th>
-                <th class="num" scope="col">
-                  Amount
-                </th>
-                <th scope="col">Transaction</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data?.records ?? []).map((deposit) => (
-                <tr key={deposit.txHash}>
-                  <td class="small">{formatTime(deposit.creditedAt)}</td>
-                  <td class="mono">{deposit.userId}</td>
-                  <td class="num">{formatAmount(deposit.amount)}</td>
-                  <td class="mono small">{deposit.txHash}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        {list.data !== null && (
-          <Pager page={page} pages={list.data.pages} total={list.data.total} onPage={setPage} />
-        )}
+        <ListFilters
+          list={list}
+          fields={[{ kind: "search", name: "userId", label: "Only user", inputMode: "numeric", trim: true }]}
+        />
+        <PagedTable list={list} columns={depositColumns} rowKey={(deposit) => deposit.txHash} />
       </Section>
     </div>
   );
