@@ -61,6 +61,16 @@ export const jsonContentType = "application/json";
 
 export function signRequest(credentials: GatewayCredentials, input: SignInput): SignedRequest {
   const queryPairs = flattenQuery(input.query);
+  // The string-to-sign joins the decoded query with "&" and "=", so a key or value holding either
+  // signs the same line as another query (`a&b=1` is also `a=` and `b=1`): such a signature could be
+  // replayed on a query its signer never meant. The gateway refuses these queries anyway (400).
+  for (const [key, value] of queryPairs) {
+    if (/[&=]/.test(key) || /[&=]/.test(value)) {
+      throw new TypeError(
+        `Query parameter ${JSON.stringify(key)}: "&" and "=" may not appear in a query key or value (the gateway refuses them, and their signature would be ambiguous)`,
+      );
+    }
+  }
   const hasBody = input.body !== undefined && input.body.length > 0;
   const contentType = hasBody ? (input.contentType ?? jsonContentType) : (input.contentType ?? "");
   const date = formatGatewayDate(input.date ?? new Date());

@@ -37,30 +37,32 @@ describe("sign then verify", () => {
         fc.option(fc.uuid(), { nil: undefined }),
         async (segments, queryParams, body, nonce) => {
           const path = `/${segments.join("/")}`;
-          const signed = signRequest(credentials, {
-            method: body === undefined ? "GET" : "POST",
-            path,
-            query: queryParams,
-            ...(body === undefined ? {} : { body }),
-            ...(nonce === undefined ? {} : { nonce }),
-            date: new Date(nowMs),
-          });
+          const method = body === undefined ? "GET" : "POST";
+          const sign = () =>
+            signRequest(credentials, {
+              method,
+              path,
+              query: queryParams,
+              ...(body === undefined ? {} : { body }),
+              ...(nonce === undefined ? {} : { nonce }),
+              date: new Date(nowMs),
+            });
+          // A query whose key or value holds "&" or "=" has an ambiguous signature: the SDK signs
+          // none (the gateway refuses such a query whatever its signature: the next property and
+          // test/e2e/gateway-query-ambiguity.test.ts).
+          const ambiguous = Object.entries(queryParams).some(([key, value]) => /[&=]/.test(key + value));
+          if (ambiguous) {
+            assert.throws(sign, TypeError);
+            return;
+          }
+          const signed = sign();
           const verdict = await verifier().verify({
-            method: body === undefined ? "GET" : "POST",
+            method,
             url: signed.pathAndQuery,
             headers: signed.headers,
             rawBody: body,
           });
-          const ambiguous = Object.entries(queryParams).some(([key, value]) => /[&=]/.test(key + value));
-          if (ambiguous) {
-            assert.equal(
-              verdict.ok ? "accepted" : verdict.rejection.kind,
-              "ambiguous_query",
-              signed.pathAndQuery,
-            );
-          } else {
-            assert.ok(verdict.ok, JSON.stringify({ path: signed.pathAndQuery, verdict }));
-          }
+          assert.ok(verdict.ok, JSON.stringify({ path: signed.pathAndQuery, verdict }));
         },
       ),
       { numRuns: 300 },
@@ -80,7 +82,14 @@ describe("sign then verify", () => {
         fc.pre(JSON.stringify(sorted(signedPairs)) !== JSON.stringify(sorted(sentPairs)));
         const query: Record<string, string[]> = {};
         for (const [key, value] of signedPairs) query[key] = [...(query[key] ?? []), value];
-        const signed = signRequest(credentials, { method: "GET", path: "/p", query, date: new Date(nowMs) });
+        const sign = () =>
+          signRequest(credentials, { method: "GET", path: "/p", query, date: new Date(nowMs) });
+        // A key or value holding "&" or "=" signs a line another query shares: the SDK signs none.
+        if (signedPairs.some(([key, value]) => /[&=]/.test(key) || /[&=]/.test(value))) {
+          assert.throws(sign, TypeError);
+          return;
+        }
+        const signed = sign();
         // The captured signature, replayed on another query.
         const sentQuery = sentPairs.map(
           ([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`,
@@ -130,6 +139,8 @@ describe("sign then verify", () => {
     await fc.assert(
       fc.asyncProperty(queryText, queryText, async (signedValue, sentValue) => {
         fc.pre(signedValue !== sentValue);
+        // The SDK signs no value holding "&" or "=" (the first property).
+        fc.pre(!/[&=]/.test(signedValue));
         const signed = signRequest(credentials, {
           method: "GET",
           path: "/p",
