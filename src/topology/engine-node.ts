@@ -573,6 +573,9 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     stop(error instanceof Error ? error : new Error(String(error)), exitCodes.engineFailed);
   });
 
+  const acceptingLead = (): Lead | undefined => (currentLead?.accepting() ? currentLead : undefined);
+  const notLeading = () =>
+    Promise.resolve({ ok: false, refused: "not-leader", message: "This engine node does not lead" } as const);
   const localCommands: LocalCommandPort<ExchangeCommand, ExchangeEvent> = {
     serves: (leader) => {
       const lead = currentLead;
@@ -583,28 +586,14 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         lead.accepting()
       );
     },
+    // serves() was true a moment ago; a lead lost since is refused as over HTTP.
     submit: (command, forwardId) => {
-      // serves() was true a moment ago; a lead lost since is refused as over HTTP.
-      const lead = currentLead;
-      if (lead === undefined || !lead.accepting()) {
-        return Promise.resolve({
-          ok: false,
-          refused: "not-leader",
-          message: "This engine node does not lead",
-        });
-      }
-      return answerOf(lead.submit, command, forwardId);
+      const lead = acceptingLead();
+      return lead === undefined ? notLeading() : answerOf(lead.submit, command, forwardId);
     },
     submitMany: (commands, forwardIds) => {
-      const lead = currentLead;
-      if (lead === undefined || !lead.accepting()) {
-        return Promise.resolve({
-          ok: false,
-          refused: "not-leader",
-          message: "This engine node does not lead",
-        });
-      }
-      return groupAnswerOf(lead.submitMany, commands, forwardIds);
+      const lead = acceptingLead();
+      return lead === undefined ? notLeading() : groupAnswerOf(lead.submitMany, commands, forwardIds);
     },
     onCommitted(listener) {
       committedListeners.add(listener);
