@@ -28,6 +28,7 @@ import type {
 import { socketPaths } from "../../contract/paths.js";
 import type { GatewayCredentials, QueryParams } from "../signer.js";
 import { type BackoffPolicy, type SdkLogger, silentLogger } from "./backoff.js";
+import { LiveWaiters } from "./live-waiters.js";
 import { type HandshakeError, SignedSocket, type SocketState } from "./signed-socket.js";
 
 export type UserSubscriptionState = "connecting" | "syncing" | "live" | "backoff" | "closed";
@@ -74,7 +75,7 @@ abstract class UserChannelSubscription<Message extends StampedMessage, View> {
   #seq: number | undefined;
   /** The parts of the snapshot being received on this connection. */
   #parts: Message[] | undefined;
-  #waitingForLive: (() => void)[] = [];
+  readonly #waitingForLive = new LiveWaiters();
   /** Snapshots applied (the first connect and every reconnect). */
   snapshotCount = 0;
   /** Changes ignored because the view already showed a later state. */
@@ -133,16 +134,7 @@ abstract class UserChannelSubscription<Message extends StampedMessage, View> {
   /** Resolves once the view is live: this connection's snapshot has been applied. */
   whenLive(timeoutMs = 10_000): Promise<void> {
     if (this.#state === "live") return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`user channel not live after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.#waitingForLive.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return this.#waitingForLive.wait(timeoutMs, "user channel");
   }
 
   protected abstract get view(): View;
@@ -207,7 +199,7 @@ abstract class UserChannelSubscription<Message extends StampedMessage, View> {
     if (this.#state === state || this.#state === "closed") return;
     this.#state = state;
     this.#options.onStateChange?.(state);
-    if (state === "live") for (const resolve of this.#waitingForLive.splice(0)) resolve();
+    if (state === "live") this.#waitingForLive.release();
   }
 
   #onSocketState(state: SocketState): void {

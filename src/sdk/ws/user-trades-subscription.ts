@@ -18,6 +18,7 @@ import { socketPaths } from "../../contract/paths.js";
 import type { PagedResult } from "../client.js";
 import type { GatewayCredentials } from "../signer.js";
 import { type BackoffPolicy, backoffDelayMs, type SdkLogger, silentLogger } from "./backoff.js";
+import { LiveWaiters } from "./live-waiters.js";
 import { type HandshakeError, SignedSocket, type SocketState } from "./signed-socket.js";
 
 export type UserTradesState = "connecting" | "catchingUp" | "live" | "backoff" | "closed";
@@ -84,7 +85,7 @@ export class UserTradesSubscription {
   #held: UserTradeMessage[] | undefined;
   /** Counts connections, so a catch-up of an older one never touches a newer one. */
   #connection = 0;
-  #waitingForLive: (() => void)[] = [];
+  readonly #waitingForLive = new LiveWaiters();
   /** Fills delivered live and from the catch-up reads. */
   liveCount = 0;
   missedCount = 0;
@@ -148,16 +149,7 @@ export class UserTradesSubscription {
   /** Resolves once the stream is live: the socket is subscribed and any catch-up is done. */
   whenLive(timeoutMs = 10_000): Promise<void> {
     if (this.#state === "live") return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`user trades not live after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.#waitingForLive.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return this.#waitingForLive.wait(timeoutMs, "user trades");
   }
 
   #onOpen(): void {
@@ -295,7 +287,7 @@ export class UserTradesSubscription {
     if (this.#state === state || this.#state === "closed") return;
     this.#state = state;
     this.#options.onStateChange?.(state);
-    if (state === "live") for (const resolve of this.#waitingForLive.splice(0)) resolve();
+    if (state === "live") this.#waitingForLive.release();
   }
 
   #onSocketState(state: SocketState): void {
