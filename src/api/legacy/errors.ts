@@ -17,7 +17,12 @@ import type { OrderProblem } from "../../legacy/order-request.js";
 import { bodyBytesMax } from "../partner/errors.js";
 import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
 import type { RouteMethods } from "../shared/method-not-allowed.js";
-import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
+import {
+  answeredOutcome,
+  isReadMethod,
+  noteTryAgainLater,
+  tryAgainLaterOf,
+} from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
 export type LegacyStatus = 400 | 401 | 403 | 404 | 405 | 408 | 422 | 429 | 500 | 503;
@@ -321,8 +326,7 @@ export function handleLegacyError(
     // (as when the 30 s request timeout ends a request) the outcome is unknown.
     return sendLegacyError(
       reply,
-      // A read (GET) cannot have an unknown outcome: asking again is all there is to do.
-      tryAgainLater.outcome === "unknown" && request.method !== "GET" && request.method !== "HEAD"
+      answeredOutcome(tryAgainLater, { read: isReadMethod(request.method) }) === "unknown"
         ? legacyErrors.requestTimeout
         : legacyErrors.unavailable,
     );

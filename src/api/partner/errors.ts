@@ -7,7 +7,12 @@ import type { ListenerLimits } from "../../config.js";
 import { type Rejection, rejectionKind, rejectionMessage } from "../../core/errors.js";
 import type { ClientErrorAnswer, ClientErrorKind } from "../shared/listener-limits.js";
 import type { RouteMethods } from "../shared/method-not-allowed.js";
-import { noteTryAgainLater, tryAgainLaterOf } from "../shared/try-again-later.js";
+import {
+  answeredOutcome,
+  isReadMethod,
+  noteTryAgainLater,
+  tryAgainLaterOf,
+} from "../shared/try-again-later.js";
 import { describeValidationError } from "../shared/validation-message.js";
 
 export interface ServiceError {
@@ -165,7 +170,7 @@ export function handlePartnerError(
     return sendServiceError(reply, badRequest("Malformed request"));
   }
   const failure = failureAnswer(error, request.server, {
-    read: request.method === "GET" || request.method === "HEAD",
+    read: isReadMethod(request.method),
   });
   if (failure.retryAfterSeconds !== undefined) reply.header("retry-after", String(failure.retryAfterSeconds));
   // The logger's `surface` binding names the listener (gateway, public or admin).
@@ -187,9 +192,7 @@ export function failureAnswer(
   const tryAgainLater = tryAgainLaterOf(error);
   if (tryAgainLater === undefined) return { error: internalError };
   if (app !== undefined) noteTryAgainLater(app, tryAgainLater);
-  // A read (a GET, a WebSocket handshake) changes nothing the caller could reconcile: whatever
-  // broke under it, asking again is all there is to do. Only a mutation can have an unknown outcome.
-  const unknown = tryAgainLater.outcome === "unknown" && !request.read;
+  const unknown = answeredOutcome(tryAgainLater, request) === "unknown";
   return {
     error: unknown ? upstreamTimedOut : upstreamUnreachable,
     retryAfterSeconds: tryAgainLater.retryAfterSeconds,

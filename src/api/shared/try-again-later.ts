@@ -87,6 +87,23 @@ export function tryAgainLaterOf(error: unknown): TryAgainLater | undefined {
   return undefined;
 }
 
+/**
+ * What the caller is told became of its request. A read (a GET or HEAD, a WebSocket handshake)
+ * changes nothing the caller could reconcile: whatever broke under it, asking again is all there is
+ * to do, so only a mutation can have an unknown outcome.
+ */
+export function answeredOutcome(
+  tryAgainLater: TryAgainLater,
+  request: { readonly read: boolean },
+): TryAgainLater["outcome"] {
+  return request.read ? "nothing-done" : tryAgainLater.outcome;
+}
+
+/** Whether an HTTP method only reads. */
+export function isReadMethod(method: string): boolean {
+  return method === "GET" || method === "HEAD";
+}
+
 interface Episode {
   readonly reason: TryAgainLater["reason"];
   readonly startedAtMs: number;
