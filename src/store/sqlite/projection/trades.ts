@@ -10,14 +10,16 @@ import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
 import type { BatchMarketTotals } from "./market-totals.js";
 import type { MarketProjection } from "./markets.js";
-import type { PositionRows } from "./positions.js";
+import type { OrderRows } from "./orders.js";
+import type { BatchPositions } from "./positions.js";
 
 const atomsPerOne = 100_000_000n;
 
 /** What a trade moves besides its own rows: the other read models' writers. */
 export interface TradeProjectionHelpers {
   readonly ledger: LedgerWriter;
-  readonly positions: PositionRows;
+  readonly orders: Pick<OrderRows, "fill">;
+  readonly positions: Pick<BatchPositions, "loadPosition" | "savePosition">;
   readonly optionIdsOf: MarketProjection["optionIdsOf"];
   readonly marketTotals: BatchMarketTotals;
 }
@@ -26,10 +28,6 @@ export type TradeProjection = (event: TradeExecutedEvent) => void;
 
 export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjectionHelpers): TradeProjection {
   const statements = {
-    fillMakerOrder: db.prepare(
-      `UPDATE exchange_orders SET filled_shares = filled_shares + ?, filled_amount = filled_amount + ?,
-         fee_paid = fee_paid + ?, status = ?, updated_at_ms = ? WHERE order_id = ?`,
-    ),
     insertTrade: db.prepare(
       `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
          cross_type, price, shares, fee, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -38,7 +36,7 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
       "INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price) VALUES (?, ?, ?, ?, ?, ?)",
     ),
   };
-  const { ledger, optionIdsOf, marketTotals } = helpers;
+  const { ledger, optionIdsOf, marketTotals, orders } = helpers;
   const { loadPosition, savePosition } = helpers.positions;
 
   /** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
@@ -74,14 +72,13 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
 
   return (event) => {
     const time = event.atMs;
-    statements.fillMakerOrder.run(
-      event.shares,
-      event.makerNotional,
-      event.makerFee,
-      event.makerStatus,
-      time,
-      event.makerOrderId,
-    );
+    orders.fill(event.makerOrderId, {
+      shares: event.shares,
+      amount: event.makerNotional,
+      fee: event.makerFee,
+      status: event.makerStatus,
+      atMs: time,
+    });
     insertTradeSide(statements.insertTrade, event, "MAKER");
     insertTradeSide(statements.insertTrade, event, "TAKER");
 
