@@ -35,12 +35,18 @@ export function createSqliteExchangeProjector(
   // (flush), in its transaction.
   const balances = createBatchBalances(db);
   const marketTotals = createBatchMarketTotals(db);
-  const ledger = createLedgerWriter(db, balances.balanceOf);
+  const { write: ledger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
   const positions = createBatchPositions(db);
   const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
   const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(orders, ledger, positions);
-  const onTrade = createTradeProjection(db, { ledger, orders, positions, optionIdsOf, marketTotals });
+  const { onTrade, rows: tradeRows } = createTradeProjection(db, {
+    ledger,
+    orders,
+    positions,
+    optionIdsOf,
+    marketTotals,
+  });
   const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
   const projectWithdrawal = createWithdrawalProjection(db, ledger);
@@ -67,13 +73,18 @@ export function createSqliteExchangeProjector(
       balances.flush();
       positions.flush();
       orders.flush();
+      ledgerRows.flush();
+      tradeRows.flush();
       marketTotals.flush();
+      // After every row of the batch is in: it indexes the tables by id range.
       indexUserHistory();
     } finally {
       // A failed batch rolls back; what it left in memory must not leak into a later one.
       balances.clear();
       positions.clear();
       orders.clear();
+      ledgerRows.clear();
+      tradeRows.clear();
       marketTotals.clear();
     }
   };

@@ -14,6 +14,7 @@ import type {
 } from "../../../core/events.js";
 import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
+import { createBatchInsert } from "./batch-insert.js";
 import type { BatchPositions } from "./positions.js";
 
 export interface OrderProjection {
@@ -62,13 +63,14 @@ export interface OrderRows {
 }
 
 export function createOrderRows(db: SqliteDatabase): OrderRows {
+  const inserts = createBatchInsert<OrderRow>(
+    db,
+    `INSERT INTO exchange_orders (order_id, user_id, market_id, outcome_id, option_id, side, order_type,
+       time_in_force, limit_price, shares, amount, filled_shares, filled_amount, fee_paid, status,
+       client_order_id, expires_at_ms, created_at_ms, updated_at_ms)`,
+    19,
+  );
   const statements = {
-    insertOrder: db.prepare<OrderRow>(
-      `INSERT INTO exchange_orders (order_id, user_id, market_id, outcome_id, option_id, side, order_type,
-         time_in_force, limit_price, shares, amount, filled_shares, filled_amount, fee_paid, status,
-         client_order_id, expires_at_ms, created_at_ms, updated_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
     fillOrder: db.prepare(
       `UPDATE exchange_orders SET filled_shares = filled_shares + ?, filled_amount = filled_amount + ?,
          fee_paid = fee_paid + ?, status = ?, updated_at_ms = ? WHERE order_id = ?`,
@@ -81,7 +83,10 @@ export function createOrderRows(db: SqliteDatabase): OrderRows {
   };
   /** Orders placed this step, by id, in the order placed (ids ascending). */
   const placed = new Map<number, OrderRow>();
-  const clear = (): void => placed.clear();
+  const clear = (): void => {
+    placed.clear();
+    inserts.clear();
+  };
   return {
     place: (row) => void placed.set(row[0], row),
     fill(orderId, fill) {
@@ -129,7 +134,8 @@ export function createOrderRows(db: SqliteDatabase): OrderRows {
       row[18] = event.atMs;
     },
     flush() {
-      for (const row of placed.values()) statements.insertOrder.run(...row);
+      for (const row of placed.values()) inserts.add(row);
+      inserts.flush();
       clear();
     },
     clear,

@@ -2,12 +2,12 @@
 // as ledger entries (checked against the event's balance deltas), both positions, a price point per
 // option of the outcome, and the market's volume and fee income (summed per batch).
 
-import type { Statement } from "better-sqlite3";
 import type { TradeExecutedEvent } from "../../../core/events.js";
 import { recordBuy, recordSell } from "../../../core/wallet/positions.js";
 import type { TradeRole } from "../../exchange-read-models.js";
 import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
+import { type BatchInsert, createBatchInsert } from "./batch-insert.js";
 import type { BatchMarketTotals } from "./market-totals.js";
 import type { MarketProjection } from "./markets.js";
 import type { OrderRows } from "./orders.js";
@@ -24,18 +24,24 @@ export interface TradeProjectionHelpers {
   readonly marketTotals: BatchMarketTotals;
 }
 
-export type TradeProjection = (event: TradeExecutedEvent) => void;
+export interface TradeProjection {
+  readonly onTrade: (event: TradeExecutedEvent) => void;
+  /** The trade rows and price points of the batch, inserted many at a time at its end. */
+  readonly rows: Pick<BatchInsert<unknown[]>, "flush" | "clear">;
+}
 
 export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjectionHelpers): TradeProjection {
-  const statements = {
-    insertTrade: db.prepare(
-      `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
-         cross_type, price, shares, fee, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertPricePoint: db.prepare(
-      "INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
-  };
+  const trades = createBatchInsert<unknown[]>(
+    db,
+    `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
+       cross_type, price, shares, fee, time_ms)`,
+    13,
+  );
+  const pricePoints = createBatchInsert<unknown[]>(
+    db,
+    "INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price)",
+    6,
+  );
   const { ledger, optionIdsOf, marketTotals, orders } = helpers;
   const { loadPosition, savePosition } = helpers.positions;
 
@@ -70,7 +76,7 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
     savePosition(position);
   };
 
-  return (event) => {
+  const onTrade = (event: TradeExecutedEvent): void => {
     const time = event.atMs;
     orders.fill(event.makerOrderId, {
       shares: event.shares,
@@ -79,8 +85,8 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
       status: event.makerStatus,
       atMs: time,
     });
-    insertTradeSide(statements.insertTrade, event, "MAKER");
-    insertTradeSide(statements.insertTrade, event, "TAKER");
+    trades.add(tradeSide(event, "MAKER"));
+    trades.add(tradeSide(event, "TAKER"));
 
     // The maker's cash: what its reserve no longer needs comes back, then the fill and the fee.
     const released = -event.makerFrozenDelta;
@@ -101,32 +107,39 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
 
     // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
     const [yesId, noId] = optionIdsOf(event.outcomeId);
-    statements.insertPricePoint.run(
-      yesId,
-      time,
-      event.tradeId,
-      event.marketId,
-      event.outcomeId,
-      event.yesPrice,
-    );
-    statements.insertPricePoint.run(
+    pricePoints.add([yesId, time, event.tradeId, event.marketId, event.outcomeId, event.yesPrice]);
+    pricePoints.add([
       noId,
       time,
       event.tradeId,
       event.marketId,
       event.outcomeId,
       atomsPerOne - event.yesPrice,
-    );
+    ]);
     // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
     const volume =
       event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
     marketTotals.add(event.marketId, volume, event.makerFee + event.takerFee);
   };
+  return {
+    onTrade,
+    rows: {
+      flush() {
+        trades.flush();
+        pricePoints.flush();
+      },
+      clear() {
+        trades.clear();
+        pricePoints.clear();
+      },
+    },
+  };
 }
 
-function insertTradeSide(statement: Statement, event: TradeExecutedEvent, role: TradeRole): void {
+/** One side's exchange_trades row, in the insert's column order. */
+function tradeSide(event: TradeExecutedEvent, role: TradeRole): unknown[] {
   const maker = role === "MAKER";
-  statement.run(
+  return [
     event.tradeId,
     role,
     maker ? event.makerOrderId : event.takerOrderId,
@@ -140,5 +153,5 @@ function insertTradeSide(statement: Statement, event: TradeExecutedEvent, role: 
     event.shares,
     maker ? event.makerFee : event.takerFee,
     event.atMs,
-  );
+  ];
 }
