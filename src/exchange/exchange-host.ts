@@ -60,7 +60,7 @@ export interface ExchangeHostOptions {
   readonly limits?: Partial<EngineLimits>;
   /** How the read models follow the journal (tests make steps small or rare). */
   readonly projectionLimits?: Partial<DeferredProjectionLimits>;
-  /** More read models projected in the same commits, after the exchange's own (e.g. the catalogue's). */
+  /** More read models projected in the same steps, after the exchange's own (e.g. the catalogue's). */
   readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
   /** See PlatformOptions.userHistoryIndexLag. */
   readonly userHistoryIndexLag?: number | undefined;
@@ -88,8 +88,9 @@ export interface ExchangeHost {
 }
 
 /**
- * The read models every commit projects, in order. Shared with the crash simulation, which runs
- * the same projectors over a database that loses power (test/sim).
+ * The read models every projection step writes, in order (each step is one transaction of its own,
+ * behind the journal: read-model-projection.ts). Shared with the crash simulation, which runs the
+ * same projectors over a database that loses power (test/sim).
  */
 export function createExchangeProjectors(
   db: SqliteDatabase,
