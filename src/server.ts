@@ -308,6 +308,9 @@ export async function startPlatform(
   metrics?.attach({
     engine: exchange.engine,
     journal: { forks: exchange.journalForks ?? (() => 0) },
+    ...(exchange.readModelsSequence === undefined
+      ? {}
+      : { readModels: { projectedSequence: exchange.readModelsSequence } }),
     ...(stores.operations.replication === undefined
       ? {}
       : { database: { replication: () => stores.operations.replication!() } }),

@@ -71,6 +71,8 @@ export interface PlatformExchange {
    * table outside the stores (a cache built from them) calls it first.
    */
   readonly catchUpReadModels?: () => void;
+  /** The last sequence the read models hold, where they follow the journal (the metrics). */
+  readonly readModelsSequence?: () => bigint;
   /** Stops the engine (commits what is queued) or the forwarding and the replica. */
   close(): Promise<void>;
 }
@@ -162,6 +164,7 @@ export function openSqlitePlatformStores(
         readModels: host.readModels,
         journalArchiver: host.journalArchiver,
         catchUpReadModels: () => catchUp(),
+        readModelsSequence: () => host.projection.projectedSequence,
         close: () => host.close(),
       };
     },
