@@ -15,6 +15,9 @@
 // (the baseline), in alternating phases of one run. PREDEX_DATABASE_URL=throwaway starts a durable
 // throwaway cluster for it (test/support/postgres-cluster.ts; Debian's postgresql must be installed).
 //
+// BENCH_ONLY=orders (or assets) runs that one phase at 64 clients and prints no JSON line: with
+// BENCH_CPU_PROF=<dir>, a server profile of that load alone (docs/performance.md, issue #31).
+//
 // BENCH_METRICS=compare measures what the metrics cost instead: orders at 64 clients against two
 // server processes, one built with metrics (as production runs) and one without, in alternating
 // phases; the JSON line's baseline is then the server without metrics.
@@ -114,6 +117,17 @@ async function measure(): Promise<void> {
     const agent = new Agent({ keepAlive: true, maxSockets: Math.max(...concurrencies) });
     const measureMode = (mode: Mode, clients: number, durationMs: number) =>
       measurePhase(server, modeLoad(server.targets, agent, mode, clients, durationMs));
+    const only = process.env.BENCH_ONLY as Mode | undefined;
+    if (only !== undefined) {
+      if (only !== "orders" && only !== "assets") throw new Error("BENCH_ONLY is orders or assets");
+      await measureMode(only, baselineConcurrency, warmupMs);
+      const summary = summarizePhases([await measureMode(only, baselineConcurrency, phaseMs)]);
+      agent.destroy();
+      console.log(
+        `${only} at ${baselineConcurrency} clients: ${summary.perSecond.toFixed(0)} req/s, p50 ${summary.p50Ms.toFixed(2)} ms, p99 ${summary.p99Ms.toFixed(2)} ms, server CPU ${summary.cpuUsPerRequest.toFixed(1)} µs/req, failures ${summary.failures}`,
+      );
+      return;
+    }
 
     const rows: { clients: number; mode: Mode; summary: PhaseSummary }[] = [];
     for (const clients of concurrencies) {

@@ -20,6 +20,7 @@ import type { ChainWallet, ChainWalletOptions } from "./chain/chain-wallet.js";
 import { type MasterKeyPolicy, resolveMasterKey } from "./cli/master-key.js";
 import { defaultTopologyConfig } from "./config/topology-config.js";
 import { ConfigError, type ListenerConfig, type PlatformConfig } from "./config.js";
+import type { DeferredProjectionLimits } from "./engine/deferred-projection.js";
 import type { EngineLimits } from "./engine/engine.js";
 import { createGatewayVerifier } from "./gateway/verifier.js";
 import { createSecretBox } from "./identity/secret-box.js";
@@ -73,6 +74,11 @@ export interface PlatformOptions {
   /** The engine's queue and batch limits; tests lower queueCommandsMax to see overload. */
   readonly engineLimits?: Partial<EngineLimits>;
   /**
+   * How the read models follow the journal on SQLite (src/engine/deferred-projection.ts); tests
+   * hold them back to show that every read catches them up. Ignored on PostgreSQL.
+   */
+  readonly readModelProjection?: Partial<DeferredProjectionLimits>;
+  /**
    * "all" (the default): this process runs the engine too (on PostgreSQL, as one of the engine
    * nodes, src/topology/engine-node.ts). "api": only the listeners; commands go to the engine
    * leader (PostgreSQL only; `serve --role api`).
@@ -89,6 +95,11 @@ export interface Platform {
   readonly deps: PlatformDeps;
   /** The SQLite database the adapters share (undefined on PostgreSQL); composition and tests only. */
   readonly db: SqliteDatabase | undefined;
+  /**
+   * Brings the read models up to the last committed command before `db` is read directly (SQLite
+   * projects them behind the journal: src/engine/deferred-projection.ts); nothing to do on PostgreSQL.
+   */
+  catchUpReadModels(): void;
   /** Every port's adapter, on SQLite or PostgreSQL (src/topology/platform-stores.ts). */
   readonly stores: PlatformStores;
   readonly apps: Readonly<Record<SurfaceName, TypeBoxApp>>;
@@ -200,6 +211,7 @@ export async function startPlatform(
     userHistoryIndexLag: options.userHistoryIndexLag,
     journalArchiveDir: config.journalArchiveDir,
     limits: options.engineLimits,
+    projectionLimits: options.readModelProjection,
     clock: nowMs,
     observer: metrics?.engineObserver,
     logger: logger.child({ component: "exchange" }),
@@ -221,6 +233,7 @@ export async function startPlatform(
     nowMs,
     onMarketsChanged: (listener) => stores.onMarketsChanged(listener),
     onError: (error) => logger.warn({ err: error }, "catalogue: writing clicks failed"),
+    catchUpReadModels: exchange.catchUpReadModels,
   });
   const depositAddresses = new DepositAddresses(depositKey.accountKey, stores.depositAddresses);
   let chainWallet: ChainWallet | undefined;
@@ -303,6 +316,9 @@ export async function startPlatform(
   metrics?.attach({
     engine: exchange.engine,
     journal: { forks: exchange.journalForks ?? (() => 0) },
+    ...(exchange.readModelsSequence === undefined
+      ? {}
+      : { readModels: { projectedSequence: exchange.readModelsSequence } }),
     ...(stores.operations.replication === undefined
       ? {}
       : { database: { replication: () => stores.operations.replication!() } }),
@@ -339,6 +355,7 @@ export async function startPlatform(
       adminTokenCreated: adminTokenFile?.created ?? false,
       deps,
       db,
+      catchUpReadModels: () => exchange.catchUpReadModels?.(),
       stores,
       apps,
       realtime,

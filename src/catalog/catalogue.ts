@@ -41,6 +41,12 @@ export interface CatalogueOptions {
    */
   readonly onMarketsChanged: (listener: (marketIds: ReadonlySet<number> | undefined) => void) => void;
   readonly onError: (error: unknown) => void;
+  /**
+   * Where the read models follow the journal (SQLite: src/engine/deferred-projection.ts), brings
+   * them up to the last committed command, which tells onMarketsChanged of what it touched: called
+   * before a cached view is used, so a view never misses an acknowledged command.
+   */
+  readonly catchUpReadModels?: (() => void) | undefined;
 }
 
 export interface MarketActivity {
@@ -100,6 +106,7 @@ export class Catalogue {
   }
 
   async activityOf(marketId: number): Promise<MarketActivity> {
+    this.#options.catchUpReadModels?.();
     let stats = this.#stats.get(marketId);
     if (stats === undefined) {
       stats = await this.#options.store.stats(marketId);
@@ -115,6 +122,7 @@ export class Catalogue {
   async list(filter: MarketListFilter, page: PageRequest): Promise<Page<MarketListRecord>> {
     const key = `${filter.categoryId ?? ""}|${filter.status ?? ""}|${page.page}|${page.pageSize}`;
     const nowMs = this.#options.nowMs();
+    this.#options.catchUpReadModels?.();
     const cached = this.#listPages.get(key);
     if (cached !== undefined && nowMs - cached.builtAtMs < listPageCacheTtlMs) return cached.page;
     const generation = this.#generation;
@@ -188,6 +196,7 @@ export class Catalogue {
   }
 
   async #baseDetail(marketId: number): Promise<MarketDetail | undefined> {
+    this.#options.catchUpReadModels?.();
     const cached = this.#details.get(marketId);
     if (cached !== undefined) return cached;
     const generation = this.#generation;

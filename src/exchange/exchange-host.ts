@@ -1,6 +1,8 @@
 // The exchange as the platform runs it: the core's decider on the durable engine over the SQLite
-// file, the read models projected in every commit, and the scheduler that submits what time makes
-// due. server.ts opens it once; routes reach it through deps.engine and deps.exchangeReadModels.
+// file, the read models projected behind the journal (src/engine/deferred-projection.ts: a command
+// is acknowledged once its journal entry is durable, and every read of a read model first catches
+// them up), and the scheduler that submits what time makes due. server.ts opens it once; routes
+// reach it through deps.engine and deps.exchangeReadModels.
 
 import type { Logger } from "pino";
 import {
@@ -12,11 +14,17 @@ import {
   exchangeDecider,
   exchangeStateCodec,
 } from "../core/exchange.js";
+import {
+  DeferredProjection,
+  type DeferredProjectionLimits,
+  type ProjectionStoppedError,
+} from "../engine/deferred-projection.js";
 import { Engine, type EngineLimits, type EngineObserver } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
 import { DirectoryJournalArchive } from "../engine/journal-archive.js";
 import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { JournalEntry } from "../engine/store.js";
+import { withCaughtUpReads } from "../store/caught-up-reads.js";
 import type { ExchangeReadModels } from "../store/exchange-read-models.js";
 import type { SqliteDatabase } from "../store/sqlite/database.js";
 import { SqliteEngineStore, type SqliteProjector } from "../store/sqlite/engine-store.js";
@@ -30,6 +38,7 @@ import {
   createSqliteMerchantCommissions,
   type MerchantCommissionReadModel,
 } from "../store/sqlite/merchant-commissions.js";
+import { SqliteReadModelProjection } from "../store/sqlite/read-model-projection.js";
 import type { ExchangeEngine } from "./exchange-engine.js";
 import { type JournalArchiver, startJournalArchiver } from "./journal-archiver.js";
 
@@ -43,10 +52,15 @@ export interface ExchangeHostOptions {
   /** The engine's commit clock: the platform's clock, so tests that move time move trading time too. */
   readonly clock: () => number;
   readonly logger: Logger;
-  /** The engine stopped for good (a failed commit or a broken invariant): the host must exit. */
-  readonly onFatal: (error: EngineFatalError) => void;
+  /**
+   * The engine stopped for good (a failed commit or a broken invariant), or the read models' projection
+   * did (a failed step): the host must exit.
+   */
+  readonly onFatal: (error: EngineFatalError | ProjectionStoppedError) => void;
   readonly limits?: Partial<EngineLimits>;
-  /** More read models projected in the same commits, after the exchange's own (e.g. the catalogue's). */
+  /** How the read models follow the journal (tests make steps small or rare). */
+  readonly projectionLimits?: Partial<DeferredProjectionLimits>;
+  /** More read models projected in the same steps, after the exchange's own (e.g. the catalogue's). */
   readonly projectors?: readonly SqliteProjector<ExchangeCommand, ExchangeEvent>[];
   /** See PlatformOptions.userHistoryIndexLag. */
   readonly userHistoryIndexLag?: number | undefined;
@@ -61,18 +75,22 @@ export type SqliteExchangeEngine = Engine<ExchangeState, ExchangeCommand, Exchan
 
 export interface ExchangeHost {
   readonly engine: SqliteExchangeEngine;
+  /** Each call first brings the read models up to the last committed command (read-your-writes). */
   readonly readModels: ExchangeReadModels;
+  /** The read models behind the journal: call catchUp() before reading any projected table directly. */
+  readonly projection: DeferredProjection<ExchangeCommand, ExchangeEvent>;
   /** Each merchant's fees and commission per month (for the legacy monthly bills). */
   readonly commissions: MerchantCommissionReadModel;
   /** Moves journal entries older than the latest snapshot to the archive, on a schedule and on request. */
   readonly journalArchiver: JournalArchiver | undefined;
-  /** Stops the scheduler, then commits what is queued and writes a snapshot. */
+  /** Stops the scheduler, then commits what is queued, writes a snapshot and projects the rest. */
   close(): Promise<void>;
 }
 
 /**
- * The read models every commit projects, in order. Shared with the crash simulation, which runs
- * the same projectors over a database that loses power (test/sim).
+ * The read models every projection step writes, in order (each step is one transaction of its own,
+ * behind the journal: read-model-projection.ts). Shared with the crash simulation, which runs the
+ * same projectors over a database that loses power (test/sim).
  */
 export function createExchangeProjectors(
   db: SqliteDatabase,
@@ -135,7 +153,8 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     ...(archive === undefined ? {} : { journalHistory: archive.history(store) }),
     // Snapshots are encoded on a worker thread: at a million orders that takes seconds (bench:snapshot).
     snapshotWorker: exchangeSnapshotWorker,
-    projectors: createExchangeProjectors(db, options),
+    // The read models are not written in the journal's commits: they follow it (below).
+    projectors: [],
     clock: options.clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     assertState: assertInvariants,
@@ -143,6 +162,25 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
     ...(options.observer === undefined ? {} : { observer: options.observer }),
     onError: (error, context) => logger.error({ err: error, context }, "exchange engine problem"),
   });
+  const history = archive === undefined ? store : archive.history(store);
+  let projection: DeferredProjection<ExchangeCommand, ExchangeEvent>;
+  try {
+    projection = await DeferredProjection.open({
+      target: new SqliteReadModelProjection(db, createExchangeProjectors(db, options)),
+      // What a crash left unprojected; archived entries are read from the archive.
+      journal: history,
+      committedSequence: engine.committedSequence,
+      ...(options.projectionLimits === undefined ? {} : { limits: options.projectionLimits }),
+      onFatal: options.onFatal,
+    });
+  } catch (error) {
+    await engine.close({ snapshot: false });
+    throw error;
+  }
+  // Before anything else can submit: every committed batch reaches the projection before its
+  // submitters are answered, so a read after an acknowledgement finds it there to project.
+  engine.onCommitted((entries) => projection.committed(entries));
+  const catchUp = () => projection.catchUp();
   const scheduler: Scheduler = startScheduler({
     engine,
     due: dueScheduledCommands,
@@ -157,20 +195,28 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
       ? undefined
       : startJournalArchiver({
           engine,
-          snapshotSequence: () => engine.snapshotSequence,
+          // Entries the read models have not projected stay in the journal, for the next start.
+          snapshotSequence: () => {
+            const { projectedSequence } = projection;
+            if (projectedSequence < engine.snapshotSequence) return projectedSequence;
+            return engine.snapshotSequence;
+          },
           store,
           archive,
           logger,
         });
   return {
     engine,
-    readModels: createSqliteExchangeReadModels(db),
-    commissions: createSqliteMerchantCommissions(db),
+    readModels: withCaughtUpReads(createSqliteExchangeReadModels(db), catchUp),
+    projection,
+    commissions: withCaughtUpReads(createSqliteMerchantCommissions(db), catchUp),
     journalArchiver,
     async close() {
       await journalArchiver?.stop();
       await scheduler.stop();
       await engine.close();
+      // After the engine's last commit: the read models hold the whole journal when the file closes.
+      projection.close();
     },
   };
 }

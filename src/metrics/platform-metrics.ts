@@ -44,6 +44,12 @@ export interface MetricSources {
   readonly database?: { readonly replication: () => Promise<ReplicationStatus> };
   /** Forks this node's copies of the journal met (src/engine/journal-chain.ts). */
   readonly journal?: { readonly forks: () => number };
+  /**
+   * The last journal sequence the read models hold, where they follow the journal (SQLite:
+   * src/engine/deferred-projection.ts); absent where each commit writes them (PostgreSQL: the
+   * engine's committed sequence is theirs).
+   */
+  readonly readModels?: { readonly projectedSequence: () => bigint };
   readonly legacy?: {
     readonly webhookStats: { readonly attempts: number; readonly failures: number };
     /** A database count: asynchronous on every store (a round trip on PostgreSQL). */
@@ -172,6 +178,16 @@ export class PlatformMetrics {
       collect() {
         const engine = sources().engine;
         if (engine !== undefined) this.set(Number(engine.committedSequence));
+      },
+    });
+    new Gauge({
+      name: "predex_read_models_sequence",
+      help: "Sequence of the last journal entry the read models hold: predex_engine_journal_sequence minus this is how far they lag (SQLite projects them behind the journal, and a read catches them up first; on PostgreSQL each commit writes them, so the two are equal).",
+      registers,
+      collect() {
+        const { readModels, engine } = sources();
+        if (readModels !== undefined) this.set(Number(readModels.projectedSequence()));
+        else if (engine !== undefined) this.set(Number(engine.committedSequence));
       },
     });
     new Gauge({

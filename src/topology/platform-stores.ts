@@ -4,6 +4,7 @@
 // from a PlatformStores and never asks which database is behind it.
 
 import type { Logger } from "pino";
+import type { DeferredProjectionLimits } from "../engine/deferred-projection.js";
 import type { EngineLimits, EngineObserver } from "../engine/engine.js";
 import type { EngineFatalError } from "../engine/errors.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
@@ -11,6 +12,7 @@ import { openExchangeHost } from "../exchange/exchange-host.js";
 import type { JournalArchiver } from "../exchange/journal-archiver.js";
 import { nonceWindowMs } from "../gateway/verifier.js";
 import type { CategoryStore } from "../store/categories.js";
+import { withCaughtUpReads } from "../store/caught-up-reads.js";
 import type { ChainStore } from "../store/chain-store.js";
 import type { ConsoleQueries } from "../store/console-queries.js";
 import type { DepositAddressStore } from "../store/deposit-addresses.js";
@@ -44,6 +46,8 @@ export interface PlatformExchangeOptions {
   readonly logger: Logger;
   readonly onFatal: (error: EngineFatalError | Error) => void;
   readonly limits?: Partial<EngineLimits> | undefined;
+  /** How the read models follow the journal (SQLite: src/engine/deferred-projection.ts). */
+  readonly projectionLimits?: Partial<DeferredProjectionLimits> | undefined;
   readonly observer?: EngineObserver | undefined;
   readonly journalArchiveDir?: string | undefined;
   /** See PlatformOptions.userHistoryIndexLag (SQLite's bulk user index only). */
@@ -61,6 +65,14 @@ export interface PlatformExchange {
    * standby): the metric predex_journal_forks_total. Absent where nothing follows a journal.
    */
   readonly journalForks?: () => number;
+  /**
+   * Brings this node's read models up to the last committed command, where they follow the journal
+   * (SQLite); absent where they are written in each commit (PostgreSQL). Whatever reads a projected
+   * table outside the stores (a cache built from them) calls it first.
+   */
+  readonly catchUpReadModels?: () => void;
+  /** The last sequence the read models hold, where they follow the journal (the metrics). */
+  readonly readModelsSequence?: () => bigint;
   /** Stops the engine (commits what is queued) or the forwarding and the replica. */
   close(): Promise<void>;
 }
@@ -96,18 +108,28 @@ export interface PlatformStores {
   close(): Promise<void>;
 }
 
-/** Every port on the one SQLite file; the engine is this process's own, with its projectors. */
+/**
+ * Every port on the one SQLite file; the engine is this process's own, with its projectors. The
+ * ports that read tables the projectors write (the catalogue, the console's
+ * queries, the legacy stores that read them) first bring the read models up to the last committed command, once
+ * the exchange is open (exchange-host.ts: they are projected behind the journal).
+ */
 export function openSqlitePlatformStores(
   db: SqliteDatabase,
   options: { nowMs: () => number },
 ): PlatformStores {
   const marketCatalog = createSqliteMarketCatalog(db);
+  // Nothing is committed before the exchange opens, so there is nothing to catch up until then.
+  let catchUp = () => {};
+  const caughtUp = <Store extends object>(store: Store) => withCaughtUpReads(store, () => catchUp());
   const stores: PlatformStores = {
     kind: "sqlite",
-    identity: createSqliteIdentityStore(db),
+    // A partner's commission rate is read by the commission projector: trades committed before a
+    // change are projected (at the old rate) before the change is written.
+    identity: withCaughtUpReads(createSqliteIdentityStore(db), () => catchUp(), ["updatePartnerSettings"]),
     mfa: createSqliteMfaStore(db),
     categories: createSqliteCategoryStore(db),
-    marketCatalog: marketCatalog.store,
+    marketCatalog: caughtUp(marketCatalog.store),
     onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
     depositAddresses: createSqliteDepositAddressStore(db),
     depositKeyRegistry: undefined,
@@ -115,8 +137,8 @@ export function openSqlitePlatformStores(
     sharedRateLimitStores: undefined,
     operations: createSqliteOperationsQueries(db),
     partnerRateLimits: createSqlitePartnerRateLimits(db),
-    consoleQueries: createConsoleQueries(db),
-    legacyStores: createSqliteLegacyStores(db),
+    consoleQueries: caughtUp(createConsoleQueries(db)),
+    legacyStores: caughtUpLegacyStores(createSqliteLegacyStores(db), caughtUp),
     priceSamples: openPriceSampleStore(db),
     async openChainStore() {
       // Loaded only with a chain configured.
@@ -130,15 +152,19 @@ export function openSqlitePlatformStores(
         userHistoryIndexLag: options.userHistoryIndexLag,
         journalArchiveDir: options.journalArchiveDir,
         ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(options.projectionLimits === undefined ? {} : { projectionLimits: options.projectionLimits }),
         clock: options.clock,
         observer: options.observer,
         logger: options.logger,
         onFatal: options.onFatal,
       });
+      catchUp = () => host.projection.catchUp();
       return {
         engine: host.engine,
         readModels: host.readModels,
         journalArchiver: host.journalArchiver,
+        catchUpReadModels: () => catchUp(),
+        readModelsSequence: () => host.projection.projectedSequence,
         close: () => host.close(),
       };
     },
@@ -147,4 +173,22 @@ export function openSqlitePlatformStores(
     },
   };
   return stores;
+}
+
+/**
+ * The legacy stores that read projected tables (notifications, commissions, bills, and the
+ * applications' market titles) with their reads caught up; the nonces and the request queue read
+ * only their own tables.
+ */
+function caughtUpLegacyStores(
+  stores: LegacyStores,
+  caughtUp: <Store extends object>(store: Store) => Store,
+): LegacyStores {
+  return {
+    ...stores,
+    notifications: caughtUp(stores.notifications),
+    applications: caughtUp(stores.applications),
+    commissions: caughtUp(stores.commissions),
+    bills: caughtUp(stores.bills),
+  };
 }

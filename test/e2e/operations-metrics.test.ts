@@ -122,6 +122,22 @@ describe("GET /metrics", () => {
     assert.ok(series(after, "predex_engine_commit_duration_seconds_sum")! > 0);
     assert.equal(series(after, "predex_engine_queue_commands"), 0);
     assert.equal(series(after, "predex_engine_up"), 1);
+    // SQLite projects the read models behind the journal, never ahead of it; PostgreSQL writes them
+    // in each commit, so they are at the journal's sequence.
+    const readModels = series(after, "predex_read_models_sequence");
+    const journal = series(after, "predex_engine_journal_sequence")!;
+    assert.ok(readModels !== undefined, "predex_read_models_sequence is exported");
+    if (testingOnPostgres) assert.equal(readModels, journal);
+    else {
+      assert.ok(readModels <= journal, `${readModels} of ${journal}`);
+      // Once a read has caught them up, they hold the whole journal.
+      platform.platform.catchUpReadModels();
+      const caughtUp = await scrape();
+      assert.equal(
+        series(caughtUp, "predex_read_models_sequence"),
+        series(caughtUp, "predex_engine_journal_sequence"),
+      );
+    }
     assert.ok(after.includes("# TYPE predex_engine_snapshot_duration_seconds histogram"));
   });
 

@@ -66,6 +66,7 @@ async function postgresTables(pool: pg.Pool): Promise<string[]> {
 export async function storedText(test: Inspected): Promise<string> {
   const url = postgresUrlOf(test);
   if (url === undefined) {
+    test.platform.catchUpReadModels();
     return [databaseFileName, `${databaseFileName}-wal`]
       .map((name) => {
         try {
@@ -92,6 +93,7 @@ export async function storedText(test: Inspected): Promise<string> {
 export async function tableRowCounts(test: Inspected, volatile: RegExp): Promise<string[]> {
   const url = postgresUrlOf(test);
   if (url === undefined) {
+    test.platform.catchUpReadModels();
     const db = test.platform.db!;
     const tables = db
       .prepare(
@@ -136,7 +138,10 @@ export async function selectRows<Row extends Record<string, unknown>>(
   params: readonly (string | number)[] = [],
 ): Promise<Row[]> {
   const url = postgresUrlOf(test);
-  if (url === undefined) return test.platform.db!.prepare(sql).all(...params) as Row[];
+  if (url === undefined) {
+    test.platform.catchUpReadModels();
+    return test.platform.db!.prepare(sql).all(...params) as Row[];
+  }
   let index = 0;
   const text = sql.replaceAll("?", () => `$${++index}`);
   return (await poolOf(url).query<Row>(text, [...params])).rows;

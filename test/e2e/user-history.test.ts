@@ -72,6 +72,7 @@ describe("user history across the bulk index", () => {
     // the watermark. PostgreSQL has no bulk step (rows are indexed as they are projected): the
     // listings below must match all the same.
     if (!testingOnPostgres) {
+      platform.platform.catchUpReadModels();
       const db = platform.platform.db!;
       const watermark = (table: string) =>
         db

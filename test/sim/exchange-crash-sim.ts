@@ -1,6 +1,8 @@
 // Crash simulation of the real exchange: the core's decider on the durable engine, over a real
 // SQLite file with the platform's own projectors (exchange read models, commissions, legacy
-// notifications, market catalogue), fed a seeded stream of mixed commands (command-stream.ts).
+// notifications, market catalogue) following the journal as the platform runs them (projected
+// behind it, in steps of their own: src/engine/deferred-projection.ts), fed a seeded stream of
+// mixed commands (command-stream.ts).
 // The database loses power at a write boundary chosen by the seed (power-cut-database.ts); the
 // process "restarts" (the handle is dropped, the file reopened, the engine recovers from snapshot
 // + journal), and the run goes on until the next power cut. After every recovery:
@@ -10,7 +12,9 @@
 //     that decided the journal's commands afresh, one by one, and those decisions gave exactly the
 //     journaled events;
 //   - the core's invariants hold (money conserved, every frozen atom backed, books sound);
-//   - the read models agree with the core (balances) and with the journal (nothing half-written).
+//   - the read models agree with the core (balances) and with the journal (nothing half-written),
+//     once projected up to it: power cuts fall between a journal commit and the step projecting
+//     it, inside and between steps, and in the steps a restart takes to catch the read models up.
 //
 // At the end of a seed the read models are rebuilt from the journal into a fresh database and
 // compared table by table with the crashed-and-recovered ones.
@@ -30,6 +34,7 @@ import {
   exchangeStateCodec,
   stateHash,
 } from "../../src/core/exchange.js";
+import { DeferredProjection } from "../../src/engine/deferred-projection.js";
 import { Engine } from "../../src/engine/engine.js";
 import { DirectoryJournalArchive } from "../../src/engine/journal-archive.js";
 import { encodePlainData } from "../../src/engine/journal-codec.js";
@@ -38,6 +43,7 @@ import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { createSqliteMarketCatalog } from "../../src/store/sqlite/market-catalog.js";
+import { SqliteReadModelProjection } from "../../src/store/sqlite/read-model-projection.js";
 import { CommandStream, seededRandom } from "./command-stream.js";
 import { type PowerCutSwitch, withPowerCut } from "./power-cut-database.js";
 
@@ -89,9 +95,14 @@ export interface SimReport {
   readonly archivedThrough: bigint;
   /** Chunk rows of the snapshots kept at the end: more than one a snapshot means cuts fell between them. */
   readonly snapshotChunkRows: number;
+  /** Power cuts that fell while a restart caught the read models up with the journal. */
+  readonly projectionCutsAtOpen: number;
+  /** Power cuts after which the journal (on disk) was ahead of the read models: the split was cut. */
+  readonly cutsWithReadModelsBehind: number;
 }
 
 type SimEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
+type SimProjection = DeferredProjection<ExchangeCommand, ExchangeEvent>;
 
 export class SimFailure extends Error {
   constructor(seed: number, crashPoint: number, message: string) {
@@ -102,6 +113,8 @@ export class SimFailure extends Error {
 
 /** A sim's snapshot is a few KB: in chunks of 1 KiB it spans several writes. */
 export const simSnapshotChunkBytes = 1024;
+/** Entries per read-model step: small, so catching up takes several steps (and cuts between them). */
+export const projectionStepEntriesMax = 5;
 
 /** A directory in RAM when there is one: the simulation fsyncs on every commit. */
 function scratchDirectory(): string {
@@ -118,6 +131,7 @@ interface Opened {
   readonly db: SqliteDatabase;
   readonly power: PowerCutSwitch;
   readonly engine: SimEngine;
+  readonly projection: SimProjection;
 }
 
 export async function runSimulation(options: SimOptions): Promise<SimReport> {
@@ -164,12 +178,19 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
       beforeFileWrite: () => power.write(),
     });
   let archivedThrough = 0n;
+  let projectionCutsAtOpen = 0;
+  let cutsWithReadModelsBehind = 0;
   const archive = async (opened: Opened): Promise<void> => {
     if (options.archiveJournal !== true || opened.power.off) return;
     const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.db);
+    // As the platform's archiver: through the latest snapshot, and never past the read models.
+    const { snapshotSequence } = opened.engine;
+    const { projectedSequence } = opened.projection;
+    let through = snapshotSequence;
+    if (projectedSequence < through) through = projectedSequence;
     try {
       for (;;) {
-        const step = await archiveFor(opened.power).archiveStep(store, opened.engine.snapshotSequence);
+        const step = await archiveFor(opened.power).archiveStep(store, through);
         archivedThrough = step.archivedThrough;
         if (step.archivedEntries === 0) return;
       }
@@ -178,41 +199,80 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     }
   };
 
+  /**
+   * Opens the file as a restarted process does: the engine recovers, then the read models catch up
+   * with the journal. Now and then (by the seed) the power is cut again during that catch-up, between
+   * or inside its steps; the process then "restarts" once more.
+   */
   const open = async (): Promise<Opened> => {
-    const real = openDatabase({ path });
-    const { db, power } = withPowerCut(real);
-    const catalog = createSqliteMarketCatalog(db);
-    const engine: SimEngine = await Engine.open<
-      ExchangeState,
-      ExchangeCommand,
-      ExchangeEvent,
-      SqliteDatabase
-    >({
-      decider: exchangeDecider,
-      codec: exchangeStateCodec,
-      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db, {
+    for (;;) {
+      const real = openDatabase({ path });
+      const { db, power } = withPowerCut(real);
+      const catalog = createSqliteMarketCatalog(db);
+      const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db, {
         snapshotChunkBytes: options.snapshotChunkBytes ?? simSnapshotChunkBytes,
-      }),
-      projectors: createExchangeProjectors(db, { projectors: [catalog.projector] }),
-      journalHistory: archiveFor(power).history(new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db)),
-      clock,
-      limits: {
-        snapshotEveryCommands: options.snapshotEveryCommands ?? 40,
-        journalBatchCommandsMax: options.journalBatchCommandsMax ?? 4,
-      },
-      assertState: (state) => {
-        const problems = checkInvariants(state);
-        if (problems.length > 0) fail(`recovered state breaks invariants: ${problems.join("; ")}`);
-      },
-      // A power cut is expected; the engine stops and we restart it, as the platform's host would.
-      onFatal: () => {},
-      onError: () => {},
-    });
-    return { real, db, power, engine };
+      });
+      const target = new SqliteReadModelProjection(
+        db,
+        createExchangeProjectors(db, { projectors: [catalog.projector] }),
+      );
+      const history = archiveFor(power).history(new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db));
+      const engine: SimEngine = await Engine.open<
+        ExchangeState,
+        ExchangeCommand,
+        ExchangeEvent,
+        SqliteDatabase
+      >({
+        decider: exchangeDecider,
+        codec: exchangeStateCodec,
+        store,
+        projectors: [],
+        journalHistory: history,
+        clock,
+        limits: {
+          snapshotEveryCommands: options.snapshotEveryCommands ?? 40,
+          journalBatchCommandsMax: options.journalBatchCommandsMax ?? 4,
+        },
+        assertState: (state) => {
+          const problems = checkInvariants(state);
+          if (problems.length > 0) fail(`recovered state breaks invariants: ${problems.join("; ")}`);
+        },
+        // A power cut is expected; the engine stops and we restart it, as the platform's host would.
+        onFatal: () => {},
+        onError: () => {},
+      });
+      const behind = engine.committedSequence - target.projectedSequence();
+      const cutDuringCatchUp = behind > 0n && options.crashGapWritesMax > 0 && random() < 0.3;
+      if (cutDuringCatchUp) power.cutAt(power.writes + 1 + Math.floor(random() * Number(behind)));
+      try {
+        const projection = await DeferredProjection.open({
+          target,
+          journal: history,
+          committedSequence: engine.committedSequence,
+          // Small steps, so a catch-up spans several transactions and a cut can fall between them.
+          limits: { stepEntriesMax: projectionStepEntriesMax },
+          steps: "on-demand",
+          onFatal: () => {},
+        });
+        engine.onCommitted((entries) => projection.committed(entries));
+        power.cutAt(undefined);
+        return { real, db, power, engine, projection };
+      } catch (error) {
+        if (!power.off) throw error;
+        // The power went while the read models caught up: the process dies and starts again.
+        projectionCutsAtOpen += 1;
+        await engine.close().catch(() => {});
+        real.close();
+      }
+    }
   };
 
   /** Brings the reference up to the journal's end, checking each entry, then compares everything. */
   const verify = async (opened: Opened): Promise<void> => {
+    // Read models are read after the commands they follow, as the platform's reads are.
+    opened.projection.catchUp();
+    if (opened.projection.projectedSequence !== opened.engine.committedSequence)
+      fail("the read models do not reach the journal's end after catching up");
     // Entries since the last check may have been archived meanwhile: read the archive, then the journal.
     const history = archiveFor(opened.power).history(
       new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.real),
@@ -294,11 +354,22 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
           refusals[code] = (refusals[code] ?? 0) + 1;
         }
       }
+      // The read models follow the journal in steps of their own: now and then a step (or a read
+      // that catches them up) falls here, so power cuts land between journal commits and the
+      // steps that project them, and inside steps.
+      if (random() < 0.35) {
+        try {
+          opened.projection.catchUp();
+        } catch (error) {
+          if (!power.off) throw error;
+        }
+      }
       if (random() < 0.1) await archive(opened);
       if (!power.off && engine.phase === "running") continue;
     }
     // The power is off (or the engine stopped because of it): the process dies, and restarts.
     if (!power.off) fail(`the engine stopped without a power cut: ${String(engine.failure?.cause)}`);
+    if (readModelsBehindJournal(opened.real)) cutsWithReadModelsBehind += 1;
     await engine.close().catch(() => {});
     writeBoundaries += power.writes - writesAtOpen;
     opened.real.close();
@@ -311,7 +382,9 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   }
   opened.power.cutAt(undefined);
   writeBoundaries += opened.power.writes - writesAtOpen;
+  // A clean stop, as the host's: the engine commits what is queued, the read models catch up.
   await opened.engine.close();
+  opened.projection.close();
   opened.real.close();
   opened = await open();
   await verify(opened);
@@ -336,14 +409,33 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     refusals,
     archivedThrough,
     snapshotChunkRows: opened.real.prepare("SELECT count(*) FROM snapshot_chunks").pluck().get() as number,
+    projectionCutsAtOpen,
+    cutsWithReadModelsBehind,
   };
   await opened.engine.close();
   opened.real.close();
   return report;
 }
 
+/** Whether the journal on disk holds entries the read models have not projected (what a cut left). */
+function readModelsBehindJournal(db: SqliteDatabase): boolean {
+  const journalEnd = db.prepare("SELECT coalesce(max(sequence), 0) FROM journal").pluck().get() as number;
+  const projected = db
+    .prepare("SELECT projected_through FROM read_model_position WHERE id = 1")
+    .pluck()
+    .get() as number;
+  return journalEnd > projected;
+}
+
 /** Tables that are the engine's own, not read models. */
-const engineTables = new Set(["journal", "snapshots", "snapshot_chunks", "schema_migrations"]);
+const engineTables = new Set([
+  "journal",
+  "snapshots",
+  "snapshot_chunks",
+  "schema_migrations",
+  // Where the read models stand in the journal: at its end once caught up (verify checks it).
+  "read_model_position",
+]);
 
 /**
  * Projects the whole journal, one entry per batch, into a fresh in-memory database with the same

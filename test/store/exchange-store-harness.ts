@@ -1,5 +1,7 @@
 // The two stores the exchange read-model contract suites run against: SQLite (an in-memory file,
-// createExchangeProjectors as the platform composes it) and PostgreSQL (a database of a throwaway
+// createExchangeProjectors as the platform composes it, projected behind the journal in small steps
+// of their own as the platform's host runs them: src/engine/deferred-projection.ts, every read
+// catching them up first) and PostgreSQL (a database of a throwaway
 // cluster per test file, a real Engine over PostgresEngineStore holding real leadership, with
 // createPostgresExchangeProjectors). A suite calls `exchangeStoreHarnesses()` and runs its body once
 // per harness; nothing in it knows which store it is testing.
@@ -8,8 +10,10 @@ import { after } from "node:test";
 import { pino } from "pino";
 import type { ExchangeCommand, ExchangeEvent, ExchangeState } from "../../src/core/exchange.js";
 import { exchangeDecider, exchangeStateCodec } from "../../src/core/exchange.js";
+import { DeferredProjection } from "../../src/engine/deferred-projection.js";
 import { Engine, type EngineLimits } from "../../src/engine/engine.js";
 import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
+import { withCaughtUpReads } from "../../src/store/caught-up-reads.js";
 import type { ExchangeReadModels } from "../../src/store/exchange-read-models.js";
 import type { IdentityStore } from "../../src/store/identity.js";
 import type { LegacyRequestStore } from "../../src/store/legacy.js";
@@ -41,6 +45,7 @@ import { createSqliteLegacyBillQueries } from "../../src/store/sqlite/legacy-bil
 import { createSqliteLegacyNotifications } from "../../src/store/sqlite/legacy-notifications.js";
 import { createSqliteLegacyRequestStore } from "../../src/store/sqlite/legacy-requests.js";
 import { createSqliteMerchantCommissions } from "../../src/store/sqlite/merchant-commissions.js";
+import { SqliteReadModelProjection } from "../../src/store/sqlite/read-model-projection.js";
 import {
   type PostgresCluster,
   postgresSkipReason,
@@ -158,33 +163,55 @@ async function openSqliteRun(
 ): Promise<ExchangeRun> {
   const db = existing ?? openDatabase({ path: ":memory:" });
   const identity = options.identity ? createSqliteIdentityStore(db) : undefined;
+  const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
   const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: createExchangeProjectors(db),
+    store,
+    projectors: [],
     clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     onFatal: throwFatal,
     onError: (error) => quiet.error(error),
   });
+  const projection = await DeferredProjection.open({
+    target: new SqliteReadModelProjection(db, createExchangeProjectors(db)),
+    journal: store,
+    committedSequence: engine.committedSequence,
+    // Steps that cut across the engine's batches, scheduled as on the platform: the answers must
+    // not depend on where steps fall.
+    limits: sqliteProjectionStepLimits,
+    onFatal: throwFatal,
+  });
+  engine.onCommitted((entries) => projection.committed(entries));
+  const caughtUp = () => projection.catchUp();
   return {
-    engine,
-    readModels: createSqliteExchangeReadModels(db),
-    commissions: createSqliteMerchantCommissions(db),
+    engine: {
+      submit: (command) => engine.submit(command),
+      read: (reader) => engine.read(reader),
+      async close() {
+        await engine.close();
+        projection.close();
+      },
+    },
+    readModels: withCaughtUpReads(createSqliteExchangeReadModels(db), caughtUp),
+    commissions: withCaughtUpReads(createSqliteMerchantCommissions(db), caughtUp),
     async balanceRow(userId) {
+      caughtUp();
       return db
         .prepare("SELECT available, frozen FROM exchange_balances WHERE user_id = ?")
         .safeIntegers(true)
         .get(userId) as BalanceRow | undefined;
     },
     async query(sql, ...params) {
+      caughtUp();
       return db
         .prepare(sql)
         .safeIntegers(true)
         .all(...params) as Record<string, unknown>[];
     },
     async execute(sql, ...params) {
+      caughtUp();
       db.prepare(sql).run(...params);
     },
     async legacyRequests() {
@@ -192,15 +219,17 @@ async function openSqliteRun(
     },
     async notifications() {
       createSqliteLegacyRequestStore(db);
-      return createSqliteLegacyNotifications(db);
+      return withCaughtUpReads(createSqliteLegacyNotifications(db), caughtUp);
     },
     async bills() {
-      return createSqliteLegacyBillQueries(db);
+      return withCaughtUpReads(createSqliteLegacyBillQueries(db), caughtUp);
     },
     async ledgerTypes() {
+      caughtUp();
       return db.prepare("SELECT DISTINCT type FROM exchange_ledger ORDER BY type").pluck().all() as string[];
     },
     async settlementNotifications(marketId) {
+      caughtUp();
       const rows = db
         .prepare("SELECT user_id, content FROM legacy_notifications WHERE market_id = ? ORDER BY user_id")
         .all(marketId) as { user_id: number; content: string }[];
@@ -208,6 +237,8 @@ async function openSqliteRun(
     },
     ...identityFixtures(identity),
     async setCommissionRate(partnerId, rateBps) {
+      // As the platform's identity store: what was committed before is projected at the old rate.
+      caughtUp();
       db.prepare("UPDATE identity_partners SET commission_rate_bps = ? WHERE partner_id = ?").run(
         rateBps,
         partnerId,
@@ -215,14 +246,19 @@ async function openSqliteRun(
     },
     async restart() {
       await engine.close();
+      projection.close();
       return openSqliteRun(clock, options, db);
     },
     async close() {
       await engine.close();
+      projection.close();
       db.close();
     },
   };
 }
+
+/** Small steps, projected soon: many steps per run, each cutting the engine's batches anywhere. */
+const sqliteProjectionStepLimits = { stepEntriesMax: 7, stepEntriesMin: 5, delayMs: 1 };
 
 export const sqliteExchangeHarness: ExchangeStoreHarness = {
   name: "sqlite",

@@ -18,8 +18,8 @@ import { createDepositProjection } from "./projection/deposits.js";
 import { createLedgerWriter } from "./projection/ledger-entries.js";
 import { createBatchMarketTotals } from "./projection/market-totals.js";
 import { createMarketProjection } from "./projection/markets.js";
-import { createOrderProjection } from "./projection/orders.js";
-import { createPositionRows } from "./projection/positions.js";
+import { createOrderProjection, createOrderRows } from "./projection/orders.js";
+import { createBatchPositions } from "./projection/positions.js";
 import { createTradeProjection } from "./projection/trades.js";
 import { createUserHistoryIndexer } from "./user-history-index.js";
 import { createWithdrawalProjection } from "./withdrawal-projection.js";
@@ -30,31 +30,61 @@ export function createSqliteExchangeProjector(
   options: { readonly userHistoryIndexLag?: number | undefined } = {},
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
-  // One writer per read model, each with its statements prepared here, once. Balances and market
-  // totals are summed in memory through a batch and written at its end (flush), in its transaction.
+  // One writer per read model, each with its statements prepared here, once. Balances, positions,
+  // the orders placed and market totals are kept in memory through a batch and written at its end
+  // (flush), in its transaction.
   const balances = createBatchBalances(db);
   const marketTotals = createBatchMarketTotals(db);
-  const ledger = createLedgerWriter(db, balances.balanceOf);
-  const positions = createPositionRows(db);
+  const { write: ledger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
+  const positions = createBatchPositions(db);
+  const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
-  const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(db, ledger);
-  const onTrade = createTradeProjection(db, { ledger, positions, optionIdsOf, marketTotals });
+  const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(orders, ledger, positions);
+  const { onTrade, rows: tradeRows } = createTradeProjection(db, {
+    ledger,
+    orders,
+    positions,
+    optionIdsOf,
+    marketTotals,
+  });
   const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
   const projectWithdrawal = createWithdrawalProjection(db, ledger);
   const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
   const projectExclusive = createExclusiveProjection(db, { ledger, ...positions });
   const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
+  /** These read and write exchange_positions by SQL too: they see, and leave, every position written. */
+  const withPositionsWritten =
+    <Event>(project: (event: Event) => void) =>
+    (event: Event) => {
+      positions.flush();
+      project(event);
+      positions.flush();
+    };
+  const projectPositionsBySql = {
+    lifecycle: withPositionsWritten(projectLifecycle),
+    pool: withPositionsWritten(projectPool),
+    exclusive: withPositionsWritten(projectExclusive),
+  };
 
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     try {
       projectEntries(entries);
       balances.flush();
+      positions.flush();
+      orders.flush();
+      ledgerRows.flush();
+      tradeRows.flush();
       marketTotals.flush();
+      // After every row of the batch is in: it indexes the tables by id range.
       indexUserHistory();
     } finally {
       // A failed batch rolls back; what it left in memory must not leak into a later one.
       balances.clear();
+      positions.clear();
+      orders.clear();
+      ledgerRows.clear();
+      tradeRows.clear();
       marketTotals.clear();
     }
   };
@@ -101,7 +131,7 @@ export function createSqliteExchangeProjector(
           case "MarketSettled":
           case "MarketVoided":
           case "PositionClaimed":
-            projectLifecycle(event);
+            projectPositionsBySql.lifecycle(event);
             break;
           case "WithdrawalRequested":
           case "WithdrawalApproved":
@@ -112,11 +142,11 @@ export function createSqliteExchangeProjector(
           case "AmmPoolFunded":
           case "PoolTradeExecuted":
           case "PoolSettled":
-            projectPool(event);
+            projectPositionsBySql.pool(event);
             break;
           case "PositionsConverted":
           case "ExclusiveMarketFinished":
-            projectExclusive(event);
+            projectPositionsBySql.exclusive(event);
             break;
           default: {
             const unreachable: never = event;

@@ -1,22 +1,43 @@
 // The USDT ledger: every movement of a user's balance is one exchange_ledger row carrying the
 // balance after it, moved on the batch's running balance (balances.ts) rather than the stored row.
+// The rows are inserted many at a time when the batch ends (flush: batch-insert.ts), in the order
+// written, so their entry ids are the same as row-by-row inserts would give.
 
 import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
 import type { BatchBalances } from "./balances.js";
+import { type BatchInsert, createBatchInsert } from "./batch-insert.js";
 
-export function createLedgerWriter(db: SqliteDatabase, balanceOf: BatchBalances["balanceOf"]): LedgerWriter {
-  const insertLedger = db.prepare(
-    `INSERT INTO exchange_ledger (user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+type LedgerRow = [
+  userId: number,
+  type: string,
+  amount: bigint,
+  frozenDelta: bigint,
+  availableAfter: bigint,
+  frozenAfter: bigint,
+  refId: string,
+  timeMs: number,
+];
+
+export interface BatchLedger {
+  readonly write: LedgerWriter;
+  readonly rows: Pick<BatchInsert<LedgerRow>, "flush" | "clear">;
+}
+
+export function createLedgerWriter(db: SqliteDatabase, balanceOf: BatchBalances["balanceOf"]): BatchLedger {
+  const rows = createBatchInsert<LedgerRow>(
+    db,
+    "INSERT INTO exchange_ledger (user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms)",
+    8,
   );
-  return (userId, type, amount, frozenDelta, refId, timeMs) => {
+  const write: LedgerWriter = (userId, type, amount, frozenDelta, refId, timeMs) => {
     const balance = balanceOf(userId);
     balance.available += amount;
     balance.frozen += frozenDelta;
     if (balance.available < 0n || balance.frozen < 0n) {
       throw new Error(`read models: negative balance for user ${userId} after ${type} ${refId}`);
     }
-    insertLedger.run(userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs);
+    rows.add([userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs]);
   };
+  return { write, rows };
 }

@@ -1,14 +1,27 @@
 // Positions in exchange_positions: loaded into the core's Position shape so that fills move them by
-// the core's own average-cost rules (src/core/wallet/positions.ts), then saved whole.
+// the core's own average-cost rules (src/core/wallet/positions.ts), then saved whole. A projection
+// step moves the same position many times (a maker's fills, an order's frozen shares): each is read
+// on first use, kept in memory through the step and written once at its end (flush), in the same
+// transaction, as the balances are (balances.ts).
 
 import { newPosition, type Position } from "../../../core/wallet/positions.js";
 import type { SqliteDatabase } from "../database.js";
 import { big, prepareBig, type Row } from "../exchange-rows.js";
 import type { PoolProjectionHelpers } from "../pool-projection.js";
 
-export type PositionRows = Pick<PoolProjectionHelpers, "loadPosition" | "savePosition">;
+export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
+  /** Moves shares between the user's free and frozen columns of the option (an order rests or ends). */
+  readonly moveFrozenShares: (userId: number, optionId: number, shares: bigint) => void;
+  /**
+   * Writes every position the step moved. Before anything reads or writes exchange_positions by SQL
+   * (the lifecycle's settlement, the pools, the exclusive markets), and at the step's end.
+   */
+  readonly flush: () => void;
+  /** Forgets what is kept (after a flush, or a rollback). */
+  readonly clear: () => void;
+}
 
-export function createPositionRows(db: SqliteDatabase): PositionRows {
+export function createBatchPositions(db: SqliteDatabase): BatchPositions {
   const selectPosition = prepareBig<[number], Row>(
     db,
     "SELECT * FROM exchange_positions WHERE position_id = ?",
@@ -19,8 +32,20 @@ export function createPositionRows(db: SqliteDatabase): PositionRows {
      ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
        cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
   );
+  const moveFrozenSharesRow = db.prepare(
+    "UPDATE exchange_positions SET shares = shares - ?, frozen_shares = frozen_shares + ? WHERE user_id = ? AND option_id = ?",
+  );
+  /** The positions loaded this step, by id; `dirty` once moved. */
+  const kept = new Map<number, { position: Position; dirty: boolean }>();
+  /** The same, by user and option (`${userId}/${optionId}`), for the frozen shares' moves. */
+  const keptByOption = new Map<string, number>();
 
-  /** The stored position, or a new empty one for a user's first shares of the option. */
+  const keep = (position: Position, dirty: boolean) => {
+    kept.set(position.positionId, { position, dirty });
+    keptByOption.set(`${position.userId}/${position.optionId}`, position.positionId);
+  };
+
+  /** The position as this step has it: the stored one on first use, or a new empty one. */
   const loadPosition = (
     positionId: number,
     userId: number,
@@ -28,34 +53,63 @@ export function createPositionRows(db: SqliteDatabase): PositionRows {
     marketId: number,
     outcomeId: number,
   ): Position => {
+    const found = kept.get(positionId);
+    if (found !== undefined) return found.position;
     const row = selectPosition.get(positionId);
-    if (row === undefined) return newPosition(positionId, userId, marketId, outcomeId, optionId);
-    return {
-      positionId,
-      userId,
-      marketId,
-      outcomeId,
-      optionId,
-      shares: big(row.shares),
-      frozenShares: big(row.frozen_shares),
-      cost: big(row.cost),
-      realizedPnl: big(row.realized_pnl),
-    };
+    const position: Position =
+      row === undefined
+        ? newPosition(positionId, userId, marketId, outcomeId, optionId)
+        : {
+            positionId,
+            userId,
+            marketId,
+            outcomeId,
+            optionId,
+            shares: big(row.shares),
+            frozenShares: big(row.frozen_shares),
+            cost: big(row.cost),
+            realizedPnl: big(row.realized_pnl),
+          };
+    keep(position, false);
+    return position;
   };
 
-  const savePosition = (position: Position): void => {
-    upsertPosition.run(
-      position.positionId,
-      position.userId,
-      position.marketId,
-      position.outcomeId,
-      position.optionId,
-      position.shares,
-      position.frozenShares,
-      position.cost,
-      position.realizedPnl,
-    );
+  const savePosition = (position: Position): void => keep(position, true);
+
+  const moveFrozenShares = (userId: number, optionId: number, shares: bigint): void => {
+    const positionId = keptByOption.get(`${userId}/${optionId}`);
+    const found = positionId === undefined ? undefined : kept.get(positionId);
+    if (found === undefined) {
+      // Not loaded this step: the row itself moves, and a later load reads it moved.
+      moveFrozenSharesRow.run(shares, shares, userId, optionId);
+      return;
+    }
+    found.position.shares -= shares;
+    found.position.frozenShares += shares;
+    found.dirty = true;
   };
 
-  return { loadPosition, savePosition };
+  const flush = (): void => {
+    for (const { position, dirty } of kept.values()) {
+      if (!dirty) continue;
+      upsertPosition.run(
+        position.positionId,
+        position.userId,
+        position.marketId,
+        position.outcomeId,
+        position.optionId,
+        position.shares,
+        position.frozenShares,
+        position.cost,
+        position.realizedPnl,
+      );
+    }
+    clear();
+  };
+  const clear = (): void => {
+    kept.clear();
+    keptByOption.clear();
+  };
+
+  return { loadPosition, savePosition, moveFrozenShares, flush, clear };
 }

@@ -2,43 +2,47 @@
 // as ledger entries (checked against the event's balance deltas), both positions, a price point per
 // option of the outcome, and the market's volume and fee income (summed per batch).
 
-import type { Statement } from "better-sqlite3";
 import type { TradeExecutedEvent } from "../../../core/events.js";
 import { recordBuy, recordSell } from "../../../core/wallet/positions.js";
 import type { TradeRole } from "../../exchange-read-models.js";
 import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
+import { type BatchInsert, createBatchInsert } from "./batch-insert.js";
 import type { BatchMarketTotals } from "./market-totals.js";
 import type { MarketProjection } from "./markets.js";
-import type { PositionRows } from "./positions.js";
+import type { OrderRows } from "./orders.js";
+import type { BatchPositions } from "./positions.js";
 
 const atomsPerOne = 100_000_000n;
 
 /** What a trade moves besides its own rows: the other read models' writers. */
 export interface TradeProjectionHelpers {
   readonly ledger: LedgerWriter;
-  readonly positions: PositionRows;
+  readonly orders: Pick<OrderRows, "fill">;
+  readonly positions: Pick<BatchPositions, "loadPosition" | "savePosition">;
   readonly optionIdsOf: MarketProjection["optionIdsOf"];
   readonly marketTotals: BatchMarketTotals;
 }
 
-export type TradeProjection = (event: TradeExecutedEvent) => void;
+export interface TradeProjection {
+  readonly onTrade: (event: TradeExecutedEvent) => void;
+  /** The trade rows and price points of the batch, inserted many at a time at its end. */
+  readonly rows: Pick<BatchInsert<unknown[]>, "flush" | "clear">;
+}
 
 export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjectionHelpers): TradeProjection {
-  const statements = {
-    fillMakerOrder: db.prepare(
-      `UPDATE exchange_orders SET filled_shares = filled_shares + ?, filled_amount = filled_amount + ?,
-         fee_paid = fee_paid + ?, status = ?, updated_at_ms = ? WHERE order_id = ?`,
-    ),
-    insertTrade: db.prepare(
-      `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
-         cross_type, price, shares, fee, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertPricePoint: db.prepare(
-      "INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
-  };
-  const { ledger, optionIdsOf, marketTotals } = helpers;
+  const trades = createBatchInsert<unknown[]>(
+    db,
+    `INSERT INTO exchange_trades (trade_id, role, order_id, user_id, market_id, outcome_id, option_id, side,
+       cross_type, price, shares, fee, time_ms)`,
+    13,
+  );
+  const pricePoints = createBatchInsert<unknown[]>(
+    db,
+    "INSERT INTO exchange_price_points (option_id, time_ms, trade_id, market_id, outcome_id, price)",
+    6,
+  );
+  const { ledger, optionIdsOf, marketTotals, orders } = helpers;
   const { loadPosition, savePosition } = helpers.positions;
 
   /** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
@@ -72,18 +76,17 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
     savePosition(position);
   };
 
-  return (event) => {
+  const onTrade = (event: TradeExecutedEvent): void => {
     const time = event.atMs;
-    statements.fillMakerOrder.run(
-      event.shares,
-      event.makerNotional,
-      event.makerFee,
-      event.makerStatus,
-      time,
-      event.makerOrderId,
-    );
-    insertTradeSide(statements.insertTrade, event, "MAKER");
-    insertTradeSide(statements.insertTrade, event, "TAKER");
+    orders.fill(event.makerOrderId, {
+      shares: event.shares,
+      amount: event.makerNotional,
+      fee: event.makerFee,
+      status: event.makerStatus,
+      atMs: time,
+    });
+    trades.add(tradeSide(event, "MAKER"));
+    trades.add(tradeSide(event, "TAKER"));
 
     // The maker's cash: what its reserve no longer needs comes back, then the fill and the fee.
     const released = -event.makerFrozenDelta;
@@ -104,32 +107,39 @@ export function createTradeProjection(db: SqliteDatabase, helpers: TradeProjecti
 
     // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
     const [yesId, noId] = optionIdsOf(event.outcomeId);
-    statements.insertPricePoint.run(
-      yesId,
-      time,
-      event.tradeId,
-      event.marketId,
-      event.outcomeId,
-      event.yesPrice,
-    );
-    statements.insertPricePoint.run(
+    pricePoints.add([yesId, time, event.tradeId, event.marketId, event.outcomeId, event.yesPrice]);
+    pricePoints.add([
       noId,
       time,
       event.tradeId,
       event.marketId,
       event.outcomeId,
       atomsPerOne - event.yesPrice,
-    );
+    ]);
     // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
     const volume =
       event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
     marketTotals.add(event.marketId, volume, event.makerFee + event.takerFee);
   };
+  return {
+    onTrade,
+    rows: {
+      flush() {
+        trades.flush();
+        pricePoints.flush();
+      },
+      clear() {
+        trades.clear();
+        pricePoints.clear();
+      },
+    },
+  };
 }
 
-function insertTradeSide(statement: Statement, event: TradeExecutedEvent, role: TradeRole): void {
+/** One side's exchange_trades row, in the insert's column order. */
+function tradeSide(event: TradeExecutedEvent, role: TradeRole): unknown[] {
   const maker = role === "MAKER";
-  statement.run(
+  return [
     event.tradeId,
     role,
     maker ? event.makerOrderId : event.takerOrderId,
@@ -143,5 +153,5 @@ function insertTradeSide(statement: Statement, event: TradeExecutedEvent, role: 
     event.shares,
     maker ? event.makerFee : event.takerFee,
     event.atMs,
-  );
+  ];
 }

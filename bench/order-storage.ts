@@ -1,0 +1,215 @@
+// What storing an order costs the server's CPU on SQLite (issue #31), in process: the journal and
+// the read models as the platform writes them now (value: the journal committed per engine batch,
+// synchronous=FULL, the read models projected behind it in steps of the default size,
+// src/engine/deferred-projection.ts) against the same code writing the read models inside each
+// journal commit, as the engine did before (baseline).
+//
+// 1. A journal is made by a real Engine (in-memory SQLite, no read models) from bench:orders' own
+//    mix: 128 funded users, 64 in flight, each alternating signed-size BUY orders of Yes and No at
+//    0.49 / 0.50 / 0.51, so every other order trades. Each engine batch is recorded as it was cut
+//    (BENCH_BATCH_COMMANDS_MAX, default 34: the mean batch bench:orders' server commits at 64
+//    clients).
+// 2. Each way replays that journal into a fresh database file (WAL) with the platform's projectors,
+//    batch by batch, and is timed by process.cpuUsage() from the first batch after 3,000 orders
+//    (warm statements and caches) to the end, the last step included. Rounds alternate the two
+//    ways so machine drift hits both alike. Step latencies are the steps' wall time (the event
+//    loop is held that long on the platform).
+//
+// Bounded by BENCH_ORDERS (default 30,000) and BENCH_ROUNDS (default 3). The data lives under the
+// repository's .bench-tmp (the disk a data dir would be on). The last line is the JSON result.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import {
+  createMarketCommand,
+  type ExchangeCommand,
+  type ExchangeEvent,
+  type ExchangeState,
+  exchangeDecider,
+  exchangeStateCodec,
+  limitOrderCommand,
+} from "../src/core/exchange.js";
+import { defaultDeferredProjectionLimits } from "../src/engine/deferred-projection.js";
+import { Engine } from "../src/engine/engine.js";
+import type { JournalEntry } from "../src/engine/store.js";
+import { createExchangeProjectors } from "../src/exchange/exchange-host.js";
+import { openDatabase, type SqliteDatabase } from "../src/store/sqlite/database.js";
+import { SqliteEngineStore } from "../src/store/sqlite/engine-store.js";
+import { createSqliteIdentityStore } from "../src/store/sqlite/identity.js";
+import { createSqliteMarketCatalog } from "../src/store/sqlite/market-catalog.js";
+import { SqliteReadModelProjection } from "../src/store/sqlite/read-model-projection.js";
+import { percentileOfSorted, round } from "./lib/summary.js";
+
+type Entry = JournalEntry<ExchangeCommand, ExchangeEvent>;
+
+const ordersCount = Number(process.env.BENCH_ORDERS ?? 30_000);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const batchCommandsMax = Number(process.env.BENCH_BATCH_COMMANDS_MAX ?? 34);
+const usersCount = 128;
+const inFlight = 64;
+const warmupOrders = 3_000;
+const unit = 100_000_000n;
+const cent = 1_000_000n;
+
+/** bench:orders' stream through a real engine; returns the journal as the engine batched it. */
+async function makeJournal(): Promise<Entry[][]> {
+  const batches: Entry[][] = [];
+  const db = openDatabase({ path: ":memory:" });
+  let nowMs = 1_800_000_000_000;
+  const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
+    decider: exchangeDecider,
+    codec: exchangeStateCodec,
+    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+    projectors: [(_db, entries) => void batches.push([...entries])],
+    clock: () => nowMs++,
+    limits: { journalBatchCommandsMax: batchCommandsMax, snapshotEveryCommands: 10_000_000 },
+    onFatal: (error) => {
+      throw error;
+    },
+  });
+  const created = await engine.submit(
+    createMarketCommand({ title: "Bench", makerFeeBps: 10, takerFeeBps: 30 }),
+  );
+  const event = created.ok ? created.events[0] : undefined;
+  if (event?.type !== "MarketCreated") throw new Error("the market was refused");
+  const outcome = event.outcomes[0]!;
+  await engine.submit({ type: "OpenMarket", marketId: event.marketId });
+  await Promise.all(
+    Array.from({ length: usersCount }, (_, index) =>
+      engine.submit({ type: "Deposit", userId: index + 1, amount: 10_000_000n * unit, txHash: `0x${index}` }),
+    ),
+  );
+  const prices = [49n, 50n, 51n];
+  const pending = new Set<Promise<unknown>>();
+  for (let sequence = 0; sequence < ordersCount; sequence += 1) {
+    const client = sequence % inFlight;
+    const buysYes = Math.floor(sequence / inFlight) % 2 === 0;
+    const submitted = engine.submit(
+      limitOrderCommand({
+        userId: 2 * client + (buysYes ? 1 : 2),
+        marketId: event.marketId,
+        outcomeId: outcome.outcomeId,
+        optionId: outcome.options[buysYes ? 0 : 1]!.optionId,
+        side: "BUY",
+        limitPrice: prices[sequence % 3]! * cent,
+        shares: BigInt(1 + (sequence % 5)) * unit,
+      }),
+    );
+    const tracked: Promise<unknown> = submitted.finally(() => pending.delete(tracked));
+    pending.add(tracked);
+    if (pending.size >= inFlight) await Promise.race(pending);
+  }
+  await Promise.all(pending);
+  await engine.close();
+  db.close();
+  return batches;
+}
+
+interface Measured {
+  readonly cpuUsPerOrder: number;
+  readonly systemUsPerOrder: number;
+  readonly stepsMs: number[];
+}
+
+/** Replays the journal one way, timing from the first batch past the warm-up. */
+function replay(
+  batches: readonly Entry[][],
+  path: string,
+  way: "in-commit" | "behind",
+  warmBatch: number,
+): Measured {
+  const db = openDatabase({ path });
+  // The commission projector reads the identity tables.
+  createSqliteIdentityStore(db);
+  const catalog = createSqliteMarketCatalog(db);
+  const projectors = createExchangeProjectors(db, { projectors: [catalog.projector] });
+  const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
+  const target = way === "behind" ? new SqliteReadModelProjection(db, projectors) : undefined;
+  const { stepEntriesMin, stepEntriesMax } = defaultDeferredProjectionLimits;
+  let pending: Entry[] = [];
+  const stepsMs: number[] = [];
+  const step = (count: number) => {
+    const startedMs = performance.now();
+    target!.project(pending.slice(0, count));
+    stepsMs.push(performance.now() - startedMs);
+    pending = pending.slice(count);
+  };
+  let started = process.cpuUsage();
+  let orders = 0;
+  batches.forEach((batch, index) => {
+    if (index === warmBatch) {
+      started = process.cpuUsage();
+      orders = 0;
+      stepsMs.length = 0;
+    }
+    // The stores' commits are synchronous on SQLite; the Promise is only the port's shape.
+    if (target === undefined) void store.commitBatch(batch, projectors);
+    else {
+      void store.commitBatch(batch, []);
+      pending.push(...batch);
+      // As the platform schedules them: a step once stepEntriesMin entries wait.
+      if (pending.length >= stepEntriesMin) step(Math.min(pending.length, stepEntriesMax));
+    }
+    orders += batch.length;
+  });
+  while (pending.length > 0) step(Math.min(pending.length, stepEntriesMax));
+  const used = process.cpuUsage(started);
+  db.close();
+  return {
+    cpuUsPerOrder: (used.user + used.system) / orders,
+    systemUsPerOrder: used.system / orders,
+    stepsMs,
+  };
+}
+
+const batches = await makeJournal();
+const entriesCount = batches.reduce((sum, batch) => sum + batch.length, 0);
+let warmBatch = 0;
+for (let seen = 0; seen < warmupOrders && warmBatch < batches.length; warmBatch += 1)
+  seen += batches[warmBatch]!.length;
+console.log(
+  `journal: ${entriesCount} entries in ${batches.length} batches (${(entriesCount / batches.length).toFixed(1)} a batch); steps of ${defaultDeferredProjectionLimits.stepEntriesMin}–${defaultDeferredProjectionLimits.stepEntriesMax} entries`,
+);
+mkdirSync(join(process.cwd(), ".bench-tmp"), { recursive: true });
+const directory = mkdtempSync(join(process.cwd(), ".bench-tmp", "order-storage-"));
+try {
+  const results: Record<"in-commit" | "behind", Measured[]> = { "in-commit": [], behind: [] };
+  for (let index = 0; index < rounds; index += 1) {
+    for (const way of ["in-commit", "behind"] as const) {
+      const measured = replay(batches, join(directory, `${way}-${index}.sqlite`), way, warmBatch);
+      results[way].push(measured);
+      console.log(
+        `round ${index + 1} ${way.padEnd(9)}: ${measured.cpuUsPerOrder.toFixed(1)} µs CPU an order (system ${measured.systemUsPerOrder.toFixed(1)})`,
+      );
+    }
+  }
+  const mean = (runs: readonly Measured[]) =>
+    runs.reduce((sum, run) => sum + run.cpuUsPerOrder, 0) / runs.length;
+  const steps = results.behind.flatMap((run) => run.stepsMs).sort((a, b) => a - b);
+  const value = mean(results.behind);
+  const baseline = mean(results["in-commit"]);
+  console.log(
+    JSON.stringify({
+      bench: "order-storage",
+      unit: "µs of CPU an order (journal + read models, SQLite, in process)",
+      value: round(value, 1),
+      baseline: {
+        name: "the read models projected inside each journal commit, same code, same run",
+        value: round(baseline, 1),
+      },
+      ratio: round(value / baseline, 3),
+      p50_ms: round(percentileOfSorted(steps, 50), 3),
+      p99_ms: round(percentileOfSorted(steps, 99), 3),
+      latency_is: "a projection step's wall time (the event loop held)",
+      orders: entriesCount,
+      entries_per_batch: round(entriesCount / batches.length, 1),
+      step_entries: [
+        defaultDeferredProjectionLimits.stepEntriesMin,
+        defaultDeferredProjectionLimits.stepEntriesMax,
+      ],
+      rounds,
+    }),
+  );
+} finally {
+  rmSync(directory, { recursive: true, force: true });
+}
