@@ -239,9 +239,10 @@ export class PredexClient {
    * the error is thrown, and calling again with the same `clientOrderId` is still safe.
    */
   async createOrder(order: CreateOrderRequest): Promise<Order> {
-    const body: CreateOrderRequest =
-      order.clientOrderId === undefined ? { ...order, clientOrderId: randomUUID() } : order;
-    return this.request<Order>("POST", restPaths.createOrder, { body, idempotent: true });
+    return this.request<Order>("POST", restPaths.createOrder, {
+      body: withClientOrderId(order),
+      idempotent: true,
+    });
   }
 
   /** Unfilled orders, newest first; `current`, `size`, `total`, `pages` come beside `data`. */
@@ -255,11 +256,13 @@ export class PredexClient {
 
   /**
    * Places 1 to 20 orders in one call and one engine batch; each is answered as createOrder would
-   * answer it, in order (`{ok: true, order}` or `{ok: false, code, message}`). Not retried: a lost
-   * answer may have placed them (send clientOrderIds and call again to get the same orders back).
+   * answer it, in order (`{ok: true, order}` or `{ok: false, code, message}`). Exactly once, as
+   * createOrder: every item without a `clientOrderId` gets a fresh one, so an unknown outcome is
+   * resent unchanged and the items already placed come back as the first orders, never twice.
    */
   async createOrders(orders: readonly CreateOrderRequest[]): Promise<CreateOrdersResult> {
-    return this.request<CreateOrdersResult>("POST", restPaths.createOrders, { body: { orders } });
+    const body = { orders: orders.map(withClientOrderId) };
+    return this.request<CreateOrdersResult>("POST", restPaths.createOrders, { body, idempotent: true });
   }
 
   /**
@@ -509,6 +512,11 @@ export interface SearchRequest {
 }
 
 /** The query parameters that are set, as strings. */
+/** The order as sent: its own clientOrderId, or a fresh UUID that makes a resend safe. */
+function withClientOrderId(order: CreateOrderRequest): CreateOrderRequest {
+  return order.clientOrderId === undefined ? { ...order, clientOrderId: randomUUID() } : order;
+}
+
 function stringQuery(query: object): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params[name] = String(value);

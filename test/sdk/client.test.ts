@@ -160,6 +160,27 @@ describe("retries", () => {
     assert.notEqual(ids[1], ids[2]);
   });
 
+  it("gives every item of a batch a clientOrderId, and resends the batch unchanged after 504/2001", async () => {
+    const { client, calls } = scriptedClient([
+      { status: 504, body: errorBody(2001, "upstream request timed out"), headers: { "retry-after": "5" } },
+      { status: 200, body: okBody({ results: [] }) },
+    ]);
+    await client.createOrders([order, { ...order, clientOrderId: "mine" }, order]);
+    assert.equal(calls.length, 2);
+    const sent = calls.map(
+      (call) => (JSON.parse(call.body!) as { orders: { clientOrderId?: string }[] }).orders,
+    );
+    const ids = sent[0]!.map((item) => item.clientOrderId ?? "");
+    assert.match(ids[0]!, /^[0-9a-f-]{36}$/);
+    assert.equal(ids[1], "mine");
+    assert.notEqual(ids[0], ids[2]);
+    assert.deepEqual(
+      sent[1]!.map((item) => item.clientOrderId),
+      ids,
+      "the resent batch names the same orders",
+    );
+  });
+
   it("throws an unknown outcome as PredexOutcomeUnknownError once the retries run out", async () => {
     const timedOut = { status: 504, body: errorBody(2001, "upstream request timed out") };
     const { client, calls } = scriptedClient([timedOut, timedOut, timedOut]);
