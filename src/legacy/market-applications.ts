@@ -2,7 +2,7 @@
 // into a real draft market or rejects it. This module holds the rules that need no I/O: the
 // application's own checks (liquidity 4035, weights 4039, times), title normalization and the
 // similarity rule (4041 exact, 4010 duplicate, 4013 similar), and the CreateMarket command an
-// approval submits. docs/decisions.md ("Legacy: creators and market applications") explains each.
+// approval submits. docs/decisions.md ("Legacy interface (spec 001)": "Creators", "Applications", "Review") explains each.
 
 import {
   applicationOptionsMax,

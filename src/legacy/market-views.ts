@@ -1,5 +1,5 @@
 // The catalogue as the earlier interface shows it (spec 001 steps 2–4; its records are "not
-// shown", so they are ours: docs/decisions.md "Legacy: catalogue reads"). Built from the current
+// shown", so they are ours: docs/decisions.md "Legacy interface (spec 001)"). Built from the current
 // interface's market detail (src/catalog/market-detail.ts), so both interfaces always agree on
 // status, prices and volume; only the shape differs: numeric ids, prices and volume as numbers.
 

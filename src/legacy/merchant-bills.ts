@@ -1,7 +1,7 @@
 // Merchant bills of spec 001 (point 6): the monthly commission statement and the user bill detail.
 // Pure: the route gathers the month's commission (merchant_commissions read model), the unclaimed
 // payouts and the partner's rate; this module turns them into spec 001's records. Every field is
-// defined in docs/decisions.md ("Legacy: merchant bills").
+// defined in docs/decisions.md ("Legacy interface (spec 001)": "Monthly bill", "Bill detail").
 
 import { atomsToNumber, formatAtoms } from "../core/money.js";
 import type { MerchantCommission } from "../store/merchant-commissions.js";

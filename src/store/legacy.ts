@@ -2,7 +2,7 @@
 // asynchronous order requests with their results and merchant-notification state. Asynchronous
 // so a PostgreSQL adapter fits as it is; the SQLite adapters answer synchronously inside. The queue
 // is claimed, not just read, so that several API nodes sharing it execute each request once and
-// deliver each notification from one node at a time (docs/decisions.md, "Legacy queue on PostgreSQL").
+// deliver each notification from one node at a time (docs/decisions.md, "Legacy interface (spec 001)": "Queue (also on PostgreSQL)").
 
 export interface LegacyNonceStore {
   /**

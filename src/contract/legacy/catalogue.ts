@@ -1,5 +1,5 @@
 // GET /api/market/openapi/category, /market/list, /{marketId}/outcome, /top-holders (spec 001
-// steps 2–4; the records are ours: docs/decisions.md "Legacy: catalogue reads"). Ids are numbers.
+// steps 2–4; the records are ours: docs/decisions.md "Legacy interface (spec 001)"). Ids are numbers.
 
 import { Type } from "typebox";
 import { PageParameters } from "./portfolio.js";

@@ -6,7 +6,7 @@
 // a conversion turns k No shares into n − k Yes shares and k − 1 USDT, worth k/2 before and
 // (n − k)/2 + k − 1 after, so for n > 2 every conversion would raise what the void pays out beyond
 // the collateral. Under the average every conversion keeps a user's payout, as under each winner
-// (docs/decisions.md, "Exclusive events").
+// (docs/decisions.md, "Exclusive (neg-risk) events").
 
 import type { OptionIndex } from "../option-index.js";
 

@@ -13,7 +13,7 @@
 // own), depends on the database's locale, and unaccent() is not immutable: the same market would be
 // found by different keywords on SQLite and on PostgreSQL. Chinese, Japanese and Thai have no spaces,
 // so a run of their characters is one word, found by its beginning — exactly as on SQLite
-// (docs/decisions.md, "PostgreSQL catalogue").
+// (docs/decisions.md, "Catalogue: categories, lists, search, hotScore").
 //
 // Heat. As on SQLite, a batch's heat per market is written once, and addHeat runs over the same values
 // in the same order, so the stored doubles are bit for bit those of SQLite. Several API nodes flush

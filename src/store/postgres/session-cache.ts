@@ -3,7 +3,7 @@
 // cost (bench:orders). A session found is kept for `sessionCacheMs`; a token not found is never kept
 // (tokens are random, so a cache of misses would only grow with guesses).
 //
-// Exactness (docs/decisions.md, "pg-perf" and "Session revocation across nodes"):
+// Exactness (docs/decisions.md, "Session caching" and "Session revocation across nodes"):
 // - On this node: a revocation (revokeUserSessions) or a new session that evicts the user's oldest
 //   ones (createSession) drops every kept session of that user before it returns.
 // - From other nodes: the identity store NOTIFYs the user's id in the transaction that revokes or

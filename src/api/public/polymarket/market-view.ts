@@ -184,7 +184,7 @@ export function marketObject(live: ListedOutcome, catalog: CatalogMarket | undef
     taker_base_fee: live.takerFeeBps,
     notifications_enabled: false,
     // An exclusive market is a neg-risk event: its outcomes share the event's id, and each question's
-    // request id is its question id (docs/decisions.md, "Exclusive events").
+    // request id is its question id (docs/decisions.md, "Exclusive (neg-risk) events").
     neg_risk: live.negRisk,
     neg_risk_market_id: live.negRisk ? negRiskMarketIdOf(live.marketId) : "",
     neg_risk_request_id: live.negRisk ? questionIdOf(live.marketId, live.outcomeId) : "",
