@@ -34,6 +34,14 @@ export function describeGatewayNonceStoreContract(adapterName: string, harness: 
       assert.equal(await restarted.remember("p", "after-restart", 20), "fresh");
     });
 
+    it("still refuses, after a restart, a nonce taken again once its first window had passed", async () => {
+      const first = await harness.create({ windowMs: 1_000, nowMs: clock });
+      assert.equal(await first.remember("p", "twice", 0), "fresh");
+      assert.equal(await first.remember("p", "twice", 1_500), "fresh");
+      const restarted = await harness.create({ windowMs: 1_000, nowMs: () => 1_600 }, first);
+      assert.equal(await restarted.remember("p", "twice", 1_600), "replayed");
+    });
+
     it("lets one of many concurrent uses of one nonce be fresh", async () => {
       const store = await harness.create({ windowMs: 1_000, nowMs: clock });
       const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.remember("p", "same", 5)));
