@@ -65,6 +65,16 @@ export function list(items: readonly (Sql<Params> | string)[]): Sql<Params> {
   return new Sql(chunks);
 }
 
+/** Column names written as in SQL (`"a, b, c"`), each checked, rendered as `a, b, c`. */
+export function columns(names: string): Sql<Params> {
+  return list(names.split(",").map((name) => name.trim()));
+}
+
+/** Constant SQL text of the program's own (a channel name, a keyword), never a value from input. */
+export function raw(text: string): Sql<Params> {
+  return new Sql([{ kind: "text", text }]);
+}
+
 /** The one place a word differs by dialect: DDL types and the like, never a query's logic. */
 export function perDialect(words: { readonly sqlite: string; readonly postgres: string }): Sql<Params> {
   return new Sql([{ kind: "dialect", ...words }]);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { preparePostgres } from "../../src/store/postgres/statements.js";
-import { bind, ddl, identifier, list, render, sql } from "../../src/store/sql.js";
+import { bind, columns, ddl, identifier, list, raw, render, sql } from "../../src/store/sql.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
 import { prepareSqlite } from "../../src/store/sqlite/statements.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
@@ -42,11 +42,16 @@ describe("sql: rendering", () => {
 
   it("splices lists of columns and fragments, and refuses what is not a column name", () => {
     const where = sql<{ id: number }>`id = ${"id"}`;
-    const statement = sql`SELECT ${list(["a", "b", identifier("c")])} FROM t WHERE ${where} AND k = ${"k"}`;
-    assert.equal(render(statement, "postgres").text, 'SELECT a, b, "c" FROM t WHERE id = $1 AND k = $2');
-    assert.equal(render(statement, "sqlite").text, 'SELECT a, b, "c" FROM t WHERE id = ? AND k = ?');
+    const statement = sql`SELECT ${list(["a", "b", identifier("c")])} FROM t WHERE ${where} AND k = ${"k"} ${raw("LIMIT 1")}`;
+    assert.equal(
+      render(statement, "postgres").text,
+      'SELECT a, b, "c" FROM t WHERE id = $1 AND k = $2 LIMIT 1',
+    );
+    assert.equal(render(statement, "sqlite").text, 'SELECT a, b, "c" FROM t WHERE id = ? AND k = ? LIMIT 1');
     assert.throws(() => list(["a; DROP TABLE t"]), /not a column name/);
     assert.throws(() => list([]), /empty/);
+    assert.equal(render(sql`SELECT ${columns(" a,b ,\n c")}`, "sqlite").text, "SELECT a, b, c");
+    assert.throws(() => columns("a, b c"), /not a column name/);
     assert.throws(() => sql`SELECT ${"1; DROP"}`, /not a parameter name/);
   });
 
