@@ -93,6 +93,8 @@ export const ddl = {
   boolean: perDialect({ sqlite: "INTEGER", postgres: "boolean" }),
   false: perDialect({ sqlite: "0", postgres: "false" }),
   true: perDialect({ sqlite: "1", postgres: "true" }),
+  /** After a table's closing parenthesis: SQLite checks each column's type only when asked. */
+  strict: perDialect({ sqlite: " STRICT", postgres: "" }),
 } as const;
 
 /** A statement as one dialect runs it: its text, and which parameter fills each placeholder. */
@@ -164,4 +166,21 @@ export const toBigint = (value: IntegerColumn): bigint => BigInt(value);
 /** The mapped row, or undefined when there is none. */
 export function mapped<Row, Value>(row: Row | undefined, map: (row: Row) => Value): Value | undefined {
   return row === undefined ? undefined : map(row);
+}
+
+/** One statement of a port, bound to a database: how a store written once runs it on either. */
+export interface BoundStatement<P> {
+  /** The first row, or undefined. */
+  row<Row>(params: P): Promise<Row | undefined>;
+  rows<Row>(params: P): Promise<Row[]>;
+  /** Runs it; how many rows it changed. */
+  run(params: P): Promise<number>;
+}
+
+/** A port's statements (`{ byId: sql…, all: sql… }`) bound to one database. */
+export type BoundStatements<S> = { [K in keyof S]: S[K] extends Sql<infer P> ? BoundStatement<P> : never };
+
+/** `byId` → `by-id`: the key's part of a PostgreSQL statement name. */
+export function kebabCase(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }

@@ -3,7 +3,7 @@
 // checked unique across the process, since one name with two texts fails on the server.
 
 import type pg from "pg";
-import { bind, type Params, render, type Sql } from "../sql.js";
+import { type BoundStatements, bind, kebabCase, type Params, render, type Sql } from "../sql.js";
 
 /** A pool, a pooled connection (inside a transaction) or a dedicated connection. */
 export type Queryable = pg.Pool | pg.ClientBase;
@@ -46,4 +46,22 @@ export function postgresText(statement: Sql<unknown>): string {
   const rendered = render(statement, "postgres");
   if (rendered.names.length > 0) throw new Error("DDL binds no parameters");
   return rendered.text;
+}
+
+/** A port's statements as named prepared statements (`<prefix>-<key in kebab case>`) on `on`. */
+export function postgresStatements<S extends Record<string, Sql<unknown>>>(
+  on: Queryable,
+  prefix: string,
+  statements: S,
+): BoundStatements<S> {
+  const bound: Record<string, unknown> = {};
+  for (const [key, statement] of Object.entries(statements)) {
+    const prepared = preparePostgres(`${prefix}-${kebabCase(key)}`, statement as Sql<Params>);
+    bound[key] = {
+      row: (params: Params) => prepared.row(on, params),
+      rows: async (params: Params) => (await prepared.query(on, params)).rows,
+      run: async (params: Params) => (await prepared.query(on, params)).rowCount ?? 0,
+    };
+  }
+  return bound as BoundStatements<S>;
 }

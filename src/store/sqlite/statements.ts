@@ -2,7 +2,7 @@
 // better-sqlite3 answers inside the caller's turn, which the SQLite projectors and transactions need.
 
 import type Database from "better-sqlite3";
-import { bind, type Params, render, type Sql } from "../sql.js";
+import { type BoundStatements, bind, type Params, render, type Sql } from "../sql.js";
 import type { SqliteDatabase } from "./database.js";
 
 export interface SqliteStatement<P> {
@@ -28,4 +28,21 @@ export function sqliteText(statement: Sql<unknown>): string {
   const rendered = render(statement, "sqlite");
   if (rendered.names.length > 0) throw new Error("DDL binds no parameters");
   return rendered.text;
+}
+
+/** A port's statements, each prepared now, answering through promises like PostgreSQL's. */
+export function sqliteStatements<S extends Record<string, Sql<unknown>>>(
+  db: SqliteDatabase,
+  statements: S,
+): BoundStatements<S> {
+  const bound: Record<string, unknown> = {};
+  for (const [key, statement] of Object.entries(statements)) {
+    const prepared = prepareSqlite(db, statement as Sql<Params>);
+    bound[key] = {
+      row: async (params: Params) => prepared.get(params),
+      rows: async (params: Params) => prepared.all(params),
+      run: async (params: Params) => prepared.run(params).changes,
+    };
+  }
+  return bound as BoundStatements<S>;
 }
