@@ -95,6 +95,8 @@ export const ddl = {
   true: perDialect({ sqlite: "1", postgres: "true" }),
   /** After a table's closing parenthesis: SQLite checks each column's type only when asked. */
   strict: perDialect({ sqlite: " STRICT", postgres: "" }),
+  /** After the closing parenthesis of a table keyed by its primary key alone (a SQLite layout). */
+  withoutRowid: perDialect({ sqlite: " WITHOUT ROWID", postgres: "" }),
 } as const;
 
 /** A statement as one dialect runs it: its text, and which parameter fills each placeholder. */
