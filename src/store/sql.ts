@@ -97,6 +97,7 @@ export const ddl = {
   strict: perDialect({ sqlite: " STRICT", postgres: "" }),
   /** After the closing parenthesis of a table keyed by its primary key alone (a SQLite layout). */
   withoutRowid: perDialect({ sqlite: " WITHOUT ROWID", postgres: "" }),
+  strictWithoutRowid: perDialect({ sqlite: " STRICT, WITHOUT ROWID", postgres: "" }),
 } as const;
 
 /** A statement as one dialect runs it: its text, and which parameter fills each placeholder. */

@@ -11,10 +11,18 @@ export interface SqliteStatement<P> {
   run(params: P): Database.RunResult;
 }
 
-/** Renders `statement` with `?` and prepares it now, once; each call only binds and runs. */
-export function prepareSqlite<P>(db: SqliteDatabase, statement: Sql<P>): SqliteStatement<P> {
+/**
+ * Renders `statement` with `?` and prepares it now, once; each call only binds and runs.
+ * `safeIntegers` reads integers as bigint (money columns).
+ */
+export function prepareSqlite<P>(
+  db: SqliteDatabase,
+  statement: Sql<P>,
+  options: { readonly safeIntegers?: boolean } = {},
+): SqliteStatement<P> {
   const rendered = render(statement, "sqlite");
   const prepared = db.prepare(rendered.text);
+  if (options.safeIntegers === true) prepared.safeIntegers(true);
   const values = (params: P) => bind(rendered, params as Params | undefined);
   return {
     get: <Row>(params: P) => prepared.get(...values(params)) as Row | undefined,
