@@ -4,10 +4,10 @@
 
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { preparePostgres } from "../../src/store/postgres/statements.js";
-import { bind, columns, ddl, identifier, list, raw, render, sql } from "../../src/store/sql.js";
+import { postgresStatements, preparePostgres } from "../../src/store/postgres/statements.js";
+import { bind, columns, ddl, identifier, kebabCase, list, raw, render, sql } from "../../src/store/sql.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
-import { prepareSqlite } from "../../src/store/sqlite/statements.js";
+import { prepareSqlite, sqliteStatements } from "../../src/store/sqlite/statements.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 
@@ -95,6 +95,39 @@ describe("sql: prepared once", () => {
     assert.deepEqual(byId.get({ id: 2 }), { id: 2, flag: 1 });
     assert.equal(byId.get({ id: 9 }), undefined);
     assert.equal(prepared, 2);
+  });
+
+  it("binds a port's statements on SQLite: row, rows and the count of changed rows", async () => {
+    const db = openDatabase({ path: ":memory:" });
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, flag INTEGER NOT NULL)");
+    const bound = sqliteStatements(db, {
+      insert: sql<{ id: number; flag: boolean }>`INSERT INTO t VALUES (${"id"}, ${"flag"})`,
+      flagged: sql`SELECT id FROM t WHERE flag = 1 ORDER BY id`,
+      clear: sql`DELETE FROM t`,
+    });
+    for (const id of [1, 2, 3]) assert.equal(await bound.insert.run({ id, flag: id !== 2 }), 1);
+    assert.deepEqual(await bound.flagged.rows({}), [{ id: 1 }, { id: 3 }]);
+    assert.deepEqual(await bound.flagged.row({}), { id: 1 });
+    assert.equal(await bound.clear.run({}), 3);
+    assert.equal(await bound.flagged.row({}), undefined);
+  });
+
+  it("names a port's PostgreSQL statements <prefix>-<key in kebab case>", () => {
+    assert.equal(kebabCase("countIssuedUnder"), "count-issued-under");
+    const queries: { name?: string; text: string; values?: unknown[] }[] = [];
+    const on = {
+      async query(config: (typeof queries)[number]) {
+        queries.push(config);
+        return { rows: [], rowCount: 0 };
+      },
+    };
+    const bound = postgresStatements(on as never, "predex-test-sql", {
+      byUserId: sql<{ userId: number }>`SELECT 1 WHERE ${"userId"} > 0`,
+    });
+    void bound.byUserId.row({ userId: 4 });
+    assert.deepEqual(queries, [
+      { name: "predex-test-sql-by-user-id", text: "SELECT 1 WHERE $1 > 0", values: [4] },
+    ]);
   });
 
   it("refuses one PostgreSQL name for two texts", () => {
