@@ -2,6 +2,19 @@
 // PostgreSQL adapter can implement it as it is; the SQLite adapter answers synchronously inside.
 // Secrets never reach this layer in clear: the APP Secret arrives sealed, keys and tokens hashed.
 
+import {
+  type BooleanColumn,
+  columns,
+  ddl,
+  type IntegerColumn,
+  perDialect,
+  type Sql,
+  sql,
+  toBoolean,
+  toNumber,
+  toNumberOrNull,
+} from "./sql.js";
+
 export interface PartnerRecord {
   /** Numeric inside; on the wire it is the `merchantId` string. */
   readonly partnerId: number;
@@ -82,3 +95,162 @@ export interface IdentityStore {
   /** Revokes every live session of the user; returns how many were live. */
   revokeUserSessions(userId: number, nowMs: number): Promise<number>;
 }
+
+// ---- How both adapters store these records: one schema (its few dialect words switched), one row
+// type and mapper per record, and the statements both run alike. What differs stays in the adapter,
+// named: SQLite names a new user in its transaction and orders sessions by rowid; PostgreSQL
+// registers in one upsert, computes the name, numbers sessions and NOTIFYs other nodes.
+
+export const identityMigrations: readonly Sql[] = [
+  sql`CREATE TABLE identity_partners (
+     partner_id ${ddl.autoId},
+     name text NOT NULL UNIQUE,
+     app_key text NOT NULL UNIQUE,
+     app_secret_sealed text NOT NULL,
+     api_key_sha256 text NOT NULL UNIQUE,
+     rsa_public_key text,
+     commission_rate_bps integer NOT NULL DEFAULT 0,
+     webhook_url text,
+     created_at_ms ${ddl.int64} NOT NULL
+   );
+   CREATE TABLE identity_users (
+     user_id ${ddl.autoId},
+     partner_id ${ddl.int64} NOT NULL REFERENCES identity_partners (partner_id),
+     marchant_user_id text NOT NULL,
+     email text NOT NULL,
+     -- The public name derives from the id: PostgreSQL computes it, SQLite's insert sets it after.
+     user_name ${perDialect({ sqlite: "text NOT NULL", postgres: "text GENERATED ALWAYS AS ('user' || user_id::text) STORED" })},
+     avatar_url text NOT NULL,
+     created_at_ms ${ddl.int64} NOT NULL,
+     UNIQUE (partner_id, marchant_user_id)
+   );
+   CREATE TABLE identity_sessions (
+     token_sha256 text PRIMARY KEY,
+     -- Creation order among sessions of one millisecond (SQLite's rowid plays this part).
+     ${perDialect({ sqlite: "", postgres: "session_number bigint GENERATED ALWAYS AS IDENTITY," })}
+     user_id ${ddl.int64} NOT NULL REFERENCES identity_users (user_id),
+     partner_id ${ddl.int64} NOT NULL REFERENCES identity_partners (partner_id),
+     created_at_ms ${ddl.int64} NOT NULL,
+     expires_at_ms ${ddl.int64} NOT NULL,
+     revoked_at_ms ${ddl.int64}
+   );
+   CREATE INDEX identity_sessions_by_user ON identity_sessions (user_id, created_at_ms);`,
+  // 2: the operator's per-partner requirement of a signed x-ca-nonce (issue #27), off for every
+  // partner that existed before it.
+  sql`ALTER TABLE identity_partners ADD COLUMN signed_nonce_required ${ddl.boolean} NOT NULL DEFAULT ${ddl.false};`,
+];
+
+export interface PartnerRow {
+  partner_id: IntegerColumn;
+  name: string;
+  app_key: string;
+  app_secret_sealed: string;
+  api_key_sha256: string;
+  rsa_public_key: string | null;
+  commission_rate_bps: number;
+  webhook_url: string | null;
+  signed_nonce_required: BooleanColumn;
+  created_at_ms: IntegerColumn;
+}
+
+export interface UserRow {
+  user_id: IntegerColumn;
+  partner_id: IntegerColumn;
+  marchant_user_id: string;
+  email: string;
+  user_name: string;
+  avatar_url: string;
+  created_at_ms: IntegerColumn;
+}
+
+export interface SessionRow {
+  token_sha256: string;
+  user_id: IntegerColumn;
+  partner_id: IntegerColumn;
+  created_at_ms: IntegerColumn;
+  expires_at_ms: IntegerColumn;
+  revoked_at_ms: IntegerColumn | null;
+}
+
+export function partnerFromRow(row: PartnerRow): PartnerRecord {
+  return {
+    partnerId: toNumber(row.partner_id),
+    name: row.name,
+    appKey: row.app_key,
+    appSecretSealed: row.app_secret_sealed,
+    apiKeySha256: row.api_key_sha256,
+    rsaPublicKey: row.rsa_public_key,
+    commissionRateBps: row.commission_rate_bps,
+    webhookUrl: row.webhook_url,
+    signedNonceRequired: toBoolean(row.signed_nonce_required),
+    createdAtMs: toNumber(row.created_at_ms),
+  };
+}
+
+export function userFromRow(row: UserRow): UserRecord {
+  return {
+    userId: toNumber(row.user_id),
+    partnerId: toNumber(row.partner_id),
+    marchantUserId: row.marchant_user_id,
+    email: row.email,
+    userName: row.user_name,
+    avatarUrl: row.avatar_url,
+    createdAtMs: toNumber(row.created_at_ms),
+  };
+}
+
+export function sessionFromRow(row: SessionRow): SessionRecord {
+  return {
+    tokenSha256: row.token_sha256,
+    userId: toNumber(row.user_id),
+    partnerId: toNumber(row.partner_id),
+    createdAtMs: toNumber(row.created_at_ms),
+    expiresAtMs: toNumber(row.expires_at_ms),
+    revokedAtMs: toNumberOrNull(row.revoked_at_ms),
+  };
+}
+
+const partnerColumns = columns(`partner_id, name, app_key, app_secret_sealed, api_key_sha256,
+  rsa_public_key, commission_rate_bps, webhook_url, signed_nonce_required, created_at_ms`);
+const userColumns = columns(
+  "user_id, partner_id, marchant_user_id, email, user_name, avatar_url, created_at_ms",
+);
+const sessionColumns = columns(
+  "token_sha256, user_id, partner_id, created_at_ms, expires_at_ms, revoked_at_ms",
+);
+
+export const identityStatements = {
+  insertPartner: sql<NewPartner>`INSERT INTO identity_partners (name, app_key, app_secret_sealed,
+       api_key_sha256, rsa_public_key, commission_rate_bps, webhook_url, created_at_ms)
+     VALUES (${"name"}, ${"appKey"}, ${"appSecretSealed"}, ${"apiKeySha256"}, ${"rsaPublicKey"},
+       ${"commissionRateBps"}, ${"webhookUrl"}, ${"createdAtMs"})
+     RETURNING ${partnerColumns}`,
+  partnerById: sql<{
+    partnerId: number;
+  }>`SELECT ${partnerColumns} FROM identity_partners WHERE partner_id = ${"partnerId"}`,
+  partnerByAppKey: sql<{
+    appKey: string;
+  }>`SELECT ${partnerColumns} FROM identity_partners WHERE app_key = ${"appKey"}`,
+  partnerByName: sql<{
+    name: string;
+  }>`SELECT ${partnerColumns} FROM identity_partners WHERE name = ${"name"}`,
+  partnerByApiKey: sql<{
+    apiKeySha256: string;
+  }>`SELECT ${partnerColumns} FROM identity_partners WHERE api_key_sha256 = ${"apiKeySha256"}`,
+  // A null leaves the setting as it is.
+  updatePartnerSettings: sql<{
+    partnerId: number;
+    signedNonceRequired: boolean | null;
+  }>`UPDATE identity_partners
+     SET signed_nonce_required = coalesce(${"signedNonceRequired"}, signed_nonce_required)
+     WHERE partner_id = ${"partnerId"} RETURNING ${partnerColumns}`,
+  userById: sql<{
+    userId: number | bigint;
+  }>`SELECT ${userColumns} FROM identity_users WHERE user_id = ${"userId"}`,
+  insertSession: sql<Omit<SessionRecord, "revokedAtMs">>`INSERT INTO identity_sessions
+       (token_sha256, user_id, partner_id, created_at_ms, expires_at_ms)
+     VALUES (${"tokenSha256"}, ${"userId"}, ${"partnerId"}, ${"createdAtMs"}, ${"expiresAtMs"})`,
+  sessionByToken: sql<{
+    tokenSha256: string;
+  }>`SELECT ${sessionColumns} FROM identity_sessions WHERE token_sha256 = ${"tokenSha256"}`,
+};

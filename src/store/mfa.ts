@@ -4,6 +4,8 @@
 // counter, the email send limit) is one atomic call, so two requests racing each other cannot both
 // win, on one node or on several sharing PostgreSQL.
 
+import { ddl, type IntegerColumn, type Sql, sql, toNumber, toNumberOrNull } from "./sql.js";
+
 export interface MfaAccountRecord {
   readonly userId: number;
   /** The enabled TOTP secret (Base32), sealed; null while TOTP is off. */
@@ -121,4 +123,114 @@ export interface MfaStore {
     nowMs: number;
   }): Promise<boolean>;
   findTicket(ticketHash: string): Promise<TicketRecord | undefined>;
+}
+
+// ---- What both adapters store: one schema (its few dialect words switched), one row type and
+// mapper per record. The check-and-set statements stay each adapter's: SQLite's are atomic because
+// better-sqlite3 runs them without interleaving, PostgreSQL's by conditional statements and row locks.
+
+export const mfaMigrations: readonly Sql[] = [
+  sql`CREATE TABLE mfa_accounts (
+     user_id ${ddl.int64} PRIMARY KEY REFERENCES identity_users (user_id),
+     totp_secret_sealed text,
+     totp_enabled_at_ms ${ddl.int64},
+     totp_last_time_step ${ddl.int64},
+     pending_totp_secret_sealed text,
+     pending_totp_created_at_ms ${ddl.int64},
+     failed_attempts integer NOT NULL DEFAULT 0,
+     locked_until_ms ${ddl.int64}
+   );
+   CREATE TABLE mfa_email_codes (
+     code_id ${ddl.autoId},
+     user_id ${ddl.int64} NOT NULL REFERENCES identity_users (user_id),
+     code_hash text NOT NULL,
+     sent_at_ms ${ddl.int64} NOT NULL,
+     expires_at_ms ${ddl.int64} NOT NULL,
+     consumed_at_ms ${ddl.int64}
+   );
+   CREATE INDEX mfa_email_codes_by_user ON mfa_email_codes (user_id, sent_at_ms);
+   CREATE TABLE mfa_recovery_codes (
+     user_id ${ddl.int64} NOT NULL REFERENCES identity_users (user_id),
+     code_hash text NOT NULL,
+     created_at_ms ${ddl.int64} NOT NULL,
+     used_at_ms ${ddl.int64},
+     PRIMARY KEY (user_id, code_hash)
+   );
+   CREATE TABLE mfa_tickets (
+     ticket_hash text PRIMARY KEY,
+     user_id ${ddl.int64} NOT NULL REFERENCES identity_users (user_id),
+     purpose text NOT NULL,
+     method text NOT NULL,
+     created_at_ms ${ddl.int64} NOT NULL,
+     expires_at_ms ${ddl.int64} NOT NULL,
+     consumed_at_ms ${ddl.int64}
+   );
+   CREATE INDEX mfa_tickets_by_user ON mfa_tickets (user_id);`,
+];
+
+/** `I`: how the driver reads integers (SQLite: number, PostgreSQL: bigint). */
+export interface MfaAccountRow<I extends IntegerColumn = IntegerColumn> {
+  user_id: I;
+  totp_secret_sealed: string | null;
+  totp_enabled_at_ms: I | null;
+  totp_last_time_step: I | null;
+  pending_totp_secret_sealed: string | null;
+  pending_totp_created_at_ms: I | null;
+  failed_attempts: number;
+  locked_until_ms: I | null;
+}
+
+export interface EmailCodeRow<I extends IntegerColumn = IntegerColumn> {
+  code_id: I;
+  user_id: I;
+  code_hash: string;
+  sent_at_ms: I;
+  expires_at_ms: I;
+  consumed_at_ms: I | null;
+}
+
+export interface TicketRow<I extends IntegerColumn = IntegerColumn> {
+  ticket_hash: string;
+  user_id: I;
+  purpose: string;
+  method: string;
+  created_at_ms: I;
+  expires_at_ms: I;
+  consumed_at_ms: I | null;
+}
+
+export function accountFromRow(row: MfaAccountRow): MfaAccountRecord {
+  return {
+    userId: toNumber(row.user_id),
+    totpSecretSealed: row.totp_secret_sealed,
+    totpEnabledAtMs: toNumberOrNull(row.totp_enabled_at_ms),
+    totpLastTimeStep: toNumberOrNull(row.totp_last_time_step),
+    pendingTotpSecretSealed: row.pending_totp_secret_sealed,
+    pendingTotpCreatedAtMs: toNumberOrNull(row.pending_totp_created_at_ms),
+    failedAttempts: row.failed_attempts,
+    lockedUntilMs: toNumberOrNull(row.locked_until_ms),
+  };
+}
+
+export function emailCodeFromRow(row: EmailCodeRow): EmailCodeRecord {
+  return {
+    codeId: toNumber(row.code_id),
+    userId: toNumber(row.user_id),
+    codeHash: row.code_hash,
+    sentAtMs: toNumber(row.sent_at_ms),
+    expiresAtMs: toNumber(row.expires_at_ms),
+    consumedAtMs: toNumberOrNull(row.consumed_at_ms),
+  };
+}
+
+export function ticketFromRow(row: TicketRow): TicketRecord {
+  return {
+    ticketHash: row.ticket_hash,
+    userId: toNumber(row.user_id),
+    purpose: row.purpose,
+    method: row.method,
+    createdAtMs: toNumber(row.created_at_ms),
+    expiresAtMs: toNumber(row.expires_at_ms),
+    consumedAtMs: toNumberOrNull(row.consumed_at_ms),
+  };
 }

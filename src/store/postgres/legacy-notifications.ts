@@ -4,33 +4,22 @@
 
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
-import { atomsToNumber } from "../../core/money.js";
-import type { NotificationReadModel, NotificationRecord, NotificationType } from "../legacy-notifications.js";
+import {
+  type NotificationListRow,
+  type NotificationReadModel,
+  notificationMigrations,
+  notificationOf,
+  requestIndexMigrations,
+  settlementNotification,
+} from "../legacy-notifications.js";
 import { pageWindow } from "../page-window.js";
 import type { BatchStatementWriter, OneStatementRider } from "./batch-statement.js";
 import type { PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
+import { postgresText } from "./statements.js";
 
-export const postgresNotificationMigrations: readonly string[] = [
-  `CREATE TABLE legacy_notifications (
-     notification_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-     user_id bigint NOT NULL,
-     type text NOT NULL CHECK (type IN ('MARKET_SETTLED', 'MARKET_VOIDED')),
-     market_id bigint NOT NULL,
-     title text NOT NULL,
-     content text NOT NULL,
-     create_time_ms bigint NOT NULL,
-     UNIQUE (user_id, market_id)
-   );
-   CREATE INDEX legacy_notifications_by_user ON legacy_notifications (user_id, create_time_ms);`,
-];
-
-// The list reads legacy_requests by user; that table is the request queue's, so its index is added
-// here, by the one reader that needs it, once the queue's own migration has run.
-const requestIndexMigrations = [
-  "CREATE INDEX legacy_requests_finished_by_user ON legacy_requests (user_id, update_time_ms) WHERE status <> 'PENDING';",
-];
+export const postgresNotificationMigrations: readonly string[] = notificationMigrations.map(postgresText);
 
 export async function applyPostgresNotificationMigrations(pool: PostgresPool): Promise<void> {
   await applyPostgresMigrations(pool, "legacy_notifications", postgresNotificationMigrations);
@@ -74,7 +63,6 @@ export function createPostgresLegacyNotificationProjector(): PostgresProjector<
     for (const entry of entries) {
       for (const event of entry.events) {
         if (event.type !== "MarketSettled" && event.type !== "MarketVoided") continue;
-        const type: NotificationType = event.type === "MarketSettled" ? "MARKET_SETTLED" : "MARKET_VOIDED";
         const market = await client.query<{ title: string }>({
           ...statements.marketTitle,
           values: [event.marketId],
@@ -98,18 +86,11 @@ export function createPostgresLegacyNotificationProjector(): PostgresProjector<
           values: [event.marketId],
         });
         if (holders.rows.length === 0) continue;
-        const contents = holders.rows.map((holder) =>
-          JSON.stringify({
-            marketId: event.marketId,
-            title,
-            status: type === "MARKET_SETTLED" ? "settled" : "void",
-            winners,
-            shares: atomsToNumber(holder.held),
-            claimable: atomsToNumber(holder.claimable),
-            time: new Date(event.atMs).toISOString(),
-          }),
+        const notifications = holders.rows.map((holder) =>
+          settlementNotification(event, { title, winners }, holder),
         );
-        const summary = `${type === "MARKET_SETTLED" ? "Market settled" : "Market voided"}: ${title}`;
+        const { type, title: summary } = notifications[0]!;
+        const contents = notifications.map((notification) => notification.content);
         await client.query({
           ...statements.insert,
           values: [
@@ -135,26 +116,17 @@ export function createPostgresLegacyNotificationProjector(): PostgresProjector<
   return Object.assign(projector, { oneStatement });
 }
 
-interface ListRow {
-  id: string;
-  user_id: bigint | number;
-  type: NotificationType;
-  ref_id: string;
-  market_id: string | bigint | number | null;
-  title: string | null;
-  status: string | null;
-  error_msg: string | null;
-  content: string;
-  time_ms: bigint | number;
-}
-
 /**
  * Needs the request queue's table (legacy_requests, the PostgreSQL legacy request store's, with
  * SQLite's column names): open it after that store.
  */
 export async function openPostgresNotificationReadModel(pool: PostgresPool): Promise<NotificationReadModel> {
   await applyPostgresNotificationMigrations(pool);
-  await applyPostgresMigrations(pool, "legacy_notifications_requests", requestIndexMigrations);
+  await applyPostgresMigrations(
+    pool,
+    "legacy_notifications_requests",
+    requestIndexMigrations.map(postgresText),
+  );
   return {
     async list(userId, request) {
       const counted = await pool.query<{ total: bigint }>({
@@ -167,7 +139,7 @@ export async function openPostgresNotificationReadModel(pool: PostgresPool): Pro
       const { limit, offset } = pageWindow(request);
       if (total <= offset) return { total, records: [] };
       // Newest first; at equal times settlements before results, then the later row first.
-      const page = await pool.query<ListRow>({
+      const page = await pool.query<NotificationListRow>({
         name: "predex-notifications-page",
         text: `SELECT id, user_id, type, ref_id, market_id, title, status, error_msg, content, time_ms FROM (
                  SELECT 'request:' || request_id AS id, user_id, 'ORDER_RESULT' AS type, request_id::text AS ref_id,
@@ -182,22 +154,7 @@ export async function openPostgresNotificationReadModel(pool: PostgresPool): Pro
                ) merged ORDER BY time_ms DESC, source DESC, source_order DESC LIMIT $2 OFFSET $3`,
         values: [userId, limit, offset],
       });
-      return { total, records: page.rows.map(recordOf) };
+      return { total, records: page.rows.map(notificationOf) };
     },
-  };
-}
-
-function recordOf(row: ListRow): NotificationRecord {
-  const title =
-    row.title ?? (row.status === "SUCCESS" ? "Order executed" : `Order failed: ${row.error_msg ?? ""}`);
-  return {
-    id: row.id,
-    userId: Number(row.user_id),
-    type: row.type,
-    refId: row.ref_id,
-    marketId: row.market_id === null ? null : Number(row.market_id),
-    title,
-    content: row.content,
-    createTimeMs: Number(row.time_ms),
   };
 }

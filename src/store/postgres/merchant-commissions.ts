@@ -12,21 +12,22 @@
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
-import { type MerchantCommissionReadModel, periodOf } from "../merchant-commissions.js";
+import {
+  type CommissionRow,
+  commissionOf,
+  forEachFee,
+  type MerchantCommissionReadModel,
+  merchantCommissionMigrations,
+  merchantCommissionStatements,
+  periodOf,
+} from "../merchant-commissions.js";
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
+import { postgresText, preparePostgres } from "./statements.js";
 
-export const postgresMerchantCommissionMigrations: readonly string[] = [
-  `CREATE TABLE merchant_commissions (
-     merchant_id bigint NOT NULL,
-     period text NOT NULL,
-     commission_rate_bps integer NOT NULL,
-     fee_total bigint NOT NULL,
-     commission_total bigint NOT NULL,
-     PRIMARY KEY (merchant_id, period, commission_rate_bps)
-   );`,
-];
+export const postgresMerchantCommissionMigrations: readonly string[] =
+  merchantCommissionMigrations.map(postgresText);
 
 export async function applyPostgresMerchantCommissionMigrations(pool: PostgresPool): Promise<void> {
   await applyPostgresMigrations(pool, "commissions", postgresMerchantCommissionMigrations);
@@ -98,15 +99,7 @@ export function createCommissionAccrual(): CommissionAccrual {
         if (row === undefined) fees.set(key, { userId, period, fee });
         else row.fee += fee;
       };
-      for (const entry of entries) {
-        for (const event of entry.events) {
-          // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
-          if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
-          if (event.type !== "TradeExecuted") continue;
-          accrue(event.makerUserId, event.makerFee, event.atMs);
-          accrue(event.takerUserId, event.takerFee, event.atMs);
-        }
-      }
+      forEachFee(entries, accrue);
       if (fees.size === 0 || !(await identityTablesExist(client))) return undefined;
       const rows = [...fees.values()];
       return [rows.map((row) => row.userId), rows.map((row) => row.period), rows.map((row) => row.fee)];
@@ -123,34 +116,18 @@ export function createPostgresCommissionProjector(): PostgresProjector<ExchangeC
   };
 }
 
+const ofMerchant = preparePostgres("predex-commissions-of-merchant", merchantCommissionStatements.ofMerchant);
+
 export async function openPostgresMerchantCommissions(
   pool: PostgresPool,
 ): Promise<MerchantCommissionReadModel> {
   await applyPostgresMerchantCommissionMigrations(pool);
   return {
-    async commission(merchantId, period) {
-      const result = await pool.query<{
-        commission_rate_bps: number;
-        fee_total: bigint;
-        commission_total: bigint;
-      }>({
-        name: "predex-commissions-of-merchant",
-        text: `SELECT commission_rate_bps, fee_total, commission_total FROM merchant_commissions
-               WHERE merchant_id = $1 AND period = $2 ORDER BY commission_rate_bps`,
-        values: [merchantId, period],
-      });
-      const byRate = result.rows.map((row) => ({
-        rateBps: Number(row.commission_rate_bps),
-        feeTotal: row.fee_total,
-        commissionTotal: row.commission_total,
-      }));
-      return {
+    commission: async (merchantId, period) =>
+      commissionOf(
         merchantId,
         period,
-        feeTotal: byRate.reduce((sum, row) => sum + row.feeTotal, 0n),
-        commissionTotal: byRate.reduce((sum, row) => sum + row.commissionTotal, 0n),
-        byRate,
-      };
-    },
+        (await ofMerchant.query<CommissionRow>(pool, { merchantId, period })).rows,
+      ),
   };
 }

@@ -4,16 +4,16 @@
 // limit the operator sets through one API node applies on that node at once and on every other
 // within refreshMs. A failed refresh keeps serving the last table read.
 
-import type { PartnerRateLimits } from "../partner-rate-limits.js";
+import {
+  type LimitRow,
+  limitsOf,
+  type PartnerRateLimits,
+  partnerRateLimitMigrations,
+  partnerRateLimitStatements,
+} from "../partner-rate-limits.js";
 import type { PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
-
-export const partnerRateLimitMigrations: readonly string[] = [
-  `CREATE TABLE partner_rate_limits (
-     partner_id bigint PRIMARY KEY REFERENCES identity_partners (partner_id),
-     requests_per_second integer NOT NULL CHECK (requests_per_second > 0)
-   )`,
-];
+import { postgresStatements, postgresText } from "./statements.js";
 
 export const partnerRateLimitsRefreshMs = 1_000;
 
@@ -24,34 +24,16 @@ export interface PostgresPartnerRateLimitOptions {
   readonly monotonicNowMs?: () => number;
 }
 
-const statements = {
-  all: {
-    name: "predex-partner-rate-limits-all",
-    text: "SELECT partner_id, requests_per_second FROM partner_rate_limits",
-  },
-  upsert: {
-    name: "predex-partner-rate-limits-upsert",
-    text: `INSERT INTO partner_rate_limits (partner_id, requests_per_second) VALUES ($1, $2)
-           ON CONFLICT (partner_id) DO UPDATE SET requests_per_second = EXCLUDED.requests_per_second`,
-  },
-  remove: {
-    name: "predex-partner-rate-limits-remove",
-    text: "DELETE FROM partner_rate_limits WHERE partner_id = $1",
-  },
-} as const;
-
 export async function openPostgresPartnerRateLimits(
   pool: PostgresPool,
   options: PostgresPartnerRateLimitOptions = {},
 ): Promise<PartnerRateLimits> {
-  await applyPostgresMigrations(pool, "partner-rate-limits", partnerRateLimitMigrations);
+  await applyPostgresMigrations(pool, "partner-rate-limits", partnerRateLimitMigrations.map(postgresText));
+  const statements = postgresStatements(pool, "predex-partner-rate-limits", partnerRateLimitStatements);
   const refreshMs = options.refreshMs ?? partnerRateLimitsRefreshMs;
   const now = options.monotonicNowMs ?? (() => performance.now());
 
-  const read = async (): Promise<Map<number, number>> => {
-    const result = await pool.query<{ partner_id: bigint; requests_per_second: number }>(statements.all);
-    return new Map(result.rows.map((row) => [Number(row.partner_id), row.requests_per_second]));
-  };
+  const read = async () => limitsOf(await statements.all.rows<LimitRow>({}));
 
   let limits = await read();
   let readAtMs = now();
@@ -78,12 +60,12 @@ export async function openPostgresPartnerRateLimits(
     },
     async set(partnerId, requestsPerSecond) {
       if (requestsPerSecond === null) {
-        await pool.query({ ...statements.remove, values: [partnerId] });
+        await statements.remove.run({ partnerId });
         // A refresh in flight may have read the row before this change: read again after it.
         await refreshing;
         limits.delete(partnerId);
       } else {
-        await pool.query({ ...statements.upsert, values: [partnerId, requestsPerSecond] });
+        await statements.upsert.run({ partnerId, requestsPerSecond });
         await refreshing;
         limits.set(partnerId, requestsPerSecond);
       }

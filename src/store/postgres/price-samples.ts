@@ -4,21 +4,21 @@
 // samples of one interval share the key (option_id, time_ms) and ON CONFLICT DO NOTHING keeps the
 // first: one row per option and interval whatever the number of nodes, with no read before the write.
 
-import type { PriceSample, PriceSampleStore } from "../price-samples.js";
+import {
+  type PriceSampleRow,
+  type PriceSampleStore,
+  priceSampleMigrations,
+  priceSampleOf,
+  priceSampleStatements,
+} from "../price-samples.js";
 import type { PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
+import { postgresText, preparePostgres } from "./statements.js";
 
-export const priceSampleMigrations: readonly string[] = [
-  `CREATE TABLE realtime_price_samples (
-     option_id bigint NOT NULL,
-     time_ms bigint NOT NULL,
-     price bigint NOT NULL,
-     PRIMARY KEY (option_id, time_ms)
-   )`,
-];
+const range = preparePostgres("predex-price-samples-range", priceSampleStatements.range);
 
 export async function openPostgresPriceSampleStore(pool: PostgresPool): Promise<PriceSampleStore> {
-  await applyPostgresMigrations(pool, "realtime-price-samples", priceSampleMigrations);
+  await applyPostgresMigrations(pool, "realtime-price-samples", priceSampleMigrations.map(postgresText));
   return {
     async insert(samples) {
       if (samples.length === 0) return;
@@ -35,18 +35,9 @@ export async function openPostgresPriceSampleStore(pool: PostgresPool): Promise<
         ],
       });
     },
-    async range(optionId, fromMs, toMs, limit): Promise<PriceSample[]> {
-      const result = await pool.query<{ time_ms: bigint; price: bigint }>({
-        name: "predex-price-samples-range",
-        text: `SELECT time_ms, price FROM realtime_price_samples
-               WHERE option_id = $1 AND time_ms BETWEEN $2 AND $3 ORDER BY time_ms LIMIT $4`,
-        values: [optionId, fromMs, toMs, limit],
-      });
-      return result.rows.map((row) => ({
-        optionId,
-        timeMs: Number(row.time_ms),
-        priceAtoms: Number(row.price),
-      }));
+    async range(optionId, fromMs, toMs, limit) {
+      const result = await range.query<PriceSampleRow>(pool, { optionId, fromMs, toMs, limit });
+      return result.rows.map((row) => priceSampleOf(optionId, row));
     },
   };
 }

@@ -4,32 +4,21 @@
 
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
-import { atomsToNumber } from "../../core/money.js";
 import type { JournalEntry } from "../../engine/store.js";
-import type { NotificationReadModel, NotificationRecord, NotificationType } from "../legacy-notifications.js";
+import {
+  type NotificationListRow,
+  type NotificationReadModel,
+  notificationMigrations,
+  notificationOf,
+  requestIndexMigrations,
+  settlementNotification,
+} from "../legacy-notifications.js";
 import { pageWindow } from "../page-window.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
+import { sqliteText } from "./statements.js";
 
-const notificationMigrations = [
-  `CREATE TABLE legacy_notifications (
-     notification_id INTEGER PRIMARY KEY AUTOINCREMENT,
-     user_id INTEGER NOT NULL,
-     type TEXT NOT NULL CHECK (type IN ('MARKET_SETTLED', 'MARKET_VOIDED')),
-     market_id INTEGER NOT NULL,
-     title TEXT NOT NULL,
-     content TEXT NOT NULL,
-     create_time_ms INTEGER NOT NULL,
-     UNIQUE (user_id, market_id)
-   ) STRICT;
-   CREATE INDEX legacy_notifications_by_user ON legacy_notifications (user_id, create_time_ms);`,
-];
-
-// The list reads legacy_requests by user; that table is the request queue's, so its index is added
-// here, by the one reader that needs it, once the queue's own migration has run.
-const requestIndexMigrations = [
-  "CREATE INDEX legacy_requests_finished_by_user ON legacy_requests (user_id, update_time_ms) WHERE status <> 'PENDING';",
-];
+const migrations = notificationMigrations.map(sqliteText);
 
 interface HolderRow {
   user_id: number;
@@ -44,7 +33,7 @@ interface HolderRow {
 export function createSqliteLegacyNotificationProjector(
   db: SqliteDatabase,
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
-  applyMigrations(db, "legacy_notifications", notificationMigrations);
+  applyMigrations(db, "legacy_notifications", migrations);
   const holders = db
     .prepare<[number], HolderRow>(
       `SELECT user_id, SUM(shares + frozen_shares) AS held, SUM(claimable) AS claimable
@@ -66,7 +55,6 @@ export function createSqliteLegacyNotificationProjector(
     for (const entry of entries) {
       for (const event of entry.events) {
         if (event.type !== "MarketSettled" && event.type !== "MarketVoided") continue;
-        const type: NotificationType = event.type === "MarketSettled" ? "MARKET_SETTLED" : "MARKET_VOIDED";
         const title = marketTitle.get(event.marketId)?.title ?? "";
         const winners =
           event.type === "MarketSettled"
@@ -77,16 +65,8 @@ export function createSqliteLegacyNotificationProjector(
               }))
             : [];
         for (const holder of holders.all(event.marketId)) {
-          const content = JSON.stringify({
-            marketId: event.marketId,
-            title,
-            status: type === "MARKET_SETTLED" ? "settled" : "void",
-            winners,
-            shares: atomsToNumber(holder.held),
-            claimable: atomsToNumber(holder.claimable),
-            time: new Date(event.atMs).toISOString(),
-          });
-          const summary = `${type === "MARKET_SETTLED" ? "Market settled" : "Market voided"}: ${title}`;
+          const notification = settlementNotification(event, { title, winners }, holder);
+          const { type, title: summary, content } = notification;
           insert.run(Number(holder.user_id), type, event.marketId, summary, content, event.atMs);
         }
       }
@@ -94,29 +74,16 @@ export function createSqliteLegacyNotificationProjector(
   };
 }
 
-interface ListRow {
-  id: string;
-  user_id: number;
-  type: NotificationType;
-  ref_id: string;
-  market_id: number | null;
-  title: string | null;
-  status: string | null;
-  error_msg: string | null;
-  content: string;
-  time_ms: number;
-}
-
 /** Needs the request queue's table: create it after createSqliteLegacyRequestStore. */
 export function createSqliteLegacyNotifications(db: SqliteDatabase): NotificationReadModel {
-  applyMigrations(db, "legacy_notifications", notificationMigrations);
-  applyMigrations(db, "legacy_notifications_requests", requestIndexMigrations);
+  applyMigrations(db, "legacy_notifications", migrations);
+  applyMigrations(db, "legacy_notifications_requests", requestIndexMigrations.map(sqliteText));
   const count = db.prepare<[number, number], { total: number }>(
     `SELECT (SELECT count(*) FROM legacy_requests WHERE user_id = ? AND status <> 'PENDING')
           + (SELECT count(*) FROM legacy_notifications WHERE user_id = ?) AS total`,
   );
   // Newest first; at equal times settlements before results, then the later row first.
-  const page = db.prepare<[number, number, number, number], ListRow>(
+  const page = db.prepare<[number, number, number, number], NotificationListRow>(
     `SELECT * FROM (
        SELECT 'request:' || request_id AS id, user_id, 'ORDER_RESULT' AS type, request_id AS ref_id,
               json_extract(instruction, '$.marketId') AS market_id, NULL AS title, status, error_msg,
@@ -133,22 +100,7 @@ export function createSqliteLegacyNotifications(db: SqliteDatabase): Notificatio
       const total = count.get(userId, userId)?.total ?? 0;
       const { limit, offset } = pageWindow(request);
       const rows = total <= offset ? [] : page.all(userId, userId, limit, offset);
-      return { total, records: rows.map(recordOf) };
+      return { total, records: rows.map(notificationOf) };
     },
-  };
-}
-
-function recordOf(row: ListRow): NotificationRecord {
-  const title =
-    row.title ?? (row.status === "SUCCESS" ? "Order executed" : `Order failed: ${row.error_msg ?? ""}`);
-  return {
-    id: row.id,
-    userId: row.user_id,
-    type: row.type,
-    refId: row.ref_id,
-    marketId: row.market_id === null ? null : Number(row.market_id),
-    title,
-    content: row.content,
-    createTimeMs: row.time_ms,
   };
 }

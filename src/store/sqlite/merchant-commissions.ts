@@ -20,26 +20,22 @@ import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
 import {
+  type CommissionRow,
+  commissionOf,
+  forEachFee,
   type MerchantCommission,
   type MerchantCommissionReadModel,
+  merchantCommissionMigrations,
+  merchantCommissionStatements,
   periodOf,
 } from "../merchant-commissions.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+import type { SqliteProjector } from "./engine-store.js";
+import { prepareSqlite, sqliteText } from "./statements.js";
 
 export { type MerchantCommission, type MerchantCommissionReadModel, periodOf };
 
-import type { SqliteProjector } from "./engine-store.js";
-
-export const merchantCommissionMigrations: readonly string[] = [
-  `CREATE TABLE merchant_commissions (
-     merchant_id INTEGER NOT NULL,
-     period TEXT NOT NULL,
-     commission_rate_bps INTEGER NOT NULL,
-     fee_total INTEGER NOT NULL,
-     commission_total INTEGER NOT NULL,
-     PRIMARY KEY (merchant_id, period, commission_rate_bps)
-   ) STRICT, WITHOUT ROWID;`,
-];
+const migrations = merchantCommissionMigrations.map(sqliteText);
 
 const basisPointsPerUnit = 10_000n;
 
@@ -47,7 +43,7 @@ const basisPointsPerUnit = 10_000n;
 export function createSqliteCommissionProjector(
   db: SqliteDatabase,
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
-  applyMigrations(db, "commissions", merchantCommissionMigrations);
+  applyMigrations(db, "commissions", migrations);
   const identityExists =
     db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity_users'").get() !==
     undefined;
@@ -102,15 +98,7 @@ export function createSqliteCommissionProjector(
 
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     try {
-      for (const entry of entries) {
-        for (const event of entry.events) {
-          // An AMM trade's buy or sell fee is a fee its user pays, like a taker fee.
-          if (event.type === "PoolTradeExecuted") accrue(event.userId, event.fee, event.atMs);
-          if (event.type !== "TradeExecuted") continue;
-          accrue(event.makerUserId, event.makerFee, event.atMs);
-          accrue(event.takerUserId, event.takerFee, event.atMs);
-        }
-      }
+      forEachFee(entries, accrue);
       flush();
     } finally {
       // Rates are read afresh each batch, so a rate changed between batches applies from the next.
@@ -121,27 +109,10 @@ export function createSqliteCommissionProjector(
 }
 
 export function createSqliteMerchantCommissions(db: SqliteDatabase): MerchantCommissionReadModel {
-  applyMigrations(db, "commissions", merchantCommissionMigrations);
-  const rows = db
-    .prepare<[number, string], { commission_rate_bps: bigint; fee_total: bigint; commission_total: bigint }>(
-      `SELECT commission_rate_bps, fee_total, commission_total FROM merchant_commissions
-       WHERE merchant_id = ? AND period = ? ORDER BY commission_rate_bps`,
-    )
-    .safeIntegers(true);
+  applyMigrations(db, "commissions", migrations);
+  const rows = prepareSqlite(db, merchantCommissionStatements.ofMerchant, { safeIntegers: true });
   return {
-    async commission(merchantId, period) {
-      const byRate = rows.all(merchantId, period).map((row) => ({
-        rateBps: Number(row.commission_rate_bps),
-        feeTotal: row.fee_total,
-        commissionTotal: row.commission_total,
-      }));
-      return {
-        merchantId,
-        period,
-        feeTotal: byRate.reduce((sum, row) => sum + row.feeTotal, 0n),
-        commissionTotal: byRate.reduce((sum, row) => sum + row.commissionTotal, 0n),
-        byRate,
-      };
-    },
+    commission: async (merchantId, period) =>
+      commissionOf(merchantId, period, rows.all<CommissionRow>({ merchantId, period })),
   };
 }

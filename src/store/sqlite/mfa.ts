@@ -2,91 +2,28 @@
 // each method body (or its db.transaction) runs without interleaving: that is what makes the
 // check-and-set operations of the interface atomic here.
 
-import type {
-  AttemptGrant,
-  AttemptPolicy,
-  EmailCodeRecord,
-  EmailCodeReservation,
-  EmailSendPolicy,
-  EnableTotpInput,
-  MfaAccountRecord,
-  MfaStore,
-  RecoveryCodeUse,
-  TicketRecord,
+import {
+  type AttemptGrant,
+  type AttemptPolicy,
+  accountFromRow,
+  type EmailCodeReservation,
+  type EmailCodeRow,
+  type EmailSendPolicy,
+  type EnableTotpInput,
+  emailCodeFromRow,
+  type MfaAccountRow,
+  type MfaStore,
+  mfaMigrations,
+  type RecoveryCodeUse,
+  type TicketRecord,
+  type TicketRow,
+  ticketFromRow,
 } from "../mfa.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
-
-const mfaMigrations = [
-  `CREATE TABLE mfa_accounts (
-     user_id INTEGER PRIMARY KEY REFERENCES identity_users (user_id),
-     totp_secret_sealed TEXT,
-     totp_enabled_at_ms INTEGER,
-     totp_last_time_step INTEGER,
-     pending_totp_secret_sealed TEXT,
-     pending_totp_created_at_ms INTEGER,
-     failed_attempts INTEGER NOT NULL DEFAULT 0,
-     locked_until_ms INTEGER
-   );
-   CREATE TABLE mfa_email_codes (
-     code_id INTEGER PRIMARY KEY AUTOINCREMENT,
-     user_id INTEGER NOT NULL REFERENCES identity_users (user_id),
-     code_hash TEXT NOT NULL,
-     sent_at_ms INTEGER NOT NULL,
-     expires_at_ms INTEGER NOT NULL,
-     consumed_at_ms INTEGER
-   );
-   CREATE INDEX mfa_email_codes_by_user ON mfa_email_codes (user_id, sent_at_ms);
-   CREATE TABLE mfa_recovery_codes (
-     user_id INTEGER NOT NULL REFERENCES identity_users (user_id),
-     code_hash TEXT NOT NULL,
-     created_at_ms INTEGER NOT NULL,
-     used_at_ms INTEGER,
-     PRIMARY KEY (user_id, code_hash)
-   );
-   CREATE TABLE mfa_tickets (
-     ticket_hash TEXT PRIMARY KEY,
-     user_id INTEGER NOT NULL REFERENCES identity_users (user_id),
-     purpose TEXT NOT NULL,
-     method TEXT NOT NULL,
-     created_at_ms INTEGER NOT NULL,
-     expires_at_ms INTEGER NOT NULL,
-     consumed_at_ms INTEGER
-   );
-   CREATE INDEX mfa_tickets_by_user ON mfa_tickets (user_id);`,
-];
-
-interface AccountRow {
-  user_id: number;
-  totp_secret_sealed: string | null;
-  totp_enabled_at_ms: number | null;
-  totp_last_time_step: number | null;
-  pending_totp_secret_sealed: string | null;
-  pending_totp_created_at_ms: number | null;
-  failed_attempts: number;
-  locked_until_ms: number | null;
-}
-
-interface EmailCodeRow {
-  code_id: number;
-  user_id: number;
-  code_hash: string;
-  sent_at_ms: number;
-  expires_at_ms: number;
-  consumed_at_ms: number | null;
-}
-
-interface TicketRow {
-  ticket_hash: string;
-  user_id: number;
-  purpose: string;
-  method: string;
-  created_at_ms: number;
-  expires_at_ms: number;
-  consumed_at_ms: number | null;
-}
+import { sqliteText } from "./statements.js";
 
 export function createSqliteMfaStore(db: SqliteDatabase): MfaStore {
-  applyMigrations(db, "mfa", mfaMigrations);
+  applyMigrations(db, "mfa", mfaMigrations.map(sqliteText));
 
   const ensureAccount = db.prepare("INSERT INTO mfa_accounts (user_id) VALUES (?) ON CONFLICT DO NOTHING");
   const accountById = db.prepare("SELECT * FROM mfa_accounts WHERE user_id = ?");
@@ -156,9 +93,9 @@ export function createSqliteMfaStore(db: SqliteDatabase): MfaStore {
   );
   const ticketByHash = db.prepare("SELECT * FROM mfa_tickets WHERE ticket_hash = ?");
 
-  const account = (userId: number): AccountRow => {
+  const account = (userId: number): MfaAccountRow<number> => {
     ensureAccount.run(userId);
-    return accountById.get(userId) as AccountRow;
+    return accountById.get(userId) as MfaAccountRow<number>;
   };
 
   const nextSendAtMs = (userId: number, nowMs: number, policy: EmailSendPolicy): number => {
@@ -255,7 +192,7 @@ export function createSqliteMfaStore(db: SqliteDatabase): MfaStore {
 
   return {
     async findAccount(userId) {
-      const row = accountById.get(userId) as AccountRow | undefined;
+      const row = accountById.get(userId) as MfaAccountRow<number> | undefined;
       return row === undefined ? undefined : accountFromRow(row);
     },
     async savePendingTotp(userId, secretSealed, nowMs) {
@@ -289,7 +226,7 @@ export function createSqliteMfaStore(db: SqliteDatabase): MfaStore {
       deleteEmailCode.run(codeId);
     },
     async latestEmailCode(userId) {
-      const row = latestEmailCode.get(userId) as EmailCodeRow | undefined;
+      const row = latestEmailCode.get(userId) as EmailCodeRow<number> | undefined;
       return row === undefined ? undefined : emailCodeFromRow(row);
     },
     async consumeEmailCode(codeId, nowMs) {
@@ -314,44 +251,8 @@ export function createSqliteMfaStore(db: SqliteDatabase): MfaStore {
       return consumeTicket.run(input).changes === 1;
     },
     async findTicket(ticketHash) {
-      const row = ticketByHash.get(ticketHash) as TicketRow | undefined;
+      const row = ticketByHash.get(ticketHash) as TicketRow<number> | undefined;
       return row === undefined ? undefined : ticketFromRow(row);
     },
-  };
-}
-
-function accountFromRow(row: AccountRow): MfaAccountRecord {
-  return {
-    userId: row.user_id,
-    totpSecretSealed: row.totp_secret_sealed,
-    totpEnabledAtMs: row.totp_enabled_at_ms,
-    totpLastTimeStep: row.totp_last_time_step,
-    pendingTotpSecretSealed: row.pending_totp_secret_sealed,
-    pendingTotpCreatedAtMs: row.pending_totp_created_at_ms,
-    failedAttempts: row.failed_attempts,
-    lockedUntilMs: row.locked_until_ms,
-  };
-}
-
-function emailCodeFromRow(row: EmailCodeRow): EmailCodeRecord {
-  return {
-    codeId: row.code_id,
-    userId: row.user_id,
-    codeHash: row.code_hash,
-    sentAtMs: row.sent_at_ms,
-    expiresAtMs: row.expires_at_ms,
-    consumedAtMs: row.consumed_at_ms,
-  };
-}
-
-function ticketFromRow(row: TicketRow): TicketRecord {
-  return {
-    ticketHash: row.ticket_hash,
-    userId: row.user_id,
-    purpose: row.purpose,
-    method: row.method,
-    createdAtMs: row.created_at_ms,
-    expiresAtMs: row.expires_at_ms,
-    consumedAtMs: row.consumed_at_ms,
   };
 }
