@@ -1,10 +1,12 @@
 // The balances a batch moves, read on first use and written back once per user at the batch's end
 // (flush), in the same transaction: an order moves its user's balance three or four times (freeze,
 // trade, fee, unfreeze), and an upsert for each was a sixth of the projection. Only the exchange
-// projector writes exchange_balances, and the sums never outlive their batch (clear).
+// projector writes exchange_balances, and the sums never outlive their batch (clear). What a batch
+// wrote is kept for the next ones (kept-rows.ts): a user active in every step is read once.
 
 import type { SqliteDatabase } from "../database.js";
 import { prepareBig } from "../exchange-rows.js";
+import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
 /** A user's USDT in atoms, as the batch has moved it so far. */
 export interface BalanceSum {
@@ -19,6 +21,8 @@ export interface BatchBalances {
   readonly flush: () => void;
   /** Forgets the batch (after its commit or its rollback). */
   readonly clear: () => void;
+  /** Forgets the balances kept from earlier batches too (a batch failed: they may not be stored). */
+  readonly forgetKept: () => void;
 }
 
 export function createBatchBalances(db: SqliteDatabase): BatchBalances {
@@ -31,11 +35,13 @@ export function createBatchBalances(db: SqliteDatabase): BatchBalances {
      ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen`,
   );
   const balances = new Map<number, BalanceSum>();
+  /** As the earlier batches wrote them. */
+  const kept = new KeptRows<number, BalanceSum>(keptRowsMax);
 
   const balanceOf = (userId: number): BalanceSum => {
     let balance = balances.get(userId);
     if (balance === undefined) {
-      const row = selectBalance.get(userId);
+      const row = kept.get(userId) ?? selectBalance.get(userId);
       balance = { available: row?.available ?? 0n, frozen: row?.frozen ?? 0n };
       balances.set(userId, balance);
     }
@@ -44,8 +50,9 @@ export function createBatchBalances(db: SqliteDatabase): BatchBalances {
   const flush = (): void => {
     for (const [userId, balance] of balances) {
       saveBalance.run(userId, balance.available, balance.frozen);
+      kept.set(userId, { available: balance.available, frozen: balance.frozen });
     }
   };
   const clear = (): void => balances.clear();
-  return { balanceOf, flush, clear };
+  return { balanceOf, flush, clear, forgetKept: () => kept.clear() };
 }
