@@ -6,6 +6,7 @@
 
 import type { SqliteDatabase } from "../database.js";
 import { prepareBig } from "../exchange-rows.js";
+import { createBatchInsert } from "./batch-insert.js";
 import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
 /** A user's USDT in atoms, as the batch has moved it so far. */
@@ -30,9 +31,12 @@ export function createBatchBalances(db: SqliteDatabase): BatchBalances {
     db,
     "SELECT available, frozen FROM exchange_balances WHERE user_id = ?",
   );
-  const saveBalance = db.prepare(
-    `INSERT INTO exchange_balances (user_id, available, frozen) VALUES (?, ?, ?)
-     ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen`,
+  // Many users to a statement (batch-insert.ts): a step writes most active users' balances.
+  const saveBalances = createBatchInsert<[number, bigint, bigint]>(
+    db,
+    "INSERT INTO exchange_balances (user_id, available, frozen)",
+    3,
+    "ON CONFLICT (user_id) DO UPDATE SET available = excluded.available, frozen = excluded.frozen",
   );
   const balances = new Map<number, BalanceSum>();
   /** As the earlier batches wrote them. */
@@ -49,10 +53,14 @@ export function createBatchBalances(db: SqliteDatabase): BatchBalances {
   };
   const flush = (): void => {
     for (const [userId, balance] of balances) {
-      saveBalance.run(userId, balance.available, balance.frozen);
+      saveBalances.add([userId, balance.available, balance.frozen]);
       kept.set(userId, { available: balance.available, frozen: balance.frozen });
     }
+    saveBalances.flush();
   };
-  const clear = (): void => balances.clear();
+  const clear = (): void => {
+    balances.clear();
+    saveBalances.clear();
+  };
   return { balanceOf, flush, clear, forgetKept: () => kept.clear() };
 }

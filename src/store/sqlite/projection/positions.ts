@@ -9,6 +9,7 @@ import { newPosition, type Position } from "../../../core/wallet/positions.js";
 import type { SqliteDatabase } from "../database.js";
 import { big, prepareBig, type Row } from "../exchange-rows.js";
 import type { PoolProjectionHelpers } from "../pool-projection.js";
+import { createBatchInsert } from "./batch-insert.js";
 import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
 export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
@@ -33,10 +34,13 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     db,
     "SELECT * FROM exchange_positions WHERE position_id = ?",
   );
-  const upsertPosition = db.prepare(
+  // Many positions to a statement (batch-insert.ts).
+  const upsertPositions = createBatchInsert<unknown[]>(
+    db,
     `INSERT INTO exchange_positions (position_id, user_id, market_id, outcome_id, option_id, shares,
-       frozen_shares, cost, realized_pnl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
+       frozen_shares, cost, realized_pnl)`,
+    9,
+    `ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
        cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
   );
   const moveFrozenSharesRow = db.prepare(
@@ -115,7 +119,7 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     for (const { position, dirty } of kept.values()) {
       stored.set(`${position.userId}/${position.optionId}`, { ...position });
       if (!dirty) continue;
-      upsertPosition.run(
+      upsertPositions.add([
         position.positionId,
         position.userId,
         position.marketId,
@@ -125,11 +129,13 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
         position.frozenShares,
         position.cost,
         position.realizedPnl,
-      );
+      ]);
     }
+    upsertPositions.flush();
     clear();
   };
   const clear = (): void => {
+    upsertPositions.clear();
     kept.clear();
     keptByOption.clear();
   };
