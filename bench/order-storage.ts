@@ -15,6 +15,10 @@
 //    ways so machine drift hits both alike. Step latencies are the steps' wall time (the event
 //    loop is held that long on the platform).
 //
+// BENCH_COUNT_STATEMENTS=1 also counts the SQLite statements each way runs per order past the
+// warm-up, by statement (every run/get/all/iterate, BEGIN and COMMIT included): exact counts, but
+// the counting itself costs CPU, so the µs of such a run are not comparable to others.
+//
 // Bounded by BENCH_ORDERS (default 30,000) and BENCH_ROUNDS (default 3). The data lives under the
 // repository's .bench-tmp (the disk a data dir would be on). The last line is the JSON result.
 
@@ -44,12 +48,40 @@ type Entry = JournalEntry<ExchangeCommand, ExchangeEvent>;
 
 const ordersCount = Number(process.env.BENCH_ORDERS ?? 30_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const countStatements = process.env.BENCH_COUNT_STATEMENTS === "1";
 const batchCommandsMax = Number(process.env.BENCH_BATCH_COMMANDS_MAX ?? 34);
 const usersCount = 128;
 const inFlight = 64;
 const warmupOrders = 3_000;
 const unit = 100_000_000n;
 const cent = 1_000_000n;
+
+/** Statements run since the last reset, by their SQL (only with BENCH_COUNT_STATEMENTS=1). */
+const statementsRun = new Map<string, number>();
+if (countStatements) {
+  const probe = openDatabase({ path: ":memory:" });
+  const statementPrototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
+  probe.close();
+  for (const method of ["run", "get", "all", "iterate"]) {
+    const original = statementPrototype[method]!;
+    statementPrototype[method] = function (this: { source: string }, ...args: unknown[]) {
+      statementsRun.set(this.source, (statementsRun.get(this.source) ?? 0) + 1);
+      return original.apply(this, args);
+    };
+  }
+}
+
+function printStatementCounts(way: string, orders: number): void {
+  const rows = [...statementsRun].sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, count]) => sum + count, 0);
+  console.log(`${way}: ${(total / orders).toFixed(2)} statements an order`);
+  for (const [sql, count] of rows) {
+    console.log(`  ${(count / orders).toFixed(3).padStart(7)}  ${sql.replace(/\s+/g, " ").slice(0, 110)}`);
+  }
+}
 
 /** bench:orders' stream through a real engine; returns the journal as the engine batched it. */
 async function makeJournal(): Promise<Entry[][]> {
@@ -141,6 +173,7 @@ function replay(
       started = process.cpuUsage();
       orders = 0;
       stepsMs.length = 0;
+      statementsRun.clear();
     }
     // The stores' commits are synchronous on SQLite; the Promise is only the port's shape.
     if (target === undefined) void store.commitBatch(batch, projectors);
@@ -154,6 +187,7 @@ function replay(
   });
   while (pending.length > 0) step(Math.min(pending.length, stepEntriesMax));
   const used = process.cpuUsage(started);
+  if (countStatements) printStatementCounts(way, orders);
   db.close();
   return {
     cpuUsPerOrder: (used.user + used.system) / orders,

@@ -53,13 +53,17 @@ export function createSqliteExchangeProjector(
   const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
   const projectExclusive = createExclusiveProjection(db, { ledger, ...positions });
   const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
-  /** These read and write exchange_positions by SQL too: they see, and leave, every position written. */
+  /**
+   * These read and write exchange_positions by SQL too: they see, and leave, every position written,
+   * and the positions kept from earlier steps are read again after them.
+   */
   const withPositionsWritten =
     <Event>(project: (event: Event) => void) =>
     (event: Event) => {
       positions.flush();
       project(event);
       positions.flush();
+      positions.forgetKept();
     };
   const projectPositionsBySql = {
     lifecycle: withPositionsWritten(projectLifecycle),
@@ -67,7 +71,22 @@ export function createSqliteExchangeProjector(
     exclusive: withPositionsWritten(projectExclusive),
   };
 
+  /**
+   * The last sequence of the last call that returned. The balances and positions kept from earlier
+   * calls are what the tables hold only if that call committed: a call that does not continue it
+   * (the same entries again after a failed commit, another history) forgets them first.
+   */
+  let lastProjected: bigint | undefined;
+
   return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    const first = entries[0];
+    if (first === undefined) return;
+    if (lastProjected === undefined || first.sequence !== lastProjected + 1n) {
+      balances.forgetKept();
+      positions.forgetKept();
+    }
+    lastProjected = undefined;
+    let projected = false;
     try {
       projectEntries(entries);
       balances.flush();
@@ -78,7 +97,9 @@ export function createSqliteExchangeProjector(
       marketTotals.flush();
       // After every row of the batch is in: it indexes the tables by id range.
       indexUserHistory();
+      projected = true;
     } finally {
+      if (projected) lastProjected = entries.at(-1)!.sequence;
       // A failed batch rolls back; what it left in memory must not leak into a later one.
       balances.clear();
       positions.clear();

@@ -188,6 +188,25 @@ export const exchangeReadModelMigrations: readonly string[] = [
   userHistoryIndexMigration,
   // 7: exclusive (negative-risk) markets, DESIGN §10: 1 for a market whose outcomes exclude each other.
   "ALTER TABLE markets ADD COLUMN exclusive INTEGER NOT NULL DEFAULT 0;",
+  // 8: price points keyed the way they are read, by option and time (the price history's time
+  // range, the console's latest trades): the index by time held exactly what the old key
+  // (option_id, trade_id) held, so every point was written to two B-trees of the same rows and the
+  // old key served no query (EXPLAIN QUERY PLAN: docs/performance.md, issue #31 cheaper writes).
+  // A trade has one time, so (option, time, trade) is as unique as (option, trade) was.
+  `CREATE TABLE exchange_price_points_rekeyed (
+     option_id INTEGER NOT NULL,
+     time_ms INTEGER NOT NULL,
+     trade_id INTEGER NOT NULL,
+     market_id INTEGER NOT NULL,
+     outcome_id INTEGER NOT NULL,
+     price INTEGER NOT NULL,
+     PRIMARY KEY (option_id, time_ms, trade_id)
+   ) STRICT, WITHOUT ROWID;
+   INSERT INTO exchange_price_points_rekeyed (option_id, time_ms, trade_id, market_id, outcome_id, price)
+     SELECT option_id, time_ms, trade_id, market_id, outcome_id, price FROM exchange_price_points
+     ORDER BY option_id, time_ms, trade_id;
+   DROP TABLE exchange_price_points;
+   ALTER TABLE exchange_price_points_rekeyed RENAME TO exchange_price_points;`,
 ];
 
 /** True for the types an order's life writes, which the user history tables serve (migration 6). */

@@ -19,18 +19,23 @@ export interface BatchInsert<Row extends readonly unknown[]> {
   readonly clear: () => void;
 }
 
-/** `insert` is `INSERT INTO table (columns…)`; each row has one value per column. */
+/**
+ * `insert` is `INSERT INTO table (columns…)`; each row has one value per column. `upsert`, if any,
+ * is the `ON CONFLICT … DO UPDATE …` clause after the rows (one conflict target, each key at most
+ * once in a flush).
+ */
 export function createBatchInsert<Row extends readonly unknown[]>(
   db: SqliteDatabase,
   insert: string,
   columns: number,
+  upsert = "",
 ): BatchInsert<Row> {
   const values = (rows: number) =>
     Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(
       ", ",
     );
-  const one = db.prepare(`${insert} VALUES ${values(1)}`);
-  const many: Statement = db.prepare(`${insert} VALUES ${values(insertRowsPerStatement)}`);
+  const one = db.prepare(`${insert} VALUES ${values(1)} ${upsert}`);
+  const many: Statement = db.prepare(`${insert} VALUES ${values(insertRowsPerStatement)} ${upsert}`);
   let rows: Row[] = [];
   const flush = (): void => {
     let index = 0;

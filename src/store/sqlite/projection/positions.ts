@@ -2,12 +2,15 @@
 // the core's own average-cost rules (src/core/wallet/positions.ts), then saved whole. A projection
 // step moves the same position many times (a maker's fills, an order's frozen shares): each is read
 // on first use, kept in memory through the step and written once at its end (flush), in the same
-// transaction, as the balances are (balances.ts).
+// transaction, as the balances are (balances.ts). What a step wrote is kept for the next ones
+// (kept-rows.ts), by user and option: a position moved in every step is read once.
 
 import { newPosition, type Position } from "../../../core/wallet/positions.js";
 import type { SqliteDatabase } from "../database.js";
 import { big, prepareBig, type Row } from "../exchange-rows.js";
 import type { PoolProjectionHelpers } from "../pool-projection.js";
+import { createBatchInsert } from "./batch-insert.js";
+import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
 export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
   /** Moves shares between the user's free and frozen columns of the option (an order rests or ends). */
@@ -19,6 +22,11 @@ export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPositio
   readonly flush: () => void;
   /** Forgets what is kept (after a flush, or a rollback). */
   readonly clear: () => void;
+  /**
+   * Forgets the positions kept from earlier steps too: a step failed, or something else writes
+   * exchange_positions by SQL (they may no longer be what the table holds).
+   */
+  readonly forgetKept: () => void;
 }
 
 export function createBatchPositions(db: SqliteDatabase): BatchPositions {
@@ -26,10 +34,13 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     db,
     "SELECT * FROM exchange_positions WHERE position_id = ?",
   );
-  const upsertPosition = db.prepare(
+  // Many positions to a statement (batch-insert.ts).
+  const upsertPositions = createBatchInsert<unknown[]>(
+    db,
     `INSERT INTO exchange_positions (position_id, user_id, market_id, outcome_id, option_id, shares,
-       frozen_shares, cost, realized_pnl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
+       frozen_shares, cost, realized_pnl)`,
+    9,
+    `ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
        cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
   );
   const moveFrozenSharesRow = db.prepare(
@@ -39,6 +50,9 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
   const kept = new Map<number, { position: Position; dirty: boolean }>();
   /** The same, by user and option (`${userId}/${optionId}`), for the frozen shares' moves. */
   const keptByOption = new Map<string, number>();
+
+  /** As the earlier steps wrote them, by `${userId}/${optionId}`. */
+  const stored = new KeptRows<string, Position>(keptRowsMax);
 
   const keep = (position: Position, dirty: boolean) => {
     kept.set(position.positionId, { position, dirty });
@@ -55,6 +69,12 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
   ): Position => {
     const found = kept.get(positionId);
     if (found !== undefined) return found.position;
+    const known = stored.get(`${userId}/${optionId}`);
+    if (known !== undefined && known.positionId === positionId) {
+      const position = { ...known };
+      keep(position, false);
+      return position;
+    }
     const row = selectPosition.get(positionId);
     const position: Position =
       row === undefined
@@ -77,8 +97,14 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
   const savePosition = (position: Position): void => keep(position, true);
 
   const moveFrozenShares = (userId: number, optionId: number, shares: bigint): void => {
-    const positionId = keptByOption.get(`${userId}/${optionId}`);
-    const found = positionId === undefined ? undefined : kept.get(positionId);
+    const key = `${userId}/${optionId}`;
+    const positionId = keptByOption.get(key);
+    let found = positionId === undefined ? undefined : kept.get(positionId);
+    const known = found === undefined ? stored.get(key) : undefined;
+    if (known !== undefined) {
+      keep({ ...known }, false);
+      found = kept.get(known.positionId);
+    }
     if (found === undefined) {
       // Not loaded this step: the row itself moves, and a later load reads it moved.
       moveFrozenSharesRow.run(shares, shares, userId, optionId);
@@ -91,8 +117,9 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
 
   const flush = (): void => {
     for (const { position, dirty } of kept.values()) {
+      stored.set(`${position.userId}/${position.optionId}`, { ...position });
       if (!dirty) continue;
-      upsertPosition.run(
+      upsertPositions.add([
         position.positionId,
         position.userId,
         position.marketId,
@@ -102,14 +129,16 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
         position.frozenShares,
         position.cost,
         position.realizedPnl,
-      );
+      ]);
     }
+    upsertPositions.flush();
     clear();
   };
   const clear = (): void => {
+    upsertPositions.clear();
     kept.clear();
     keptByOption.clear();
   };
 
-  return { loadPosition, savePosition, moveFrozenShares, flush, clear };
+  return { loadPosition, savePosition, moveFrozenShares, flush, clear, forgetKept: () => stored.clear() };
 }
