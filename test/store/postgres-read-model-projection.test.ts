@@ -35,6 +35,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { projectedTables } from "../support/postgres-projected-tables.js";
 
 const skip = postgresSkipReason();
 let cluster: Promise<PostgresCluster> | undefined;
@@ -131,26 +132,6 @@ async function submitGroups(
     const commands = await engine.read((state) => stream.next(state, time.nowMs, size));
     await Promise.all(commands.map((command) => engine.submit(command)));
   }
-}
-
-/** Every table the projectors write, row for row (the journal, leadership and identity excluded). */
-async function projectedTables(pool: PostgresPool): Promise<Map<string, string[]>> {
-  const tables = await pool.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables
-     WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
-       AND table_name NOT LIKE 'engine\\_%' AND table_name NOT LIKE 'identity\\_%'
-       AND table_name <> 'schema_migrations'
-     ORDER BY table_name`,
-  );
-  const found = new Map<string, string[]>();
-  for (const { name } of tables.rows) {
-    const rows = await pool.query<{ row: string }>(`SELECT t::text AS row FROM "${name}" t ORDER BY 1`);
-    found.set(
-      name,
-      rows.rows.map((row) => row.row),
-    );
-  }
-  return found;
 }
 
 /** The reference: read models written in each journal commit, the whole stream. */
