@@ -277,7 +277,13 @@ export class PostgresReadModelProjection<Command, Event> {
   /** Steps one after another while entries wait (steps never overlap: the position is one row). */
   async #runSteps(): Promise<void> {
     try {
-      while (this.#pending.length > 0 && this.#failure === undefined) await this.#step();
+      // Once nobody waits and fewer than stepEntriesMin wait, the rest goes after delayMs (#schedule).
+      do await this.#step();
+      while (
+        this.#pending.length > 0 &&
+        this.#failure === undefined &&
+        (this.#waiters.size > 0 || this.#pending.length >= this.#limits.stepEntriesMin)
+      );
     } finally {
       this.#running = undefined;
     }
