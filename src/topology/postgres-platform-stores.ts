@@ -108,6 +108,38 @@ export async function openPostgresPlatformStores(
     });
     positions = watcher;
     let replicaSequence = () => 0n;
+    // The markets the entries this node's replica holds touched, told to the catalogue's listeners
+    // once the read models hold those entries (before any read waiting for them goes on): the
+    // catalogue's cached views never miss a projected change, whichever NOTIFY arrives first.
+    const catalogueListeners: ((marketIds: ReadonlySet<number> | undefined) => void)[] = [];
+    let touchedWaiting: { sequence: bigint; marketIds: ReadonlySet<number> }[] = [];
+    const tellTouched = (position: bigint) => {
+      if (touchedWaiting.length === 0 || touchedWaiting[0]!.sequence > position) return;
+      const told = new Set<number>();
+      while (touchedWaiting.length > 0 && touchedWaiting[0]!.sequence <= position) {
+        for (const marketId of touchedWaiting.shift()!.marketIds) told.add(marketId);
+      }
+      for (const listener of catalogueListeners) listener(told);
+    };
+    watcher.onPosition(tellTouched);
+    const followReplica = (exchange: PlatformExchange) => {
+      replicaSequence = () => exchange.engine.committedSequence;
+      exchange.engine.onCommitted((entries) => {
+        const marketIds = new Set<number>();
+        for (const entry of entries) {
+          for (const event of entry.events) {
+            if ("marketId" in event && typeof event.marketId === "number") marketIds.add(event.marketId);
+          }
+        }
+        if (marketIds.size === 0) return;
+        touchedWaiting.push({ sequence: entries.at(-1)!.sequence, marketIds });
+        tellTouched(watcher.sequence);
+      });
+      exchange.engine.onReloaded?.(() => {
+        touchedWaiting = [];
+        for (const listener of catalogueListeners) listener(undefined);
+      });
+    };
     const projected = <Store extends object>(store: Store) =>
       withProjectedReads(store, () => watcher.waitFor(replicaSequence()));
     const readModels = projected(await openPostgresExchangeReadModels(pool));
@@ -130,7 +162,10 @@ export async function openPostgresPlatformStores(
       mfa: await openPostgresMfaStore(pool),
       categories: await openPostgresCategoryStore(pool),
       marketCatalog: projected(marketCatalog.store),
-      onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+      onMarketsChanged: (listener) => {
+        marketCatalog.onMarketsChanged(listener);
+        catalogueListeners.push(listener);
+      },
       depositAddresses: await openPostgresDepositAddressStore(pool),
       depositKeyRegistry: await openPostgresDepositKeyRegistry(pool),
       gatewayNonces: await openPostgresGatewayNonceStore(pool, {
@@ -151,8 +186,11 @@ export async function openPostgresPlatformStores(
           exchange,
           positions: watcher,
         });
-        replicaSequence = () => opened.engine.committedSequence;
-        return opened;
+        followReplica(opened);
+        return {
+          ...opened,
+          catchUpReadModels: () => watcher.waitFor(replicaSequence()),
+        };
       },
       async close() {
         await watcher.close();

@@ -366,6 +366,7 @@ export class ReadModelPositionWatcher {
   #poll: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #waiters = new Set<{ sequence: bigint; resolve: () => void }>();
+  readonly #listeners: ((sequence: bigint) => void)[] = [];
 
   static async start(options: ReadModelPositionWatcherOptions): Promise<ReadModelPositionWatcher> {
     await applyReadModelPositionMigrations(options.pool);
@@ -390,10 +391,16 @@ export class ReadModelPositionWatcher {
     return this.#known;
   }
 
+  /** Tells `listener` each new position, before anyone waiting for it is let go. */
+  onPosition(listener: (sequence: bigint) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** A position learnt another way (this process's own leader projected it). */
   observe(sequence: bigint): void {
     if (sequence <= this.#known) return;
     this.#known = sequence;
+    for (const listener of this.#listeners) listener(sequence);
     for (const waiter of this.#waiters) {
       if (waiter.sequence <= sequence) {
         this.#waiters.delete(waiter);
