@@ -44,9 +44,11 @@ export interface CatalogueOptions {
   /**
    * Where the read models follow the journal (SQLite: src/engine/deferred-projection.ts), brings
    * them up to the last committed command, which tells onMarketsChanged of what it touched: called
-   * before a cached view is used, so a view never misses an acknowledged command.
+   * before a cached view is used, so a view never misses an acknowledged command. On PostgreSQL it
+   * waits until the read models hold what this node's replica holds (the markets they touched
+   * have been told to onMarketsChanged by then).
    */
-  readonly catchUpReadModels?: (() => void) | undefined;
+  readonly catchUpReadModels?: (() => void | Promise<void>) | undefined;
 }
 
 export interface MarketActivity {
@@ -106,7 +108,7 @@ export class Catalogue {
   }
 
   async activityOf(marketId: number): Promise<MarketActivity> {
-    this.#options.catchUpReadModels?.();
+    await this.#options.catchUpReadModels?.();
     let stats = this.#stats.get(marketId);
     if (stats === undefined) {
       stats = await this.#options.store.stats(marketId);
@@ -122,7 +124,7 @@ export class Catalogue {
   async list(filter: MarketListFilter, page: PageRequest): Promise<Page<MarketListRecord>> {
     const key = `${filter.categoryId ?? ""}|${filter.status ?? ""}|${page.page}|${page.pageSize}`;
     const nowMs = this.#options.nowMs();
-    this.#options.catchUpReadModels?.();
+    await this.#options.catchUpReadModels?.();
     const cached = this.#listPages.get(key);
     if (cached !== undefined && nowMs - cached.builtAtMs < listPageCacheTtlMs) return cached.page;
     const generation = this.#generation;
@@ -196,7 +198,7 @@ export class Catalogue {
   }
 
   async #baseDetail(marketId: number): Promise<MarketDetail | undefined> {
-    this.#options.catchUpReadModels?.();
+    await this.#options.catchUpReadModels?.();
     const cached = this.#details.get(marketId);
     if (cached !== undefined) return cached;
     const generation = this.#generation;

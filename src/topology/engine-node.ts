@@ -53,6 +53,10 @@ import {
   engineApplicationName,
   LeadershipAbortedError,
 } from "../store/postgres/leadership.js";
+import {
+  type PostgresProjectionLimits,
+  PostgresReadModelProjection,
+} from "../store/postgres/read-model-projection.js";
 import { StandbyStateBrokenError, type Takeover, WarmStandby } from "../store/postgres/warm-standby.js";
 import type { PostgresEngineProjectors } from "./postgres-projectors.js";
 
@@ -67,6 +71,8 @@ export interface EngineNodeOptions {
   readonly openProjectors: (pool: PostgresPool) => Promise<PostgresEngineProjectors>;
   readonly clock?: () => number;
   readonly limits?: Partial<EngineLimits>;
+  /** How the read models follow the journal (tests make steps small or rare). */
+  readonly projectionLimits?: Partial<PostgresProjectionLimits>;
   readonly observer?: EngineObserver;
   /** The process must end: an invariant broke. Default: log and exit. */
   readonly onFatal?: (reason: Error, exitCode: number) => void;
@@ -107,6 +113,8 @@ export interface EngineNode {
   readonly leader: LeaderState | undefined;
   /** Tells `listener` every time this node starts leading. Returns an unsubscribe. */
   onLeading(listener: (leader: LeaderState) => void): () => void;
+  /** Tells `listener` each position the read models reach while this node leads (its own steps). */
+  onReadModelsProjected(listener: (sequence: bigint) => void): () => void;
   /**
    * Tells `listener` every time this node has stepped down and follows again as a standby rebuilt
    * from the database (at `sequence`), with why it stepped down. Returns an unsubscribe.
@@ -142,6 +150,7 @@ interface Term {
   readonly id: string;
   readonly pool: PostgresPool;
   readonly readModels: PostgresEngineProjectors;
+  /** Written in each journal commit: the forwarded commands' ids only (they ride in the append). */
   readonly projectors: PostgresProjector<ExchangeCommand, ExchangeEvent>[];
   readonly standby: WarmStandby<ExchangeState, ExchangeCommand, ExchangeEvent>;
 }
@@ -158,6 +167,8 @@ interface Lead {
   readonly engine: PostgresExchangeEngine;
   readonly scheduler: Scheduler;
   readonly journalArchiver: JournalArchiver;
+  /** The read models behind the journal (src/store/postgres/read-model-projection.ts). */
+  readonly projection: PostgresReadModelProjection<ExchangeCommand, ExchangeEvent>;
   readonly server: CommandServer;
   readonly submit: (command: ExchangeCommand, forwardId: string) => Promise<SubmitResult<ExchangeEvent>>;
   readonly submitMany: (
@@ -198,6 +209,8 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
   const leadingListeners = new Set<(leader: LeaderState) => void>();
   const steppedDownListeners = new Set<(reason: Error, sequence: bigint) => void>();
   // Who hears of this node's commits while it leads (localCommands.onCommitted).
+  // Who hears of the read models' position while this node leads (onReadModelsProjected).
+  const projectedListeners = new Set<(sequence: bigint) => void>();
   const committedListeners = new Set<
     (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => void
   >();
@@ -249,8 +262,9 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         // for a synchronous standby) ends now, with its locks.
         if (previousTermId !== undefined) await endSessionsOf(pool, previousTermId);
         readModels = await options.openProjectors(pool);
+        // The read models follow the journal (openLeaderEngine); the commit writes only the journal
+        // and the forwarded commands' ids.
         const projectors = [
-          ...readModels.projectors,
           await createForwardedCommandsProjector<ExchangeCommand, ExchangeEvent>(pool, (command) =>
             forwardIds.get(command),
           ),
@@ -361,7 +375,28 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
         ),
       onError: (error, context) => logger.error({ err: error, context }, "exchange engine problem"),
     });
+    // The read models the last leaders left behind the journal are projected before anything is
+    // submitted or advertised; then every committed batch follows, before its submitters are answered.
+    let projection: PostgresReadModelProjection<ExchangeCommand, ExchangeEvent>;
+    try {
+      projection = await PostgresReadModelProjection.open({
+        pool: term.pool,
+        projectors: term.readModels.projectors,
+        journal: archive.history(takeover.store),
+        committedSequence: engine.committedSequence,
+        ...(options.projectionLimits === undefined ? {} : { limits: options.projectionLimits }),
+        // A failed step: step down; the next leader projects from the recorded position.
+        onFatal: (error) => ended({ reason: error }),
+        onProjected: (sequence) => {
+          for (const listener of projectedListeners) listener(sequence);
+        },
+      });
+    } catch (error) {
+      await engine.close({ snapshot: false }).catch(() => {});
+      throw error;
+    }
     engine.onCommitted((entries) => {
+      projection.committed(entries);
       for (const listener of committedListeners) listener(entries);
     });
     const scheduler = startScheduler({
@@ -374,12 +409,17 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     });
     const journalArchiver = startJournalArchiver({
       engine,
-      snapshotSequence: () => engine.snapshotSequence,
+      // Entries the read models have not projected stay in the journal, for the next leader.
+      snapshotSequence: () => {
+        const { projectedSequence } = projection;
+        if (projectedSequence < engine.snapshotSequence) return projectedSequence;
+        return engine.snapshotSequence;
+      },
       store: takeover.store,
       archive,
       logger,
     });
-    return { engine, scheduler, journalArchiver };
+    return { engine, scheduler, journalArchiver, projection };
   };
 
   /** Leads from a takeover: engine, scheduler, archiver, command port, advertised address. */
@@ -390,7 +430,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
   ): Promise<Lead> => {
     const { epoch } = takeover.leadership;
     void takeover.leadership.lost.then((reason) => ended({ reason }));
-    const { engine, scheduler, journalArchiver } = await openLeaderEngine(term, takeover, ended);
+    const { engine, scheduler, journalArchiver, projection } = await openLeaderEngine(term, takeover, ended);
     const submit = (command: ExchangeCommand, forwardId: string) => {
       forwardIds.set(command, forwardId);
       return engine.submit(command);
@@ -419,6 +459,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       await scheduler.stop();
       await journalArchiver.stop();
       await engine.close({ snapshot: false }).catch(() => {});
+      await projection.abandon(error instanceof Error ? error : new Error(String(error)));
       throw error;
     }
     const host = topology.engineAdvertiseHost.includes(":")
@@ -438,6 +479,7 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
       engine,
       scheduler,
       journalArchiver,
+      projection,
       server,
       submit,
       submitMany,
@@ -466,6 +508,10 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     await lead.engine.close({ snapshot: closing }).catch((error: unknown) => {
       logger.warn({ err: error }, "engine node: closing the engine while stepping down failed");
     });
+    // A clean close projects what is committed; a step-down leaves it to the next leader (which
+    // projects from the recorded position), writing nothing more under a lost lead.
+    if (closing) await lead.projection.close();
+    else await lead.projection.abandon(new Error("The engine node stepped down"));
     await lead.server.close();
     await lead.takeover.leadership.release().catch(() => {});
     await closeTerm(term);
@@ -619,6 +665,10 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     onSteppedDown(listener) {
       steppedDownListeners.add(listener);
       return () => steppedDownListeners.delete(listener);
+    },
+    onReadModelsProjected(listener) {
+      projectedListeners.add(listener);
+      return () => projectedListeners.delete(listener);
     },
     localCommands,
     get journalForks() {

@@ -66,12 +66,12 @@ export interface PlatformExchange {
    */
   readonly journalForks?: () => number;
   /**
-   * Brings this node's read models up to the last committed command, where they follow the journal
-   * (SQLite); absent where they are written in each commit (PostgreSQL). Whatever reads a projected
-   * table outside the stores (a cache built from them) calls it first.
+   * Brings this node's read models up to the last committed command (SQLite, synchronously) or
+   * waits until they hold what this node's replica holds (PostgreSQL: it returns a Promise).
+   * Whatever reads a projected table outside the stores (a cache built from them) calls it first.
    */
-  readonly catchUpReadModels?: () => void;
-  /** The last sequence the read models hold, where they follow the journal (the metrics). */
+  readonly catchUpReadModels?: () => void | Promise<void>;
+  /** The last sequence the read models hold (the metrics). */
   readonly readModelsSequence?: () => bigint;
   /** Stops the engine (commits what is queued) or the forwarding and the replica. */
   close(): Promise<void>;

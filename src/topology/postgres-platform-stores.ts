@@ -48,6 +48,11 @@ import { openPostgresOperationsQueries } from "../store/postgres/operations-quer
 import { openPostgresPartnerRateLimits } from "../store/postgres/partner-rate-limits.js";
 import { openPostgresPriceSampleStore } from "../store/postgres/price-samples.js";
 import { openPostgresRateLimitStores } from "../store/postgres/rate-limit-store.js";
+import {
+  ReadModelPositionWatcher,
+  readModelPosition,
+  withProjectedReads,
+} from "../store/postgres/read-model-projection.js";
 import { reportReplicationAtStart } from "../store/postgres/replication-status.js";
 import {
   openPostgresSessionCache,
@@ -72,6 +77,7 @@ export async function openPostgresPlatformStores(
 ): Promise<PlatformStores> {
   const pool = openApiNodePool(options.url);
   let sessions: PostgresSessionCache | undefined;
+  let positions: ReadModelPositionWatcher | undefined;
   try {
     // Identity first: several stores' tables refer to users and partners.
     // Session lookups kept in memory while this node hears every node's revocations (LISTEN, see
@@ -91,23 +97,75 @@ export async function openPostgresPlatformStores(
       onListenError: (error) =>
         options.logger.warn({ err: error }, "catalogue: change listener reconnecting"),
     });
-    const readModels = await openPostgresExchangeReadModels(pool);
+    // The read models follow the journal (the engine leader projects them in steps: src/store/
+    // postgres/read-model-projection.ts). Every read of a projected table first waits until they
+    // hold what this node's replica holds; the replica holds every command this node has answered,
+    // so a read after an answer sees it. Nothing to wait for until the exchange is open.
+    const watcher = await ReadModelPositionWatcher.start({
+      pool,
+      onListenError: (error) =>
+        options.logger.warn({ err: error }, "read models: position listener reconnecting"),
+    });
+    positions = watcher;
+    let replicaSequence = () => 0n;
+    // The markets the entries this node's replica holds touched, told to the catalogue's listeners
+    // once the read models hold those entries (before any read waiting for them goes on): the
+    // catalogue's cached views never miss a projected change, whichever NOTIFY arrives first.
+    const catalogueListeners: ((marketIds: ReadonlySet<number> | undefined) => void)[] = [];
+    let touchedWaiting: { sequence: bigint; marketIds: ReadonlySet<number> }[] = [];
+    const tellTouched = (position: bigint) => {
+      if (touchedWaiting.length === 0 || touchedWaiting[0]!.sequence > position) return;
+      const told = new Set<number>();
+      while (touchedWaiting.length > 0 && touchedWaiting[0]!.sequence <= position) {
+        for (const marketId of touchedWaiting.shift()!.marketIds) told.add(marketId);
+      }
+      for (const listener of catalogueListeners) listener(told);
+    };
+    watcher.onPosition(tellTouched);
+    const followReplica = (exchange: PlatformExchange) => {
+      replicaSequence = () => exchange.engine.committedSequence;
+      exchange.engine.onCommitted((entries) => {
+        const marketIds = new Set<number>();
+        for (const entry of entries) {
+          for (const event of entry.events) {
+            if ("marketId" in event && typeof event.marketId === "number") marketIds.add(event.marketId);
+          }
+        }
+        if (marketIds.size === 0) return;
+        touchedWaiting.push({ sequence: entries.at(-1)!.sequence, marketIds });
+        tellTouched(watcher.sequence);
+      });
+      exchange.engine.onReloaded?.(() => {
+        touchedWaiting = [];
+        for (const listener of catalogueListeners) listener(undefined);
+      });
+    };
+    const projected = <Store extends object>(store: Store) =>
+      withProjectedReads(store, () => watcher.waitFor(replicaSequence()));
+    const readModels = projected(await openPostgresExchangeReadModels(pool));
     const requests = await openPostgresLegacyRequestStore(pool);
     const legacyStores: LegacyStores = {
       nonces: await openPostgresLegacyNonceStore(pool),
       requests,
-      notifications: await openPostgresNotificationReadModel(pool),
-      applications: await openPostgresLegacyApplicationStore(pool),
-      commissions: await openPostgresMerchantCommissions(pool),
-      bills: await openPostgresLegacyBillQueries(pool),
+      notifications: projected(await openPostgresNotificationReadModel(pool)),
+      applications: projected(await openPostgresLegacyApplicationStore(pool)),
+      commissions: projected(await openPostgresMerchantCommissions(pool)),
+      bills: projected(await openPostgresLegacyBillQueries(pool)),
     };
     return {
       kind: "postgres",
-      identity,
+      // A partner's commission rate is read by the commission projector: trades this node has
+      // answered are projected (at the old rate) before a change is written.
+      identity: withProjectedReads(identity, () => watcher.waitFor(replicaSequence()), [
+        "updatePartnerSettings",
+      ]),
       mfa: await openPostgresMfaStore(pool),
       categories: await openPostgresCategoryStore(pool),
-      marketCatalog: marketCatalog.store,
-      onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
+      marketCatalog: projected(marketCatalog.store),
+      onMarketsChanged: (listener) => {
+        marketCatalog.onMarketsChanged(listener);
+        catalogueListeners.push(listener);
+      },
       depositAddresses: await openPostgresDepositAddressStore(pool),
       depositKeyRegistry: await openPostgresDepositKeyRegistry(pool),
       gatewayNonces: await openPostgresGatewayNonceStore(pool, {
@@ -117,18 +175,32 @@ export async function openPostgresPlatformStores(
       sharedRateLimitStores: await openPostgresRateLimitStores(pool),
       operations: await openPostgresOperationsQueries(pool),
       partnerRateLimits: await openPostgresPartnerRateLimits(pool),
-      consoleQueries: await openPostgresConsoleQueries(pool),
+      consoleQueries: projected(await openPostgresConsoleQueries(pool)),
       legacyStores,
       priceSamples: await openPostgresPriceSampleStore(pool),
       openChainStore: () => openPostgresChainStore(pool),
-      openExchange: (exchange) => openPostgresExchange(pool, { ...options, readModels, exchange }),
+      openExchange: async (exchange) => {
+        const opened = await openPostgresExchange(pool, {
+          ...options,
+          readModels,
+          exchange,
+          positions: watcher,
+        });
+        followReplica(opened);
+        return {
+          ...opened,
+          catchUpReadModels: () => watcher.waitFor(replicaSequence()),
+        };
+      },
       async close() {
+        await watcher.close();
         await marketCatalog.close();
         await sessions?.close();
         await pool.end();
       },
     };
   } catch (error) {
+    await positions?.close();
     await sessions?.close();
     await pool.end();
     throw error;
@@ -144,6 +216,8 @@ export async function openPostgresExchange(
   options: PostgresPlatformStoresOptions & {
     readonly readModels: ExchangeReadModels;
     readonly exchange: PlatformExchangeOptions;
+    /** Where the read models stand (this node's own leader's steps are handed to it). */
+    readonly positions: ReadModelPositionWatcher;
   },
 ): Promise<PlatformExchange> {
   const topology = options.topology;
@@ -160,6 +234,7 @@ export async function openPostgresExchange(
       ...(options.exchange.observer === undefined ? {} : { observer: options.exchange.observer }),
       onFatal: (reason) => options.exchange.onFatal(reason),
     });
+    engineNode.onReadModelsProjected((sequence) => options.positions.observe(sequence));
   }
   const applicationName = `predex-api:${process.pid}`;
   const cluster = await openPostgresEngineCluster<ExchangeCommand, ExchangeEvent>(pool, {
@@ -182,7 +257,15 @@ export async function openPostgresExchange(
   // snapshot (src/store/postgres/journal-archive.ts).
   const journalArchiver = startJournalArchiver({
     engine,
-    snapshotSequence: () => latestSnapshotSequence(pool),
+    // Nor past what the read models hold: the next leader projects from the journal.
+    snapshotSequence: async () => {
+      const [snapshot, projected] = await Promise.all([
+        latestSnapshotSequence(pool),
+        readModelPosition(pool),
+      ]);
+      if (projected < snapshot) return projected;
+      return snapshot;
+    },
     store: cluster.journal,
     archive: new PostgresJournalArchive<ExchangeCommand, ExchangeEvent>(pool),
     logger: options.exchange.logger,
@@ -193,6 +276,7 @@ export async function openPostgresExchange(
     readModels: options.readModels,
     journalArchiver,
     journalForks: () => engine.stats.forks + (engineNode?.journalForks ?? 0),
+    readModelsSequence: () => options.positions.sequence,
     async close() {
       await journalArchiver.stop();
       await engine.close();

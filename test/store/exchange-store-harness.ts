@@ -37,6 +37,10 @@ import { openPostgresLegacyBillQueries } from "../../src/store/postgres/legacy-b
 import { openPostgresNotificationReadModel } from "../../src/store/postgres/legacy-notifications.js";
 import { openPostgresLegacyRequestStore } from "../../src/store/postgres/legacy-requests.js";
 import { openPostgresMerchantCommissions } from "../../src/store/postgres/merchant-commissions.js";
+import {
+  PostgresReadModelProjection,
+  withProjectedReads,
+} from "../../src/store/postgres/read-model-projection.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { createSqliteExchangeReadModels } from "../../src/store/sqlite/exchange-read-models.js";
@@ -306,25 +310,41 @@ async function openPostgresRun(
   // The identity store's own migrations before the engine, as an API node would have run them.
   const identity = options.identity ? await openPostgresIdentityStore(pool) : undefined;
   await applyPostgresExchangeMigrations(pool);
+  // As an engine node leads: the journal alone in each commit, the read models behind it in steps
+  // (small ones here, cutting the engine's batches anywhere), every read waiting for them first.
   const engine = await Engine.open({
     decider: exchangeDecider,
     codec: exchangeStateCodec,
     store,
-    projectors: createPostgresExchangeProjectors(),
+    projectors: [],
     clock,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     onFatal: throwFatal,
     onError: (error) => quiet.error(error),
   });
+  const projection = await PostgresReadModelProjection.open({
+    pool,
+    projectors: createPostgresExchangeProjectors(),
+    journal: store,
+    committedSequence: engine.committedSequence,
+    limits: postgresProjectionStepLimits,
+    onFatal: throwFatal,
+  });
+  engine.onCommitted((entries) => projection.committed(entries));
+  const caughtUp = () => projection.catchUp();
+  const projected = <Store extends object>(store: Store) =>
+    withProjectedReads(store, () => projection.catchUp());
   const closeEngine = async () => {
     await engine.close();
+    await projection.close();
     await leadership.release();
   };
   return {
     engine,
-    readModels: await openPostgresExchangeReadModels(pool),
-    commissions: await openPostgresMerchantCommissions(pool),
+    readModels: projected(await openPostgresExchangeReadModels(pool)),
+    commissions: projected(await openPostgresMerchantCommissions(pool)),
     async balanceRow(userId) {
+      await caughtUp();
       const result = await pool.query<BalanceRow>(
         "SELECT available, frozen FROM exchange_balances WHERE user_id = $1",
         [userId],
@@ -332,11 +352,13 @@ async function openPostgresRun(
       return result.rows[0];
     },
     async query(sql, ...params) {
+      await caughtUp();
       let number = 0;
       const text = sql.replace(/\?/g, () => `$${++number}`);
       return (await pool.query<Record<string, unknown>>(text, params)).rows;
     },
     async execute(sql, ...params) {
+      await caughtUp();
       let number = 0;
       await pool.query(
         sql.replace(/\?/g, () => `$${++number}`),
@@ -348,18 +370,20 @@ async function openPostgresRun(
     },
     async notifications() {
       await openPostgresLegacyRequestStore(pool);
-      return openPostgresNotificationReadModel(pool);
+      return projected(await openPostgresNotificationReadModel(pool));
     },
     async bills() {
-      return openPostgresLegacyBillQueries(pool);
+      return projected(await openPostgresLegacyBillQueries(pool));
     },
     async ledgerTypes() {
+      await caughtUp();
       const result = await pool.query<{ type: string }>(
         'SELECT type FROM exchange_ledger GROUP BY type ORDER BY type COLLATE "C"',
       );
       return result.rows.map((row) => row.type);
     },
     async settlementNotifications(marketId) {
+      await caughtUp();
       const result = await pool.query<{ user_id: bigint; content: string }>(
         "SELECT user_id, content FROM legacy_notifications WHERE market_id = $1 ORDER BY user_id",
         [marketId],
@@ -368,6 +392,8 @@ async function openPostgresRun(
     },
     ...identityFixtures(identity),
     async setCommissionRate(partnerId, rateBps) {
+      // As the platform's identity store: what was committed before is projected at the old rate.
+      await caughtUp();
       await pool.query("UPDATE identity_partners SET commission_rate_bps = $1 WHERE partner_id = $2", [
         rateBps,
         partnerId,
@@ -383,6 +409,9 @@ async function openPostgresRun(
     },
   };
 }
+
+/** Small steps, projected soon (as SQLite's above). */
+const postgresProjectionStepLimits = { stepEntriesMax: 7, stepEntriesMin: 5, delayMs: 1 };
 
 export function postgresExchangeHarness(): ExchangeStoreHarness {
   const skip = postgresSkipReason();

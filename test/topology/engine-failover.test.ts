@@ -34,6 +34,11 @@ import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import {
+  PostgresReadModelProjection,
+  readModelPosition,
+} from "../../src/store/postgres/read-model-projection.js";
+import { openPostgresEngineProjectors } from "../../src/topology/postgres-projectors.js";
 import { testMasterKeyHex } from "../e2e/harness.js";
 import { CommandStream } from "../sim/command-stream.js";
 import { CliNode } from "../support/cli-node.js";
@@ -42,6 +47,7 @@ import {
   postgresSkipReason,
   startPostgresCluster,
 } from "../support/postgres-cluster.js";
+import { projectedTables } from "../support/postgres-projected-tables.js";
 
 const skipReason = postgresSkipReason();
 const acknowledgedBeforeKill = 250;
@@ -208,6 +214,46 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
       if (!moved) break;
       assert.ok(attempt < 5, "the journal kept moving while it was checked");
     }
+
+    // The read models follow the journal (issue #31): after the SIGKILL and the SIGSTOP the last
+    // leader has projected what its predecessors left, and the rows are those of the same journal
+    // projected once, uncrashed, into an empty database.
+    const fresh = openPostgresPool({
+      url: await cluster.createDatabase("failover_fresh"),
+      applicationName: "predex-test-fresh",
+    });
+    pools.push(fresh);
+    const freshProjectors = await openPostgresEngineProjectors(fresh);
+    let projectedOnce: Map<string, string[]> | undefined;
+    let freshAt = 0n;
+    for (let attempt = 1; projectedOnce === undefined; attempt++) {
+      assert.ok(attempt < 100, "the read models reach the journal's end");
+      const end = await reader.lastSequence();
+      const position = await readModelPosition(checkPool);
+      if (position !== end) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
+      if (freshAt < position) {
+        const projection = await PostgresReadModelProjection.open({
+          pool: fresh,
+          projectors: freshProjectors.projectors,
+          journal: reader,
+          committedSequence: position,
+          onFatal: (error) => {
+            throw error;
+          },
+        });
+        await projection.close();
+        freshAt = position;
+      }
+      const rows = await projectedTables(checkPool);
+      if ((await readModelPosition(checkPool)) === position) projectedOnce = rows;
+    }
+    const expectedRows = await projectedTables(fresh);
+    await freshProjectors.close();
+    for (const [table, rows] of expectedRows) assert.deepEqual(projectedOnce.get(table), rows, table);
+    assert.ok((expectedRows.get("exchange_orders")?.length ?? 0) > 100, "orders were projected");
 
     /** Checks everything up to `end`; returns true when the journal moved past `end` meanwhile. */
     async function checkJournalAndReplicas(
