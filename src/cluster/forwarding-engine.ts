@@ -73,7 +73,6 @@ import {
   commandPath,
   type ForwardedCommand,
   type ForwardedGroup,
-  groupItemForwardId,
 } from "./command-wire.js";
 import { type ForwardingClock, systemClock } from "./forwarding-clock.js";
 import {
@@ -86,6 +85,7 @@ import {
   verdictAtDeadline,
 } from "./forwarding-steps.js";
 import type { LocalCommandPort } from "./local-command-port.js";
+import { PendingGroup } from "./pending-group.js";
 import { type ReloadedListener, ReplicaHolder } from "./replica-holder.js";
 
 export {
@@ -365,72 +365,50 @@ export class ForwardingEngine<State, Command, Event> {
     return this.#answered(result, deadlineMs);
   }
 
-  /**
-   * A group's commands are journaled each under its own forward id (groupItemForwardId). After a
-   * lost answer and a takeover, those found in the journal are answered from it; the rest were not
-   * committed (refused, or never decided) and go to the new leader again, as a new group.
-   */
+  /** A group (PendingGroup): the commands found in the journal after a lost answer are not sent again. */
   async #forwardGroup(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
     const deadlineMs = this.#clock.now() + this.#failoverDeadlineMs;
-    const results: (SubmitResult<Event> | undefined)[] = commands.map(() => undefined);
-    /** Indexes of the commands not answered yet, in order. */
-    let pending = commands.map((_, index) => index);
-    let id = randomUUID();
-    let body: string | undefined;
-    const fill = (answered: readonly SubmitResult<Event>[]): SubmitResult<Event>[] => {
-      if (answered.length !== pending.length)
-        throw new Error("the leader answered a group with a wrong count");
-      pending.forEach((index, position) => {
-        results[index] = answered[position];
-      });
-      return results as SubmitResult<Event>[];
-    };
+    const group = new PendingGroup<Command, Event>(commands);
     const answered = await this.#untilAnswered<SubmitResult<Event>[]>(deadlineMs, {
-      attempt: async (leader, local) => {
-        const group = pending.map((index) => commands[index]!);
-        const toAttempt = (answer: CommandGroupAnswer<Event>): Attempt<SubmitResult<Event>[]> => {
-          const attempt = attemptOfAnswer(answer);
-          return attempt.kind === "answered"
-            ? { kind: "answered", result: fill(answer.ok ? answer.results : []) }
-            : attempt;
-        };
-        if (local !== undefined) {
-          const forwardIds = group.map((_, index) => groupItemForwardId(id, index));
-          return toAttempt(await local.submitMany(group, forwardIds));
-        }
-        body ??= encodePlainData({ id, commands: group } satisfies ForwardedGroup<Command>);
-        return this.#send(leader, commandGroupPath, body, toAttempt);
-      },
-      settleFromJournal: async (epoch) => {
-        const entries = await Promise.all(
-          pending.map((_, position) => this.#findForwarded(groupItemForwardId(id, position))),
-        );
-        // Nothing is concluded from a partial answer: the whole lookup is made again.
-        if (entries.includes("lookup failed")) return { word: "lookup failed" };
-        const left: number[] = [];
-        pending.forEach((index, position) => {
-          const entry = entries[position];
-          if (entry === undefined || entry === "lookup failed") left.push(index);
-          else
-            results[index] = { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
-        });
-        if (left.length < pending.length) {
-          this.#settledFromJournal(epoch, { found: pending.length - left.length, left: left.length });
-        }
-        if (left.length === 0) return { word: "committed", answer: results as SubmitResult<Event>[] };
-        // What is left was never committed: a new group, under a new id.
-        pending = left;
-        id = randomUUID();
-        body = undefined;
-        return { word: "missing" };
-      },
-      partlySettled: () => results.some((result) => result !== undefined),
+      attempt: (leader, local) => this.#attemptGroup(group, leader, local),
+      settleFromJournal: (epoch) => this.#settleGroup(group, epoch),
+      partlySettled: () => group.partlySettled(),
     });
     // Answered once the replica holds the last of them, so a read right after sees every one.
     const last = lastAccepted(answered);
     if (last !== undefined) await this.#answered(last, deadlineMs);
     else this.stats.answered += 1;
     return answered;
+  }
+
+  async #attemptGroup(
+    group: PendingGroup<Command, Event>,
+    leader: AdvertisedLeader,
+    local: LocalCommandPort<Command, Event> | undefined,
+  ): Promise<Attempt<SubmitResult<Event>[]>> {
+    const toAttempt = (answer: CommandGroupAnswer<Event>): Attempt<SubmitResult<Event>[]> => {
+      const attempt = attemptOfAnswer(answer);
+      return attempt.kind === "answered"
+        ? { kind: "answered", result: group.fill(answer.ok ? answer.results : []) }
+        : attempt;
+    };
+    if (local !== undefined) return toAttempt(await local.submitMany(group.commandsLeft, group.forwardIds()));
+    const body = group.body((id, commands) =>
+      encodePlainData({ id, commands } satisfies ForwardedGroup<Command>),
+    );
+    return this.#send(leader, commandGroupPath, body, toAttempt);
+  }
+
+  async #settleGroup(
+    group: PendingGroup<Command, Event>,
+    epoch: bigint,
+  ): Promise<Settled<SubmitResult<Event>[]>> {
+    const entries = await Promise.all(group.forwardIds().map((id) => this.#findForwarded(id)));
+    // Nothing is concluded from a partial answer: the whole lookup is made again.
+    if (entries.some((entry) => entry === "lookup failed")) return { word: "lookup failed" };
+    const found = group.settle(entries as (JournalEntry<Command, Event> | undefined)[]);
+    if (found > 0) this.#settledFromJournal(epoch, { found, left: group.left });
+    return group.left === 0 ? { word: "committed", answer: group.results } : { word: "missing" };
   }
 
   /**
