@@ -1,7 +1,7 @@
 // Database faults as a partner's order sees them: a durable PostgreSQL primary with a synchronous
 // streaming replica, two `predex serve --role engine` nodes and two `predex serve --role api` nodes
 // (real CLI processes) reaching the database through one address that the failover moves (a TCP
-// forwarder standing in for a virtual IP or DNS name, test/support/tcp-forwarder.ts), and partners'
+// forwarder standing in for a virtual IP or DNS name, test/support/tcp-proxy.ts), and partners'
 // users placing orders through both API nodes with the SDK, each order resent with its clientOrderId
 // until acknowledged. Two faults per round, in order:
 // - restart: `pg_ctl restart -m fast` of the primary;
@@ -27,7 +27,7 @@ import { testMasterKeyHex, testPlatformEnv } from "../test/e2e/harness.js";
 import { CliDeployment } from "../test/support/cli-deployment.js";
 import { startPostgresCluster } from "../test/support/postgres-cluster.js";
 import { checkOrders, ResendingOrders, setUpTrading } from "../test/support/resending-orders.js";
-import { startTcpForwarder } from "../test/support/tcp-forwarder.js";
+import { TcpProxy } from "../test/support/tcp-proxy.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
@@ -86,7 +86,7 @@ async function runRound(build: "current" | "baseline", entry: string | undefined
   try {
     await cluster.createDatabase("faults");
     const replica = await cluster.startReplica({ synchronous: true });
-    const address = await startTcpForwarder(cluster.port);
+    const address = await TcpProxy.start(cluster.port);
     const env = {
       ...testPlatformEnv(dataDir),
       PREDEX_LOG_LEVEL: "warn",

@@ -44,22 +44,21 @@
 //   while its leader's epoch may still commit it (a leader stuck waiting on its database, paused),
 //   it is EngineOutcomeUnknownError, the surfaces' 504/2001 (reconcile before sending it again).
 //   Answering "nothing was done" there would be a lie whenever the stuck commit lands later.
+//   Those rules are forwarding-steps.ts, a pure function of what was seen and the time.
+// - the deadline is the command's, from its submit: the read-your-writes wait after an answer ends
+//   there too (with one attempt's time at least), so an answer in hand is given before a client's
+//   timeout, never held for a second failoverDeadlineMs (docs/decisions.md, i32-forward).
+//
+// The replica and its reloads are replica-holder.ts; the time is read from an injected clock
+// (forwarding-clock.ts), so the deadline rules are tested without real waiting.
 
 import { randomUUID } from "node:crypto";
 import { Agent, request as httpRequest } from "node:http";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Decider, StateCodec } from "../core/decider.js";
 import type { CommittedListener, EnginePhase, StatePosition, SubmitResult } from "../engine/engine.js";
-import {
-  EngineOutcomeUnknownError,
-  EngineOverloadedError,
-  EngineStoppedError,
-  JournalCorruptionError,
-} from "../engine/errors.js";
-import { JournalForkError } from "../engine/journal-chain.js";
+import { EngineOutcomeUnknownError, EngineOverloadedError, EngineStoppedError } from "../engine/errors.js";
 import { decodePlainData, encodePlainData } from "../engine/journal-codec.js";
-import { JournalFollower } from "../engine/journal-follower.js";
 import type { JournalEntry } from "../engine/store.js";
 import type {
   AdvertisedLeader,
@@ -74,10 +73,27 @@ import {
   commandPath,
   type ForwardedCommand,
   type ForwardedGroup,
-  groupItemForwardId,
 } from "./command-wire.js";
-import { handOverCopies } from "./hand-over-copies.js";
+import { type ForwardingClock, systemClock } from "./forwarding-clock.js";
+import {
+  type AttemptOutcome,
+  type ForwardingProgress,
+  type JournalWord,
+  nextStep,
+  type Seen,
+  startOfForwarding,
+  verdictAtDeadline,
+} from "./forwarding-steps.js";
 import type { LocalCommandPort } from "./local-command-port.js";
+import { PendingGroup } from "./pending-group.js";
+import { type ReloadedListener, ReplicaHolder } from "./replica-holder.js";
+
+export {
+  defaultReloadRetryFirstMs,
+  defaultReloadRetryMaxMs,
+  type ReloadedListener,
+  reloadCorruptAttemptsMax,
+} from "./replica-holder.js";
 
 /** Without a setting, commands wait as long as an API node's do (src/config/topology-config.ts). */
 export const defaultFailoverDeadlineMs = 20_000;
@@ -108,32 +124,21 @@ export interface ForwardingEngineOptions<State, Command, Event> {
   /** A failed reload is tried again after this long, doubling up to reloadRetryMaxMs. */
   readonly reloadRetryFirstMs?: number;
   readonly reloadRetryMaxMs?: number;
+  /** The time deadlines are read from and waits are made on (the system's by default; tests move it). */
+  readonly clock?: ForwardingClock;
 }
-
-/** Told that the replica was replaced by one reloaded from the store, at this position. */
-export type ReloadedListener = (position: StatePosition) => void;
 
 /** How long a NOTIFY waits for the same commit to arrive from this node's own engine before reading it. */
 const localHandOverGraceMs = 200;
 export const defaultAttemptTimeoutMs = 2_000;
-export const defaultReloadRetryFirstMs = 100;
-export const defaultReloadRetryMaxMs = 5_000;
-/**
- * Reloads in a row that find the journal contradicting itself before the node gives up. One such
- * failure is expected now and then: the archiver may delete the journal, or the leader save a
- * snapshot, between a reload's reads of the snapshot and the journal.
- */
-export const reloadCorruptAttemptsMax = 5;
-/** How often a notification behind the replica may make it check the journal for a fork. */
-const forkCheckIntervalMs = 250;
 
 type Attempt<Answer> =
   | { readonly kind: "answered"; readonly result: Answer }
-  | { readonly kind: "overloaded"; readonly message: string }
-  /** The leader did not take the command: sending it again cannot run it twice. */
-  | { readonly kind: "not-taken" }
-  /** The leader may have taken it: only the same id, or the journal, can say. */
-  | { readonly kind: "unknown" };
+  | { readonly kind: Exclude<AttemptOutcome, "answered"> };
+
+type Settled<Answer> =
+  | { readonly word: "committed"; readonly answer: Answer }
+  | { readonly word: Exclude<JournalWord, "committed"> };
 
 /** How one command, or one group, is sent and looked up in the journal (#untilAnswered). */
 interface Forwarding<Command, Event, Answer> {
@@ -141,13 +146,11 @@ interface Forwarding<Command, Event, Answer> {
     leader: AdvertisedLeader,
     local: LocalCommandPort<Command, Event> | undefined,
   ): Promise<Attempt<Answer>>;
-  /** The answer from the journal, undefined when not committed, or "lookup failed". */
-  settleFromJournal(epoch: bigint): Promise<Answer | undefined | "lookup failed">;
+  /** The journal's word on the command: committed (with the answer), missing, or "lookup failed". */
+  settleFromJournal(epoch: bigint): Promise<Settled<Answer>>;
   /** Part of a group is already answered from the journal: "nothing was done" can no longer be said. */
   partlySettled(): boolean;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Counts of what forwarding went through, for the operator and the failover test. */
 export interface ForwardingStats {
@@ -181,65 +184,46 @@ export class ForwardingEngine<State, Command, Event> {
     forks: 0,
   };
   readonly #options: ForwardingEngineOptions<State, Command, Event>;
-  /** The replica reads are served from; replaced by a reload. */
-  #follower!: JournalFollower<State, Command, Event>;
-  /** Bumped when a reload starts: only the current replica's batches reach the listeners. */
-  #generation = 0;
-  /** The reload under way, if any (it never rejects: it retries, or fails the node). */
-  #reloading: Promise<void> | undefined;
-  /** Set from a fork's detection until the reloaded replica is swapped in: nothing is served. */
-  #forked: JournalForkError | undefined;
-  readonly #stopReloadRetries = new AbortController();
-  readonly #listeners = new Set<CommittedListener<Command, Event>>();
-  readonly #reloadedListeners = new Set<ReloadedListener>();
+  readonly #clock: ForwardingClock;
+  /** The replica reads are served from, and its reloads. */
+  #replica!: ReplicaHolder<State, Command, Event>;
   readonly #agent: Agent;
   readonly #failoverDeadlineMs: number;
   readonly #attemptTimeoutMs: number;
   #wakeups: JournalWakeupSubscription | undefined;
   #stopFollowingLocal: (() => void) | undefined;
   #leader: AdvertisedLeader | undefined;
-  #phase: EnginePhase = "running";
   #inFlight = 0;
-  /** When a late notification last made the replica look for a fork (#checkForkSoon). */
-  #lastForkCheckMs = 0;
 
   static async start<State, Command, Event>(
     options: ForwardingEngineOptions<State, Command, Event>,
   ): Promise<ForwardingEngine<State, Command, Event>> {
     const engine = new ForwardingEngine(options);
-    engine.#follower = await engine.#startFollower();
-    // This node's own leading engine hands over what it commits (the replica's state must share
-    // nothing mutable with the engine's: hand-over-copies.ts), so answers need no read of the
-    // journal; anything that does not follow on (a batch committed before this replica caught up)
-    // is read as always. During a reload nothing is folded: the new copy reads these entries from
-    // the store once swapped in.
-    engine.#stopFollowingLocal = options.local?.onCommitted((entries) => {
-      if (engine.#phase === "failed" || engine.#reloading !== undefined) return;
-      try {
-        if (!engine.#follower.foldCommitted(handOverCopies(entries))) engine.#catchUpQuietly();
-      } catch (error) {
-        if (error instanceof JournalCorruptionError) engine.#reload(error);
-        else throw error;
-      }
-    });
+    const replica = await ReplicaHolder.start(
+      { ...options, journal: options.cluster.journal, clock: engine.#clock },
+      engine.stats,
+    );
+    engine.#replica = replica;
+    // This node's own leading engine hands over what it commits, so answers need no read of the journal.
+    engine.#stopFollowingLocal = options.local?.onCommitted((entries) => replica.foldHandedOver(entries));
     engine.#wakeups = await options.cluster.listenForAppends((lastSequence) => {
       // A commit this replica has already folded in (the answer to a command caught it up): no read.
       // One further behind than the replica is a late notification, or the replica is ahead of a
       // journal that lost what it holds (a fork): that is checked, a few times a second at most.
-      if (lastSequence !== undefined && engine.#follower.sequence > lastSequence) {
-        engine.#checkForkSoon();
+      if (lastSequence !== undefined && replica.sequence > lastSequence) {
+        replica.checkForkSoon();
         return;
       }
-      if (lastSequence !== undefined && engine.#follower.sequence >= lastSequence) return;
+      if (lastSequence !== undefined && replica.sequence >= lastSequence) return;
       // This node's own engine leads: its commits arrive in-process, and the NOTIFY (on another
       // connection) often comes first. Read only if the hand-over has not come a moment later.
       if (lastSequence !== undefined && engine.#localLeads()) {
         setTimeout(() => {
-          if (engine.#follower.sequence < lastSequence) engine.#catchUpQuietly();
+          if (replica.sequence < lastSequence) replica.catchUpQuietly();
         }, localHandOverGraceMs).unref();
         return;
       }
-      engine.#catchUpQuietly();
+      replica.catchUpQuietly();
     });
     return engine;
   }
@@ -252,46 +236,34 @@ export class ForwardingEngine<State, Command, Event> {
 
   private constructor(options: ForwardingEngineOptions<State, Command, Event>) {
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
     this.#failoverDeadlineMs = options.failoverDeadlineMs ?? defaultFailoverDeadlineMs;
     this.#attemptTimeoutMs = options.attemptTimeoutMs ?? defaultAttemptTimeoutMs;
     this.#agent = new Agent({ keepAlive: true, maxSockets: options.connectionsMax ?? 256 });
   }
 
-  /** A replica from the latest snapshot plus the journal after it, whose batches reach the listeners while it is the current one. */
-  #startFollower(): Promise<JournalFollower<State, Command, Event>> {
-    const generation = this.#generation;
-    return JournalFollower.start({
-      decider: this.#options.decider,
-      codec: this.#options.codec,
-      store: this.#options.cluster.journal,
-      onFolded: (entries) => {
-        if (generation === this.#generation) notify(this.#listeners, entries, this.#options.logger);
-      },
-    });
-  }
-
   get phase(): EnginePhase {
-    return this.#phase;
+    return this.#replica.phase;
   }
 
   /** The last journal entry the local replica has folded in. */
   get committedSequence(): bigint {
-    return this.#follower.sequence;
+    return this.#replica.sequence;
   }
 
   /** sha256 of the replica's state encoding (compare with the leader's). */
   stateHash(): string {
-    return this.#follower.stateHash();
+    return this.#replica.stateHash();
   }
 
   /** True while a new replica is being loaded after a gap (reads serve the old one meanwhile). */
   get reloading(): boolean {
-    return this.#reloading !== undefined;
+    return this.#replica.reloading;
   }
 
   /** Why nothing is served right now (a fork being resolved); undefined while the replica serves. */
   get unavailable(): string | undefined {
-    return this.#forked === undefined
+    return this.#replica.forked === undefined
       ? undefined
       : "the replica held a forked journal and is reloading from the database";
   }
@@ -302,14 +274,14 @@ export class ForwardingEngine<State, Command, Event> {
   }
 
   read<T>(reader: (state: Readonly<State>, position: StatePosition) => T): Promise<T> {
-    if (this.#phase === "failed") return Promise.reject(new EngineStoppedError("The replica stopped"));
+    if (this.phase === "failed") return Promise.reject(new EngineStoppedError("The replica stopped"));
     // A forked copy's state is another history than the database's: never served.
-    if (this.#forked !== undefined) {
+    if (this.#replica.forked !== undefined) {
       return Promise.reject(
         new EngineStoppedError("The replica is reloading after a journal fork; try again in a moment"),
       );
     }
-    const { state, sequence, nowMs } = this.#follower.position;
+    const { state, sequence, nowMs } = this.#replica.position;
     try {
       return Promise.resolve(reader(state, { sequence, nowMs }));
     } catch (error) {
@@ -318,8 +290,7 @@ export class ForwardingEngine<State, Command, Event> {
   }
 
   onCommitted(listener: CommittedListener<Command, Event>): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#replica.onCommitted(listener);
   }
 
   /**
@@ -328,12 +299,11 @@ export class ForwardingEngine<State, Command, Event> {
    * stale (the realtime hub re-seeds from the new state and closes its sockets).
    */
   onReloaded(listener: ReloadedListener): () => void {
-    this.#reloadedListeners.add(listener);
-    return () => this.#reloadedListeners.delete(listener);
+    return this.#replica.onReloaded(listener);
   }
 
   async submit(command: Command): Promise<SubmitResult<Event>> {
-    if (this.#phase !== "running") throw new EngineStoppedError("The engine connection is closed");
+    if (this.phase !== "running") throw new EngineStoppedError("The engine connection is closed");
     this.#inFlight += 1;
     try {
       return await this.#forward(command);
@@ -347,7 +317,7 @@ export class ForwardingEngine<State, Command, Event> {
    * one batch when they fit), answered with each one's result in order, after the durable commit.
    */
   async submitMany(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
-    if (this.#phase !== "running") throw new EngineStoppedError("The engine connection is closed");
+    if (this.phase !== "running") throw new EngineStoppedError("The engine connection is closed");
     if (commands.length === 0) return [];
     this.#inFlight += commands.length;
     try {
@@ -358,18 +328,18 @@ export class ForwardingEngine<State, Command, Event> {
   }
 
   async close(): Promise<void> {
-    if (this.#phase === "closed") return;
-    if (this.#phase === "running") this.#phase = "closed";
-    this.#stopReloadRetries.abort();
+    if (this.phase === "closed") return;
+    this.#replica.close();
     this.#stopFollowingLocal?.();
     await this.#wakeups?.close();
     this.#agent.destroy();
   }
 
   async #forward(command: Command): Promise<SubmitResult<Event>> {
+    const deadlineMs = this.#clock.now() + this.#failoverDeadlineMs;
     const id = randomUUID();
     let body: string | undefined;
-    const result = await this.#untilAnswered<SubmitResult<Event>>({
+    const result = await this.#untilAnswered<SubmitResult<Event>>(deadlineMs, {
       attempt: async (leader, local) => {
         if (local !== undefined) return attemptOfAnswer(await local.submit(command, id));
         body ??= encodePlainData({ id, command } satisfies ForwardedCommand<Command>);
@@ -379,161 +349,148 @@ export class ForwardingEngine<State, Command, Event> {
       },
       settleFromJournal: async (epoch) => {
         const entry = await this.#findForwarded(id);
-        if (entry === undefined || entry === "lookup failed") return entry;
+        if (entry === undefined) return { word: "missing" };
+        if (entry === "lookup failed") return { word: entry };
         this.#settledFromJournal(epoch, { sequence: entry.sequence });
-        return { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
+        const answer = {
+          ok: true,
+          sequence: entry.sequence,
+          nowMs: entry.nowMs,
+          events: entry.events,
+        } as const;
+        return { word: "committed", answer };
       },
       partlySettled: () => false,
     });
-    return this.#answered(result);
+    return this.#answered(result, deadlineMs);
   }
 
-  /**
-   * A group's commands are journaled each under its own forward id (groupItemForwardId). After a
-   * lost answer and a takeover, those found in the journal are answered from it; the rest were not
-   * committed (refused, or never decided) and go to the new leader again, as a new group.
-   */
+  /** A group (PendingGroup): the commands found in the journal after a lost answer are not sent again. */
   async #forwardGroup(commands: readonly Command[]): Promise<SubmitResult<Event>[]> {
-    const results: (SubmitResult<Event> | undefined)[] = commands.map(() => undefined);
-    /** Indexes of the commands not answered yet, in order. */
-    let pending = commands.map((_, index) => index);
-    let id = randomUUID();
-    let body: string | undefined;
-    const fill = (answered: readonly SubmitResult<Event>[]): SubmitResult<Event>[] => {
-      if (answered.length !== pending.length)
-        throw new Error("the leader answered a group with a wrong count");
-      pending.forEach((index, position) => {
-        results[index] = answered[position];
-      });
-      return results as SubmitResult<Event>[];
-    };
-    const answered = await this.#untilAnswered<SubmitResult<Event>[]>({
-      attempt: async (leader, local) => {
-        const group = pending.map((index) => commands[index]!);
-        const toAttempt = (answer: CommandGroupAnswer<Event>): Attempt<SubmitResult<Event>[]> => {
-          const attempt = attemptOfAnswer(answer);
-          return attempt.kind === "answered"
-            ? { kind: "answered", result: fill(answer.ok ? answer.results : []) }
-            : attempt;
-        };
-        if (local !== undefined) {
-          const forwardIds = group.map((_, index) => groupItemForwardId(id, index));
-          return toAttempt(await local.submitMany(group, forwardIds));
-        }
-        body ??= encodePlainData({ id, commands: group } satisfies ForwardedGroup<Command>);
-        return this.#send(leader, commandGroupPath, body, toAttempt);
-      },
-      settleFromJournal: async (epoch) => {
-        const entries = await Promise.all(
-          pending.map((_, position) => this.#findForwarded(groupItemForwardId(id, position))),
-        );
-        // Nothing is concluded from a partial answer: the whole lookup is made again.
-        if (entries.includes("lookup failed")) return "lookup failed";
-        const left: number[] = [];
-        pending.forEach((index, position) => {
-          const entry = entries[position];
-          if (entry === undefined || entry === "lookup failed") left.push(index);
-          else
-            results[index] = { ok: true, sequence: entry.sequence, nowMs: entry.nowMs, events: entry.events };
-        });
-        if (left.length < pending.length) {
-          this.#settledFromJournal(epoch, { found: pending.length - left.length, left: left.length });
-        }
-        if (left.length === 0) return results as SubmitResult<Event>[];
-        // What is left was never committed: a new group, under a new id.
-        pending = left;
-        id = randomUUID();
-        body = undefined;
-        return undefined;
-      },
-      partlySettled: () => results.some((result) => result !== undefined),
+    const deadlineMs = this.#clock.now() + this.#failoverDeadlineMs;
+    const group = new PendingGroup<Command, Event>(commands);
+    const answered = await this.#untilAnswered<SubmitResult<Event>[]>(deadlineMs, {
+      attempt: (leader, local) => this.#attemptGroup(group, leader, local),
+      settleFromJournal: (epoch) => this.#settleGroup(group, epoch),
+      partlySettled: () => group.partlySettled(),
     });
     // Answered once the replica holds the last of them, so a read right after sees every one.
-    let last: SubmitResult<Event> | undefined;
-    for (const result of answered) {
-      if (result.ok && (last === undefined || (last.ok && result.sequence > last.sequence))) last = result;
-    }
-    if (last !== undefined) await this.#answered(last);
+    const last = lastAccepted(answered);
+    if (last !== undefined) await this.#answered(last, deadlineMs);
     else this.stats.answered += 1;
     return answered;
   }
 
+  async #attemptGroup(
+    group: PendingGroup<Command, Event>,
+    leader: AdvertisedLeader,
+    local: LocalCommandPort<Command, Event> | undefined,
+  ): Promise<Attempt<SubmitResult<Event>[]>> {
+    const toAttempt = (answer: CommandGroupAnswer<Event>): Attempt<SubmitResult<Event>[]> => {
+      const attempt = attemptOfAnswer(answer);
+      return attempt.kind === "answered"
+        ? { kind: "answered", result: group.fill(answer.ok ? answer.results : []) }
+        : attempt;
+    };
+    if (local !== undefined) return toAttempt(await local.submitMany(group.commandsLeft, group.forwardIds()));
+    const body = group.body((id, commands) =>
+      encodePlainData({ id, commands } satisfies ForwardedGroup<Command>),
+    );
+    return this.#send(leader, commandGroupPath, body, toAttempt);
+  }
+
+  async #settleGroup(
+    group: PendingGroup<Command, Event>,
+    epoch: bigint,
+  ): Promise<Settled<SubmitResult<Event>[]>> {
+    const entries = await Promise.all(group.forwardIds().map((id) => this.#findForwarded(id)));
+    // Nothing is concluded from a partial answer: the whole lookup is made again.
+    if (entries.some((entry) => entry === "lookup failed")) return { word: "lookup failed" };
+    const found = group.settle(entries as (JournalEntry<Command, Event> | undefined)[]);
+    if (found > 0) this.#settledFromJournal(epoch, { found, left: group.left });
+    return group.left === 0 ? { word: "committed", answer: group.results } : { word: "missing" };
+  }
+
   /**
-   * Sends to the leader until one answers or the failover deadline passes. Across a takeover nothing
-   * runs twice: a refusal that did nothing is sent again; an answer that may have been lost is asked
-   * of the same leader again (same id), or, once a later epoch leads (every older append final), of
-   * the journal (settleFromJournal: the answer, or undefined when it was not committed, or "lookup
-   * failed" when the database did not say: then nothing is sent and the journal is asked again).
+   * Sends to the leader until one answers or the deadline passes, doing what forwarding-steps.ts
+   * decides from each thing seen: read the leader, send (a refusal that did nothing, or a lost answer
+   * to the same epoch: same id), ask the journal once a later epoch leads ("lookup failed": nothing
+   * is sent, the journal is asked again on the next pass), wait, or give up with the verdict.
    */
-  async #untilAnswered<Answer>(forwarding: Forwarding<Command, Event, Answer>): Promise<Answer> {
-    const deadline = Date.now() + this.#failoverDeadlineMs;
-    /** The highest epoch that may hold the command without having answered. */
-    let unsettledEpoch: bigint | undefined;
-    for (let attempt = 0; ; attempt++) {
-      const leader = await this.#currentLeader(attempt > 0);
-      if (leader !== undefined) {
-        if (unsettledEpoch !== undefined && leader.epoch > unsettledEpoch) {
-          // Every append of the older epochs is final now: the journal says whether it was committed.
-          const settled = await forwarding.settleFromJournal(leader.epoch);
-          if (settled === "lookup failed") {
-            // Not known yet: look again on the next pass (the command is not sent meanwhile).
-          } else if (settled !== undefined) return settled;
-          else unsettledEpoch = undefined;
-        }
-        if (unsettledEpoch === undefined || leader.epoch === unsettledEpoch) {
-          const local = this.#options.local;
-          const outcome = await forwarding.attempt(leader, local?.serves(leader) ? local : undefined);
-          if (outcome.kind === "answered") return outcome.result;
-          // A full queue took nothing; unless an earlier attempt may still commit (or part of a group
-          // already did), nothing was done.
-          if (outcome.kind === "overloaded" && unsettledEpoch === undefined && !forwarding.partlySettled()) {
-            throw new EngineOverloadedError("leader queueCommandsMax", 0);
-          }
-          if (outcome.kind === "unknown") unsettledEpoch = leader.epoch;
-        }
+  async #untilAnswered<Answer>(
+    deadlineMs: number,
+    forwarding: Forwarding<Command, Event, Answer>,
+  ): Promise<Answer> {
+    let progress: ForwardingProgress = startOfForwarding;
+    // The leader this pass read: every step of the pass is about it (another command may refresh the cache).
+    let leader = await this.#currentLeader(false);
+    let seen: Seen = { kind: "leader", epoch: leader?.epoch };
+    for (;;) {
+      const decision = nextStep(progress, seen, {
+        nowMs: this.#clock.now(),
+        deadlineMs,
+        running: this.phase === "running",
+        partlySettled: forwarding.partlySettled(),
+      });
+      progress = decision.progress;
+      const step = decision.step;
+      if (step.kind === "send" && leader !== undefined) {
+        const local = this.#options.local;
+        const outcome = await forwarding.attempt(leader, local?.serves(leader) ? local : undefined);
+        if (outcome.kind === "answered") return outcome.result;
+        seen = { kind: "attempt", epoch: leader.epoch, outcome: outcome.kind };
+      } else if (step.kind === "ask journal" && leader !== undefined) {
+        const settled = await forwarding.settleFromJournal(leader.epoch);
+        if (settled.word === "committed") return settled.answer;
+        seen = { kind: "journal", epoch: leader.epoch, word: settled.word };
+      } else if (step.kind === "overloaded") {
+        throw new EngineOverloadedError("leader queueCommandsMax", 0);
+      } else if (step.kind === "retry") {
+        this.stats.retries += 1;
+        await this.#clock.sleep(step.waitMs);
+        leader = await this.#currentLeader(true);
+        seen = { kind: "leader", epoch: leader?.epoch };
+      } else {
+        // "give up" ("done" was returned above; "send" and "ask journal" follow a leader read).
+        return await this.#giveUp(forwarding, progress.unsettledEpoch);
       }
-      if (Date.now() >= deadline || this.#phase !== "running") {
-        return await this.#giveUp(forwarding, unsettledEpoch);
-      }
-      this.stats.retries += 1;
-      await sleep(Math.min(20 * 2 ** Math.min(attempt, 4), 250));
     }
   }
 
   /**
-   * The deadline passed. A command no leader may hold was never applied: try again later. One that a
-   * leader took without answering is looked up in the journal: committed, that entry is the answer;
-   * missing while a later epoch leads, it never will be (nothing was done); missing while its epoch
-   * may still commit (a leader stuck on its database, paused), or when the lookup fails, nobody can
-   * say yet: an unknown outcome (the surfaces' 504/2001, reconcile before sending it again). A group
-   * part of which was committed (found in the journal on an earlier pass) and the rest not is an
-   * unknown outcome too: "nothing was done" would be a lie.
+   * The deadline passed. A command a leader took without answering is looked up in the journal
+   * once more (the epoch read first: a miss proves "never" only if a later epoch led first), and
+   * answered from it if it is there; otherwise verdictAtDeadline says what is known.
    */
   async #giveUp<Answer>(
     forwarding: Forwarding<Command, Event, Answer>,
     unsettledEpoch: bigint | undefined,
   ): Promise<Answer> {
-    const waited = `No engine leader answered within ${this.#failoverDeadlineMs} ms`;
+    let leaderEpoch: bigint | undefined;
+    let journal: Exclude<JournalWord, "committed"> | undefined;
     if (unsettledEpoch !== undefined) {
-      // The epoch is read before the journal: a miss proves "never" only if the later epoch led first.
-      const leader = await this.#currentLeader(true);
-      const settled = await forwarding.settleFromJournal(leader?.epoch ?? unsettledEpoch);
-      if (settled !== undefined && settled !== "lookup failed") return settled;
-      if (settled === "lookup failed" || leader === undefined || leader.epoch <= unsettledEpoch) {
-        this.stats.outcomeUnknown += 1;
-        throw new EngineOutcomeUnknownError(
-          `${waited}; the leader of epoch ${unsettledEpoch} took the command and may still commit it`,
-        );
-      }
+      leaderEpoch = (await this.#currentLeader(true))?.epoch;
+      const settled = await forwarding.settleFromJournal(leaderEpoch ?? unsettledEpoch);
+      if (settled.word === "committed") return settled.answer;
+      journal = settled.word;
     }
-    if (forwarding.partlySettled()) {
-      this.stats.outcomeUnknown += 1;
-      throw new EngineOutcomeUnknownError(
-        `${waited}; part of the group was committed (found in the journal), the rest was not`,
-      );
+    const verdict = verdictAtDeadline({
+      unsettledEpoch,
+      leaderEpoch,
+      journal,
+      partlySettled: forwarding.partlySettled(),
+    });
+    const waited = `No engine leader answered within ${this.#failoverDeadlineMs} ms`;
+    if (verdict.kind === "nothing done") {
+      this.stats.gaveUp += 1;
+      throw new EngineStoppedError(`${waited}; the command was not committed`);
     }
-    this.stats.gaveUp += 1;
-    throw new EngineStoppedError(`${waited}; the command was not committed`);
+    this.stats.outcomeUnknown += 1;
+    throw new EngineOutcomeUnknownError(
+      verdict.why === "may still commit"
+        ? `${waited}; the leader of epoch ${unsettledEpoch} took the command and may still commit it`
+        : `${waited}; part of the group was committed (found in the journal), the rest was not`,
+    );
   }
 
   /** The journal entry a forwarded command became; "lookup failed" when the database did not say. */
@@ -567,44 +524,20 @@ export class ForwardingEngine<State, Command, Event> {
   }
 
   /**
-   * Answers once the replica holds the command, so a read right after sees it. The replica is read
-   * afresh on every pass: a reload swaps in a new one, and the wait goes on with it.
+   * Answers once the replica holds the command, so a read right after sees it, waiting no later
+   * than the command's deadline, or one attempt's time when the answer came at the deadline (the
+   * journal's, looked up then): an answer in hand is given, not held past a client's timeout. It
+   * is the truth either way; past the wait it goes out without read-your-writes (logged).
    */
-  async #answered(result: SubmitResult<Event>): Promise<SubmitResult<Event>> {
+  async #answered(result: SubmitResult<Event>, deadlineMs: number): Promise<SubmitResult<Event>> {
     this.stats.answered += 1;
     if (!result.ok) return result;
-    const deadline = Date.now() + this.#failoverDeadlineMs;
-    while (this.#follower.sequence < result.sequence && this.#phase !== "failed") {
-      const reloading = this.#reloading;
-      const follower = this.#follower;
-      try {
-        if (reloading !== undefined) {
-          // The old replica cannot get there; the new one will hold it once swapped in.
-          const timer = new AbortController();
-          const timeout = delay(Math.max(0, deadline - Date.now()), undefined, { signal: timer.signal });
-          await Promise.race([reloading, timeout.catch(() => {})]).finally(() => timer.abort());
-          if (this.#reloading === reloading && Date.now() >= deadline)
-            throw new Error("reload not done in time");
-          continue;
-        }
-        await follower.catchUpTo(result.sequence);
-      } catch (error) {
-        if (error instanceof JournalCorruptionError) {
-          // A closing node does not reload: its answer goes out as it is.
-          if (this.#phase !== "running") return result;
-          // A replica already replaced says nothing about the current one.
-          if (follower === this.#follower) this.#reload(error);
-          continue;
-        }
-        if (Date.now() >= deadline) {
-          this.#options.logger.error(
-            { err: error, sequence: result.sequence },
-            "the replica could not read a committed command; answering without read-your-writes",
-          );
-          return result;
-        }
-        await sleep(50);
-      }
+    const untilMs = Math.max(deadlineMs, this.#clock.now() + this.#attemptTimeoutMs);
+    if ((await this.#replica.holdBy(result.sequence, untilMs)) === "timed out") {
+      this.#options.logger.error(
+        { sequence: result.sequence },
+        "the replica could not read a committed command in time; answering without read-your-writes",
+      );
     }
     return result;
   }
@@ -615,7 +548,7 @@ export class ForwardingEngine<State, Command, Event> {
     body: string,
     toAttempt: (answer: Decoded) => Attempt<Answer>,
   ): Promise<Attempt<Answer>> {
-    const timeMs = Date.now();
+    const timeMs = this.#clock.now();
     const url = new URL(path, leader.url);
     return new Promise((resolve) => {
       let settled = false;
@@ -672,126 +605,15 @@ export class ForwardingEngine<State, Command, Event> {
     this.#options.logger.error({ status, body: text.slice(0, 200) }, "the engine leader refused a command");
     return { kind: "not-taken" };
   }
+}
 
-  /** A catch-up (which checks the entry the replica holds last) unless one ran in the last 250 ms. */
-  #checkForkSoon(): void {
-    const nowMs = Date.now();
-    if (nowMs - this.#lastForkCheckMs < forkCheckIntervalMs) return;
-    this.#lastForkCheckMs = nowMs;
-    this.#catchUpQuietly();
+/** The accepted result with the highest sequence, if any was accepted. */
+function lastAccepted<Event>(results: readonly SubmitResult<Event>[]): SubmitResult<Event> | undefined {
+  let last: SubmitResult<Event> | undefined;
+  for (const result of results) {
+    if (result.ok && (last === undefined || (last.ok && result.sequence > last.sequence))) last = result;
   }
-
-  #catchUpQuietly(): void {
-    // A reload under way catches the new replica up once it is swapped in.
-    if (this.#reloading !== undefined || this.#phase === "failed") return;
-    const follower = this.#follower;
-    follower.catchUp().catch((error: unknown) => {
-      if (error instanceof JournalCorruptionError) {
-        // The journal contradicts the replica (a gap: this node fell behind an archived stretch),
-        // unless that replica was replaced meanwhile.
-        if (follower === this.#follower) this.#reload(error);
-        return;
-      }
-      this.#options.logger.warn({ err: error }, "the replica could not read the journal; retrying");
-    });
-  }
-
-  /** Starts replacing the replica with one loaded from the latest snapshot (once: a second call joins). */
-  #reload(cause: JournalCorruptionError): void {
-    if (this.#reloading !== undefined || this.#phase !== "running") return;
-    // From here the old replica's batches reach no listener; reads still use it until the swap,
-    // unless it holds a fork: then nothing is read from it again.
-    this.#generation += 1;
-    if (cause instanceof JournalForkError) {
-      this.#forked = cause;
-      this.stats.forks += 1;
-      this.#options.logger.error(
-        { err: cause, sequence: String(this.#follower.sequence), forkAt: String(cause.sequence) },
-        "journal fork: this node's copy holds another history than the database (an asynchronous failover lost acknowledged entries, or a split brain); reads are refused while it reloads from the database's snapshot and journal",
-      );
-    } else {
-      this.#options.logger.warn(
-        { err: cause, sequence: String(this.#follower.sequence) },
-        "the replica cannot follow the journal (it fell behind the archive?): reloading it from the latest snapshot",
-      );
-    }
-    const run = async () => {
-      try {
-        await this.#reloadUntilDone();
-      } finally {
-        this.#reloading = undefined;
-      }
-      // Wake-ups and local batches that came while loading were dropped: read what was committed since.
-      this.#catchUpQuietly();
-    };
-    this.#reloading = run();
-  }
-
-  async #reloadUntilDone(): Promise<void> {
-    const firstMs = this.#options.reloadRetryFirstMs ?? defaultReloadRetryFirstMs;
-    const maxMs = this.#options.reloadRetryMaxMs ?? defaultReloadRetryMaxMs;
-    let corruptInARow = 0;
-    for (let attempt = 0; this.#phase === "running"; attempt++) {
-      let follower: JournalFollower<State, Command, Event>;
-      try {
-        follower = await this.#startFollower();
-      } catch (error) {
-        if (this.#phase !== "running") return;
-        corruptInARow = error instanceof JournalCorruptionError ? corruptInARow + 1 : 0;
-        if (corruptInARow >= reloadCorruptAttemptsMax) {
-          this.#fail(error, "the journal contradicts itself on every reload: the replica stops");
-          return;
-        }
-        this.stats.reloadFailures += 1;
-        const waitMs = Math.min(firstMs * 2 ** Math.min(attempt, 16), maxMs);
-        this.#options.logger.error(
-          { err: error, attempt, waitMs },
-          "reloading the replica failed; trying again",
-        );
-        try {
-          await delay(waitMs, undefined, { signal: this.#stopReloadRetries.signal });
-        } catch {
-          return; // closed
-        }
-        continue;
-      }
-      try {
-        this.#options.assertState?.(follower.position.state);
-      } catch (error) {
-        // Loading the same snapshot and journal again would give the same state.
-        this.#fail(error, "the reloaded replica breaks the core's invariants: the replica stops");
-        return;
-      }
-      if (this.#phase !== "running") return;
-      const previous = this.#follower.sequence;
-      this.#follower = follower;
-      this.#forked = undefined;
-      this.stats.reloads += 1;
-      this.#options.logger.warn(
-        {
-          from: String(previous),
-          to: String(follower.sequence),
-          snapshot: String(follower.position.snapshotSequence),
-        },
-        "the replica was reloaded from the latest snapshot; following the journal again",
-      );
-      const { sequence, nowMs } = follower.position;
-      for (const listener of this.#reloadedListeners) {
-        try {
-          listener({ sequence, nowMs });
-        } catch (error) {
-          this.#options.logger.error({ err: error }, "a reload listener failed");
-        }
-      }
-      return;
-    }
-  }
-
-  #fail(error: unknown, message: string): void {
-    // It cannot serve reads that are right any more; /readyz and the sockets say so.
-    this.#phase = "failed";
-    this.#options.logger.fatal({ err: error }, message);
-  }
+  return last;
 }
 
 /** What a leader's answer (over HTTP or in-process) means for the command or group. */
@@ -800,21 +622,7 @@ function attemptOfAnswer<Answer extends CommandAnswer<unknown> | CommandGroupAns
 ): Attempt<Exclude<Answer, { readonly refused: unknown }>> {
   if (!("refused" in answer))
     return { kind: "answered", result: answer as Exclude<Answer, { readonly refused: unknown }> };
-  if (answer.refused === "overloaded") return { kind: "overloaded", message: answer.message };
+  if (answer.refused === "overloaded") return { kind: "overloaded" };
   if (answer.refused === "fatal") return { kind: "unknown" };
   return { kind: "not-taken" };
-}
-
-function notify<Command, Event>(
-  listeners: ReadonlySet<CommittedListener<Command, Event>>,
-  entries: readonly JournalEntry<Command, Event>[],
-  logger: Logger,
-): void {
-  for (const listener of listeners) {
-    try {
-      listener(entries);
-    } catch (error) {
-      logger.error({ err: error }, "a commit listener failed");
-    }
-  }
 }

@@ -41,8 +41,8 @@ import {
   type PostgresCluster,
   postgresSkipReason,
   startPostgresCluster,
+  waitForReplay,
 } from "../support/postgres-cluster.js";
-import { startStreamingReplica, waitForReplay } from "../support/postgres-replica.js";
 
 const execFile = promisify(execFileCallback);
 const skipReason = postgresSkipReason();
@@ -220,8 +220,8 @@ describe("one journal archive for the cluster, in PostgreSQL", { skip: skipReaso
     assert.equal(restored.stateHash, live.hash);
 
     // A copy by pg_basebackup, in a new cluster (a replica, promoted).
-    const replica = await startStreamingReplica(cluster, "archive_copy");
-    cleanups.push(() => replica.destroy());
+    const replica = await cluster.startReplica({ name: "archive_copy" });
+    cleanups.push(() => replica.stop());
     await waitForReplay(url, replica);
     await replica.promote();
     const copied = await verifyFromElsewhere(replica.urlOf("archive_nodes"));

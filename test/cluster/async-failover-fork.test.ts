@@ -31,15 +31,12 @@ import { type EngineNode, startEngineNode } from "../../src/topology/engine-node
 import { testMasterKeyHex } from "../e2e/harness.js";
 import {
   type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
-import {
   type PostgresReplica,
+  postgresSkipReason,
   setSynchronousStandbyNames,
-  startStreamingReplica,
+  startPostgresCluster,
   waitForReplay,
-} from "../support/postgres-replica.js";
+} from "../support/postgres-cluster.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
@@ -66,7 +63,7 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
   });
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-    await replica?.destroy();
+    await replica?.stop();
     await primary?.stop();
   });
 
@@ -94,7 +91,7 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
 
   it("is reported, and the API node that held acknowledged entries the new primary lost never serves them", async () => {
     const url = await primary.createDatabase("async_failover");
-    replica = await startStreamingReplica(primary, "replica_a");
+    replica = await primary.startReplica({ name: "replica_a" });
     const pool: PostgresPool = openPostgresPool({
       url,
       applicationName: "predex-api:async-failover",
@@ -150,7 +147,7 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
     // 20 deposits reach the replica; 8 more are acknowledged by the primary alone.
     for (let index = 1; index <= 20; index++) assert.ok((await api.submit(deposit(`shipped-${index}`))).ok);
     await waitForReplay(url, replica);
-    await replica.stop();
+    await replica.shutdown();
     for (let index = 1; index <= 8; index++) assert.ok((await api.submit(deposit(`lost-${index}`))).ok);
     assert.equal(api.committedSequence, 28n);
     const lostBalance = 2800_00000000n;
@@ -176,7 +173,7 @@ describe("an asynchronous failover of the database", { skip: skipReason }, () =>
     await primary.stop();
     await replica.start();
     await replica.promote();
-    await replica.stop();
+    await replica.shutdown();
     await replica.start(address);
     assert.equal(replica.urlOf("async_failover"), url);
 

@@ -51,7 +51,12 @@ interface World {
 }
 
 const never = <T>() => new Promise<T>(() => {});
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Until the command just submitted has had one attempt that got no answer (it will look again). */
+async function firstAttemptUnanswered(replica: Replica): Promise<void> {
+  const retries = replica.stats.retries;
+  await waitUntil(() => replica.stats.retries > retries, { what: "an attempt without an answer" });
+}
 
 describe("an API node's answer when the leader does not answer", () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -173,7 +178,7 @@ describe("an API node's answer when the leader does not answer", () => {
     // A later epoch without the journal's word proves nothing either.
     const next = await leaderAt(2n, (command, forwardId) => commit(at, command, forwardId));
     const answer = replica.submit({ type: "open", accountId: "carol" });
-    await sleep(attemptTimeoutMs * 2);
+    await firstAttemptUnanswered(replica);
     at.leader = next.leader;
     await assert.rejects(answer, EngineOutcomeUnknownError);
     assert.deepEqual(next.runs, [], "not sent to the new leader while the journal could not say");
@@ -204,7 +209,7 @@ describe("an API node's answer when the leader does not answer", () => {
     at.leader = old.leader;
     const replica = await apiNode(at);
     const answer = replica.submit({ type: "open", accountId: "erin" });
-    await sleep(attemptTimeoutMs * 2);
+    await firstAttemptUnanswered(replica);
     at.leader = successor.leader;
     const result = await answer;
     assert.ok(result.ok && result.sequence === 1n);
@@ -220,7 +225,7 @@ describe("an API node's answer when the leader does not answer", () => {
     at.leader = old.leader;
     const replica = await apiNode(at);
     const answer = replica.submit({ type: "open", accountId: "frank" });
-    await sleep(attemptTimeoutMs * 2);
+    await firstAttemptUnanswered(replica);
     at.leader = successor.leader;
     const result = await answer;
     assert.ok(result.ok && result.sequence === 1n);
@@ -239,7 +244,7 @@ describe("an API node's answer when the leader does not answer", () => {
     at.leader = old.leader;
     const replica = await apiNode(at);
     const answer = replica.submit({ type: "open", accountId: "grace" });
-    await sleep(attemptTimeoutMs * 2);
+    await firstAttemptUnanswered(replica);
     at.leader = refusing.leader;
     await assert.rejects(answer, (error: unknown) => {
       assert.ok(error instanceof EngineStoppedError, `got ${String(error)}`);
@@ -277,7 +282,7 @@ describe("an API node's answer when the leader does not answer", () => {
       { type: "open", accountId: "ken" },
       { type: "open", accountId: "liz" },
     ]);
-    await sleep(attemptTimeoutMs * 2);
+    await firstAttemptUnanswered(replica);
     at.leader = successor.leader;
     const results = await answer;
     assert.deepEqual(
@@ -308,7 +313,7 @@ describe("an API node's answer when the leader does not answer", () => {
       { type: "open", accountId: "mia" },
       { type: "open", accountId: "ned" },
     ]);
-    await sleep(attemptTimeoutMs * 2);
+    await firstAttemptUnanswered(replica);
     at.leader = refusing.leader;
     await assert.rejects(answer, (error: unknown) => {
       assert.ok(error instanceof EngineOutcomeUnknownError, `got ${String(error)}`);

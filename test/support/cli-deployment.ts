@@ -4,9 +4,104 @@
 // are. A supervisor is optional: with `restartAfterMs` a node that exits is started again after that
 // pause (systemd's Restart=always), as bench:db-faults needs for a build whose nodes exit on a
 // database fault; without it a node that exits stays down. Either way every exit is counted.
+//
+// CliTopology is the fixture the CLI topology tests (test/topology/*) share: the PostgreSQL
+// cluster, the data directory and every node and resource a test starts, ended by one stop().
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
 import { CliNode } from "./cli-node.js";
-import { freeLoopbackPort } from "./postgres-cluster.js";
+import { freeLoopbackPort, type PostgresCluster, startPostgresCluster } from "./postgres-cluster.js";
+
+/** The line an engine node prints when it leads: its epoch and the sequence it took over at. */
+export const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
+
+/** An API node a test started: its process and the listeners it printed. */
+export interface StartedApi {
+  readonly node: CliNode;
+  readonly gateway: string;
+  readonly admin: string;
+}
+
+/**
+ * A throwaway PostgreSQL cluster, a data directory, and the CLI nodes (and anything else handed to
+ * onStop) a test starts on them. stop() ends them in reverse order, a paused node too (SIGCONT,
+ * then SIGKILL), then the cluster and the directory. Use it as
+ * `before(async () => { topology = await CliTopology.start("name") })`, `after(() => topology?.stop())`.
+ */
+export class CliTopology {
+  readonly nodes: CliNode[] = [];
+  readonly #cleanups: (() => unknown)[] = [];
+
+  private constructor(
+    readonly cluster: PostgresCluster,
+    readonly dataDir: string,
+  ) {}
+
+  /** `name` names the data directory (predex-<name>-…) for whoever looks in /tmp. */
+  static async start(name: string): Promise<CliTopology> {
+    const dataDir = mkdtempSync(join(tmpdir(), `predex-${name}-`));
+    try {
+      return new CliTopology(await startPostgresCluster(), dataDir);
+    } catch (error) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /**
+   * The environment of the nodes of one deployment: the test platform's (listeners on free
+   * loopback ports, this data directory), logs at warn, a new database `database` on the cluster,
+   * the test master key and `adminToken`; `extra` last.
+   */
+  async env(
+    database: string,
+    adminToken: string,
+    extra: Readonly<Record<string, string>> = {},
+  ): Promise<Record<string, string>> {
+    return {
+      ...testPlatformEnv(this.dataDir),
+      PREDEX_LOG_LEVEL: "warn",
+      PREDEX_DATABASE_URL: await this.cluster.createDatabase(database),
+      PREDEX_MASTER_KEY: testMasterKeyHex,
+      PREDEX_ADMIN_TOKEN: adminToken,
+      ...extra,
+    };
+  }
+
+  /** `predex serve --role <role>` with `env`, ended by stop(). */
+  startNode(role: "engine" | "api", env: Readonly<Record<string, string>>): CliNode {
+    const node = CliNode.start(["serve", "--role", role], env);
+    this.nodes.push(node);
+    return node;
+  }
+
+  /** An API node, once it printed its gateway and admin listeners. */
+  async startApi(env: Readonly<Record<string, string>>, timeoutMs = 90_000): Promise<StartedApi> {
+    const node = this.startNode("api", env);
+    const [, gateway] = await node.waitFor(/^\s+gateway\s.*?(https?:\/\/\S+)/, timeoutMs);
+    const [, admin] = await node.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, timeoutMs);
+    return { node, gateway: gateway!, admin: admin! };
+  }
+
+  /** Something else to end at stop() (a socket, a pool, an in-process replica), before the nodes. */
+  onStop(cleanup: () => unknown): void {
+    this.#cleanups.push(cleanup);
+  }
+
+  async stop(): Promise<void> {
+    for (const cleanup of this.#cleanups.splice(0).reverse()) await cleanup();
+    for (const node of this.nodes) {
+      node.kill("SIGCONT");
+      node.kill("SIGKILL");
+      await node.exited;
+    }
+    await this.cluster.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
 
 export interface CliDeploymentOptions {
   readonly engines: number;

@@ -78,6 +78,7 @@ export interface PostgresClusterOptions {
 export type PostgresShutdownMode = "fast" | "immediate";
 
 export interface PostgresCluster {
+  /** The port it listens on now (start(port) may move it). */
   readonly port: number;
   readonly directory: string;
   /** The running postmaster's process id (a new one after every start). */
@@ -92,23 +93,61 @@ export interface PostgresCluster {
   execute(sql: string): Promise<pg.QueryResult>;
   /** Stops the server and keeps its data, so start() brings it back on the same port. */
   shutdown(mode?: PostgresShutdownMode): Promise<void>;
-  /** Starts the server again after shutdown(), on the same port with the same settings. */
-  start(): Promise<void>;
+  /**
+   * Starts the server again after shutdown(), with the same settings, on the same port or on
+   * `port` (the address a failover moves: a promoted replica takes over the primary's).
+   */
+  start(port?: number): Promise<void>;
   /** shutdown(mode) then start(). */
   restart(mode?: PostgresShutdownMode): Promise<void>;
   /**
    * A streaming replica of this server (pg_basebackup, then a hot standby on its own port).
    * `synchronous`: the primary's commits wait for it (synchronous_standby_names names it).
+   * `name`: what the primary knows it by (application_name); default replica_1, replica_2, …
    * Resolves once the replica streams (and, when synchronous, is the primary's sync standby).
    */
-  startReplica(options?: { synchronous?: boolean }): Promise<PostgresReplica>;
+  startReplica(options?: { synchronous?: boolean; name?: string }): Promise<PostgresReplica>;
   /** Stops the server (immediate shutdown) and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
 
 export interface PostgresReplica extends PostgresCluster {
+  /** The name the primary sees it by (application_name of its WAL receiver). */
+  readonly name: string;
   /** Ends recovery: the replica becomes a primary that takes writes (pg_ctl promote). */
   promote(): Promise<void>;
+}
+
+/** Waits until `replica` has replayed everything its primary (at `primaryUrl`) has written so far. */
+export async function waitForReplay(
+  primaryUrl: string,
+  replica: PostgresReplica,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: primaryUrl });
+  await client.connect();
+  try {
+    const target = (await client.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn")).rows[0]!
+      .lsn;
+    await waitUntil(
+      async () => {
+        const result = await client.query<{ caught_up: boolean }>(
+          "SELECT replay_lsn >= $1::pg_lsn AS caught_up FROM pg_stat_replication WHERE application_name = $2",
+          [target, replica.name],
+        );
+        return result.rows[0]?.caught_up === true;
+      },
+      { what: `the replica ${replica.name} replayed up to ${target}`, timeoutMs, intervalMs: 50 },
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** The primary's synchronous_standby_names (reloaded at once); "" makes replication asynchronous. */
+export async function setSynchronousStandbyNames(primary: PostgresCluster, names: string): Promise<void> {
+  await primary.execute(`ALTER SYSTEM SET synchronous_standby_names = ${pg.escapeLiteral(names)}`);
+  await primary.execute("SELECT pg_reload_conf()");
 }
 
 const running = new Set<{ pid: number; directory: string }>();
@@ -296,6 +335,7 @@ function makeCluster(
   binaries: PostgresBinaries,
   options: PostgresClusterOptions,
   where: ServerPlace & { port: number; pid: number },
+  name = "primary",
 ): PostgresReplica {
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${where.port}/${database}`;
   const entry = { pid: where.pid, directory: where.directory };
@@ -316,14 +356,18 @@ function makeCluster(
     await runTool(binaries, "pg_ctl", ["stop", "--pgdata", where.dataDirectory, "--mode", mode, "--wait"]);
     serverRunning = false;
   };
-  const start = async () => {
+  const start = async (port = where.port) => {
     if (serverRunning) return;
-    entry.pid = await startServer(binaries, where, where.port);
+    entry.pid = await startServer(binaries, where, port);
+    where.port = port;
     serverRunning = true;
   };
   let replicas = 0;
   return {
-    port: where.port,
+    name,
+    get port() {
+      return where.port;
+    },
     directory: where.directory,
     get pid() {
       return entry.pid;
@@ -344,7 +388,8 @@ function makeCluster(
     },
     async startReplica(replicaOptions = {}) {
       replicas += 1;
-      const name = `replica_${replicas}`;
+      const name = replicaOptions.name ?? `replica_${replicas}`;
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain replica name: ${name}`);
       const directory = serverDirectory("predex-pg-replica-");
       const dataDirectory = join(directory, "data");
       try {
@@ -379,7 +424,7 @@ function makeCluster(
         "wal_retrieve_retry_interval=1s",
       ];
       const { port, pid } = await startOnFreePort(binaries, { directory, dataDirectory, settings });
-      const replica = makeCluster(binaries, options, { directory, dataDirectory, settings, port, pid });
+      const replica = makeCluster(binaries, options, { directory, dataDirectory, settings, port, pid }, name);
       if (replicaOptions.synchronous === true) {
         await execute(`ALTER SYSTEM SET synchronous_standby_names = '"${name}"'`);
         await execute("SELECT pg_reload_conf()");

@@ -14,9 +14,6 @@
 // SIGKILL → first order acknowledged through an API node is reported.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { socketPaths } from "../../src/contract/paths.js";
 import {
@@ -31,15 +28,11 @@ import { JournalFollower } from "../../src/engine/journal-follower.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { SignedSocket } from "../../src/sdk/ws/signed-socket.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine, type StartedApi } from "../support/cli-deployment.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "topology-test-admin-token-0123456789";
@@ -47,13 +40,6 @@ const usersCount = 8;
 const ordersPerUser = 45;
 const acknowledgedBeforeKill = 80;
 const depositUsdt = "1000";
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
-
-interface ApiNode {
-  readonly node: CliNode;
-  readonly gateway: string;
-  readonly admin: string;
-}
 
 interface BookMessage {
   readonly seq: number;
@@ -61,52 +47,23 @@ interface BookMessage {
 }
 
 describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const pools: PostgresPool[] = [];
-  const sockets: SignedSocket[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-cluster-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("cluster");
   });
-  after(async () => {
-    for (const socket of sockets) socket.stop();
-    for (const node of nodes) {
-      node.kill("SIGCONT");
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("keeps every acknowledged order, conserves money, streams gaplessly on both API nodes", {
     timeout: 240_000,
   }, async (t) => {
-    const url = await cluster.createDatabase("cluster");
-    const env = {
-      ...testPlatformEnv(dataDir),
-      PREDEX_LOG_LEVEL: "warn",
-      PREDEX_DATABASE_URL: url,
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_ADMIN_TOKEN: adminToken,
+    const env = await topology.env("cluster", adminToken, {
       PREDEX_ENGINE_LEASE_MS: "2000",
       PREDEX_FAILOVER_DEADLINE_MS: "30000",
-    };
-    const startEngine = () => {
-      const node = CliNode.start(["serve", "--role", "engine"], env);
-      nodes.push(node);
-      return node;
-    };
-    const startApi = async (): Promise<ApiNode> => {
-      const node = CliNode.start(["serve", "--role", "api"], env);
-      nodes.push(node);
-      const [, gateway] = await node.waitFor(/^\s+gateway\s.*?(https?:\/\/\S+)/, 60_000);
-      const [, admin] = await node.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, 60_000);
-      return { node, gateway: gateway!, admin: admin! };
-    };
+    });
+    const url = env.PREDEX_DATABASE_URL!;
+    const startEngine = () => topology.startNode("engine", env);
+    const startApi = (): Promise<StartedApi> => topology.startApi(env, 60_000);
     const first = startEngine();
     await first.waitFor(leadingLine, 60_000);
     const second = startEngine();
@@ -153,7 +110,7 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
           }
         }, 10);
       });
-      sockets.push(socket);
+      topology.onStop(() => socket.stop());
       return { messages, opened, opens: () => opens };
     });
     await Promise.all(streams.map((stream) => stream.opened));
@@ -234,8 +191,13 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
     // The new leader SIGSTOPped with orders in flight; a third engine node takes over.
     const third = startEngine();
     await third.waitFor(/standby, following/, 60_000);
+    const acknowledgedBeforeStop = acknowledged.size;
     const stoppedBurst = trade(30, ordersPerUser);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Stopped mid-burst: once orders of it are acknowledged, more are in flight.
+    await waitUntil(() => acknowledged.size >= acknowledgedBeforeStop + usersCount, {
+      what: "the burst under way on the new leader",
+      intervalMs: 5,
+    });
     second.kill("SIGSTOP");
     const [, , thirdTookOverText] = await third.waitFor(leadingLine, 30_000);
     await stoppedBurst;
@@ -245,7 +207,7 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
     assert.deepEqual(failures, [], "every order was acknowledged across both takeovers");
 
     const checkPool = openPostgresPool({ url, applicationName: "predex-test-check" });
-    pools.push(checkPool);
+    topology.onStop(() => checkPool.end());
     const lateWrites = await checkPool.query<{ rows: bigint }>(
       "SELECT count(*)::bigint AS rows FROM engine_journal WHERE epoch = $1 AND sequence > $2",
       [secondEpoch, BigInt(thirdTookOverText!)],
@@ -309,7 +271,10 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
     assert.equal(balances + collateral + state.totals.feeIncome, state.totals.deposited);
 
     // Streams: gapless on each node (no reconnect, so one chain), and the same end on both.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const lastSeq = (index: number) => streams[index]!.messages.at(-1)?.seq;
+    await waitUntil(() => lastSeq(0) !== undefined && lastSeq(0) === lastSeq(1), {
+      what: () => `both API nodes streamed the last round (${lastSeq(0)}, ${lastSeq(1)})`,
+    });
     for (const [index, stream] of streams.entries()) {
       assert.equal(stream.opens(), 1, `API node ${index}'s socket stayed open`);
       assert.ok(stream.messages.length > 10, `API node ${index} streamed the burst`);

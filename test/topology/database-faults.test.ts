@@ -14,9 +14,7 @@
 // and show the same book, and neither server's log has a deadlock.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import {
   assertInvariants,
@@ -27,16 +25,10 @@ import {
   exchangeStateCodec,
 } from "../../src/core/exchange.js";
 import { JournalFollower } from "../../src/engine/journal-follower.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
-import { CliDeployment, readyStatus } from "../support/cli-deployment.js";
-import {
-  type PostgresCluster,
-  type PostgresReplica,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliDeployment, CliTopology, readyStatus } from "../support/cli-deployment.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { checkOrders, ResendingOrders, setUpTrading } from "../support/resending-orders.js";
 import { waitUntil } from "../support/wait-until.js";
 
@@ -100,46 +92,35 @@ class ReadinessWatch {
 }
 
 describe("engine and API nodes ride out database faults", { skip: skipReason }, () => {
-  let primary: PostgresCluster;
-  let replica: PostgresReplica | undefined;
-  let deployment: CliDeployment | undefined;
+  let topology: CliTopology;
   let load: ResendingOrders | undefined;
   let watch: ReadinessWatch | undefined;
-  const pools: PostgresPool[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-db-faults-"));
 
   before(async () => {
-    primary = await startPostgresCluster();
+    topology = await CliTopology.start("db-faults");
   });
   after(async () => {
     // A failed assertion leaves the load and the probes' poller running: stop them first.
     await watch?.stop();
     await load?.stop({ abandon: true });
-    await deployment?.stop();
-    for (const pool of pools) await pool.end();
-    await replica?.stop();
-    await primary?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await topology?.stop();
   });
 
   it("restart, stop, crash, read-only spell and a promoted synchronous replica: no exit, nothing lost or doubled", {
     timeout: 420_000,
   }, async (t) => {
-    await primary.createDatabase("faults");
-    replica = await primary.startReplica({ synchronous: true });
+    const primary = topology.cluster;
+    const env = await topology.env("faults", adminToken, { PREDEX_ENGINE_LEASE_MS: String(leaseMs) });
+    const replica = await primary.startReplica({ synchronous: true });
+    topology.onStop(() => replica.stop());
+    // Both hosts, the writable one chosen at each connect (a promoted replica takes over).
     const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${replica.port}/faults?target_session_attrs=read-write`;
-    deployment = await CliDeployment.start({
+    const deployment = await CliDeployment.start({
       engines: 2,
       apis: 2,
-      env: {
-        ...testPlatformEnv(dataDir),
-        PREDEX_LOG_LEVEL: "warn",
-        PREDEX_DATABASE_URL: url,
-        PREDEX_MASTER_KEY: testMasterKeyHex,
-        PREDEX_ADMIN_TOKEN: adminToken,
-        PREDEX_ENGINE_LEASE_MS: String(leaseMs),
-      },
+      env: { ...env, PREDEX_DATABASE_URL: url },
     });
+    topology.onStop(() => deployment.stop());
     const trading = await setUpTrading(deployment.apis, {
       adminToken,
       usersCount,
@@ -235,7 +216,7 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
 
     // Nothing placed twice, nothing acknowledged lost: asked of the promoted replica.
     const check = openPostgresPool({ url: newPrimary.urlOf("faults"), applicationName: "predex-test-check" });
-    pools.push(check);
+    topology.onStop(() => check.end());
     assert.deepEqual(await checkOrders(check, trading, orders.acknowledged), { placedTwice: 0, lost: 0 });
 
     // Money: conserved to the atom in the journal's state, and every user's balance on both API nodes.

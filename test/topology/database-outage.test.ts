@@ -14,23 +14,16 @@
 // leads again once the database takes writes; no supervisor restarts anything here.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { legacyPaths } from "../../src/contract/legacy/paths.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { NetworkError, PredexApiError } from "../../src/sdk/errors.js";
-import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine } from "../support/cli-deployment.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { type RecordedAnswer, recordingFetch } from "../support/recording-fetch.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "database-outage-admin-token-0123456789";
@@ -45,48 +38,32 @@ const recoveryWaitMsMax = 180_000;
 /** Every loop is bounded: a user's stream stops after this many rounds whatever happens. */
 const roundsMax = 2_000;
 const pauseBetweenRoundsMs = 50;
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 describe("a PostgreSQL stop and restart under signed reads and orders", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-database-outage-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("database-outage");
   });
-  after(async () => {
-    for (const node of nodes) {
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("answers 502/2002 or 504/2001 with Retry-After, never 500, and everything works after the restart", {
     timeout: 360_000,
   }, async (t) => {
-    const env = {
-      ...testPlatformEnv(dataDir),
-      PREDEX_LOG_LEVEL: "warn",
-      PREDEX_DATABASE_URL: await cluster.createDatabase("outage"),
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_ADMIN_TOKEN: adminToken,
+    const { cluster } = topology;
+    const env = await topology.env("outage", adminToken, {
       PREDEX_ENGINE_LEASE_MS: "2000",
       PREDEX_FAILOVER_DEADLINE_MS: "3000",
-    };
-    const engine = CliNode.start(["serve", "--role", "engine"], env);
-    nodes.push(engine);
+    });
+    const engine = topology.startNode("engine", env);
     let engineExited = false;
     void engine.exited.then(() => {
       engineExited = true;
     });
     await engine.waitFor(leadingLine, 90_000);
-    const api = CliNode.start(["serve", "--role", "api"], env);
-    nodes.push(api);
+    const api = topology.startNode("api", env);
     const address = async (listener: string) =>
       (await api.waitFor(new RegExp(`^\\s+${listener}\\s.*?(https?://\\S+)`), 90_000))[1]!;
     const [gateway, publicUrl, legacyUrl, admin] = [
@@ -208,22 +185,25 @@ describe("a PostgreSQL stop and restart under signed reads and orders", { skip: 
       }
     })();
 
-    await sleep(2_000);
+    /** Until every user has orders acknowledged after `sinceMs`: everything works again. */
+    const recovered = (what: string, sinceMs: number) =>
+      waitUntil(
+        () =>
+          users.every(
+            (user) => user.acknowledgedAtMs.filter((atMs) => atMs > sinceMs).length >= ordersAfterRecovery,
+          ),
+        { what: `${what}: orders acknowledged`, timeoutMs: recoveryWaitMsMax, intervalMs: 100 },
+      );
+    // The stream and the probes run before the outage: every user's orders acknowledged, both listeners probed.
+    await recovered("before the outage", 0);
+    await waitUntil(() => new Set(probes.map((probe) => probe.surface)).size === 2, {
+      what: "both listeners probed",
+    });
     const answeredBefore = answers.length;
     assert.ok(
       answers.every((answer) => answer.status === 200),
       `all well before the outage: ${JSON.stringify(answers.filter((a) => a.status !== 200))}`,
     );
-    /** Until every user has orders acknowledged after `sinceMs`: everything works again. */
-    const recovered = async (what: string, sinceMs: number) => {
-      for (const startedMs = Date.now(); ; await sleep(100)) {
-        const behind = users.filter(
-          (user) => user.acknowledgedAtMs.filter((atMs) => atMs > sinceMs).length < ordersAfterRecovery,
-        );
-        if (behind.length === 0) return;
-        assert.ok(Date.now() - startedMs < recoveryWaitMsMax, `${what}: orders still refused`);
-      }
-    };
     const answersBetween = (fromMs: number, toMs: number) =>
       answers.filter((answer) => answer.atMs >= fromMs && answer.atMs <= toMs);
 

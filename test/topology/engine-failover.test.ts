@@ -13,9 +13,6 @@
 // SIGKILL to the first command acknowledged by the new leader is reported (bench:pg-failover measures it).
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { deriveCommandKey } from "../../src/cluster/command-auth.js";
@@ -31,7 +28,7 @@ import {
 import { encodePlainData } from "../../src/engine/journal-codec.js";
 import { JournalFollower } from "../../src/engine/journal-follower.js";
 import type { JournalEntry } from "../../src/engine/store.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
 import {
@@ -41,20 +38,16 @@ import {
 import { openPostgresEngineProjectors } from "../../src/topology/postgres-projectors.js";
 import { testMasterKeyHex } from "../e2e/harness.js";
 import { CommandStream } from "../sim/command-stream.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine } from "../support/cli-deployment.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { projectedTables } from "../support/postgres-projected-tables.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const acknowledgedBeforeKill = 250;
 const commandsPerReplica = 900;
 const workersPerReplica = 6;
 const leaseMs = 2_000;
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
 
 type Exchange = ForwardingEngine<ExchangeState, ExchangeCommand, ExchangeEvent>;
 
@@ -65,41 +58,19 @@ interface Acknowledged {
 }
 
 describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const replicas: Exchange[] = [];
-  const pools: PostgresPool[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-topology-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("topology");
   });
-  after(async () => {
-    for (const node of nodes) {
-      node.kill("SIGCONT");
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    for (const replica of replicas) await replica.close();
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("loses no acknowledged command, applies none twice, and fences the paused leader", async (t) => {
-    const url = await cluster.createDatabase("failover");
-    const env = {
-      PREDEX_DATABASE_URL: url,
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_DATA_DIR: dataDir,
-      PREDEX_LOG_LEVEL: "warn",
+    const env = await topology.env("failover", "engine-failover-admin-token-0123456789", {
       PREDEX_ENGINE_LEASE_MS: String(leaseMs),
-    };
-    const startEngine = () => {
-      const node = CliNode.start(["serve", "--role", "engine"], env);
-      nodes.push(node);
-      return node;
-    };
+    });
+    const url = env.PREDEX_DATABASE_URL!;
+    const startEngine = () => topology.startNode("engine", env);
     const first = startEngine();
     await first.waitFor(leadingLine, 60_000);
     const second = startEngine();
@@ -107,7 +78,7 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
 
     const startReplica = async (name: string): Promise<{ engine: Exchange; seen: bigint[] }> => {
       const pool = openPostgresPool({ url, applicationName: `predex-api:${name}`, poolConnectionsMax: 4 });
-      pools.push(pool);
+      topology.onStop(() => pool.end());
       const engineCluster = await openPostgresEngineCluster<ExchangeCommand, ExchangeEvent>(pool, {
         url,
         applicationName: `predex-api:${name}`,
@@ -122,7 +93,7 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
         failoverDeadlineMs: 30_000,
         attemptTimeoutMs: 1_000,
       });
-      replicas.push(engine);
+      topology.onStop(() => engine.close());
       const seen: bigint[] = [];
       engine.onCommitted((entries) => {
         for (const entry of entries) seen.push(entry.sequence);
@@ -184,8 +155,13 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
     // SIGSTOP the new leader with commands in flight; a third node takes over when the lease runs out.
     const third = startEngine();
     await third.waitFor(/standby, following/, 60_000);
+    const acknowledgedBeforeStop = acknowledged.length;
     const stoppedBurst = Promise.all(apiNodes.map((node, index) => burst(node.engine, index + 11, 60)));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Stopped mid-burst: once commands of it are acknowledged, more are in flight.
+    await waitUntil(() => acknowledged.length >= acknowledgedBeforeStop + workersPerReplica, {
+      what: "the burst under way on the new leader",
+      intervalMs: 5,
+    });
     second.kill("SIGSTOP");
     const [, thirdEpochText, thirdTookOverText] = await third.waitFor(leadingLine, 30_000);
     await stoppedBurst;
@@ -197,7 +173,7 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
     assert.equal(refusedForGood, 0, "no command was refused across the second takeover");
 
     const checkPool = openPostgresPool({ url, applicationName: "predex-test-check" });
-    pools.push(checkPool);
+    topology.onStop(() => checkPool.end());
     const lateWrites = await checkPool.query<{ rows: bigint }>(
       "SELECT count(*)::bigint AS rows FROM engine_journal WHERE epoch = $1 AND sequence > $2",
       [secondEpoch, thirdTookOverAt],
@@ -219,10 +195,10 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
     // leader has projected what its predecessors left, and the rows are those of the same journal
     // projected once, uncrashed, into an empty database.
     const fresh = openPostgresPool({
-      url: await cluster.createDatabase("failover_fresh"),
+      url: await topology.cluster.createDatabase("failover_fresh"),
       applicationName: "predex-test-fresh",
     });
-    pools.push(fresh);
+    topology.onStop(() => fresh.end());
     const freshProjectors = await openPostgresEngineProjectors(fresh);
     let projectedOnce: Map<string, string[]> | undefined;
     let freshAt = 0n;
@@ -281,9 +257,10 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
       if (replay.sequence !== end) return true;
       assertInvariants(replay.position.state as ExchangeState);
       for (const node of apiNodes) {
-        for (let waited = 0; node.engine.committedSequence < end && waited < 10_000; waited += 50) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await waitUntil(() => node.engine.committedSequence >= end, {
+          what: `the replica reached sequence ${end}`,
+          intervalMs: 50,
+        });
         const seen = node.seen.slice();
         const copy = await node.engine.read((state, position) => ({
           sequence: position.sequence,

@@ -6,9 +6,6 @@
 // journaled TripDeadMansSwitch. The deadline lived in the journal, not in the dead process.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { deriveCommandKey } from "../../src/cluster/command-auth.js";
@@ -17,21 +14,16 @@ import {
   createMarketCommand,
   type ExchangeCommand,
   type ExchangeEvent,
-  type ExchangeState,
   exchangeDecider,
   exchangeStateCodec,
   limitOrderCommand,
 } from "../../src/core/exchange.js";
 import type { JournalEntry } from "../../src/engine/store.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
 import { testMasterKeyHex } from "../e2e/harness.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine } from "../support/cli-deployment.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
@@ -39,52 +31,28 @@ const leaseMs = 2_000;
 const timeoutMs = 12_000;
 /** Loose, as a busy machine may delay a tick: the point is "at the deadline", not "much later". */
 const lateMsMax = 5_000;
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
-
-type Exchange = ForwardingEngine<ExchangeState, ExchangeCommand, ExchangeEvent>;
 
 describe("the dead-man's switch across a takeover", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const replicas: Exchange[] = [];
-  const pools: PostgresPool[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-switch-takeover-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("switch-takeover");
   });
-  after(async () => {
-    for (const node of nodes) {
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    for (const replica of replicas) await replica.close();
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("a standby that takes over cancels the user's orders on time", { timeout: 120_000 }, async () => {
-    const url = await cluster.createDatabase("switch");
-    const env = {
-      PREDEX_DATABASE_URL: url,
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_DATA_DIR: dataDir,
-      PREDEX_LOG_LEVEL: "warn",
+    const env = await topology.env("switch", "switch-takeover-admin-token-0123456789", {
       PREDEX_ENGINE_LEASE_MS: String(leaseMs),
-    };
-    const startEngine = () => {
-      const node = CliNode.start(["serve", "--role", "engine"], env);
-      nodes.push(node);
-      return node;
-    };
+    });
+    const url = env.PREDEX_DATABASE_URL!;
+    const startEngine = () => topology.startNode("engine", env);
     const first = startEngine();
     await first.waitFor(leadingLine, 60_000);
     const second = startEngine();
     await second.waitFor(/standby, following/, 60_000);
 
     const pool = openPostgresPool({ url, applicationName: "predex-api:switch", poolConnectionsMax: 4 });
-    pools.push(pool);
+    topology.onStop(() => pool.end());
     const engine = await ForwardingEngine.start({
       decider: exchangeDecider,
       codec: exchangeStateCodec,
@@ -98,7 +66,7 @@ describe("the dead-man's switch across a takeover", { skip: skipReason }, () => 
       failoverDeadlineMs: 30_000,
       attemptTimeoutMs: 1_000,
     });
-    replicas.push(engine);
+    topology.onStop(() => engine.close());
     const committed: JournalEntry<ExchangeCommand, ExchangeEvent>[] = [];
     engine.onCommitted((entries) => committed.push(...entries));
 

@@ -8,69 +8,41 @@
 // back: exactly one order, and the user's money frozen once.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
-import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine } from "../support/cli-deployment.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { type RecordedAnswer, recordingFetch } from "../support/recording-fetch.js";
+import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "unknown-outcome-admin-token-0123456789";
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 describe("an order whose leader stops answering: 504/2001, and the SDK's resend places it once", {
   skip: skipReason,
 }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-unknown-outcome-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("unknown-outcome");
   });
-  after(async () => {
-    for (const node of nodes) {
-      node.kill("SIGCONT");
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("answers the partner 504/2001 with Retry-After, and the resend with the same clientOrderId answers the one order", {
     timeout: 180_000,
   }, async () => {
-    const env = {
-      ...testPlatformEnv(dataDir),
-      PREDEX_LOG_LEVEL: "warn",
-      PREDEX_DATABASE_URL: await cluster.createDatabase("unknown_outcome"),
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_ADMIN_TOKEN: adminToken,
+    const env = await topology.env("unknown_outcome", adminToken, {
       // The paused leader keeps the lead (no takeover): it will commit what it holds once resumed.
       PREDEX_ENGINE_LEASE_MS: "60000",
       PREDEX_FAILOVER_DEADLINE_MS: "1000",
-    };
-    const engine = CliNode.start(["serve", "--role", "engine"], env);
-    nodes.push(engine);
+    });
+    const engine = topology.startNode("engine", env);
     await engine.waitFor(leadingLine, 90_000);
-    const api = CliNode.start(["serve", "--role", "api"], env);
-    nodes.push(api);
-    const [, gateway] = await api.waitFor(/^\s+gateway\s.*?(https?:\/\/\S+)/, 90_000);
-    const [, admin] = await api.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, 90_000);
+    const { node: api, gateway, admin } = await topology.startApi(env);
 
-    const operator = new PredexAdminClient({ baseUrl: admin!, token: adminToken });
+    const operator = new PredexAdminClient({ baseUrl: admin, token: adminToken });
     const partner = await operator.createPartner();
     const created = await operator.createMarket({
       title: "Paused leader",
@@ -83,7 +55,7 @@ describe("an order whose leader stops answering: 504/2001, and the SDK's resend 
     const outcome = market.outcomes[0]!;
     const answers: RecordedAnswer[] = [];
     const client = new PredexClient({
-      baseUrl: gateway!,
+      baseUrl: gateway,
       credentials: partner,
       fetch: recordingFetch(answers),
     });
@@ -105,10 +77,11 @@ describe("an order whose leader stops answering: 504/2001, and the SDK's resend 
       shares: 10,
     });
     const createAnswers = () => answers.filter((answer) => answer.path === "/ordering/create-order");
-    for (let waited = 0; !createAnswers().some((answer) => answer.status === 504); waited += 50) {
-      assert.ok(waited < 60_000, `no 504 yet: ${JSON.stringify(createAnswers())}`);
-      await sleep(50);
-    }
+    await waitUntil(() => createAnswers().some((answer) => answer.status === 504), {
+      what: () => `a 504 among ${JSON.stringify(createAnswers())}`,
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
     engine.kill("SIGCONT");
     const order = await placing;
 

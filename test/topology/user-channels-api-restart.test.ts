@@ -8,66 +8,32 @@
 // a connection.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
-import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
 import { assertStampedInOrder, assertViewMatchesRest, followUser } from "../e2e/user-channel-views.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  freeLoopbackPort,
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine } from "../support/cli-deployment.js";
+import { freeLoopbackPort, postgresSkipReason } from "../support/postgres-cluster.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "topology-test-admin-token-0123456789";
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 describe("user channels across an API node restart", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const stops: (() => void)[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-user-channels-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("user-channels");
   });
-  after(async () => {
-    for (const stop of stops) stop();
-    for (const node of nodes) {
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("a client of the restarted node comes back to the REST state from its snapshots", {
     timeout: 300_000,
   }, async () => {
-    const env = {
-      ...testPlatformEnv(dataDir),
-      PREDEX_LOG_LEVEL: "warn",
-      PREDEX_DATABASE_URL: await cluster.createDatabase("user_channels"),
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_ADMIN_TOKEN: adminToken,
-    };
-    const startApi = async (extra: Record<string, string> = {}) => {
-      const node = CliNode.start(["serve", "--role", "api"], { ...env, ...extra });
-      nodes.push(node);
-      const [, gateway] = await node.waitFor(/^\s+gateway\s.*?(https?:\/\/\S+)/, 90_000);
-      const [, admin] = await node.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, 90_000);
-      return { node, gateway: gateway!, admin: admin! };
-    };
-    const engine = CliNode.start(["serve", "--role", "engine"], env);
-    nodes.push(engine);
+    const env = await topology.env("user_channels", adminToken);
+    const startApi = (extra: Record<string, string> = {}) => topology.startApi({ ...env, ...extra });
+    const engine = topology.startNode("engine", env);
     await engine.waitFor(leadingLine, 90_000);
     // A keeps its gateway port across the restart, as a node behind a fixed address does.
     const portOfA = String(await freeLoopbackPort());
@@ -125,7 +91,8 @@ describe("user channels across an API node restart", { skip: skipReason }, () =>
 
     const onA = followUser(apiA.gateway, partner, trader);
     const onB = followUser(apiB.gateway, partner, trader);
-    stops.push(onA.stop, onB.stop);
+    topology.onStop(onA.stop);
+    topology.onStop(onB.stop);
     await Promise.all([onA.whenLive(30_000), onB.whenLive(30_000)]);
     await assertViewMatchesRest(onA, traderOnA);
     await assertViewMatchesRest(onB, trader);

@@ -7,68 +7,34 @@
 // GET /trades; after that, each client holds every fill exactly once, as GET /trades has them.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { UserTradeMessage } from "../../src/contract/channels.js";
 import type { Trade } from "../../src/contract/partner/trading.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { UserTradesSubscription } from "../../src/sdk/ws/user-trades-subscription.js";
-import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
-import { CliNode } from "../support/cli-node.js";
-import {
-  freeLoopbackPort,
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { CliTopology, leadingLine } from "../support/cli-deployment.js";
+import { freeLoopbackPort, postgresSkipReason } from "../support/postgres-cluster.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
 const adminToken = "topology-test-admin-token-0123456789";
-const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 describe("user trades on several API nodes", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const nodes: CliNode[] = [];
-  const stops: (() => void)[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-user-trades-"));
+  let topology: CliTopology;
 
   before(async () => {
-    cluster = await startPostgresCluster();
+    topology = await CliTopology.start("user-trades");
   });
-  after(async () => {
-    for (const stop of stops) stop();
-    for (const node of nodes) {
-      node.kill("SIGKILL");
-      await node.exited;
-    }
-    await cluster?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => topology?.stop());
 
   it("every node sends the same fills with the same seq, and a client of a restarted node catches up", {
     timeout: 300_000,
   }, async () => {
-    const env = {
-      ...testPlatformEnv(dataDir),
-      PREDEX_LOG_LEVEL: "warn",
-      PREDEX_DATABASE_URL: await cluster.createDatabase("user_trades"),
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_ADMIN_TOKEN: adminToken,
-    };
-    const startApi = async (extra: Record<string, string> = {}) => {
-      const node = CliNode.start(["serve", "--role", "api"], { ...env, ...extra });
-      nodes.push(node);
-      const [, gateway] = await node.waitFor(/^\s+gateway\s.*?(https?:\/\/\S+)/, 90_000);
-      const [, admin] = await node.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, 90_000);
-      return { node, gateway: gateway!, admin: admin! };
-    };
-    const engine = CliNode.start(["serve", "--role", "engine"], env);
-    nodes.push(engine);
+    const env = await topology.env("user_trades", adminToken);
+    const startApi = (extra: Record<string, string> = {}) => topology.startApi({ ...env, ...extra });
+    const engine = topology.startNode("engine", env);
     await engine.waitFor(leadingLine, 90_000);
     const portOfA = String(await freeLoopbackPort());
     const [apiA, apiB] = await Promise.all([startApi({ PREDEX_PORT: portOfA }), startApi()]);
@@ -133,7 +99,7 @@ describe("user trades on several API nodes", { skip: skipReason }, () => {
         onMissedTrades: (trades) => followed.missed.push(...trades),
       });
       subscription.start();
-      stops.push(() => subscription.stop());
+      topology.onStop(() => subscription.stop());
       return { ...followed, subscription };
     };
     const onA = follow(apiA.gateway, traderOnA);

@@ -22,6 +22,7 @@
 
 import { assert } from "../../engine/errors.js";
 import type { JournalEntry, JournalSource } from "../../engine/store.js";
+import { withAwaitedReads } from "../caught-up-reads.js";
 import { type ChannelListener, listenOnChannel } from "./channel-listener.js";
 import { inTransaction, type PostgresPool } from "./database.js";
 import { engineMigrations } from "./engine-schema.js";
@@ -442,45 +443,7 @@ export class ReadModelPositionWatcher {
 }
 
 /**
- * The same store, each method waiting first until the read models hold what `target()` says this
- * node holds (its replica's sequence): a read after an answered command sees it. Methods are called
- * on the original (classes with private fields work). Every method of the ports wrapped returns a
- * Promise (they are PostgreSQL's), so one that waits first still answers with a Promise.
+ * The same store, each method waiting first until the read models hold what `wait` waits for (this
+ * node's replica's sequence): a read after an answered command sees it.
  */
-export function withProjectedReads<Store extends object>(
-  store: Store,
-  wait: () => Promise<void> | undefined,
-  only?: readonly (keyof Store & string)[],
-): Store {
-  const wrapped: Record<PropertyKey, unknown> = {};
-  const seen = new Set<PropertyKey>();
-  for (
-    let layer: object | null = store;
-    layer !== null && layer !== Object.prototype;
-    layer = Object.getPrototypeOf(layer) as object | null
-  ) {
-    for (const key of Reflect.ownKeys(layer)) {
-      if (key === "constructor" || seen.has(key)) continue;
-      seen.add(key);
-      const descriptor = Object.getOwnPropertyDescriptor(layer, key)!;
-      if (typeof descriptor.value !== "function") {
-        Object.defineProperty(wrapped, key, {
-          enumerable: descriptor.enumerable ?? true,
-          get: () => Reflect.get(store, key),
-        });
-        continue;
-      }
-      const method = descriptor.value as (...args: unknown[]) => unknown;
-      const waits = only === undefined || only.includes(key as never);
-      wrapped[key] = waits
-        ? (...args: unknown[]) => {
-            const waiting = wait();
-            return waiting === undefined
-              ? method.apply(store, args)
-              : waiting.then(() => method.apply(store, args));
-          }
-        : (...args: unknown[]) => method.apply(store, args);
-    }
-  }
-  return wrapped as Store;
-}
+export const withProjectedReads = withAwaitedReads;
