@@ -37,7 +37,9 @@ async function startServe(env: NodeJS.ProcessEnv): Promise<Started> {
   await waitUntil(
     () => {
       if (child.exitCode !== null) throw new Error(`serve exited:\n${output}`);
-      return /Demo partner|credentials/.test(output);
+      // The banner's last demo line, whole: stdout arrives in chunks, so "Demo partner created"
+      // can be read before the secrets printed under it.
+      return /apiKey\s+\S+\n|Demo partner credentials: \S+\n|credentials file is gone/.test(output);
     },
     { what: () => `serve to start:\n${output}`, timeoutMs: 20_000, intervalMs: 50 },
   );
