@@ -26,6 +26,7 @@ const fastDirectories = [
   "test/api",
   "test/architecture",
   "test/support",
+  "test/bench",
 ];
 
 /** Single files elsewhere that are unit tests too. */
