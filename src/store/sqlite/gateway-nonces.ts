@@ -99,19 +99,20 @@ export function createSqliteGatewayNonceStore(
   const walSync = createWalSync(db, options.fdatasync === undefined ? {} : { fdatasync: options.fdatasync });
   /** Commits the batch; true when it still needs the WAL synced (it was written at NORMAL). */
   const write = (batch: readonly PendingNonce[], nowMs: number): boolean => {
-    // db.pragma each time, not a prepared statement: SQLite applies (and reads) this pragma when
-    // the statement is compiled, not when it runs.
+    // Compiled each time, never a prepared statement: SQLite applies (and reads) this pragma when
+    // the statement is compiled, not when it runs. exec, not db.pragma, to set it: 0.5 against 2.5
+    // µs a call (no Statement object, no rows).
     const setting = walSync === undefined ? 0 : (db.pragma("synchronous", { simple: true }) as number);
     if (setting < 2) {
       commit(batch, nowMs);
       return false;
     }
     // FULL (2) or EXTRA (3) both sync the WAL at COMMIT; the setting is restored before returning.
-    db.pragma("synchronous = NORMAL");
+    db.exec("PRAGMA synchronous = NORMAL");
     try {
       commit(batch, nowMs);
     } finally {
-      db.pragma(`synchronous = ${setting}`);
+      db.exec(`PRAGMA synchronous = ${setting}`);
     }
     return true;
   };
