@@ -16,6 +16,7 @@
 // table but the next start, so a row visible to this connection before it is durable changes
 // nothing; what matters is that no request is let through before its nonce is on disk.
 
+import { noteStatementOutcome } from "../database-faults.js";
 import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../gateway-nonces.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import { createWalSync, type FdatasyncFunction } from "./wal-sync.js";
@@ -136,13 +137,17 @@ export function createSqliteGatewayNonceStore(
       for (const entry of batch) entry.resolve("fresh");
       return;
     }
-    // A failed sync leaves the rows written but perhaps not on disk: the requests are refused (as
-    // for a failed commit) and their nonces forgotten, so that a retry is not called a replay.
+    // A failed sync leaves the rows written but perhaps not on disk: the requests are refused and
+    // their nonces forgotten, so that a retry is not called a replay. Nothing of theirs ran: the
+    // fault says so (nothing done, retry), where a failed COMMIT would leave it unknown.
     walSync!.afterWrite().then(
       () => {
         for (const entry of batch) entry.resolve("fresh");
       },
-      (error: unknown) => fail(batch, error),
+      (error: unknown) => {
+        noteStatementOutcome(error, false);
+        fail(batch, error);
+      },
     );
   };
 

@@ -18,7 +18,9 @@ import type { SqliteDatabase } from "./database.js";
 export interface WalSync {
   /**
    * Resolves once an fdatasync of the WAL that started after this call has completed: everything
-   * the connection wrote before the call is then on disk. Rejects if that fdatasync failed.
+   * the connection wrote before the call is then on disk. Rejects if that fdatasync failed, with
+   * the code SQLite gives its own failed sync (SQLITE_IOERR_FSYNC), so that it is told apart as a
+   * database fault (src/store/database-faults.ts) as a failed COMMIT at FULL would be.
    */
   afterWrite(): Promise<void>;
   /** Waits for the sync under way (if any) and closes the descriptor; afterWrite then rejects. */
@@ -59,9 +61,10 @@ export function createWalSync(
     syncing = waiters;
     sync(fd, (error) => {
       syncing = undefined;
+      const failure = error === null ? undefined : syncError(error);
       for (const waiter of waiters) {
-        if (error === null) waiter.resolve();
-        else waiter.reject(error);
+        if (failure === undefined) waiter.resolve();
+        else waiter.reject(failure);
       }
       if (next.length > 0) start();
       else idle?.();
@@ -83,4 +86,10 @@ export function createWalSync(
       closeSync(fd);
     },
   };
+}
+
+function syncError(error: Error): Error {
+  return Object.assign(new Error(`fdatasync of the SQLite WAL failed: ${error.message}`, { cause: error }), {
+    code: "SQLITE_IOERR_FSYNC",
+  });
 }

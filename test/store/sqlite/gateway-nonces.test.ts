@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { databaseFaultOf } from "../../../src/store/database-faults.js";
 import { openDatabase } from "../../../src/store/sqlite/database.js";
 import { createSqliteGatewayNonceStore } from "../../../src/store/sqlite/gateway-nonces.js";
 import type { FdatasyncFunction } from "../../../src/store/sqlite/wal-sync.js";
@@ -108,7 +109,13 @@ describe("SQLite gateway nonces", () => {
     const failed = store.remember("p", "lost", 0);
     assert.equal(await settled(failed), false);
     sync.calls[0]!.done(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" }));
-    await assert.rejects(Promise.resolve(failed), /EIO/);
+    const error = await Promise.resolve(failed).then(
+      () => assert.fail("answered fresh after a failed sync"),
+      (failure: unknown) => failure,
+    );
+    assert.match(String(error), /fdatasync of the SQLite WAL failed: EIO/);
+    // Answered as "nothing was done, retry" (the request did not run), as a database fault.
+    assert.deepEqual(databaseFaultOf(error)?.outcome, "nothing-done");
     const retried = store.remember("p", "lost", 1);
     assert.equal(await settled(retried), false);
     sync.calls[1]!.done(null);
