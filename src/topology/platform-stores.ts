@@ -119,6 +119,7 @@ export function openSqlitePlatformStores(
   options: { nowMs: () => number },
 ): PlatformStores {
   const marketCatalog = createSqliteMarketCatalog(db);
+  const gatewayNonces = createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs: options.nowMs });
   // Nothing is committed before the exchange opens, so there is nothing to catch up until then.
   let catchUp = () => {};
   const caughtUp = <Store extends object>(store: Store) => withCaughtUpReads(store, () => catchUp());
@@ -133,7 +134,7 @@ export function openSqlitePlatformStores(
     onMarketsChanged: (listener) => marketCatalog.onMarketsChanged(listener),
     depositAddresses: createSqliteDepositAddressStore(db),
     depositKeyRegistry: undefined,
-    gatewayNonces: createSqliteGatewayNonceStore(db, { windowMs: nonceWindowMs, nowMs: options.nowMs }),
+    gatewayNonces,
     sharedRateLimitStores: undefined,
     operations: createSqliteOperationsQueries(db),
     partnerRateLimits: createSqlitePartnerRateLimits(db),
@@ -169,6 +170,8 @@ export function openSqlitePlatformStores(
       };
     },
     async close() {
+      // The nonces' WAL descriptor is closed once its sync under way is done, before the file.
+      await gatewayNonces.close();
       db.close();
     },
   };

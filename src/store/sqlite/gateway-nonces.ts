@@ -8,9 +8,18 @@
 // the whole table, and a second index besides (docs/performance.md, issue #31 request path: 25–30
 // against 6–11 µs of CPU a nonce). Uniqueness per partner is the in-memory window's job; the table
 // is only read whole, at start, and pruned from its front.
+//
+// A batch commits at synchronous=NORMAL and is made durable by an fdatasync of the WAL on libuv's
+// thread pool (wal-sync.ts) before its requests go on: the same durability as a commit at FULL,
+// whose fsync would otherwise hold the event loop for every request's turn (11–14% of the main
+// thread under bench:orders, docs/performance.md, issue #31: the nonce's commit). Nobody reads the
+// table but the next start, so a row visible to this connection before it is durable changes
+// nothing; what matters is that no request is let through before its nonce is on disk.
 
+import { noteStatementOutcome } from "../database-faults.js";
 import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../gateway-nonces.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+import { createWalSync, type FdatasyncFunction } from "./wal-sync.js";
 
 const gatewayNonceMigrations = [
   `CREATE TABLE gateway_nonces (
@@ -40,6 +49,13 @@ export interface SqliteGatewayNonceOptions {
   readonly entriesPerPartnerMax?: number;
   /** The clock the window is loaded against at start. */
   readonly nowMs?: () => number;
+  /** How the WAL is synced after a batch (tests inject one to hold or fail it). */
+  readonly fdatasync?: FdatasyncFunction;
+}
+
+/** The SQLite nonce store; close it (waiting for a sync under way) before closing the database. */
+export interface SqliteGatewayNonceStore extends NonceStore {
+  close(): Promise<void>;
 }
 
 interface PendingNonce {
@@ -53,7 +69,7 @@ interface PendingNonce {
 export function createSqliteGatewayNonceStore(
   db: SqliteDatabase,
   options: SqliteGatewayNonceOptions,
-): NonceStore {
+): SqliteGatewayNonceStore {
   applyMigrations(db, "gateway_nonces", gatewayNonceMigrations);
   const window = new MemoryNonceWindow(options.windowMs, options.entriesPerPartnerMax);
   const startMs = (options.nowMs ?? Date.now)();
@@ -79,19 +95,60 @@ export function createSqliteGatewayNonceStore(
     }
     for (const entry of batch) insert.run(entry.expiresAtMs, entry.partnerKey, entry.nonce);
   });
+  // Without a WAL file of its own (":memory:"), or on a connection set below FULL, the commit is
+  // as durable as the connection makes it and the batch goes on at once.
+  const walSync = createWalSync(db, options.fdatasync === undefined ? {} : { fdatasync: options.fdatasync });
+  /** Commits the batch; true when it still needs the WAL synced (it was written at NORMAL). */
+  const write = (batch: readonly PendingNonce[], nowMs: number): boolean => {
+    // Compiled each time, never a prepared statement: SQLite applies (and reads) this pragma when
+    // the statement is compiled, not when it runs. exec, not db.pragma, to set it: 0.5 against 2.5
+    // µs a call (no Statement object, no rows).
+    const setting = walSync === undefined ? 0 : (db.pragma("synchronous", { simple: true }) as number);
+    if (setting < 2) {
+      commit(batch, nowMs);
+      return false;
+    }
+    // FULL (2) or EXTRA (3) both sync the WAL at COMMIT; the setting is restored before returning.
+    db.exec("PRAGMA synchronous = NORMAL");
+    try {
+      commit(batch, nowMs);
+    } finally {
+      db.exec(`PRAGMA synchronous = ${setting}`);
+    }
+    return true;
+  };
+  const fail = (batch: readonly PendingNonce[], error: unknown) => {
+    for (const entry of batch) {
+      window.forget(entry.partnerKey, entry.nonce);
+      entry.reject(error);
+    }
+  };
   const flush = (nowMs: number) => {
     const batch = pending;
     pending = [];
+    let needsSync: boolean;
     try {
-      commit(batch, nowMs);
+      needsSync = write(batch, nowMs);
     } catch (error) {
-      for (const entry of batch) {
-        window.forget(entry.partnerKey, entry.nonce);
-        entry.reject(error);
-      }
+      fail(batch, error);
       return;
     }
-    for (const entry of batch) entry.resolve("fresh");
+    if (!needsSync) {
+      for (const entry of batch) entry.resolve("fresh");
+      return;
+    }
+    // A failed sync leaves the rows written but perhaps not on disk: the requests are refused and
+    // their nonces forgotten, so that a retry is not called a replay. Nothing of theirs ran: the
+    // fault says so (nothing done, retry), where a failed COMMIT would leave it unknown.
+    walSync!.afterWrite().then(
+      () => {
+        for (const entry of batch) entry.resolve("fresh");
+      },
+      (error: unknown) => {
+        noteStatementOutcome(error, false);
+        fail(batch, error);
+      },
+    );
   };
 
   return {
@@ -103,6 +160,9 @@ export function createSqliteGatewayNonceStore(
         if (pending.length === 0) setImmediate(() => flush(nowMs));
         pending.push({ partnerKey, nonce, expiresAtMs, resolve, reject });
       });
+    },
+    async close() {
+      await walSync?.close();
     },
   };
 }

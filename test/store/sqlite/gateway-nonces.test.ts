@@ -1,10 +1,45 @@
 // The SQLite gateway nonce table's own schema: a database written before the table was keyed by
 // expiry is carried over whole, so a nonce answered before the upgrade is still refused after it.
+// And its durability on a file: a batch is written at synchronous=NORMAL and answered only once an
+// fdatasync of the WAL that started after the write has completed (held and failed here by an
+// injected fdatasync), while the connection stays at FULL for every other commit.
 
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { databaseFaultOf } from "../../../src/store/database-faults.js";
 import { openDatabase } from "../../../src/store/sqlite/database.js";
 import { createSqliteGatewayNonceStore } from "../../../src/store/sqlite/gateway-nonces.js";
+import type { FdatasyncFunction } from "../../../src/store/sqlite/wal-sync.js";
+
+const directory = mkdtempSync(join(tmpdir(), "predex-gateway-nonces-"));
+after(() => rmSync(directory, { recursive: true, force: true }));
+let databases = 0;
+const fileDatabase = () => {
+  databases += 1;
+  return openDatabase({ path: join(directory, `nonces-${databases}.db`) });
+};
+
+/** An fdatasync the test completes by hand: each call waits in `calls` until done(error?) runs. */
+function heldFdatasync() {
+  const calls: { fd: number; done: (error: Error | null) => void }[] = [];
+  const fdatasync: FdatasyncFunction = (fd, done) => calls.push({ fd, done });
+  return { calls, fdatasync };
+}
+
+/** Whether a promise has settled, after the microtasks and one turn of the event loop. */
+async function settled(answer: unknown): Promise<boolean> {
+  let done = false;
+  Promise.resolve(answer).then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
 
 describe("SQLite gateway nonces", () => {
   it("keeps the live nonces of a table written before it was keyed by expiry", async () => {
@@ -39,5 +74,71 @@ describe("SQLite gateway nonces", () => {
       { app_key: "p", nonce: "expired", expires_at_ms: 5_000 },
       { app_key: "p", nonce: "live", expires_at_ms: 5_000 },
     ]);
+  });
+
+  it("answers fresh only after a WAL sync that started after the batch was written", async () => {
+    const db = fileDatabase();
+    const sync = heldFdatasync();
+    const store = createSqliteGatewayNonceStore(db, { windowMs: 60_000, fdatasync: sync.fdatasync });
+    const first = store.remember("p", "one", 0);
+    const second = store.remember("p", "two", 0);
+    assert.equal(await settled(first), false, "not answered before the sync");
+    assert.equal(sync.calls.length, 1, "one sync for the batch of two");
+    // Written (at NORMAL) before the sync was asked for, and the connection is back at FULL.
+    assert.equal(db.prepare("SELECT count(*) FROM gateway_nonces").pluck().get(), 2);
+    assert.equal(db.pragma("synchronous", { simple: true }), 2);
+    // A nonce of the next turn, written while that sync runs, waits for a sync of its own.
+    const third = store.remember("p", "three", 0);
+    assert.equal(await settled(third), false);
+    assert.equal(sync.calls.length, 1, "the next sync waits for the one under way");
+    sync.calls[0]!.done(null);
+    assert.deepEqual(await Promise.all([first, second]), ["fresh", "fresh"]);
+    assert.equal(await settled(third), false, "the sync under way began before its write");
+    assert.equal(sync.calls.length, 2);
+    sync.calls[1]!.done(null);
+    assert.equal(await third, "fresh");
+    assert.equal(await store.remember("p", "one", 1), "replayed");
+    await store.close();
+    db.close();
+  });
+
+  it("refuses the batch when the WAL sync fails, and forgets its nonces so a retry is fresh", async () => {
+    const db = fileDatabase();
+    const sync = heldFdatasync();
+    const store = createSqliteGatewayNonceStore(db, { windowMs: 60_000, fdatasync: sync.fdatasync });
+    const failed = store.remember("p", "lost", 0);
+    assert.equal(await settled(failed), false);
+    sync.calls[0]!.done(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" }));
+    const error = await Promise.resolve(failed).then(
+      () => assert.fail("answered fresh after a failed sync"),
+      (failure: unknown) => failure,
+    );
+    assert.match(String(error), /fdatasync of the SQLite WAL failed: EIO/);
+    // Answered as "nothing was done, retry" (the request did not run), as a database fault.
+    assert.deepEqual(databaseFaultOf(error)?.outcome, "nothing-done");
+    const retried = store.remember("p", "lost", 1);
+    assert.equal(await settled(retried), false);
+    sync.calls[1]!.done(null);
+    assert.equal(await retried, "fresh");
+    await store.close();
+    db.close();
+  });
+
+  it("syncs the WAL file itself, with node's fdatasync by default", async () => {
+    const db = fileDatabase();
+    const seen: number[] = [];
+    const { fdatasync, fstatSync, statSync } = await import("node:fs");
+    const store = createSqliteGatewayNonceStore(db, {
+      windowMs: 60_000,
+      fdatasync: (fd, done) => {
+        seen.push(fd);
+        fdatasync(fd, done);
+      },
+    });
+    assert.equal(await store.remember("p", "synced", 0), "fresh");
+    assert.equal(seen.length, 1);
+    assert.equal(fstatSync(seen[0]!).ino, statSync(`${db.name}-wal`).ino, "the descriptor is the WAL's");
+    await store.close();
+    db.close();
   });
 });

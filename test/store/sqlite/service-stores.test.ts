@@ -1,11 +1,18 @@
 // The service stores' contracts on SQLite (the suites: test/store/contracts/); the same suites run
 // on PostgreSQL in test/store/postgres-services.test.ts.
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after } from "node:test";
 import type { NonceStore } from "../../../src/store/gateway-nonces.js";
 import type { PartnerRateLimits } from "../../../src/store/partner-rate-limits.js";
 import { createSqliteCategoryStore } from "../../../src/store/sqlite/categories.js";
 import { openDatabase, type SqliteDatabase } from "../../../src/store/sqlite/database.js";
-import { createSqliteGatewayNonceStore } from "../../../src/store/sqlite/gateway-nonces.js";
+import {
+  createSqliteGatewayNonceStore,
+  type SqliteGatewayNonceStore,
+} from "../../../src/store/sqlite/gateway-nonces.js";
 import { createSqliteIdentityStore } from "../../../src/store/sqlite/identity.js";
 import { createSqliteLegacyApplicationStore } from "../../../src/store/sqlite/legacy-applications.js";
 import { createSqliteLegacyNonceStore } from "../../../src/store/sqlite/legacy-nonces.js";
@@ -44,6 +51,31 @@ describeGatewayNonceStoreContract("sqlite", {
     const db = sameAs === undefined ? memory() : nonceDatabases.get(sameAs)!;
     const store = createSqliteGatewayNonceStore(db, options);
     nonceDatabases.set(store, db);
+    return store;
+  },
+});
+
+// The same contract on a database file, where each batch commits at NORMAL and waits for the WAL's
+// fdatasync off the event loop (":memory:" has no WAL to sync apart).
+const fileNonceDirectory = mkdtempSync(join(tmpdir(), "predex-nonce-contract-"));
+after(() => rmSync(fileNonceDirectory, { recursive: true, force: true }));
+let fileNonceDatabases = 0;
+const fileNonceStores = new WeakMap<NonceStore, SqliteDatabase>();
+describeGatewayNonceStoreContract("sqlite file", {
+  async create(options, sameAs) {
+    let db: SqliteDatabase;
+    if (sameAs === undefined) {
+      fileNonceDatabases += 1;
+      db = openDatabase({ path: join(fileNonceDirectory, `nonces-${fileNonceDatabases}.db`) });
+    } else {
+      // A restart: the first store's connection is closed and the file opened again.
+      const before = fileNonceStores.get(sameAs)!;
+      await (sameAs as SqliteGatewayNonceStore).close();
+      before.close();
+      db = openDatabase({ path: before.name });
+    }
+    const store = createSqliteGatewayNonceStore(db, options);
+    fileNonceStores.set(store, db);
     return store;
   },
 });
