@@ -22,7 +22,17 @@
 // A seed is replayable: the commands, the clock, the batch sizes and the power-cut points all come
 // from it, and the engine is single-threaded over a synchronous store.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  fdatasync,
+  fstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -44,6 +54,7 @@ import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/databa
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { createSqliteMarketCatalog } from "../../src/store/sqlite/market-catalog.js";
 import { SqliteReadModelProjection } from "../../src/store/sqlite/read-model-projection.js";
+import type { FdatasyncFunction } from "../../src/store/sqlite/wal-sync.js";
 import { CommandStream, seededRandom } from "./command-stream.js";
 import { type PowerCutSwitch, withPowerCut } from "./power-cut-database.js";
 
@@ -99,6 +110,8 @@ export interface SimReport {
   readonly projectionCutsAtOpen: number;
   /** Power cuts after which the journal (on disk) was ahead of the read models: the split was cut. */
   readonly cutsWithReadModelsBehind: number;
+  /** Power cuts that lost WAL bytes written but not synced (engine batches, steps, snapshot chunks). */
+  readonly cutsLosingUnsyncedWrites: number;
 }
 
 type SimEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
@@ -128,6 +141,7 @@ function scratchDirectory(): string {
 
 interface Opened {
   readonly real: SqliteDatabase;
+  readonly store: SqliteEngineStore<ExchangeCommand, ExchangeEvent>;
   readonly db: SqliteDatabase;
   readonly power: PowerCutSwitch;
   readonly engine: SimEngine;
@@ -145,7 +159,50 @@ export async function runSimulation(options: SimOptions): Promise<SimReport> {
 
 async function simulate(options: SimOptions, directory: string): Promise<SimReport> {
   const { seed } = options;
-  const path = join(directory, "predex.sqlite");
+  // A power cut keeps the WAL only as far as a completed fdatasync reached, and perhaps some of what
+  // was written after it (the kernel writes pages back when it likes): each restart opens a copy of
+  // the file whose WAL is cut to a random length between the two (restartAfterPowerCut). SQLite
+  // recovers the WAL as its longest valid prefix of commits, as after a real power cut. The engine's
+  // batches are written at synchronous=NORMAL and acknowledged after that fdatasync (engine-store.ts),
+  // so "written but not synced" is a state the cuts must reach. The WAL is never checkpointed during a
+  // run (wal_autocheckpoint = 0) so that its length measures what was written, in order.
+  let path = join(directory, "predex.sqlite");
+  let copies = 0;
+  /** WAL bytes a completed fdatasync covered (or that a restart found on "disk"). */
+  let syncedWalBytes = 0;
+  let cutsLosingUnsyncedWrites = 0;
+  let currentPower: PowerCutSwitch | undefined;
+  const walBytes = () => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+  // What the store's WAL sync runs: the real fdatasync, noting how much of the WAL it covered. A
+  // sync that would complete after the power went off never completes: its batch is not acknowledged.
+  const simFdatasync: FdatasyncFunction = (fd, done) => {
+    const power = currentPower;
+    const covered = fstatSync(fd).size;
+    fdatasync(fd, (error) => {
+      if (power?.off === true)
+        return done(Object.assign(new Error("power cut during fdatasync"), { code: "EIO" }));
+      if (error === null && covered > syncedWalBytes) syncedWalBytes = covered;
+      done(error);
+    });
+  };
+  /** The process died with the power: the disk keeps the synced WAL and perhaps more of it. */
+  const restartAfterPowerCut = async (opened: {
+    real: SqliteDatabase;
+    store?: SqliteEngineStore<ExchangeCommand, ExchangeEvent>;
+  }) => {
+    await opened.store?.close();
+    const to = join(directory, `predex-${++copies}.sqlite`);
+    copyFileSync(path, to);
+    const wal = existsSync(`${path}-wal`) ? readFileSync(`${path}-wal`) : Buffer.alloc(0);
+    const synced = Math.min(syncedWalBytes, wal.length);
+    const kept = synced + Math.floor(random() * (wal.length - synced + 1));
+    if (kept < wal.length) cutsLosingUnsyncedWrites += 1;
+    writeFileSync(`${to}-wal`, wal.subarray(0, kept));
+    opened.real.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    path = to;
+    syncedWalBytes = kept;
+  };
   const random = seededRandom(seed);
   const stream = new CommandStream(seed);
   let nowMs = 1_800_000_000_000;
@@ -193,6 +250,8 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
         const step = await archiveFor(opened.power).archiveStep(store, through);
         archivedThrough = step.archivedThrough;
         if (step.archivedEntries === 0) return;
+        // The step ended with the journal's deletion, a commit at FULL: SQLite synced the WAL itself.
+        syncedWalBytes = Math.max(syncedWalBytes, walBytes());
       }
     } catch (error) {
       if (!opened.power.off) throw error;
@@ -207,10 +266,13 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   const open = async (): Promise<Opened> => {
     for (;;) {
       const real = openDatabase({ path });
+      real.pragma("wal_autocheckpoint = 0");
       const { db, power } = withPowerCut(real);
+      currentPower = power;
       const catalog = createSqliteMarketCatalog(db);
       const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db, {
         snapshotChunkBytes: options.snapshotChunkBytes ?? simSnapshotChunkBytes,
+        fdatasync: simFdatasync,
       });
       const target = new SqliteReadModelProjection(
         db,
@@ -256,13 +318,13 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
         });
         engine.onCommitted((entries) => projection.committed(entries));
         power.cutAt(undefined);
-        return { real, db, power, engine, projection };
+        return { real, store, db, power, engine, projection };
       } catch (error) {
         if (!power.off) throw error;
         // The power went while the read models caught up: the process dies and starts again.
         projectionCutsAtOpen += 1;
         await engine.close().catch(() => {});
-        real.close();
+        await restartAfterPowerCut({ real, store });
       }
     }
   };
@@ -372,7 +434,7 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     if (readModelsBehindJournal(opened.real)) cutsWithReadModelsBehind += 1;
     await engine.close().catch(() => {});
     writeBoundaries += power.writes - writesAtOpen;
-    opened.real.close();
+    await restartAfterPowerCut(opened);
     crashPoints += 1;
     opened = await open();
     writesAtOpen = opened.power.writes;
@@ -384,8 +446,11 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   writeBoundaries += opened.power.writes - writesAtOpen;
   // A clean stop, as the host's: the engine commits what is queued, the read models catch up.
   await opened.engine.close();
+  await opened.store.close();
   opened.projection.close();
   opened.real.close();
+  // The clean close checkpointed the WAL into the file (and removed it): all of it is on disk.
+  syncedWalBytes = 0;
   opened = await open();
   await verify(opened);
   // The whole history, archive and live journal, replays from sequence 1 to the live state.
@@ -411,8 +476,10 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     snapshotChunkRows: opened.real.prepare("SELECT count(*) FROM snapshot_chunks").pluck().get() as number,
     projectionCutsAtOpen,
     cutsWithReadModelsBehind,
+    cutsLosingUnsyncedWrites,
   };
   await opened.engine.close();
+  await opened.store.close();
   opened.real.close();
   return report;
 }
