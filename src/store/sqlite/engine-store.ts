@@ -13,6 +13,7 @@
 // absent after a crash at any point. Chunks no row names (a crashed write's, a pruned snapshot's)
 // are deleted a slice per turn after the next snapshot is in.
 
+import { closeSync, fdatasyncSync, openSync } from "node:fs";
 import type { Statement } from "better-sqlite3";
 import { JournalCorruptionError } from "../../engine/errors.js";
 import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
@@ -134,6 +135,25 @@ interface ChunkedWrite {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * A process killed between a batch's write and its sync leaves the batch in the WAL, in the page
+ * cache, perhaps not on disk; the next start would recover it, project it and show it. Synced here,
+ * before recovery reads anything, whatever a start finds in the WAL is durable before it is shown.
+ */
+function syncWrittenWal(db: SqliteDatabase): void {
+  let fd: number;
+  try {
+    fd = openSync(`${db.name}-wal`, "r");
+  } catch {
+    return; // No WAL file: nothing was written since the last checkpoint removed it.
+  }
+  try {
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Projectors on SQLite get the database handle, already inside the batch's transaction. */
 export type SqliteProjector<Command, Event> = Projector<SqliteDatabase, Command, Event>;
 
@@ -180,6 +200,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     const syncsApart = !db.memory && db.pragma("journal_mode", { simple: true }) === "wal";
     this.commitsWaitOnIo = syncsApart;
     this.commitsInFlightMax = syncsApart ? sqliteCommitsInFlightMax : 1;
+    if (syncsApart) syncWrittenWal(db);
     if (!Number.isSafeInteger(this.#chunkBytes) || this.#chunkBytes <= 0) {
       throw new RangeError("snapshotChunkBytes is a positive integer");
     }
