@@ -25,7 +25,7 @@
 import {
   copyFileSync,
   existsSync,
-  fdatasync,
+  fdatasyncSync,
   fstatSync,
   mkdtempSync,
   readFileSync,
@@ -173,12 +173,21 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   let cutsLosingUnsyncedWrites = 0;
   let currentPower: PowerCutSwitch | undefined;
   const walBytes = () => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
-  // What the store's WAL sync runs: the real fdatasync, noting how much of the WAL it covered. A
-  // sync that would complete after the power went off never completes: its batch is not acknowledged.
+  // What the store's WAL sync runs: the real fdatasync (in RAM: next to free), noting how much of the
+  // WAL it covered, completing at the next turn of the event loop rather than from the thread pool,
+  // so that a seed stays replayable (which commands share a batch depends on when syncs complete).
+  // A sync that would complete after the power went off never completes: its batch is not
+  // acknowledged.
   const simFdatasync: FdatasyncFunction = (fd, done) => {
     const power = currentPower;
     const covered = fstatSync(fd).size;
-    fdatasync(fd, (error) => {
+    let error: Error | null = null;
+    try {
+      fdatasyncSync(fd);
+    } catch (caught) {
+      error = caught as Error;
+    }
+    setImmediate(() => {
       if (power?.off === true)
         return done(Object.assign(new Error("power cut during fdatasync"), { code: "EIO" }));
       if (error === null && covered > syncedWalBytes) syncedWalBytes = covered;

@@ -71,6 +71,10 @@ describe("crash simulation of the exchange", () => {
         report.cutsWithReadModelsBehind > 5,
         `seed ${seed}: ${report.cutsWithReadModelsBehind} cuts left the read models behind the journal`,
       );
+      assert.ok(
+        report.cutsLosingUnsyncedWrites > 5,
+        `seed ${seed}: ${report.cutsLosingUnsyncedWrites} cuts lost WAL written but not synced`,
+      );
       projectionCutsAtOpen += report.projectionCutsAtOpen;
       if (seed >= 2 && expectedKinds.every((expected) => expected.test(kinds()))) break;
     }
