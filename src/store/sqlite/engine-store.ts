@@ -26,7 +26,7 @@ import type {
   StateSnapshot,
 } from "../../engine/store.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
-import { createWalSync, type FdatasyncFunction, type WalSync } from "./wal-sync.js";
+import { type FdatasyncFunction, sharedWalSync, type WalSync } from "./wal-sync.js";
 
 /** Rows fetched per step of readJournal, so recovery never loads the whole journal at once. */
 export const sqliteJournalReadBatchEntriesMax = 1024;
@@ -424,7 +424,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
   #openWalSync(): WalSync | undefined {
     if (this.#walSync === null) {
       this.#walSync = this.commitsWaitOnIo
-        ? createWalSync(this.db, this.#fdatasync === undefined ? {} : { fdatasync: this.#fdatasync })
+        ? sharedWalSync(this.db, this.#fdatasync === undefined ? {} : { fdatasync: this.#fdatasync })
         : undefined;
     }
     return this.#walSync;
