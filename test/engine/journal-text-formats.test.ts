@@ -69,8 +69,9 @@ const plainData: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.array(tie("value")),
     fc.dictionary(
       fc
-        .oneof(fc.string(), fc.constantFrom("type", "$bigint", "0", "-1"))
-        .filter((key) => key !== "__proto__"),
+        .oneof(fc.string(), fc.constantFrom("type", "0", "-1"))
+        // "$bigint" is refused as a key, as version 1 refuses it (the archive's lines are JSON).
+        .filter((key) => key !== "__proto__" && key !== "$bigint"),
       tie("value"),
       { noNullPrototype: true },
     ),
@@ -193,6 +194,7 @@ describe("compact journal text (chain version 2)", () => {
   it("refuses what would not come back the same, and a shape it does not know", () => {
     for (const value of [
       { at: new Date(0) },
+      { $bigint: "1" },
       new Map(),
       [undefined],
       { n: Number.NaN },
