@@ -4,17 +4,13 @@
 
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import type { ChainStore } from "../../src/store/chain-store.js";
-import {
-  openPostgresChainStore,
-  chainMigrations as postgresChainMigrations,
-} from "../../src/store/postgres/chain-store.js";
+import { type ChainStore, chainMigrations } from "../../src/store/chain-store.js";
+import { openPostgresChainStore } from "../../src/store/postgres/chain-store.js";
 import { applyPostgresMigrations } from "../../src/store/postgres/migrations.js";
-import {
-  createSqliteChainStore,
-  chainMigrations as sqliteChainMigrations,
-} from "../../src/store/sqlite/chain-store.js";
+import { postgresText } from "../../src/store/postgres/statements.js";
+import { createSqliteChainStore } from "../../src/store/sqlite/chain-store.js";
 import { applyMigrations } from "../../src/store/sqlite/database.js";
+import { sqliteText } from "../../src/store/sqlite/statements.js";
 import {
   describeOnBothStores,
   type PortHarness,
@@ -50,12 +46,12 @@ function describeUpgrade(harness: PortHarness<ChainStore>): void {
 
 describeOnBothStores("ChainStore upgraded from its first schema", describeUpgrade, {
   sqlite: sqliteHarness(createSqliteChainStore, (db) => {
-    applyMigrations(db, "chain", sqliteChainMigrations.slice(0, 1));
+    applyMigrations(db, "chain", chainMigrations.slice(0, 1).map(sqliteText));
     db.exec(beforeUpgrade);
   }),
   postgres: () =>
     postgresHarness("chain_upgrade", openPostgresChainStore, async (pool) => {
-      await applyPostgresMigrations(pool, "chain", postgresChainMigrations.slice(0, 1));
+      await applyPostgresMigrations(pool, "chain", chainMigrations.slice(0, 1).map(postgresText));
       await pool.query(beforeUpgrade);
     }),
 });
