@@ -69,7 +69,7 @@ export async function freshBenchDatabase(serverUrl: string, bench: string): Prom
         const cpuByQuery = logsStatementCpu ? statementCpuMicros(cluster.logPath, logOffset) : undefined;
         const result = await onDatabase(
           `SELECT queryid::text AS queryid, calls, round(total_exec_time::numeric, 1) AS exec_ms, round(total_plan_time::numeric, 1) AS plan_ms,
-                  rows, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+                  rows, jit_functions, round((jit_generation_time + jit_inlining_time + jit_optimization_time + jit_emission_time)::numeric, 1) AS jit_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
            FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
         );
         process.stderr.write(
@@ -83,7 +83,7 @@ export async function freshBenchDatabase(serverUrl: string, bench: string): Prom
           const usPerOrder = ((Number(row.exec_ms) + Number(row.plan_ms)) * 1000) / orders;
           const cpu = cpuByQuery?.get(String(row.queryid));
           process.stderr.write(
-            `${cpu === undefined ? "" : `${(cpu / orders).toFixed(1).padStart(6)} us cpu `}${usPerOrder.toFixed(1).padStart(7)} us ${String(row.calls).padStart(7)} calls ${String(row.exec_ms).padStart(9)} ms exec ${String(row.plan_ms).padStart(8)} ms plan ${String(row.rows).padStart(8)} rows  ${row.query}\n`,
+            `${cpu === undefined ? "" : `${(cpu / orders).toFixed(1).padStart(6)} us cpu `}${usPerOrder.toFixed(1).padStart(7)} us ${String(row.calls).padStart(7)} calls ${String(row.exec_ms).padStart(9)} ms exec ${String(row.plan_ms).padStart(8)} ms plan ${String(row.rows).padStart(8)} rows${Number(row.jit_functions) > 0 ? ` (JIT: ${row.jit_functions} functions, ${row.jit_ms} ms)` : ""}  ${row.query}\n`,
           );
         }
       },
