@@ -5,12 +5,12 @@
 // The database decides: `INSERT … ON CONFLICT DO UPDATE … WHERE expired` gives a row back only to
 // the first use (or to the first use after the row expired), whichever node asks. A small
 // in-memory window per node sits in front only to answer a replay seen by this node without a
-// round trip; a "fresh" from it is never trusted alone. Nonces are group-committed: one statement
-// (one round trip, one durable commit) at a time per node, carrying every nonce asked since the one
-// before was sent, and each request is answered once its nonce is committed. The statement costs the
+// round trip; a "fresh" from it is never trusted alone. Nonces are group-committed: at most two
+// statements (each one round trip, one durable commit) in flight per node, the next carrying every
+// nonce asked since the one before was sent, and each request is answered once its nonce is committed. The statement costs the
 // server about 600 µs of CPU whatever it carries (its plan and its synchronous commit; 5 nonces, 120
 // µs each, 60 nonces, 14 µs each: docs/performance.md, "Issue #31: PostgreSQL's commit path"), and
-// two statements of one node for one partner could not run side by side anyway: both update the
+// two statements of one node for one partner cannot run side by side anyway: both update the
 // partner's usage row, so the second waits for the first's commit.
 //
 // The per-partner cap (250,000 live nonces) bounds the table against one partner's flood. Live
@@ -63,6 +63,12 @@ export const gatewayNoncePruneBatchRowsMax = 5_000;
 const usageBucketsPerWindow = 10;
 /** Nonces one statement carries at most; the rest go in the next, at once. */
 export const gatewayNonceStatementNoncesMax = 2_048;
+/**
+ * Statements a node has in flight at most: the one PostgreSQL runs and one queued right behind it
+ * (on another connection, waiting for the usage row), so the server never waits for this process's
+ * event loop between two; nonces asked meanwhile wait and go together in the next.
+ */
+export const gatewayNonceStatementsInFlightMax = 2;
 
 export interface PostgresGatewayNonceOptions {
   readonly windowMs: number;
@@ -142,8 +148,10 @@ export async function openPostgresGatewayNonceStore(
   let prunedAtMs = clock();
   let pruning = false;
   let pending: PendingNonce[] = [];
-  /** A statement is in flight (or about to be sent at the next turn): nonces asked now wait for it. */
-  let flushing = false;
+  /** Statements sent and not answered yet (or about to be sent at the next turn). */
+  let statementsInFlight = 0;
+  /** A statement is to be sent at the next turn: nonces asked now join it. */
+  let sendScheduled = false;
 
   const prune = async (nowMs: number): Promise<void> => {
     for (;;) {
@@ -170,21 +178,29 @@ export async function openPostgresGatewayNonceStore(
       });
   };
 
-  /** Sends what waits, one statement after another, until nothing waits. */
-  const flushAll = async (): Promise<void> => {
+  /** Sends one statement with what waits now; when it is answered, the next takes what waits then. */
+  const sendWaiting = async (): Promise<void> => {
+    sendScheduled = false;
     try {
-      while (pending.length > 0) {
-        const batch = pending.slice(0, gatewayNonceStatementNoncesMax);
-        pending = pending.slice(batch.length);
-        // The earliest clock of the batch: a row counts as expired only if it was for every request.
-        let nowMs = batch[0]!.nowMs;
-        for (const entry of batch) nowMs = Math.min(nowMs, entry.nowMs);
-        await flush(batch, nowMs);
-      }
+      const batch = pending.slice(0, gatewayNonceStatementNoncesMax);
+      pending = pending.slice(batch.length);
+      // The earliest clock of the batch: a row counts as expired only if it was for every request.
+      let nowMs = batch[0]!.nowMs;
+      for (const entry of batch) nowMs = Math.min(nowMs, entry.nowMs);
+      await flush(batch, nowMs);
     } finally {
-      flushing = false;
+      statementsInFlight -= 1;
     }
+    if (pending.length > 0) startSending();
     maybePrune();
+  };
+
+  /** A statement at the next turn, so the rest of this turn's nonces join it. */
+  const startSending = (): void => {
+    if (sendScheduled || statementsInFlight >= gatewayNonceStatementsInFlightMax) return;
+    sendScheduled = true;
+    statementsInFlight += 1;
+    setImmediate(() => void sendWaiting());
   };
 
   const flush = async (batch: readonly PendingNonce[], nowMs: number): Promise<void> => {
@@ -234,10 +250,7 @@ export async function openPostgresGatewayNonceStore(
       if (outcome !== "fresh") return outcome;
       return new Promise<NonceOutcome>((resolve, reject) => {
         pending.push({ partnerKey, nonce, expiresAtMs, nowMs, resolve, reject });
-        if (flushing) return;
-        flushing = true;
-        // The rest of this turn's nonces join the first statement.
-        setImmediate(() => void flushAll());
+        startSending();
       });
     },
   };
