@@ -5,13 +5,12 @@
 // exchange read models' tables and identity's, under the same names and columns on both stores.
 
 import type { Page, PageRequest } from "./exchange-read-models.js";
-import { pageWindow } from "./page-window.js";
+import { type ListShape, type PagedList, pagedListOn, pagedListStatements } from "./paged-list.js";
 import {
   type BooleanColumn,
   type BoundStatements,
   type IntegerColumn,
   perDialect,
-  type Sql,
   sql,
   toBigint,
   toNumber,
@@ -96,15 +95,11 @@ export interface ConsoleQueries {
   deposits(filter: { userId?: number | undefined }, page: PageRequest): Promise<Page<DepositListRow>>;
 }
 
-// ---- Written once for both adapters. Each filter combination is its own statement (prepared once,
-// named on PostgreSQL), so no plan serves a filter it was not made for. A page and its total come
-// back from one statement: the total rides on every row as a window count (count(*) OVER ()); only
-// a page past the end, which has no rows to carry it, costs a second statement, the count.
+// ---- Written once for both adapters: the statements (one per list and set of filters:
+// src/store/paged-list.ts), the rows and their mapping; the adapters only bind them.
 
-/** Everything a list statement may bind; each statement reads only the names it uses. */
+/** Everything a list's filters may bind; each statement reads only the names it uses. */
 export type ConsoleListParams = {
-  readonly limit: number;
-  readonly offset: number;
   readonly nowMs?: number;
   readonly partnerId?: number | undefined;
   readonly userId?: number | undefined;
@@ -118,15 +113,7 @@ export type ConsoleListParams = {
 // SQLite's LIKE ignores ASCII case already; PostgreSQL's needs ILIKE.
 const like = perDialect({ sqlite: "LIKE", postgres: "ILIKE" });
 
-interface ListShape {
-  readonly select: Sql;
-  readonly from: Sql;
-  readonly orderBy: Sql;
-  /** Each filter's condition, by the name it gives the statement. */
-  readonly filters: Readonly<Record<string, Sql<ConsoleListParams>>>;
-}
-
-const lists = {
+const lists: Record<"partners" | "users" | "markets" | "deposits", ListShape<ConsoleListParams>> = {
   partners: {
     select: sql`p.partner_id, p.name, p.app_key, p.commission_rate_bps, p.webhook_url,
       p.signed_nonce_required, p.created_at_ms,
@@ -165,43 +152,7 @@ const lists = {
     orderBy: sql`credited_at_ms DESC, tx_hash`,
     filters: { user: sql<ConsoleListParams>`user_id = ${"userId"}` },
   },
-} satisfies Record<string, ListShape>;
-
-type ListName = keyof typeof lists;
-
-/** Every subset of a list's filters, in declaration order: `[]`, `["a"]`, `["b"]`, `["a", "b"]`. */
-function filterSets(names: readonly string[]): string[][] {
-  const sets: string[][] = [[]];
-  for (const name of names) sets.push(...sets.map((set) => [...set, name]));
-  return sets;
-}
-
-/** `usersPartnerKeyword`: the key of a list's statement for a set of filters (`usersAll` for none). */
-function listKey(list: ListName, filters: readonly string[]): string {
-  const words = filters.length === 0 ? ["all"] : filters;
-  return list + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("");
-}
-
-function listStatements(): Readonly<Record<string, Sql<ConsoleListParams>>> {
-  const statements: Record<string, Sql<ConsoleListParams>> = {};
-  for (const [list, shape] of Object.entries(lists) as [ListName, ListShape][]) {
-    for (const filters of filterSets(Object.keys(shape.filters))) {
-      const where = filters
-        .map((name) => shape.filters[name]!)
-        .reduce<Sql<ConsoleListParams> | undefined>(
-          (all, condition) => (all === undefined ? sql`WHERE ${condition}` : sql`${all} AND ${condition}`),
-          undefined,
-        );
-      const filter = where ?? sql``;
-      const key = listKey(list, filters);
-      statements[`${key}Page`] = sql<ConsoleListParams>`SELECT ${shape.select}, count(*) OVER () AS total
-        FROM ${shape.from} ${filter} ORDER BY ${shape.orderBy} LIMIT ${"limit"} OFFSET ${"offset"}`;
-      statements[`${key}Count`] =
-        sql<ConsoleListParams>`SELECT count(*) AS total FROM ${shape.from} ${filter}`;
-    }
-  }
-  return statements;
-}
+};
 
 export const consoleStatements = {
   // The price points carry one row per option and trade (in that option's terms, indexed by time);
@@ -213,8 +164,7 @@ export const consoleStatements = {
     WHERE p.option_id = ${"optionId"} ORDER BY p.time_ms DESC, p.trade_id DESC LIMIT ${"limit"}`,
 };
 
-/** The lists' statements: `<list><Filters>Page` and `<list><Filters>Count` (listKey). */
-export const consoleListStatements = listStatements();
+export const consoleListStatements = pagedListStatements(lists);
 
 interface TradeRow {
   trade_id: IntegerColumn;
@@ -283,29 +233,7 @@ export function consoleQueriesOn(
   statements: BoundStatements<typeof consoleStatements>,
   listStatements: BoundStatements<typeof consoleListStatements>,
 ): ConsoleQueries {
-  const paged = async <Row, Value>(
-    list: ListName,
-    filters: readonly string[],
-    params: Omit<ConsoleListParams, "limit" | "offset">,
-    request: PageRequest,
-    shape: (row: Row) => Value,
-  ): Promise<Page<Value>> => {
-    const key = listKey(list, filters);
-    const { limit, offset } = pageWindow(request);
-    const rows = await listStatements[`${key}Page`]!.rows<Row & { total: IntegerColumn }>({
-      ...params,
-      limit,
-      offset,
-    });
-    const first = rows[0];
-    if (first !== undefined) return { total: toNumber(first.total), records: rows.map(shape) };
-    const counted = await listStatements[`${key}Count`]!.row<{ total: IntegerColumn }>({
-      ...params,
-      limit,
-      offset,
-    });
-    return { total: toNumber(counted?.total ?? 0), records: [] };
-  };
+  const paged: PagedList<ConsoleListParams> = pagedListOn(listStatements);
   const keywordOf = (keyword: string | undefined) => {
     const trimmed = keyword?.trim();
     return trimmed === undefined || trimmed === "" ? undefined : trimmed;
