@@ -38,7 +38,10 @@ export function sqliteText(statement: Sql<unknown>): string {
   return rendered.text;
 }
 
-/** A port's statements, each prepared now, answering through promises like PostgreSQL's. */
+/**
+ * A port's statements, each prepared now, answering through promises like PostgreSQL's;
+ * `safeIntegers` reads every integer as bigint (as PostgreSQL's int8), for ports with money columns.
+ */
 export function sqliteStatements<S extends Record<string, Sql<unknown>>>(
   db: SqliteDatabase,
   statements: S,
