@@ -22,7 +22,6 @@ import type {
   OrderExpiredEvent,
   OrderPlacedEvent,
   PositionClaimedEvent,
-  TradeExecutedEvent,
   WithdrawalApprovedEvent,
   WithdrawalCompletedEvent,
   WithdrawalReleasedEvent,
@@ -36,7 +35,14 @@ import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
 import { newPosition, type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
 import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
-import type { LedgerEntryType, TradeRole } from "../exchange-read-models.js";
+import {
+  applyRows,
+  type LedgerRow,
+  type ProjectionReads,
+  type RowWriter,
+} from "../exchange-projection/event-rows.js";
+import { tradeRows } from "../exchange-projection/trades.js";
+import type { LedgerEntryType } from "../exchange-read-models.js";
 import {
   type BatchStatementWriter,
   joinParts,
@@ -535,6 +541,48 @@ class ExchangeBatch {
     }
   }
 
+  /**
+   * The shared event functions' reads (src/store/exchange-projection/): answered from memory, since
+   * the prefetch has read everything the batch's events look up. One it did not foresee is a bug.
+   */
+  readonly reads: ProjectionReads = {
+    balanceOf: (userId) => this.#balances.get(userId) ?? notPrefetched(`the balance of user ${userId}`),
+    position: (positionId, userId, optionId, marketId, outcomeId) => {
+      const known = this.#positions.get(positionId);
+      if (known !== undefined) return known;
+      if (!this.#prefetchedPositionIds.has(positionId)) return notPrefetched(`position ${positionId}`);
+      const position = newPosition(positionId, userId, marketId, outcomeId, optionId);
+      this.#remember(position);
+      return position;
+    },
+    positionOf: (userId, optionId) => {
+      const positionId = this.#positionIds.get(`${userId}:${optionId}`);
+      if (positionId === undefined)
+        return notPrefetched(`the position of user ${userId} in option ${optionId}`);
+      return positionId === null ? undefined : this.#positions.get(positionId);
+    },
+    optionIdsOf: (outcomeId) =>
+      this.#optionIds.get(outcomeId) ?? notPrefetched(`the options of outcome ${outcomeId}`),
+  };
+
+  /** Where the shared event functions' rows go: the batch's buffers, written by its flush. */
+  readonly writer: RowWriter = {
+    ledger: (row: LedgerRow) => {
+      this.#balances.set(row[0], { available: row[4], frozen: row[5] });
+      this.#dirtyBalances.add(row[0]);
+      this.#ledger.push(...row);
+    },
+    position: (position) => {
+      this.#remember(position);
+      this.#dirtyPositions.add(position.positionId);
+    },
+    trade: (row) => this.#trades.push(...row),
+    pricePoint: (row) => this.#pricePoints.push(...row),
+    orderChange: (change) =>
+      this.changeOrder(change.orderId, change.shares, change.amount, change.fee, change.status, change.atMs),
+    marketTotals: ([marketId, volume, fees]) => this.addMarketTotals(marketId, volume, fees),
+  };
+
   #remember(position: Position): void {
     this.#positions.set(position.positionId, position);
     this.#positionIds.set(`${position.userId}:${position.optionId}`, position.positionId);
@@ -952,7 +1000,7 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
     case "DeadMansSwitchTripped":
       break;
     case "TradeExecuted":
-      await onTrade(batch, event);
+      applyRows(tradeRows(event, batch.reads), batch.writer);
       break;
     case "OrderCancelled":
     case "OrderExpired":
@@ -1116,100 +1164,6 @@ async function onOrderAmended(batch: ExchangeBatch, event: OrderAmendedEvent): P
   }
   const sharesFrozenMore = event.frozenShares - event.releasedShares;
   if (sharesFrozenMore !== 0n) await batch.moveFrozenShares(event.userId, event.optionId, sharesFrozenMore);
-}
-
-async function onTrade(batch: ExchangeBatch, event: TradeExecutedEvent): Promise<void> {
-  const time = event.atMs;
-  batch.changeOrder(
-    event.makerOrderId,
-    event.shares,
-    event.makerNotional,
-    event.makerFee,
-    event.makerStatus,
-    time,
-  );
-  for (const role of ["MAKER", "TAKER"] as const) {
-    const maker = role === "MAKER";
-    batch.insertTrade([
-      event.tradeId,
-      role,
-      maker ? event.makerOrderId : event.takerOrderId,
-      maker ? event.makerUserId : event.takerUserId,
-      event.marketId,
-      event.outcomeId,
-      maker ? event.makerOptionId : event.takerOptionId,
-      maker ? event.makerSide : event.takerSide,
-      event.cross,
-      maker ? event.makerPrice : event.takerPrice,
-      event.shares,
-      maker ? event.makerFee : event.takerFee,
-      time,
-    ]);
-  }
-
-  // The maker's cash: what its reserve no longer needs comes back, then the fill and the fee.
-  const released = -event.makerFrozenDelta;
-  if (released !== 0n) {
-    await batch.ledger(event.makerUserId, "UNFREEZE", released, -released, String(event.makerOrderId), time);
-  }
-  const makerMoved = await tradeAndFee(batch, event, "MAKER");
-  if (released + makerMoved !== event.makerAvailableDelta) {
-    throw new Error(`read models: trade ${event.tradeId} maker entries differ from its balance delta`);
-  }
-  const takerMoved = await tradeAndFee(batch, event, "TAKER");
-  if (takerMoved !== event.takerAvailableDelta) {
-    throw new Error(`read models: trade ${event.tradeId} taker entries differ from its balance delta`);
-  }
-
-  // Positions, by the core's own average-cost rules.
-  for (const role of ["MAKER", "TAKER"] as const) {
-    const maker = role === "MAKER";
-    const position = await batch.position(
-      maker ? event.makerPositionId : event.takerPositionId,
-      maker ? event.makerUserId : event.takerUserId,
-      maker ? event.makerOptionId : event.takerOptionId,
-      event.marketId,
-      event.outcomeId,
-    );
-    const notional = maker ? event.makerNotional : event.takerNotional;
-    const fee = maker ? event.makerFee : event.takerFee;
-    if ((maker ? event.makerSide : event.takerSide) === "BUY")
-      recordBuy(position, event.shares, notional, fee);
-    else recordSell(position, event.shares, maker, notional, fee);
-    batch.savePosition(position);
-  }
-
-  // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
-  const [yesId, noId] = await batch.optionIdsOf(event.outcomeId);
-  batch.insertPricePoint(yesId, time, event.tradeId, event.marketId, event.outcomeId, event.yesPrice);
-  batch.insertPricePoint(
-    noId,
-    time,
-    event.tradeId,
-    event.marketId,
-    event.outcomeId,
-    atomsPerOne - event.yesPrice,
-  );
-  // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
-  const volume = event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
-  batch.addMarketTotals(event.marketId, volume, event.makerFee + event.takerFee);
-}
-
-/** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
-async function tradeAndFee(
-  batch: ExchangeBatch,
-  event: TradeExecutedEvent,
-  role: TradeRole,
-): Promise<bigint> {
-  const maker = role === "MAKER";
-  const userId = maker ? event.makerUserId : event.takerUserId;
-  const notional = maker ? event.makerNotional : event.takerNotional;
-  const fee = maker ? event.makerFee : event.takerFee;
-  const tradeRef = String(event.tradeId);
-  const cash = (maker ? event.makerSide : event.takerSide) === "BUY" ? -notional : notional;
-  await batch.ledger(userId, "TRADE", cash, 0n, tradeRef, event.atMs);
-  if (fee !== 0n) await batch.ledger(userId, "FEE", -fee, 0n, tradeRef, event.atMs);
-  return cash - fee;
 }
 
 async function onLifecycle(
@@ -1437,6 +1391,10 @@ async function onExclusiveMarketFinished(
     );
   }
   if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+}
+
+function notPrefetched(what: string): never {
+  throw new Error(`read models: ${what} was not read before the batch (prefetch)`);
 }
 
 function textOf(value: unknown): string | null {

@@ -7,6 +7,8 @@
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
+import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-projection/event-rows.js";
+import { tradeRows } from "../exchange-projection/trades.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-schema.js";
@@ -20,7 +22,7 @@ import { createBatchMarketTotals } from "./projection/market-totals.js";
 import { createMarketProjection } from "./projection/markets.js";
 import { createOrderProjection, createOrderRows } from "./projection/orders.js";
 import { createBatchPositions } from "./projection/positions.js";
-import { createTradeProjection } from "./projection/trades.js";
+import { createTradeRowsWriter } from "./projection/trades.js";
 import { createUserHistoryIndexer } from "./user-history-index.js";
 import { createWithdrawalProjection } from "./withdrawal-projection.js";
 
@@ -35,18 +37,30 @@ export function createSqliteExchangeProjector(
   // (flush), in its transaction.
   const balances = createBatchBalances(db);
   const marketTotals = createBatchMarketTotals(db);
-  const { write: ledger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
+  const { write: ledger, apply: applyLedger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
   const positions = createBatchPositions(db);
   const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
   const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(orders, ledger, positions);
-  const { onTrade, rows: tradeRows } = createTradeProjection(db, {
-    ledger,
-    orders,
-    positions,
+  const tradeRowsWriter = createTradeRowsWriter(db);
+  const tradeRowsBuffer = tradeRowsWriter.rows;
+  /** What the shared event functions read: the step's running balances and positions. */
+  const reads: ProjectionReads = {
+    balanceOf: balances.balanceOf,
+    position: positions.loadPosition,
+    positionOf: positions.positionOf,
     optionIdsOf,
-    marketTotals,
-  });
+  };
+  /** Where their rows go: this step's buffers, written at its end. */
+  const writer: RowWriter = {
+    ledger: applyLedger,
+    position: positions.savePosition,
+    trade: tradeRowsWriter.trade,
+    pricePoint: tradeRowsWriter.pricePoint,
+    orderChange: (change) => orders.fill(change.orderId, change),
+    marketTotals: ([marketId, volume, fees]) => marketTotals.add(marketId, volume, fees),
+  };
+  const onTrade = (event: Parameters<typeof tradeRows>[0]) => applyRows(tradeRows(event, reads), writer);
   const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
   const projectWithdrawal = createWithdrawalProjection(db, ledger);
@@ -93,7 +107,7 @@ export function createSqliteExchangeProjector(
       positions.flush();
       orders.flush();
       ledgerRows.flush();
-      tradeRows.flush();
+      tradeRowsBuffer.flush();
       marketTotals.flush();
       // After every row of the batch is in: it indexes the tables by id range.
       indexUserHistory();
@@ -105,7 +119,7 @@ export function createSqliteExchangeProjector(
       positions.clear();
       orders.clear();
       ledgerRows.clear();
-      tradeRows.clear();
+      tradeRowsBuffer.clear();
       marketTotals.clear();
     }
   };

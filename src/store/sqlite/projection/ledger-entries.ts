@@ -3,24 +3,16 @@
 // The rows are inserted many at a time when the batch ends (flush: batch-insert.ts), in the order
 // written, so their entry ids are the same as row-by-row inserts would give.
 
+import type { LedgerRow } from "../../exchange-projection/event-rows.js";
 import type { SqliteDatabase } from "../database.js";
 import type { LedgerWriter } from "../lifecycle-projection.js";
 import type { BatchBalances } from "./balances.js";
 import { type BatchInsert, createBatchInsert } from "./batch-insert.js";
 
-type LedgerRow = [
-  userId: number,
-  type: string,
-  amount: bigint,
-  frozenDelta: bigint,
-  availableAfter: bigint,
-  frozenAfter: bigint,
-  refId: string,
-  timeMs: number,
-];
-
 export interface BatchLedger {
   readonly write: LedgerWriter;
+  /** A row computed by an event's function: the running balance becomes its balance after. */
+  readonly apply: (row: LedgerRow) => void;
   readonly rows: Pick<BatchInsert<LedgerRow>, "flush" | "clear">;
 }
 
@@ -39,5 +31,11 @@ export function createLedgerWriter(db: SqliteDatabase, balanceOf: BatchBalances[
     }
     rows.add([userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs]);
   };
-  return { write, rows };
+  const apply = (row: LedgerRow): void => {
+    const balance = balanceOf(row[0]);
+    balance.available = row[4];
+    balance.frozen = row[5];
+    rows.add(row);
+  };
+  return { write, apply, rows };
 }

@@ -13,6 +13,8 @@ import { createBatchInsert } from "./batch-insert.js";
 import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
 export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
+  /** The user's position in the option as this step has it, if any. */
+  readonly positionOf: (userId: number, optionId: number) => Position | undefined;
   /** Moves shares between the user's free and frozen columns of the option (an order rests or ends). */
   readonly moveFrozenShares: (userId: number, optionId: number, shares: bigint) => void;
   /**
@@ -42,6 +44,10 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     9,
     `ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
        cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
+  );
+  const selectPositionIdOf = prepareBig<[number, number], { position_id: bigint }>(
+    db,
+    "SELECT position_id FROM exchange_positions WHERE user_id = ? AND option_id = ?",
   );
   const moveFrozenSharesRow = db.prepare(
     "UPDATE exchange_positions SET shares = shares - ?, frozen_shares = frozen_shares + ? WHERE user_id = ? AND option_id = ?",
@@ -82,8 +88,8 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
         : {
             positionId,
             userId,
-            marketId,
-            outcomeId,
+            marketId: Number(row.market_id),
+            outcomeId: Number(row.outcome_id),
             optionId,
             shares: big(row.shares),
             frozenShares: big(row.frozen_shares),
@@ -95,6 +101,14 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
   };
 
   const savePosition = (position: Position): void => keep(position, true);
+
+  const positionOf = (userId: number, optionId: number): Position | undefined => {
+    const key = `${userId}/${optionId}`;
+    const positionId = keptByOption.get(key) ?? stored.get(key)?.positionId;
+    if (positionId !== undefined) return loadPosition(positionId, userId, optionId, 0, 0);
+    const row = selectPositionIdOf.get(userId, optionId);
+    return row === undefined ? undefined : loadPosition(Number(row.position_id), userId, optionId, 0, 0);
+  };
 
   const moveFrozenShares = (userId: number, optionId: number, shares: bigint): void => {
     const key = `${userId}/${optionId}`;
@@ -140,5 +154,13 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     keptByOption.clear();
   };
 
-  return { loadPosition, savePosition, moveFrozenShares, flush, clear, forgetKept: () => stored.clear() };
+  return {
+    loadPosition,
+    savePosition,
+    positionOf,
+    moveFrozenShares,
+    flush,
+    clear,
+    forgetKept: () => stored.clear(),
+  };
 }
