@@ -78,6 +78,41 @@ export type PricePointRow = [
 /** A market's volume and fee income grow by these sums (summed per step by the writers). */
 export type MarketTotalsRow = [marketId: number, volume: bigint, fees: bigint];
 
+/** exchange_orders as placed. */
+export type OrderRow = [
+  orderId: number,
+  userId: number,
+  marketId: number,
+  outcomeId: number,
+  optionId: number,
+  side: string,
+  orderType: string,
+  timeInForce: string,
+  limitPrice: bigint | null,
+  shares: bigint | null,
+  amount: bigint | null,
+  filledShares: bigint,
+  filledAmount: bigint,
+  feePaid: bigint,
+  status: string,
+  clientOrderId: string | null,
+  expiresAtMs: number | null,
+  createdAtMs: number,
+  updatedAtMs: number,
+];
+
+/** An amended order's new terms and its totals over its whole life (they replace, not add). */
+export interface OrderAmend {
+  readonly orderId: number;
+  readonly limitPrice: bigint;
+  readonly shares: bigint;
+  readonly filledShares: bigint;
+  readonly filledAmount: bigint;
+  readonly feePaid: bigint;
+  readonly status: string;
+  readonly atMs: number;
+}
+
 /** A resting order's fill (totals added) or end (zeros added): its new status. */
 export interface OrderChange {
   readonly orderId: number;
@@ -95,6 +130,8 @@ export class EventRows {
   positions: Position[] | undefined;
   trades: TradeRow[] | undefined;
   pricePoints: PricePointRow[] | undefined;
+  placedOrder: OrderRow | undefined;
+  orderAmend: OrderAmend | undefined;
   orderChanges: OrderChange[] | undefined;
   marketTotals: MarketTotalsRow[] | undefined;
 
@@ -198,12 +235,16 @@ export interface RowWriter {
   position(position: Position): void;
   trade(row: TradeRow): void;
   pricePoint(row: PricePointRow): void;
+  orderPlaced(row: OrderRow): void;
+  orderAmend(amend: OrderAmend): void;
   orderChange(change: OrderChange): void;
   marketTotals(row: MarketTotalsRow): void;
 }
 
 /** Hands an event's rows to a store's writer, table by table in the order the event wrote them. */
 export function applyRows(rows: EventRows, writer: RowWriter): void {
+  if (rows.placedOrder !== undefined) writer.orderPlaced(rows.placedOrder);
+  if (rows.orderAmend !== undefined) writer.orderAmend(rows.orderAmend);
   if (rows.orderChanges !== undefined) for (const change of rows.orderChanges) writer.orderChange(change);
   if (rows.trades !== undefined) for (const row of rows.trades) writer.trade(row);
   if (rows.ledger !== undefined) for (const row of rows.ledger) writer.ledger(row);

@@ -17,10 +17,6 @@ import type {
   ExchangeEvent,
   LifecycleEvent,
   MarketCreatedEvent,
-  OrderAmendedEvent,
-  OrderCancelledEvent,
-  OrderExpiredEvent,
-  OrderPlacedEvent,
   PositionClaimedEvent,
   WithdrawalApprovedEvent,
   WithdrawalCompletedEvent,
@@ -36,11 +32,14 @@ import { newPosition, type Position, recordBuy, recordSell } from "../../core/wa
 import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import {
+  type OrderAmend as AmendRow,
   applyRows,
   type LedgerRow,
+  type OrderRow,
   type ProjectionReads,
   type RowWriter,
 } from "../exchange-projection/event-rows.js";
+import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import type { LedgerEntryType } from "../exchange-read-models.js";
 import {
@@ -578,6 +577,8 @@ class ExchangeBatch {
     },
     trade: (row) => this.#trades.push(...row),
     pricePoint: (row) => this.#pricePoints.push(...row),
+    orderPlaced: (row) => this.insertOrder(row),
+    orderAmend: (amend) => this.amendOrder(amend),
     orderChange: (change) =>
       this.changeOrder(change.orderId, change.shares, change.amount, change.fee, change.status, change.atMs),
     marketTotals: ([marketId, volume, fees]) => this.addMarketTotals(marketId, volume, fees),
@@ -677,30 +678,8 @@ class ExchangeBatch {
     return ids;
   }
 
-  insertOrder(event: OrderPlacedEvent): void {
-    this.#newOrders.set(event.orderId, {
-      values: [
-        event.orderId,
-        event.userId,
-        event.marketId,
-        event.outcomeId,
-        event.optionId,
-        event.side,
-        event.orderType,
-        event.timeInForce,
-        event.limitPrice,
-        event.shares,
-        event.amount,
-        event.filledShares,
-        event.filledAmount,
-        event.feePaid,
-        event.status,
-        event.clientOrderId,
-        event.expiresAtMs,
-        event.createdAtMs,
-        event.createdAtMs,
-      ],
-    });
+  insertOrder(row: OrderRow): void {
+    this.#newOrders.set(row[0], { values: row });
   }
 
   /** A fill of a resting order (shares, amount and fee added) or its end (zeros): its new status. */
@@ -747,7 +726,7 @@ class ExchangeBatch {
    * An amend: its totals are the order's whole life (the fills earlier in this batch included), so
    * they replace what the batch had buffered for the order rather than add to it.
    */
-  amendOrder(event: OrderAmendedEvent): void {
+  amendOrder(event: AmendRow): void {
     const placed = this.#newOrders.get(event.orderId);
     if (placed !== undefined) {
       const values = placed.values;
@@ -991,7 +970,7 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
       batch.insertDeposit(event.txHash, event.userId, event.amount, event.atMs);
       break;
     case "OrderPlaced":
-      await onOrderPlaced(batch, event);
+      applyRows(orderPlacedRows(event, batch.reads), batch.writer);
       break;
     case "OrderRepeated":
     // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
@@ -1004,10 +983,10 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
       break;
     case "OrderCancelled":
     case "OrderExpired":
-      await onOrderReleased(batch, event);
+      applyRows(orderReleasedRows(event, batch.reads), batch.writer);
       break;
     case "OrderAmended":
-      await onOrderAmended(batch, event);
+      applyRows(orderAmendedRows(event, batch.reads), batch.writer);
       break;
     case "AmmPoolFunded":
       // Platform money into the outcome's collateral: no user's balance moves.
@@ -1108,62 +1087,6 @@ async function onMarketCreated(
     const sorted = [...outcome.options].sort((a, b) => a.optionIndex - b.optionIndex);
     if (sorted.length === 2) optionIds.set(outcome.outcomeId, [sorted[0]!.optionId, sorted[1]!.optionId]);
   }
-}
-
-async function onOrderPlaced(batch: ExchangeBatch, event: OrderPlacedEvent): Promise<void> {
-  batch.insertOrder(event);
-  // The resting part's funds or shares are frozen before any of the command's fills (evolve's order).
-  if (event.frozenAmount !== 0n) {
-    await batch.ledger(
-      event.userId,
-      "FREEZE",
-      -event.frozenAmount,
-      event.frozenAmount,
-      String(event.orderId),
-      event.createdAtMs,
-    );
-  }
-  if (event.frozenShares !== 0n)
-    await batch.moveFrozenShares(event.userId, event.optionId, event.frozenShares);
-}
-
-async function onOrderReleased(
-  batch: ExchangeBatch,
-  event: OrderCancelledEvent | OrderExpiredEvent,
-): Promise<void> {
-  const status = event.type === "OrderExpired" ? "EXPIRED" : "CANCELLED";
-  batch.changeOrder(event.orderId, 0n, 0n, 0n, status, event.atMs);
-  if (event.releasedAmount !== 0n) {
-    await batch.ledger(
-      event.userId,
-      "UNFREEZE",
-      event.releasedAmount,
-      -event.releasedAmount,
-      String(event.orderId),
-      event.atMs,
-    );
-  }
-  if (event.releasedShares !== 0n) {
-    await batch.moveFrozenShares(event.userId, event.optionId, -event.releasedShares);
-  }
-}
-
-/** As SQLite's projection/orders.ts: the new terms and totals, then one FREEZE or UNFREEZE entry for the difference. */
-async function onOrderAmended(batch: ExchangeBatch, event: OrderAmendedEvent): Promise<void> {
-  batch.amendOrder(event);
-  const frozenMore = event.frozenAmount - event.releasedAmount;
-  if (frozenMore !== 0n) {
-    await batch.ledger(
-      event.userId,
-      frozenMore > 0n ? "FREEZE" : "UNFREEZE",
-      -frozenMore,
-      frozenMore,
-      String(event.orderId),
-      event.atMs,
-    );
-  }
-  const sharesFrozenMore = event.frozenShares - event.releasedShares;
-  if (sharesFrozenMore !== 0n) await batch.moveFrozenShares(event.userId, event.optionId, sharesFrozenMore);
 }
 
 async function onLifecycle(

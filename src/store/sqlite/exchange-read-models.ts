@@ -8,6 +8,7 @@ import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
 import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-projection/event-rows.js";
+import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
@@ -20,7 +21,7 @@ import { createDepositProjection } from "./projection/deposits.js";
 import { createLedgerWriter } from "./projection/ledger-entries.js";
 import { createBatchMarketTotals } from "./projection/market-totals.js";
 import { createMarketProjection } from "./projection/markets.js";
-import { createOrderProjection, createOrderRows } from "./projection/orders.js";
+import { createOrderRows } from "./projection/orders.js";
 import { createBatchPositions } from "./projection/positions.js";
 import { createTradeRowsWriter } from "./projection/trades.js";
 import { createUserHistoryIndexer } from "./user-history-index.js";
@@ -41,7 +42,6 @@ export function createSqliteExchangeProjector(
   const positions = createBatchPositions(db);
   const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
-  const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(orders, ledger, positions);
   const tradeRowsWriter = createTradeRowsWriter(db);
   const tradeRowsBuffer = tradeRowsWriter.rows;
   /** What the shared event functions read: the step's running balances and positions. */
@@ -57,10 +57,11 @@ export function createSqliteExchangeProjector(
     position: positions.savePosition,
     trade: tradeRowsWriter.trade,
     pricePoint: tradeRowsWriter.pricePoint,
+    orderPlaced: orders.place,
+    orderAmend: orders.amend,
     orderChange: (change) => orders.fill(change.orderId, change),
     marketTotals: ([marketId, volume, fees]) => marketTotals.add(marketId, volume, fees),
   };
-  const onTrade = (event: Parameters<typeof tradeRows>[0]) => applyRows(tradeRows(event, reads), writer);
   const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
   const projectWithdrawal = createWithdrawalProjection(db, ledger);
@@ -141,7 +142,7 @@ export function createSqliteExchangeProjector(
             onDeposit(event);
             break;
           case "OrderPlaced":
-            onOrderPlaced(event);
+            applyRows(orderPlacedRows(event, reads), writer);
             break;
           case "OrderRepeated":
           // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
@@ -150,14 +151,14 @@ export function createSqliteExchangeProjector(
           case "DeadMansSwitchTripped":
             break;
           case "TradeExecuted":
-            onTrade(event);
+            applyRows(tradeRows(event, reads), writer);
             break;
           case "OrderCancelled":
           case "OrderExpired":
-            onOrderReleased(event);
+            applyRows(orderReleasedRows(event, reads), writer);
             break;
           case "OrderAmended":
-            onOrderAmended(event);
+            applyRows(orderAmendedRows(event, reads), writer);
             break;
           case "MarketResolved":
           case "ResolutionChallenged":
