@@ -75,6 +75,9 @@ export type PricePointRow = [
   price: bigint,
 ];
 
+/** exchange_deposits. */
+export type DepositRow = [txHash: string, userId: number, amount: bigint, creditedAtMs: number];
+
 /** A market's volume and fee income grow by these sums (summed per step by the writers). */
 export type MarketTotalsRow = [marketId: number, volume: bigint, fees: bigint];
 
@@ -134,6 +137,7 @@ export class EventRows {
   orderAmend: OrderAmend | undefined;
   orderChanges: OrderChange[] | undefined;
   marketTotals: MarketTotalsRow[] | undefined;
+  deposit: DepositRow | undefined;
 
   constructor(readonly reads: ProjectionReads) {}
 
@@ -239,6 +243,7 @@ export interface RowWriter {
   orderAmend(amend: OrderAmend): void;
   orderChange(change: OrderChange): void;
   marketTotals(row: MarketTotalsRow): void;
+  deposit(row: DepositRow): void;
 }
 
 /** Hands an event's rows to a store's writer, table by table in the order the event wrote them. */
@@ -251,4 +256,5 @@ export function applyRows(rows: EventRows, writer: RowWriter): void {
   if (rows.positions !== undefined) for (const position of rows.positions) writer.position(position);
   if (rows.pricePoints !== undefined) for (const row of rows.pricePoints) writer.pricePoint(row);
   if (rows.marketTotals !== undefined) for (const row of rows.marketTotals) writer.marketTotals(row);
+  if (rows.deposit !== undefined) writer.deposit(rows.deposit);
 }

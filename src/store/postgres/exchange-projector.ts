@@ -39,6 +39,7 @@ import {
   type ProjectionReads,
   type RowWriter,
 } from "../exchange-projection/event-rows.js";
+import { depositRows } from "../exchange-projection/ledger.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import type { LedgerEntryType } from "../exchange-read-models.js";
@@ -224,11 +225,6 @@ const statements = {
     name: "predex-exchange-position-by-id",
     text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
            FROM exchange_positions WHERE position_id = $1`,
-  },
-  positionByUserOption: {
-    name: "predex-exchange-position-by-user-option",
-    text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
-           FROM exchange_positions WHERE user_id = $1 AND option_id = $2`,
   },
   resolved: {
     name: "predex-exchange-resolved",
@@ -582,6 +578,7 @@ class ExchangeBatch {
     orderChange: (change) =>
       this.changeOrder(change.orderId, change.shares, change.amount, change.fee, change.status, change.atMs),
     marketTotals: ([marketId, volume, fees]) => this.addMarketTotals(marketId, volume, fees),
+    deposit: (row) => this.#deposits.push(...row),
   };
 
   #remember(position: Position): void {
@@ -644,25 +641,6 @@ class ExchangeBatch {
 
   savePosition(position: Position): void {
     this.#dirtyPositions.add(position.positionId);
-  }
-
-  /** Moves shares between a position's free and frozen columns; nothing when the user has none. */
-  async moveFrozenShares(userId: number, optionId: number, frozen: bigint): Promise<void> {
-    const key = `${userId}:${optionId}`;
-    let positionId = this.#positionIds.get(key);
-    if (positionId === undefined) {
-      const row = (
-        await this.#client.query<Row>({ ...statements.positionByUserOption, values: [userId, optionId] })
-      ).rows[0];
-      if (row === undefined) this.#positionIds.set(key, null);
-      else this.#remember(positionOfRow(row, row.shares, row.frozen_shares));
-      positionId = this.#positionIds.get(key);
-    }
-    if (positionId === null || positionId === undefined) return;
-    const position = this.#positions.get(positionId)!;
-    position.shares -= frozen;
-    position.frozenShares += frozen;
-    this.#dirtyPositions.add(positionId);
   }
 
   /** The Yes and No option ids of an outcome, in option order. */
@@ -764,10 +742,6 @@ class ExchangeBatch {
     price: bigint,
   ): void {
     this.#pricePoints.push(optionId, timeMs, tradeId, marketId, outcomeId, price);
-  }
-
-  insertDeposit(txHash: string, userId: number, amount: bigint, creditedAtMs: number): void {
-    this.#deposits.push(txHash, userId, amount, creditedAtMs);
   }
 
   addMarketTotals(marketId: number, volume: bigint, fees: bigint): void {
@@ -966,8 +940,7 @@ async function project(
 async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Promise<void> {
   switch (event.type) {
     case "DepositCredited":
-      await batch.ledger(event.userId, "DEPOSIT", event.amount, 0n, event.txHash, event.atMs);
-      batch.insertDeposit(event.txHash, event.userId, event.amount, event.atMs);
+      applyRows(depositRows(event, batch.reads), batch.writer);
       break;
     case "OrderPlaced":
       applyRows(orderPlacedRows(event, batch.reads), batch.writer);

@@ -8,6 +8,7 @@ import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
 import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-projection/event-rows.js";
+import { depositRows } from "../exchange-projection/ledger.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
@@ -17,7 +18,7 @@ import { createExclusiveProjection } from "./exclusive-projection.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
 import { createPoolProjection } from "./pool-projection.js";
 import { createBatchBalances } from "./projection/balances.js";
-import { createDepositProjection } from "./projection/deposits.js";
+import { createDepositWriter } from "./projection/deposits.js";
 import { createLedgerWriter } from "./projection/ledger-entries.js";
 import { createBatchMarketTotals } from "./projection/market-totals.js";
 import { createMarketProjection } from "./projection/markets.js";
@@ -61,8 +62,8 @@ export function createSqliteExchangeProjector(
     orderAmend: orders.amend,
     orderChange: (change) => orders.fill(change.orderId, change),
     marketTotals: ([marketId, volume, fees]) => marketTotals.add(marketId, volume, fees),
+    deposit: createDepositWriter(db),
   };
-  const onDeposit = createDepositProjection(db, ledger);
   const projectLifecycle = createLifecycleProjection(db, ledger);
   const projectWithdrawal = createWithdrawalProjection(db, ledger);
   const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
@@ -139,7 +140,7 @@ export function createSqliteExchangeProjector(
             onMarketClosed(event);
             break;
           case "DepositCredited":
-            onDeposit(event);
+            applyRows(depositRows(event, reads), writer);
             break;
           case "OrderPlaced":
             applyRows(orderPlacedRows(event, reads), writer);

@@ -15,8 +15,6 @@ import { KeptRows, keptRowsMax } from "./kept-rows.js";
 export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
   /** The user's position in the option as this step has it, if any. */
   readonly positionOf: (userId: number, optionId: number) => Position | undefined;
-  /** Moves shares between the user's free and frozen columns of the option (an order rests or ends). */
-  readonly moveFrozenShares: (userId: number, optionId: number, shares: bigint) => void;
   /**
    * Writes every position the step moved. Before anything reads or writes exchange_positions by SQL
    * (the lifecycle's settlement, the pools, the exclusive markets), and at the step's end.
@@ -49,12 +47,9 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     db,
     "SELECT position_id FROM exchange_positions WHERE user_id = ? AND option_id = ?",
   );
-  const moveFrozenSharesRow = db.prepare(
-    "UPDATE exchange_positions SET shares = shares - ?, frozen_shares = frozen_shares + ? WHERE user_id = ? AND option_id = ?",
-  );
   /** The positions loaded this step, by id; `dirty` once moved. */
   const kept = new Map<number, { position: Position; dirty: boolean }>();
-  /** The same, by user and option (`${userId}/${optionId}`), for the frozen shares' moves. */
+  /** The same, by user and option (`${userId}/${optionId}`), for positionOf. */
   const keptByOption = new Map<string, number>();
 
   /** As the earlier steps wrote them, by `${userId}/${optionId}`. */
@@ -110,25 +105,6 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     return row === undefined ? undefined : loadPosition(Number(row.position_id), userId, optionId, 0, 0);
   };
 
-  const moveFrozenShares = (userId: number, optionId: number, shares: bigint): void => {
-    const key = `${userId}/${optionId}`;
-    const positionId = keptByOption.get(key);
-    let found = positionId === undefined ? undefined : kept.get(positionId);
-    const known = found === undefined ? stored.get(key) : undefined;
-    if (known !== undefined) {
-      keep({ ...known }, false);
-      found = kept.get(known.positionId);
-    }
-    if (found === undefined) {
-      // Not loaded this step: the row itself moves, and a later load reads it moved.
-      moveFrozenSharesRow.run(shares, shares, userId, optionId);
-      return;
-    }
-    found.position.shares -= shares;
-    found.position.frozenShares += shares;
-    found.dirty = true;
-  };
-
   const flush = (): void => {
     for (const { position, dirty } of kept.values()) {
       stored.set(`${position.userId}/${position.optionId}`, { ...position });
@@ -158,7 +134,6 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     loadPosition,
     savePosition,
     positionOf,
-    moveFrozenShares,
     flush,
     clear,
     forgetKept: () => stored.clear(),
