@@ -78,6 +78,19 @@ export type PricePointRow = [
 /** exchange_deposits. */
 export type DepositRow = [txHash: string, userId: number, amount: bigint, creditedAtMs: number];
 
+/** exchange_withdrawals as requested (PENDING, updated when requested). */
+export type WithdrawalRow = [
+  withdrawalId: number,
+  userId: number,
+  amount: bigint,
+  fee: bigint,
+  address: string,
+  requestedAtMs: number,
+];
+
+/** A withdrawal's new status. */
+export type WithdrawalStatusRow = [status: string, atMs: number, withdrawalId: number];
+
 /** A market's volume and fee income grow by these sums (summed per step by the writers). */
 export type MarketTotalsRow = [marketId: number, volume: bigint, fees: bigint];
 
@@ -138,6 +151,9 @@ export class EventRows {
   orderChanges: OrderChange[] | undefined;
   marketTotals: MarketTotalsRow[] | undefined;
   deposit: DepositRow | undefined;
+  /** Rare rows each store writes with a statement of its own, as the event comes (not in RowWriter). */
+  newWithdrawal: WithdrawalRow | undefined;
+  withdrawalStatus: WithdrawalStatusRow | undefined;
 
   constructor(readonly reads: ProjectionReads) {}
 

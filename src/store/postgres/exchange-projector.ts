@@ -18,10 +18,6 @@ import type {
   LifecycleEvent,
   MarketCreatedEvent,
   PositionClaimedEvent,
-  WithdrawalApprovedEvent,
-  WithdrawalCompletedEvent,
-  WithdrawalReleasedEvent,
-  WithdrawalRequestedEvent,
 } from "../../core/events.js";
 import type { ExclusiveMarketFinishedEvent, PositionsConvertedEvent } from "../../core/exclusive/events.js";
 import { exclusiveVoidPayoutAtoms } from "../../core/exclusive/payout.js";
@@ -42,6 +38,7 @@ import {
 import { depositRows } from "../exchange-projection/ledger.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
+import { type WithdrawalEvent, withdrawalRows } from "../exchange-projection/withdrawals.js";
 import type { LedgerEntryType } from "../exchange-read-models.js";
 import {
   type BatchStatementWriter,
@@ -55,12 +52,6 @@ import type { PostgresProjector } from "./engine-store.js";
 import { type CommissionAccrual, type CommissionFees, commissionAccrualSql } from "./merchant-commissions.js";
 
 const atomsPerOne = 100_000_000n;
-
-type WithdrawalEvent =
-  | WithdrawalRequestedEvent
-  | WithdrawalApprovedEvent
-  | WithdrawalReleasedEvent
-  | WithdrawalCompletedEvent;
 
 type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 
@@ -1122,55 +1113,18 @@ async function onLifecycle(
   }
 }
 
+/** A withdrawal's own row by a statement of its own, as it comes; its ledger entries into the batch. */
 async function onWithdrawal(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: WithdrawalEvent,
 ): Promise<void> {
-  const refId = String(event.withdrawalId);
-  switch (event.type) {
-    case "WithdrawalRequested": {
-      const held = event.amount + event.fee;
-      await client.query({
-        ...statements.insertWithdrawal,
-        values: [event.withdrawalId, event.userId, event.amount, event.fee, event.address, event.atMs],
-      });
-      await batch.ledger(event.userId, "WITHDRAWAL_FREEZE", -held, held, refId, event.atMs);
-      break;
-    }
-    case "WithdrawalApproved":
-      await client.query({
-        ...statements.withdrawalStatus,
-        values: ["APPROVED", event.atMs, event.withdrawalId],
-      });
-      break;
-    case "WithdrawalReleased": {
-      const held = event.amount + event.fee;
-      await client.query({
-        ...statements.withdrawalStatus,
-        values: [event.reason, event.atMs, event.withdrawalId],
-      });
-      await batch.ledger(event.userId, "WITHDRAWAL_UNFREEZE", held, -held, refId, event.atMs);
-      break;
-    }
-    case "WithdrawalCompleted": {
-      const held = event.amount + event.fee;
-      // Released, then debited: the amounts of a user's entries add up to the available balance.
-      await client.query({
-        ...statements.withdrawalStatus,
-        values: ["COMPLETED", event.atMs, event.withdrawalId],
-      });
-      await batch.ledger(event.userId, "WITHDRAWAL_UNFREEZE", held, -held, refId, event.atMs);
-      await batch.ledger(event.userId, "WITHDRAWAL", -event.amount, 0n, refId, event.atMs);
-      if (event.fee !== 0n)
-        await batch.ledger(event.userId, "WITHDRAWAL_FEE", -event.fee, 0n, refId, event.atMs);
-      break;
-    }
-    default: {
-      const unreachable: never = event;
-      throw new Error(`read models: unknown withdrawal event ${JSON.stringify(unreachable)}`);
-    }
-  }
+  const rows = withdrawalRows(event, batch.reads);
+  const created = rows.newWithdrawal;
+  if (created !== undefined) await client.query({ ...statements.insertWithdrawal, values: created });
+  if (rows.withdrawalStatus !== undefined)
+    await client.query({ ...statements.withdrawalStatus, values: rows.withdrawalStatus });
+  applyRows(rows, batch.writer);
 }
 
 async function onPoolTrade(batch: ExchangeBatch, event: PoolTradeExecutedEvent): Promise<void> {

@@ -11,6 +11,7 @@ import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-pro
 import { depositRows } from "../exchange-projection/ledger.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
+import { withdrawalRows } from "../exchange-projection/withdrawals.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-schema.js";
@@ -26,7 +27,7 @@ import { createOrderRows } from "./projection/orders.js";
 import { createBatchPositions } from "./projection/positions.js";
 import { createTradeRowsWriter } from "./projection/trades.js";
 import { createUserHistoryIndexer } from "./user-history-index.js";
-import { createWithdrawalProjection } from "./withdrawal-projection.js";
+import { createWithdrawalWriter } from "./withdrawal-projection.js";
 
 /** Creates the tables (once) and returns the projector the engine runs in every commit. */
 export function createSqliteExchangeProjector(
@@ -65,7 +66,12 @@ export function createSqliteExchangeProjector(
     deposit: createDepositWriter(db),
   };
   const projectLifecycle = createLifecycleProjection(db, ledger);
-  const projectWithdrawal = createWithdrawalProjection(db, ledger);
+  const writeWithdrawal = createWithdrawalWriter(db);
+  const projectWithdrawal = (event: Parameters<typeof withdrawalRows>[0]) => {
+    const rows = withdrawalRows(event, reads);
+    writeWithdrawal(rows);
+    applyRows(rows, writer);
+  };
   const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
   const projectExclusive = createExclusiveProjection(db, { ledger, ...positions });
   const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
