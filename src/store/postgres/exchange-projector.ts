@@ -36,6 +36,7 @@ import {
   type RowWriter,
 } from "../exchange-projection/event-rows.js";
 import { depositRows } from "../exchange-projection/ledger.js";
+import { lifecycleRows } from "../exchange-projection/lifecycle.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import { type WithdrawalEvent, withdrawalRows } from "../exchange-projection/withdrawals.js";
@@ -1058,7 +1059,6 @@ async function onLifecycle(
   batch: ExchangeBatch,
   event: LifecycleEvent | PositionClaimedEvent,
 ): Promise<void> {
-  const marketRef = "marketId" in event ? String(event.marketId) : "";
   switch (event.type) {
     case "MarketResolved":
       await client.query({
@@ -1075,16 +1075,12 @@ async function onLifecycle(
         ...statements.challenged,
         values: [event.marketId, event.userId, event.bond, event.reason, event.atMs],
       });
-      await batch.ledger(event.userId, "CHALLENGE_BOND", -event.bond, event.bond, marketRef, event.atMs);
       break;
     case "ChallengeBondReturned":
       await client.query({ ...statements.bondOutcome, values: ["RETURNED", event.atMs, event.marketId] });
-      await batch.ledger(event.userId, "BOND_RETURN", event.amount, -event.amount, marketRef, event.atMs);
       break;
     case "ChallengeBondForfeited":
       await client.query({ ...statements.bondOutcome, values: ["FORFEITED", event.atMs, event.marketId] });
-      batch.addMarketTotals(event.marketId, 0n, event.amount);
-      await batch.ledger(event.userId, "BOND_FORFEIT", 0n, -event.amount, marketRef, event.atMs);
       break;
     case "MarketSettled":
       // Reads the positions: everything the batch has moved so far is written first.
@@ -1104,13 +1100,13 @@ async function onLifecycle(
         ...statements.claimed,
         values: [event.amount, event.atMs, event.transactionId, event.positionId],
       });
-      await batch.ledger(event.userId, "CLAIM", event.amount, 0n, event.transactionId, event.atMs);
       break;
     default: {
       const unreachable: never = event;
       throw new Error(`read models: unknown lifecycle event ${JSON.stringify(unreachable)}`);
     }
   }
+  applyRows(lifecycleRows(event, batch.reads), batch.writer);
 }
 
 /** A withdrawal's own row by a statement of its own, as it comes; its ledger entries into the batch. */

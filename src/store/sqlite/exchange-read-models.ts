@@ -9,6 +9,7 @@ import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
 import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-projection/event-rows.js";
 import { depositRows } from "../exchange-projection/ledger.js";
+import { lifecycleRows } from "../exchange-projection/lifecycle.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import { withdrawalRows } from "../exchange-projection/withdrawals.js";
@@ -65,7 +66,11 @@ export function createSqliteExchangeProjector(
     marketTotals: ([marketId, volume, fees]) => marketTotals.add(marketId, volume, fees),
     deposit: createDepositWriter(db),
   };
-  const projectLifecycle = createLifecycleProjection(db, ledger);
+  const writeLifecycle = createLifecycleProjection(db);
+  const projectLifecycle = (event: Parameters<typeof lifecycleRows>[0]) => {
+    writeLifecycle(event);
+    applyRows(lifecycleRows(event, reads), writer);
+  };
   const writeWithdrawal = createWithdrawalWriter(db);
   const projectWithdrawal = (event: Parameters<typeof withdrawalRows>[0]) => {
     const rows = withdrawalRows(event, reads);
