@@ -91,6 +91,9 @@ export type WithdrawalRow = [
 /** A withdrawal's new status. */
 export type WithdrawalStatusRow = [status: string, atMs: number, withdrawalId: number];
 
+/** A settled position's claimable amount: [positionId, claimable]. */
+export type ClaimableRow = [positionId: number, claimable: bigint];
+
 /** A market's volume and fee income grow by these sums (summed per step by the writers). */
 export type MarketTotalsRow = [marketId: number, volume: bigint, fees: bigint];
 

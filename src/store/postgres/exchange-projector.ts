@@ -19,28 +19,32 @@ import type {
   MarketCreatedEvent,
   PositionClaimedEvent,
 } from "../../core/events.js";
-import type { ExclusiveMarketFinishedEvent, PositionsConvertedEvent } from "../../core/exclusive/events.js";
-import { exclusiveVoidPayoutAtoms } from "../../core/exclusive/payout.js";
+import type { ExclusiveMarketFinishedEvent } from "../../core/exclusive/events.js";
 import type { OptionIndex } from "../../core/option-index.js";
-import type { PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pools/events.js";
-import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
-import { newPosition, type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
+import type { PoolSettledEvent } from "../../core/pools/events.js";
+import { newPosition, type Position } from "../../core/wallet/positions.js";
 import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import {
   type OrderAmend as AmendRow,
   applyRows,
+  type ClaimableRow,
   type LedgerRow,
   type OrderRow,
   type ProjectionReads,
   type RowWriter,
 } from "../exchange-projection/event-rows.js";
+import {
+  exclusiveMarketFinishedRows,
+  exclusiveVoidClaimables,
+  positionsConvertedRows,
+} from "../exchange-projection/exclusive.js";
 import { depositRows } from "../exchange-projection/ledger.js";
 import { lifecycleRows } from "../exchange-projection/lifecycle.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
+import { poolClaimables, poolSettledRows, poolTradeRows } from "../exchange-projection/pools.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import { type WithdrawalEvent, withdrawalRows } from "../exchange-projection/withdrawals.js";
-import type { LedgerEntryType } from "../exchange-read-models.js";
 import {
   type BatchStatementWriter,
   joinParts,
@@ -51,8 +55,6 @@ import {
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { type CommissionAccrual, type CommissionFees, commissionAccrualSql } from "./merchant-commissions.js";
-
-const atomsPerOne = 100_000_000n;
 
 type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 
@@ -205,19 +207,7 @@ const statements = {
     name: "predex-exchange-close-market",
     text: "UPDATE markets SET status = 'closed', closed_at_ms = $1 WHERE market_id = $2",
   },
-  optionsOfOutcome: {
-    name: "predex-exchange-options-of-outcome",
-    text: "SELECT option_id FROM market_options WHERE outcome_id = $1 ORDER BY option_index",
-  },
-  balanceOf: {
-    name: "predex-exchange-balance-of",
-    text: "SELECT available, frozen FROM exchange_balances WHERE user_id = $1",
-  },
-  positionById: {
-    name: "predex-exchange-position-by-id",
-    text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
-           FROM exchange_positions WHERE position_id = $1`,
-  },
+
   resolved: {
     name: "predex-exchange-resolved",
     text: `UPDATE markets SET status = 'resolving', resolved_at_ms = $1, challenge_window_ends_at_ms = $2,
@@ -241,10 +231,7 @@ const statements = {
     name: "predex-exchange-bond-outcome",
     text: "UPDATE market_challenges SET bond_outcome = $1, bond_outcome_at_ms = $2 WHERE market_id = $3",
   },
-  addFees: {
-    name: "predex-exchange-add-fees",
-    text: "UPDATE markets SET fee_income = fee_income + $1 WHERE market_id = $2",
-  },
+
   settled: {
     name: "predex-exchange-settled",
     text: `WITH market AS (UPDATE markets SET status = 'settled', settled_at_ms = $1 WHERE market_id = $2)
@@ -578,76 +565,6 @@ class ExchangeBatch {
     this.#positionIds.set(`${position.userId}:${position.optionId}`, position.positionId);
   }
 
-  async #balanceOf(userId: number): Promise<BalanceSum> {
-    let balance = this.#balances.get(userId);
-    if (balance === undefined) {
-      // Not foreseen by prefetch (an event type it does not know): read it on its own.
-      const row = (await this.#client.query<Row>({ ...statements.balanceOf, values: [userId] })).rows[0];
-      balance = { available: (row?.available as bigint) ?? 0n, frozen: (row?.frozen as bigint) ?? 0n };
-      this.#balances.set(userId, balance);
-    }
-    return balance;
-  }
-
-  /** Records one USDT movement and moves the batch's running balance. */
-  async ledger(
-    userId: number,
-    type: LedgerEntryType,
-    amount: bigint,
-    frozenDelta: bigint,
-    refId: string,
-    timeMs: number,
-  ): Promise<void> {
-    const balance = await this.#balanceOf(userId);
-    balance.available += amount;
-    balance.frozen += frozenDelta;
-    if (balance.available < 0n || balance.frozen < 0n) {
-      throw new Error(`read models: negative balance for user ${userId} after ${type} ${refId}`);
-    }
-    this.#dirtyBalances.add(userId);
-    this.#ledger.push(userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs);
-  }
-
-  /** The stored position, or a new empty one for a user's first shares of the option. */
-  async position(
-    positionId: number,
-    userId: number,
-    optionId: number,
-    marketId: number,
-    outcomeId: number,
-  ): Promise<Position> {
-    let position = this.#positions.get(positionId);
-    if (position === undefined) {
-      // A position the prefetch looked for and did not find is new: no need to ask again.
-      const row = this.#prefetchedPositionIds.has(positionId)
-        ? undefined
-        : (await this.#client.query<Row>({ ...statements.positionById, values: [positionId] })).rows[0];
-      position =
-        row === undefined
-          ? newPosition(positionId, userId, marketId, outcomeId, optionId)
-          : positionOfRow(row, row.shares, row.frozen_shares);
-      this.#remember(position);
-    }
-    return position;
-  }
-
-  savePosition(position: Position): void {
-    this.#dirtyPositions.add(position.positionId);
-  }
-
-  /** The Yes and No option ids of an outcome, in option order. */
-  async optionIdsOf(outcomeId: number): Promise<readonly [number, number]> {
-    let ids = this.#optionIds.get(outcomeId);
-    if (ids === undefined) {
-      const rows = (await this.#client.query<Row>({ ...statements.optionsOfOutcome, values: [outcomeId] }))
-        .rows;
-      if (rows.length !== 2) throw new Error(`read models: outcome ${outcomeId} has no Yes/No options`);
-      ids = [num(rows[0]!.option_id), num(rows[1]!.option_id)];
-      this.#optionIds.set(outcomeId, ids);
-    }
-    return ids;
-  }
-
   insertOrder(row: OrderRow): void {
     this.#newOrders.set(row[0], { values: row });
   }
@@ -719,21 +636,6 @@ class ExchangeBatch {
       status: event.status,
       updatedAtMs: event.atMs,
     });
-  }
-
-  insertTrade(values: readonly unknown[]): void {
-    this.#trades.push(...values);
-  }
-
-  insertPricePoint(
-    optionId: number,
-    timeMs: number,
-    tradeId: number,
-    marketId: number,
-    outcomeId: number,
-    price: bigint,
-  ): void {
-    this.#pricePoints.push(optionId, timeMs, tradeId, marketId, outcomeId, price);
   }
 
   addMarketTotals(marketId: number, volume: bigint, fees: bigint): void {
@@ -957,10 +859,10 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
       // Platform money into the outcome's collateral: no user's balance moves.
       break;
     case "PoolTradeExecuted":
-      await onPoolTrade(batch, event);
+      applyRows(poolTradeRows(event, batch.reads), batch.writer);
       break;
     case "PositionsConverted":
-      await onPositionsConverted(batch, event);
+      applyRows(positionsConvertedRows(event, batch.reads), batch.writer);
       break;
     default: {
       const unreachable: never = event;
@@ -1123,120 +1025,57 @@ async function onWithdrawal(
   applyRows(rows, batch.writer);
 }
 
-async function onPoolTrade(batch: ExchangeBatch, event: PoolTradeExecutedEvent): Promise<void> {
-  const time = event.atMs;
-  const tradeRef = String(event.tradeId);
-  const averagePrice = (event.amount * atomsPerOne) / event.shares;
-  batch.insertTrade([
-    event.tradeId,
-    "TAKER",
-    event.orderId,
-    event.userId,
-    event.marketId,
-    event.outcomeId,
-    event.optionId,
-    event.side,
-    "TRANSFER",
-    averagePrice,
-    event.shares,
-    event.fee,
-    time,
-  ]);
-  const cash = event.side === "BUY" ? -event.amount : event.amount;
-  await batch.ledger(event.userId, "TRADE", cash, 0n, tradeRef, time);
-  if (event.fee !== 0n) await batch.ledger(event.userId, "FEE", -event.fee, 0n, tradeRef, time);
-  if (cash - event.fee !== event.availableDelta) {
-    throw new Error(`read models: pool trade ${event.tradeId} entries differ from its balance delta`);
-  }
-  const position = await batch.position(
-    event.positionId,
-    event.userId,
-    event.optionId,
-    event.marketId,
-    event.outcomeId,
-  );
-  if (event.side === "BUY") recordBuy(position, event.shares, event.amount, event.fee);
-  else recordSell(position, event.shares, false, event.amount, event.fee);
-  batch.savePosition(position);
-  // The traded option's price after the trade, and the other option's as its complement.
-  for (const optionId of await batch.optionIdsOf(event.outcomeId)) {
-    const price = optionId === event.optionId ? event.priceAfter : atomsPerOne - event.priceAfter;
-    batch.insertPricePoint(optionId, time, event.tradeId, event.marketId, event.outcomeId, price);
-  }
-  batch.addMarketTotals(event.marketId, event.amount, event.fee);
-}
-
+/** A parimutuel pool's fee and dust, then its holders read (the batch's positions written first) and their claims set. */
 async function onPoolSettled(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: PoolSettledEvent,
 ): Promise<void> {
+  applyRows(poolSettledRows(event, batch.reads), batch.writer);
   if (event.modelType !== "parimutuel") return;
-  batch.addMarketTotals(event.marketId, 0n, event.fee + event.dust);
-  // Reads the positions and the winners: everything the batch has moved so far is written first.
   await batch.flush();
   const winner = (await client.query<Row>({ ...statements.winningOption, values: [event.outcomeId] }))
     .rows[0];
   const winningOptionId = winner === undefined ? undefined : num(winner.option_id);
   const holders = await client.query<Row>({ ...statements.positionsOfOutcome, values: [event.outcomeId] });
-  const settlement = { ...event };
-  const claimable = new Columns(2);
-  for (const row of holders.rows) {
-    claimable.push(
-      row.position_id,
-      stakePayout(row.held as bigint, num(row.option_id) === winningOptionId, settlement),
-    );
-  }
-  if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+  const claimables = poolClaimables(
+    event,
+    holders.rows.map((row) => ({
+      positionId: num(row.position_id),
+      optionId: num(row.option_id),
+      held: row.held as bigint,
+    })),
+    winningOptionId,
+  );
+  await setClaimables(client, claimables);
 }
 
-/** A conversion: one CONVERT entry, the burned No shares sold and the new Yes shares bought (core rules). */
-async function onPositionsConverted(batch: ExchangeBatch, event: PositionsConvertedEvent): Promise<void> {
-  await batch.ledger(event.userId, "CONVERT", event.collateral, 0n, event.transactionId, event.atMs);
-  for (const leg of event.burned) {
-    const position = await batch.position(
-      leg.positionId,
-      event.userId,
-      leg.optionId,
-      event.marketId,
-      leg.outcomeId,
-    );
-    recordSell(position, event.shares, false, leg.proceeds, 0n);
-    batch.savePosition(position);
-  }
-  for (const leg of event.minted) {
-    const position = await batch.position(
-      leg.positionId,
-      event.userId,
-      leg.optionId,
-      event.marketId,
-      leg.outcomeId,
-    );
-    recordBuy(position, event.shares, leg.cost, 0n);
-    batch.savePosition(position);
-  }
-}
-
-/** An exclusive market's finish: its dust to fee income; a void's claimable amounts by the core's payout. */
+/** An exclusive market's dust; a void's positions read (the batch's positions written first) and their claims set. */
 async function onExclusiveMarketFinished(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: ExclusiveMarketFinishedEvent,
 ): Promise<void> {
-  if (event.dust !== 0n) batch.addMarketTotals(event.marketId, 0n, event.dust);
+  applyRows(exclusiveMarketFinishedRows(event, batch.reads), batch.writer);
   if (!event.voided) return;
-  // Reads the positions: everything the batch has moved so far is written first.
   await batch.flush();
   const holders = await client.query<Row>({ ...statements.positionsOfMarket, values: [event.marketId] });
-  const claimable = new Columns(2);
-  for (const row of holders.rows) {
-    const optionIndex = Number(row.option_index) as OptionIndex;
-    claimable.push(
-      row.position_id,
-      exclusiveVoidPayoutAtoms(row.held as bigint, optionIndex, event.outcomeCount),
-    );
-  }
-  if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+  const claimables = exclusiveVoidClaimables(
+    event,
+    holders.rows.map((row) => ({
+      positionId: num(row.position_id),
+      optionIndex: Number(row.option_index) as OptionIndex,
+      held: row.held as bigint,
+    })),
+  );
+  await setClaimables(client, claimables);
+}
+
+async function setClaimables(client: PostgresClient, claimables: readonly ClaimableRow[]): Promise<void> {
+  if (claimables.length === 0) return;
+  const columns = new Columns(2);
+  for (const row of claimables) columns.push(...row);
+  await client.query({ ...statements.setClaimable, values: columns.arrays });
 }
 
 function notPrefetched(what: string): never {

@@ -6,19 +6,23 @@
 
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
+import type { ExclusiveMarketFinishedEvent } from "../../core/exclusive/events.js";
+import type { PoolSettledEvent } from "../../core/pools/events.js";
 import type { JournalEntry } from "../../engine/store.js";
 import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-projection/event-rows.js";
+import { exclusiveMarketFinishedRows, positionsConvertedRows } from "../exchange-projection/exclusive.js";
 import { depositRows } from "../exchange-projection/ledger.js";
 import { lifecycleRows } from "../exchange-projection/lifecycle.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
+import { poolSettledRows, poolTradeRows } from "../exchange-projection/pools.js";
 import { tradeRows } from "../exchange-projection/trades.js";
 import { withdrawalRows } from "../exchange-projection/withdrawals.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-schema.js";
-import { createExclusiveProjection } from "./exclusive-projection.js";
+import { createExclusiveVoidWriter } from "./exclusive-projection.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
-import { createPoolProjection } from "./pool-projection.js";
+import { createPoolSettlementWriter } from "./pool-projection.js";
 import { createBatchBalances } from "./projection/balances.js";
 import { createDepositWriter } from "./projection/deposits.js";
 import { createLedgerWriter } from "./projection/ledger-entries.js";
@@ -41,7 +45,7 @@ export function createSqliteExchangeProjector(
   // (flush), in its transaction.
   const balances = createBatchBalances(db);
   const marketTotals = createBatchMarketTotals(db);
-  const { write: ledger, apply: applyLedger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
+  const { apply: applyLedger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
   const positions = createBatchPositions(db);
   const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
@@ -77,8 +81,8 @@ export function createSqliteExchangeProjector(
     writeWithdrawal(rows);
     applyRows(rows, writer);
   };
-  const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
-  const projectExclusive = createExclusiveProjection(db, { ledger, ...positions });
+  const settlePool = createPoolSettlementWriter(db);
+  const voidExclusive = createExclusiveVoidWriter(db);
   const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
   /**
    * These read and write exchange_positions by SQL too: they see, and leave, every position written,
@@ -94,8 +98,14 @@ export function createSqliteExchangeProjector(
     };
   const projectPositionsBySql = {
     lifecycle: withPositionsWritten(projectLifecycle),
-    pool: withPositionsWritten(projectPool),
-    exclusive: withPositionsWritten(projectExclusive),
+    poolSettled: withPositionsWritten((event: PoolSettledEvent) => {
+      applyRows(poolSettledRows(event, reads), writer);
+      settlePool(event);
+    }),
+    exclusiveFinished: withPositionsWritten((event: ExclusiveMarketFinishedEvent) => {
+      applyRows(exclusiveMarketFinishedRows(event, reads), writer);
+      voidExclusive(event);
+    }),
   };
 
   /**
@@ -188,13 +198,19 @@ export function createSqliteExchangeProjector(
             projectWithdrawal(event);
             break;
           case "AmmPoolFunded":
+            // Platform money into the outcome's collateral: no user's balance moves.
+            break;
           case "PoolTradeExecuted":
+            applyRows(poolTradeRows(event, reads), writer);
+            break;
           case "PoolSettled":
-            projectPositionsBySql.pool(event);
+            projectPositionsBySql.poolSettled(event);
             break;
           case "PositionsConverted":
+            applyRows(positionsConvertedRows(event, reads), writer);
+            break;
           case "ExclusiveMarketFinished":
-            projectPositionsBySql.exclusive(event);
+            projectPositionsBySql.exclusiveFinished(event);
             break;
           default: {
             const unreachable: never = event;

@@ -5,18 +5,7 @@
 // share of a void market 0.5 (shares are whole lots, so halving is exact).
 
 import type { LifecycleEvent, PositionClaimedEvent } from "../../core/events.js";
-import type { LedgerEntryType } from "../exchange-read-models.js";
 import type { SqliteDatabase } from "./database.js";
-
-/** Records one USDT movement and updates the balance (the exchange projector's own helper). */
-export type LedgerWriter = (
-  userId: number,
-  type: LedgerEntryType,
-  amount: bigint,
-  frozenDelta: bigint,
-  refId: string,
-  timeMs: number,
-) => void;
 
 export type LifecycleProjection = (event: LifecycleEvent | PositionClaimedEvent) => void;
 

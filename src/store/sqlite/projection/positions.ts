@@ -8,11 +8,20 @@
 import { newPosition, type Position } from "../../../core/wallet/positions.js";
 import type { SqliteDatabase } from "../database.js";
 import { big, prepareBig, type Row } from "../exchange-rows.js";
-import type { PoolProjectionHelpers } from "../pool-projection.js";
 import { createBatchInsert } from "./batch-insert.js";
 import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
-export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
+export interface BatchPositions {
+  /** The position as this step has it: the stored one on first use, or a new empty one. */
+  readonly loadPosition: (
+    positionId: number,
+    userId: number,
+    optionId: number,
+    marketId: number,
+    outcomeId: number,
+  ) => Position;
+  /** Keeps the position as moved, written at the step's end. */
+  readonly savePosition: (position: Position) => void;
   /** The user's position in the option as this step has it, if any. */
   readonly positionOf: (userId: number, optionId: number) => Position | undefined;
   /**
