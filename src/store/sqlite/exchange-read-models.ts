@@ -9,7 +9,7 @@ import type { ExchangeEvent } from "../../core/events.js";
 import type { ExclusiveMarketFinishedEvent } from "../../core/exclusive/events.js";
 import type { PoolSettledEvent } from "../../core/pools/events.js";
 import type { JournalEntry } from "../../engine/store.js";
-import { applyRows, type ProjectionReads, type RowWriter } from "../exchange-projection/event-rows.js";
+import { applyRows } from "../exchange-projection/event-rows.js";
 import { exclusiveMarketFinishedRows, positionsConvertedRows } from "../exchange-projection/exclusive.js";
 import { depositRows } from "../exchange-projection/ledger.js";
 import { lifecycleRows } from "../exchange-projection/lifecycle.js";
@@ -23,14 +23,8 @@ import { exchangeReadModelMigrations } from "./exchange-schema.js";
 import { createExclusiveVoidWriter } from "./exclusive-projection.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
 import { createPoolSettlementWriter } from "./pool-projection.js";
-import { createBatchBalances } from "./projection/balances.js";
-import { createDepositWriter } from "./projection/deposits.js";
-import { createLedgerWriter } from "./projection/ledger-entries.js";
-import { createBatchMarketTotals } from "./projection/market-totals.js";
 import { createMarketProjection } from "./projection/markets.js";
-import { createOrderRows } from "./projection/orders.js";
-import { createBatchPositions } from "./projection/positions.js";
-import { createTradeRowsWriter } from "./projection/trades.js";
+import { createStepRows } from "./projection/step-rows.js";
 import { createUserHistoryIndexer } from "./user-history-index.js";
 import { createWithdrawalWriter } from "./withdrawal-projection.js";
 
@@ -40,36 +34,9 @@ export function createSqliteExchangeProjector(
   options: { readonly userHistoryIndexLag?: number | undefined } = {},
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
-  // One writer per read model, each with its statements prepared here, once. Balances, positions,
-  // the orders placed and market totals are kept in memory through a batch and written at its end
-  // (flush), in its transaction.
-  const balances = createBatchBalances(db);
-  const marketTotals = createBatchMarketTotals(db);
-  const { apply: applyLedger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
-  const positions = createBatchPositions(db);
-  const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
-  const tradeRowsWriter = createTradeRowsWriter(db);
-  const tradeRowsBuffer = tradeRowsWriter.rows;
-  /** What the shared event functions read: the step's running balances and positions. */
-  const reads: ProjectionReads = {
-    balanceOf: balances.balanceOf,
-    position: positions.loadPosition,
-    positionOf: positions.positionOf,
-    optionIdsOf,
-  };
-  /** Where their rows go: this step's buffers, written at its end. */
-  const writer: RowWriter = {
-    ledger: applyLedger,
-    position: positions.savePosition,
-    trade: tradeRowsWriter.trade,
-    pricePoint: tradeRowsWriter.pricePoint,
-    orderPlaced: orders.place,
-    orderAmend: orders.amend,
-    orderChange: (change) => orders.fill(change.orderId, change),
-    marketTotals: ([marketId, volume, fees]) => marketTotals.add(marketId, volume, fees),
-    deposit: createDepositWriter(db),
-  };
+  const step = createStepRows(db, optionIdsOf);
+  const { reads, writer, balances, positions } = step;
   const writeLifecycle = createLifecycleProjection(db);
   const projectLifecycle = (event: Parameters<typeof lifecycleRows>[0]) => {
     writeLifecycle(event);
@@ -126,24 +93,14 @@ export function createSqliteExchangeProjector(
     let projected = false;
     try {
       projectEntries(entries);
-      balances.flush();
-      positions.flush();
-      orders.flush();
-      ledgerRows.flush();
-      tradeRowsBuffer.flush();
-      marketTotals.flush();
+      step.flush();
       // After every row of the batch is in: it indexes the tables by id range.
       indexUserHistory();
       projected = true;
     } finally {
       if (projected) lastProjected = entries.at(-1)!.sequence;
       // A failed batch rolls back; what it left in memory must not leak into a later one.
-      balances.clear();
-      positions.clear();
-      orders.clear();
-      ledgerRows.clear();
-      tradeRowsBuffer.clear();
-      marketTotals.clear();
+      step.clear();
     }
   };
 
