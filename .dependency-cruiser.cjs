@@ -13,8 +13,9 @@ const layers = {
   core: "^src/core/",
   engine: "^src/engine/",
   // Interfaces the services and surfaces use and the adapters implement, with the pure rules every
-  // adapter must apply the same way, and the engine as services see it.
-  ports: "^src/store/[^/]+[.]ts$|^src/exchange/exchange-engine[.]ts$",
+  // adapter must apply the same way (src/store/exchange-projection/: the rows each journal event
+  // writes, for both stores' projectors), and the engine as services see it.
+  ports: "^src/store/[^/]+[.]ts$|^src/store/exchange-projection/|^src/exchange/exchange-engine[.]ts$",
   adapters: "^src/store/(sqlite|memory|postgres)/",
   // The journal archiver is a worker on the engine's port (like the chain watcher): a service.
   services:

@@ -23,9 +23,7 @@ import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPostgresPool } from "../src/store/postgres/database.js";
-import { testMasterKeyHex, testPlatformEnv } from "../test/e2e/harness.js";
-import { CliDeployment } from "../test/support/cli-deployment.js";
-import { startPostgresCluster } from "../test/support/postgres-cluster.js";
+import { type CliDeployment, CliTopology } from "../test/support/cli-deployment.js";
 import { checkOrders, ResendingOrders, setUpTrading } from "../test/support/resending-orders.js";
 import { TcpProxy } from "../test/support/tcp-proxy.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
@@ -79,22 +77,18 @@ async function waitUntilReady(deployment: CliDeployment, fromMs: number): Promis
 }
 
 async function runRound(build: "current" | "baseline", entry: string | undefined, label: string) {
-  const cluster = await startPostgresCluster({ durable: true });
-  const dataDir = mkdtempSync(join(tmpdir(), "predex-bench-db-faults-"));
-  let deployment: CliDeployment | undefined;
+  const topology = await CliTopology.start("bench-db-faults", { durable: true });
+  const cluster = topology.cluster;
   let load: ResendingOrders | undefined;
   try {
-    await cluster.createDatabase("faults");
     const replica = await cluster.startReplica({ synchronous: true });
+    topology.onStop(() => replica.stop());
     const address = await TcpProxy.start(cluster.port);
-    const env = {
-      ...testPlatformEnv(dataDir),
-      PREDEX_LOG_LEVEL: "warn",
+    topology.onStop(() => address.close());
+    const env = await topology.env("faults", adminToken, {
       PREDEX_DATABASE_URL: `postgres://postgres@127.0.0.1:${address.port}/faults`,
-      PREDEX_MASTER_KEY: testMasterKeyHex,
-      PREDEX_ADMIN_TOKEN: adminToken,
-    };
-    deployment = await CliDeployment.start({
+    });
+    const deployment = await topology.startDeployment({
       engines: 2,
       apis: 2,
       env,
@@ -119,9 +113,9 @@ async function runRound(build: "current" | "baseline", entry: string | undefined
       const databaseAwayMs = backMs - startedMs;
       const firstAcknowledgedMs = (await load!.firstAcknowledgedSentAfter(backMs, waitMsMax)) - backMs;
       const measured = { fault, databaseAwayMs, firstAcknowledgedMs, readyAgainMs: 0 };
-      measured.readyAgainMs = await waitUntilReady(deployment!, backMs);
+      measured.readyAgainMs = await waitUntilReady(deployment, backMs);
       faults.push(measured);
-      const exits = deployment!.exits
+      const exits = deployment.exits
         .filter((exit) => exit.atMs >= startedMs)
         .map(
           (exit) => `${exit.role} ${exit.index} (${exit.code}) at ${(exit.atMs - startedMs).toFixed(0)} ms`,
@@ -153,14 +147,11 @@ async function runRound(build: "current" | "baseline", entry: string | undefined
       } satisfies RoundMeasured;
     } finally {
       await check.end();
-      await address.close();
-      await replica.stop();
     }
   } finally {
     await load?.stop({ abandon: true }).catch(() => {});
-    await deployment?.stop();
-    await cluster.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    // The deployment, the address and the replica, then the cluster and the data directory.
+    await topology.stop();
   }
 }
 

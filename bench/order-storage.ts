@@ -24,27 +24,21 @@
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import {
-  createMarketCommand,
-  type ExchangeCommand,
-  type ExchangeEvent,
-  type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
-  limitOrderCommand,
-} from "../src/core/exchange.js";
+import { type ExchangeCommand, type ExchangeEvent, limitOrderCommand } from "../src/core/exchange.js";
 import { defaultDeferredProjectionLimits } from "../src/engine/deferred-projection.js";
-import { Engine } from "../src/engine/engine.js";
-import type { JournalEntry } from "../src/engine/store.js";
 import { createExchangeProjectors } from "../src/exchange/exchange-host.js";
-import { openDatabase, type SqliteDatabase } from "../src/store/sqlite/database.js";
+import { openDatabase } from "../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../src/store/sqlite/engine-store.js";
 import { createSqliteIdentityStore } from "../src/store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "../src/store/sqlite/market-catalog.js";
 import { SqliteReadModelProjection } from "../src/store/sqlite/read-model-projection.js";
+import {
+  createOpenMarket,
+  type Entry,
+  openJournalRecorder,
+  submitBounded,
+} from "../test/support/recorded-journal.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
-
-type Entry = JournalEntry<ExchangeCommand, ExchangeEvent>;
 
 const ordersCount = Number(process.env.BENCH_ORDERS ?? 30_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -85,56 +79,35 @@ function printStatementCounts(way: string, orders: number): void {
 
 /** bench:orders' stream through a real engine; returns the journal as the engine batched it. */
 async function makeJournal(): Promise<Entry[][]> {
-  const batches: Entry[][] = [];
-  const db = openDatabase({ path: ":memory:" });
-  let nowMs = 1_800_000_000_000;
-  const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-    decider: exchangeDecider,
-    codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [(_db, entries) => void batches.push([...entries])],
-    clock: () => nowMs++,
-    limits: { journalBatchCommandsMax: batchCommandsMax, snapshotEveryCommands: 10_000_000 },
-    onFatal: (error) => {
-      throw error;
-    },
+  const recorder = await openJournalRecorder({
+    journalBatchCommandsMax: batchCommandsMax,
+    snapshotEveryCommands: 10_000_000,
   });
-  const created = await engine.submit(
-    createMarketCommand({ title: "Bench", makerFeeBps: 10, takerFeeBps: 30 }),
-  );
-  const event = created.ok ? created.events[0] : undefined;
-  if (event?.type !== "MarketCreated") throw new Error("the market was refused");
-  const outcome = event.outcomes[0]!;
-  await engine.submit({ type: "OpenMarket", marketId: event.marketId });
+  const { engine } = recorder;
+  const market = await createOpenMarket(engine, "Bench");
   await Promise.all(
     Array.from({ length: usersCount }, (_, index) =>
       engine.submit({ type: "Deposit", userId: index + 1, amount: 10_000_000n * unit, txHash: `0x${index}` }),
     ),
   );
   const prices = [49n, 50n, 51n];
-  const pending = new Set<Promise<unknown>>();
-  for (let sequence = 0; sequence < ordersCount; sequence += 1) {
+  await submitBounded(ordersCount, inFlight, (sequence) => {
     const client = sequence % inFlight;
     const buysYes = Math.floor(sequence / inFlight) % 2 === 0;
-    const submitted = engine.submit(
+    return engine.submit(
       limitOrderCommand({
         userId: 2 * client + (buysYes ? 1 : 2),
-        marketId: event.marketId,
-        outcomeId: outcome.outcomeId,
-        optionId: outcome.options[buysYes ? 0 : 1]!.optionId,
+        marketId: market.marketId,
+        outcomeId: market.outcomeId,
+        optionId: market.options[buysYes ? 0 : 1],
         side: "BUY",
         limitPrice: prices[sequence % 3]! * cent,
         shares: BigInt(1 + (sequence % 5)) * unit,
       }),
     );
-    const tracked: Promise<unknown> = submitted.finally(() => pending.delete(tracked));
-    pending.add(tracked);
-    if (pending.size >= inFlight) await Promise.race(pending);
-  }
-  await Promise.all(pending);
-  await engine.close();
-  db.close();
-  return batches;
+  });
+  await recorder.close();
+  return recorder.batches;
 }
 
 interface Measured {

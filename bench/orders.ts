@@ -265,6 +265,7 @@ async function measurePostgresAgainstSqlite(): Promise<void> {
             measurePhase(server, modeLoad(server.targets, agent, "orders", clients, durationMs));
           await measureServer(sqlite, warmupMs);
           await measureServer(postgres, warmupMs);
+          await database.resetStatements();
           const results: Record<"sqlite" | "postgres", PhaseResult[]> = { sqlite: [], postgres: [] };
           const pairs = Number(process.env.BENCH_PHASE_PAIRS ?? storePhasesPerServer);
           const pairRatios: number[] = [];
@@ -292,6 +293,7 @@ async function measurePostgresAgainstSqlite(): Promise<void> {
           const postgresRequests = results.postgres.reduce((sum, phase) => sum + phase.requests, 0);
           const postgresCpuUsPerOrder =
             postgresCpuMicros === undefined ? undefined : postgresCpuMicros / postgresRequests;
+          await database.reportStatements(postgresRequests);
           process.stderr.write(
             `SQLite:     ${baseline.perSecond.toFixed(0)} orders/s (p50 ${baseline.p50Ms.toFixed(2)} ms, p99 ${baseline.p99Ms.toFixed(2)} ms, ${baseline.cpuUsPerRequest.toFixed(1)} us server CPU/order)\n` +
               `PostgreSQL: ${measured.perSecond.toFixed(0)} orders/s (p50 ${measured.p50Ms.toFixed(2)} ms, p99 ${measured.p99Ms.toFixed(2)} ms, ${measured.cpuUsPerRequest.toFixed(1)} us server CPU/order, ${postgresCpuUsPerOrder === undefined ? "PostgreSQL's own CPU not measured" : `${postgresCpuUsPerOrder.toFixed(1)} us PostgreSQL CPU/order`})\n`,

@@ -17,27 +17,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createMarketCommand,
-  type ExchangeCommand,
-  type ExchangeEvent,
-  type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
-  limitOrderCommand,
-  marketOrderCommand,
-} from "../src/core/exchange.js";
-import { Engine } from "../src/engine/engine.js";
-import type { JournalEntry } from "../src/engine/store.js";
+import { type ExchangeCommand, limitOrderCommand, marketOrderCommand } from "../src/core/exchange.js";
 import { createExchangeProjectors } from "../src/exchange/exchange-host.js";
 import { inTransaction, openPostgresPool } from "../src/store/postgres/database.js";
 import {
   applyPostgresExchangeMigrations,
   createPostgresExchangeProjectors,
 } from "../src/store/postgres/exchange-projectors.js";
-import { openDatabase, type SqliteDatabase } from "../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../src/store/sqlite/engine-store.js";
+import { openDatabase } from "../src/store/sqlite/database.js";
 import { startPostgresCluster } from "../test/support/postgres-cluster.js";
+import {
+  createOpenMarket,
+  type Entry,
+  type OpenBinaryMarket,
+  openJournalRecorder,
+  submitBounded,
+} from "../test/support/recorded-journal.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 
 const commandsCount = Number(process.env.BENCH_COMMANDS ?? 12_000);
@@ -48,8 +43,6 @@ const usersCount = 400;
 const marketsCount = 4;
 const unit = 100_000_000n;
 const cent = 1_000_000n;
-
-type Entry = JournalEntry<ExchangeCommand, ExchangeEvent>;
 
 /** Mulberry32, so the journal is the same every run. */
 function seededRandom(seed: number): () => number {
@@ -64,34 +57,11 @@ function seededRandom(seed: number): () => number {
 
 /** Runs the workload through a real engine and returns its journal as the engine batched it. */
 async function makeJournal(): Promise<Entry[][]> {
-  const batches: Entry[][] = [];
-  const db = openDatabase({ path: ":memory:" });
-  let nowMs = 1_800_000_000_000;
-  const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-    decider: exchangeDecider,
-    codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [(_db, entries) => void batches.push([...entries])],
-    clock: () => nowMs++,
-    onFatal: (error) => {
-      throw error;
-    },
-  });
-  const markets: { marketId: number; outcomeId: number; options: [number, number] }[] = [];
-  for (let index = 0; index < marketsCount; index += 1) {
-    const created = await engine.submit(
-      createMarketCommand({ title: `Bench ${index}`, makerFeeBps: 10, takerFeeBps: 30 }),
-    );
-    if (!created.ok || created.events[0]?.type !== "MarketCreated") throw new Error("market refused");
-    const event = created.events[0];
-    const outcome = event.outcomes[0]!;
-    await engine.submit({ type: "OpenMarket", marketId: event.marketId });
-    markets.push({
-      marketId: event.marketId,
-      outcomeId: outcome.outcomeId,
-      options: [outcome.options[0]!.optionId, outcome.options[1]!.optionId],
-    });
-  }
+  const recorder = await openJournalRecorder();
+  const { engine } = recorder;
+  const markets: OpenBinaryMarket[] = [];
+  for (let index = 0; index < marketsCount; index += 1)
+    markets.push(await createOpenMarket(engine, `Bench ${index}`));
   const funding: Promise<unknown>[] = [];
   for (let userId = 1; userId <= usersCount; userId += 1) {
     funding.push(
@@ -130,25 +100,18 @@ async function makeJournal(): Promise<Entry[][]> {
       shares: BigInt(1 + Math.floor(next() * 50)) * unit,
     });
   };
-  const pending = new Set<Promise<void>>();
-  for (let index = 0; index < commandsCount; index += 1) {
+  await submitBounded(commandsCount, inFlight, async () => {
     const command = commandAt();
-    const submitted = engine.submit(command).then((result) => {
-      if (result.ok && command.type === "PlaceOrder") {
-        const event = result.events.find((one) => one.type === "OrderPlaced");
-        if (event?.type === "OrderPlaced" && event.status === "OPEN") {
-          placed.push({ userId: event.userId, orderId: event.orderId });
-        }
+    const result = await engine.submit(command);
+    if (result.ok && command.type === "PlaceOrder") {
+      const event = result.events.find((one) => one.type === "OrderPlaced");
+      if (event?.type === "OrderPlaced" && event.status === "OPEN") {
+        placed.push({ userId: event.userId, orderId: event.orderId });
       }
-    });
-    const tracked: Promise<void> = submitted.finally(() => pending.delete(tracked));
-    pending.add(tracked);
-    if (pending.size >= inFlight) await Promise.race(pending);
-  }
-  await Promise.all(pending);
-  await engine.close();
-  db.close();
-  return batches;
+    }
+  });
+  await recorder.close();
+  return recorder.batches;
 }
 
 interface Measured {

@@ -2,7 +2,7 @@
 // PREDEX_DATABASE_URL names, or on a durable throwaway cluster when it says "throwaway" (fsync and
 // full_page_writes on, as production runs).
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import pg from "pg";
 import { startPostgresCluster } from "../../test/support/postgres-cluster.js";
 
@@ -16,6 +16,13 @@ export interface BenchDatabase {
    * not start, or off Linux.
    */
   cpuMicros(): number | undefined;
+  /**
+   * BENCH_PG_STATEMENTS=1 on a throwaway cluster (pg_stat_statements loaded, planning tracked):
+   * forgets what was counted so far; else nothing.
+   */
+  resetStatements(): Promise<void>;
+  /** BENCH_PG_STATEMENTS=1: the statements' calls and time since the reset, by total time, on stderr. */
+  reportStatements(orders: number): Promise<void>;
   /** Drops the database (and stops the throwaway cluster). */
   drop(): Promise<void>;
 }
@@ -23,11 +30,63 @@ export interface BenchDatabase {
 export async function freshBenchDatabase(serverUrl: string, bench: string): Promise<BenchDatabase> {
   if (serverUrl === "throwaway") {
     const cluster = await startPostgresCluster({ durable: true, maxConnections: 200 });
+    // "cpu" also logs each statement's CPU (log_statement_stats), summed by query id in the report.
+    const countsStatements = ["1", "cpu"].includes(process.env.BENCH_PG_STATEMENTS ?? "");
+    const logsStatementCpu = process.env.BENCH_PG_STATEMENTS === "cpu";
+    if (countsStatements) {
+      await cluster.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+      await cluster.restart("fast");
+      await cluster.execute("ALTER SYSTEM SET pg_stat_statements.track_planning = on");
+      if (logsStatementCpu) {
+        await cluster.execute("ALTER SYSTEM SET log_statement_stats = on");
+        await cluster.execute("ALTER SYSTEM SET log_line_prefix = '%p %Q|'");
+      }
+      await cluster.execute("SELECT pg_reload_conf()");
+    }
+    let logOffset = 0;
     const url = await cluster.createDatabase(`predex_bench_${bench}`);
+    const onDatabase = async (sql: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    if (countsStatements) await onDatabase("CREATE EXTENSION pg_stat_statements");
     return {
       url,
       throwaway: true,
       cpuMicros: () => processTreeCpuMicros(cluster.pid),
+      async resetStatements() {
+        if (!countsStatements) return;
+        await onDatabase("SELECT pg_stat_statements_reset()");
+        logOffset = statSync(cluster.logPath).size;
+      },
+      async reportStatements(orders) {
+        if (!countsStatements) return;
+        const cpuByQuery = logsStatementCpu ? statementCpuMicros(cluster.logPath, logOffset) : undefined;
+        const result = await onDatabase(
+          `SELECT queryid::text AS queryid, calls, round(total_exec_time::numeric, 1) AS exec_ms, round(total_plan_time::numeric, 1) AS plan_ms,
+                  rows, jit_functions, round((jit_generation_time + jit_inlining_time + jit_optimization_time + jit_emission_time)::numeric, 1) AS jit_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+           FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
+        );
+        process.stderr.write(
+          `pg_stat_statements over ${orders} orders (us an order = (exec+plan)/orders${cpuByQuery === undefined ? "" : "; cpu: the backends' CPU an order in parse, bind and execute, from log_statement_stats"}):\n`,
+        );
+        if (cpuByQuery !== undefined) {
+          const total = [...cpuByQuery.values()].reduce((sum, us) => sum + us, 0);
+          process.stderr.write(`all statements: ${(total / orders).toFixed(1)} us cpu an order\n`);
+        }
+        for (const row of result.rows) {
+          const usPerOrder = ((Number(row.exec_ms) + Number(row.plan_ms)) * 1000) / orders;
+          const cpu = cpuByQuery?.get(String(row.queryid));
+          process.stderr.write(
+            `${cpu === undefined ? "" : `${(cpu / orders).toFixed(1).padStart(6)} us cpu `}${usPerOrder.toFixed(1).padStart(7)} us ${String(row.calls).padStart(7)} calls ${String(row.exec_ms).padStart(9)} ms exec ${String(row.plan_ms).padStart(8)} ms plan ${String(row.rows).padStart(8)} rows${Number(row.jit_functions) > 0 ? ` (JIT: ${row.jit_functions} functions, ${row.jit_ms} ms)` : ""}  ${row.query}\n`,
+          );
+        }
+      },
       drop: () => cluster.stop(),
     };
   }
@@ -45,6 +104,8 @@ export async function freshBenchDatabase(serverUrl: string, bench: string): Prom
     url: url.href,
     throwaway: false,
     cpuMicros: () => undefined,
+    resetStatements: async () => {},
+    reportStatements: async () => {},
     async drop() {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
@@ -55,6 +116,37 @@ export async function freshBenchDatabase(serverUrl: string, bench: string): Prom
       }
     },
   };
+}
+
+/**
+ * The CPU (user + system) of each statement's parse, bind and execute messages, by query id, from
+ * log_statement_stats lines after `offset` of a server log written with log_line_prefix '%p %Q|'.
+ * A bind (where a custom plan is made) is counted to the query its backend executes next.
+ */
+function statementCpuMicros(logPath: string, offset: number): Map<string, number> {
+  const text = readFileSync(logPath, "utf8").slice(offset);
+  const byQuery = new Map<string, number>();
+  const heldByPid = new Map<string, number>();
+  let current: { pid: string; queryId: string; message: string } | undefined;
+  for (const line of text.split("\n")) {
+    const header = /^(\d+) (-?\d+)\|LOG: {2}(.*STATISTICS)/.exec(line);
+    if (header !== null) {
+      current = { pid: header[1]!, queryId: header[2]!, message: header[3]! };
+      continue;
+    }
+    const usage = /([\d.]+) s user, ([\d.]+) s system/.exec(line);
+    if (usage === null || current === undefined) continue;
+    const micros = (Number(usage[1]) + Number(usage[2])) * 1e6;
+    if (current.message.startsWith("EXECUTE") || current.message === "QUERY STATISTICS") {
+      const held = heldByPid.get(current.pid) ?? 0;
+      heldByPid.delete(current.pid);
+      byQuery.set(current.queryId, (byQuery.get(current.queryId) ?? 0) + micros + held);
+    } else {
+      heldByPid.set(current.pid, (heldByPid.get(current.pid) ?? 0) + micros);
+    }
+    current = undefined;
+  }
+  return byQuery;
 }
 
 /** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */

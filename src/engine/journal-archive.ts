@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, brotliDecompress, constants as zlibConstants } from "node:zlib";
 import { JournalCorruptionError } from "./errors.js";
+import { entryTextFormat, markTextFormat } from "./journal-chain.js";
 import { decodePlainData, encodePlainData } from "./journal-codec.js";
 import type { EngineStore, JournalEntry, JournalSource } from "./store.js";
 
@@ -313,13 +314,18 @@ function segmentFileName(first: bigint, last: bigint): string {
   return `journal-${String(first).padStart(20, "0")}-${String(last).padStart(20, "0")}.jsonl.br`;
 }
 
-/** One entry a line; its chain hashes too (journal-chain.ts), so the archive replays as a chain. */
+/**
+ * One entry a line; its chain hashes too (journal-chain.ts), so the archive replays as a chain, and
+ * the text form its hash covers when it is version 2's (`textFormat: 2`; absent: version 1, as every
+ * line archived before version 2 existed).
+ */
 function encodeLine(entry: JournalEntry<unknown, unknown>): string {
   return encodePlainData({
     sequence: String(entry.sequence),
     nowMs: entry.nowMs,
     command: entry.command,
     events: entry.events,
+    ...(entryTextFormat(entry) === 2 ? { textFormat: 2 } : {}),
     ...(entry.hash === undefined ? {} : { prevHash: entry.prevHash ?? null, hash: entry.hash }),
   });
 }
@@ -332,6 +338,7 @@ function decodeLine<Command, Event>(line: string): JournalEntry<Command, Event> 
     events: Event[];
     prevHash?: string | null;
     hash?: string;
+    textFormat?: number;
   }>(line);
   const entry = {
     sequence: BigInt(decoded.sequence),
@@ -339,9 +346,9 @@ function decodeLine<Command, Event>(line: string): JournalEntry<Command, Event> 
     command: decoded.command,
     events: decoded.events,
   };
-  return decoded.hash === undefined
-    ? entry
-    : { ...entry, prevHash: decoded.prevHash ?? null, hash: decoded.hash };
+  const chained: JournalEntry<Command, Event> =
+    decoded.hash === undefined ? entry : { ...entry, prevHash: decoded.prevHash ?? null, hash: decoded.hash };
+  return markTextFormat(chained, decoded.textFormat === 2 ? 2 : 1);
 }
 
 /** Writes `name` so that after a crash it is either absent or complete: temporary file, fsync, rename, fsync of the directory. */

@@ -16,6 +16,13 @@
 // whatever the copy holds (it starts the chain over); a copy holding no hash accepts any `prevHash`
 // (it cannot tell) and takes the entry's hash from there. Forks are caught once both sides hash.
 //
+// Chain versions: version 1 entries hold journal-codec.ts's JSON and hash with the tag
+// "predex-journal-chain/1"; version 2 entries (every entry written from issue #31 on) hold
+// journal-compact-codec.ts's text, about a quarter of the bytes, and hash with "…/2". A stored text
+// says its own form (a version 2 text starts with "~", JSON never does), so a journal holding both
+// (old entries, then new ones) is read, replayed and verified entry by entry, and an entry known
+// only as data (an archive line) records which form its hash covers (`textFormat`).
+//
 // Encoding each entry once: the texts the hash covers are what the stores write and read, so they
 // are remembered per entry object (a WeakMap): the engine's encoding is reused by the store's
 // append, and a store's row text by whoever checks the chain on read.
@@ -23,10 +30,39 @@
 import * as crypto from "node:crypto";
 import { JournalCorruptionError } from "./errors.js";
 import { decodePlainData, encodePlainData } from "./journal-codec.js";
+import { decodeCompactData, encodeCompactData, isCompactText } from "./journal-compact-codec.js";
 import type { JournalEntry } from "./store.js";
 
-/** Tags the hash input, so a later encoding can never be mistaken for this one. */
+/** Tags the hash input of a version 1 entry (JSON texts), so no other encoding is mistaken for it. */
 export const journalChainVersion = "predex-journal-chain/1";
+/** Tags the hash input of a version 2 entry (compact texts). */
+export const journalChainVersion2 = "predex-journal-chain/2";
+
+/** Which text form an entry's texts are in: 1 (JSON) or 2 (compact, written from now on). */
+export type JournalTextFormat = 1 | 2;
+
+/** The form entries are written in. */
+export const currentTextFormat: JournalTextFormat = 2;
+
+/** The plain data of one stored text, in whichever form it is. */
+export function decodeJournalText<T>(text: string): T {
+  return isCompactText(text) ? decodeCompactData<T>(text) : decodePlainData<T>(text);
+}
+
+function encodeTexts(format: JournalTextFormat, command: unknown, events: unknown): EntryTexts {
+  return format === 2
+    ? { command: encodeCompactData(command), events: encodeCompactData(events) }
+    : { command: encodePlainData(command), events: encodePlainData(events) };
+}
+
+/** The form of texts: both must be in the same one (else the row was pieced together). */
+export function textFormatOf(texts: EntryTexts): JournalTextFormat {
+  const compact = isCompactText(texts.command);
+  if (compact !== isCompactText(texts.events)) {
+    throw new JournalCorruptionError("A journal entry's command and events are in different text forms");
+  }
+  return compact ? 2 : 1;
+}
 
 /** The codec's text of an entry's command and events: what is written, read and hashed. */
 export interface EntryTexts {
@@ -50,14 +86,35 @@ export class JournalForkError extends JournalCorruptionError {
 }
 
 const textsOfEntry = new WeakMap<object, EntryTexts>();
+/** The form of an entry known only as data (an archive line), when it is not the current one. */
+const formatOfEntry = new WeakMap<object, JournalTextFormat>();
 
-/** The entry's texts: remembered from whoever made or read it, else encoded now (and remembered). */
+/**
+ * The entry's texts: remembered from whoever made or read it, else encoded now (and remembered) in
+ * the form recorded for it (markTextFormat), by default the current one.
+ */
 export function entryTexts(entry: JournalEntry<unknown, unknown>): EntryTexts {
   const known = textsOfEntry.get(entry);
   if (known !== undefined) return known;
-  const texts = { command: encodePlainData(entry.command), events: encodePlainData(entry.events) };
+  const texts = encodeTexts(formatOfEntry.get(entry) ?? currentTextFormat, entry.command, entry.events);
   textsOfEntry.set(entry, texts);
   return texts;
+}
+
+/** The form an entry's texts are (or will be) in: what its hash covers. */
+export function entryTextFormat(entry: JournalEntry<unknown, unknown>): JournalTextFormat {
+  const known = textsOfEntry.get(entry);
+  if (known !== undefined) return textFormatOf(known);
+  return formatOfEntry.get(entry) ?? currentTextFormat;
+}
+
+/** Records the form of an entry read as data (an archive line), before its texts are needed. */
+export function markTextFormat<E extends JournalEntry<unknown, unknown>>(
+  entry: E,
+  format: JournalTextFormat,
+): E {
+  if (format !== currentTextFormat) formatOfEntry.set(entry, format);
+  return entry;
 }
 
 /** sha256 (hex) of one link of the chain. */
@@ -67,8 +124,9 @@ export function journalEntryHash(
   nowMs: number,
   texts: EntryTexts,
 ): string {
-  // The codec's JSON holds no raw newline (JSON escapes it), so the fields cannot run together.
-  const input = `${journalChainVersion}\n${prevHash ?? ""}\n${sequence}\n${nowMs}\n${texts.command}\n${texts.events}`;
+  // Either form's JSON holds no raw newline (JSON escapes it), so the fields cannot run together.
+  const version = textFormatOf(texts) === 2 ? journalChainVersion2 : journalChainVersion;
+  const input = `${version}\n${prevHash ?? ""}\n${sequence}\n${nowMs}\n${texts.command}\n${texts.events}`;
   return sha256Hex(input);
 }
 
@@ -89,7 +147,7 @@ export function chainEntry<Command, Event>(
   command: Command,
   events: readonly Event[],
 ): JournalEntry<Command, Event> {
-  const texts = { command: encodePlainData(command), events: encodePlainData(events) };
+  const texts = encodeTexts(currentTextFormat, command, events);
   const entry: JournalEntry<Command, Event> = {
     sequence,
     nowMs,
@@ -116,14 +174,14 @@ export function decodeJournalRow<Command, Event>(row: {
       ? {
           sequence: row.sequence,
           nowMs: row.nowMs,
-          command: decodePlainData<Command>(row.command),
-          events: decodePlainData<Event[]>(row.events),
+          command: decodeJournalText<Command>(row.command),
+          events: decodeJournalText<Event[]>(row.events),
         }
       : {
           sequence: row.sequence,
           nowMs: row.nowMs,
-          command: decodePlainData<Command>(row.command),
-          events: decodePlainData<Event[]>(row.events),
+          command: decodeJournalText<Command>(row.command),
+          events: decodeJournalText<Event[]>(row.events),
           prevHash: row.prevHash ?? null,
           hash: row.hash,
         };

@@ -4,6 +4,8 @@
 // is claimed, not just read, so that several API nodes sharing it execute each request once and
 // deliver each notification from one node at a time (docs/decisions.md, "Legacy interface (spec 001)": "Queue (also on PostgreSQL)").
 
+import { type BoundStatements, type IntegerColumn, mapped, sql, toNumber, toNumberOrNull } from "./sql.js";
+
 export interface LegacyNonceStore {
   /**
    * Remembers a partner's nonce until `expiresAtMs`. Resolves false when the nonce is already
@@ -131,4 +133,93 @@ export interface LegacyRequestStore {
   claimDueNotifications(claim: QueueClaim): Promise<LegacyRequestRecord[]>;
   /** Records an attempt of a delivery `claimant` holds; false (nothing written) when another claimant took it over. */
   recordNotifyAttempt(attempt: NotifyAttemptRecord, nowMs: number, claimant: string): Promise<boolean>;
+}
+
+// ---- The request queue, written once where both stores do the same: the row and its mapping, and
+// the statements that are plain on both. What is each store's own stays in its adapter, named:
+// the tables (their migrations grew apart: SQLite added the claim columns in a second step), the
+// claims (PostgreSQL's SKIP LOCKED under an advisory lock, SQLite's synchronous transaction) and
+// recording results (PostgreSQL's one statement over column arrays, SQLite's loop in a transaction).
+
+export interface LegacyRequestRow {
+  sequence: IntegerColumn;
+  request_id: string;
+  merchant_id: IntegerColumn;
+  user_id: IntegerColumn;
+  instruction: string;
+  status: LegacyRequestStatus;
+  error_msg: string | null;
+  notify_content: string;
+  notify_status: number;
+  notify_retry_times: number;
+  notify_update_time_ms: IntegerColumn | null;
+  next_notify_at_ms: IntegerColumn | null;
+  create_time_ms: IntegerColumn;
+  update_time_ms: IntegerColumn;
+}
+
+export function legacyRequestOf(row: LegacyRequestRow): LegacyRequestRecord {
+  return {
+    requestId: row.request_id,
+    sequence: toNumber(row.sequence),
+    merchantId: toNumber(row.merchant_id),
+    userId: toNumber(row.user_id),
+    instruction: JSON.parse(row.instruction) as LegacyOrderInstruction,
+    status: row.status,
+    errorMsg: row.error_msg,
+    notifyContent: row.notify_content,
+    notifyStatus: row.notify_status as NotifyStatus,
+    notifyRetryTimes: row.notify_retry_times,
+    notifyUpdateTimeMs: toNumberOrNull(row.notify_update_time_ms),
+    nextNotifyAtMs: toNumberOrNull(row.next_notify_at_ms),
+    createTimeMs: toNumber(row.create_time_ms),
+    updateTimeMs: toNumber(row.update_time_ms),
+  };
+}
+
+type RequestInsert = Omit<NewLegacyRequest, "instruction"> & { instruction: string };
+type AttemptRecord = NotifyAttemptRecord & { nowMs: number; claimant: string };
+
+export const legacyRequestStatements = {
+  insert: sql<RequestInsert>`INSERT INTO legacy_requests (request_id, merchant_id, user_id, instruction,
+      status, notify_content, create_time_ms, update_time_ms)
+    VALUES (${"requestId"}, ${"merchantId"}, ${"userId"}, ${"instruction"}, 'PENDING', ${"notifyContent"},
+      ${"nowMs"}, ${"nowMs"})
+    RETURNING *`,
+  byId: sql<{ requestId: string }>`SELECT * FROM legacy_requests WHERE request_id = ${"requestId"}`,
+  pending: sql<{
+    limit: number;
+  }>`SELECT * FROM legacy_requests WHERE status = 'PENDING' ORDER BY sequence LIMIT ${"limit"}`,
+  release: sql<{ claimant: string }>`UPDATE legacy_requests SET claimed_by = NULL, claim_expires_at_ms = NULL
+    WHERE status = 'PENDING' AND claimed_by = ${"claimant"}`,
+  attempt: sql<AttemptRecord>`UPDATE legacy_requests SET notify_status = ${"notifyStatus"},
+      notify_retry_times = ${"notifyRetryTimes"}, next_notify_at_ms = ${"nextNotifyAtMs"},
+      notify_update_time_ms = ${"nowMs"}, notify_claimed_by = NULL
+    WHERE request_id = ${"requestId"} AND notify_claimed_by = ${"claimant"}`,
+};
+
+/** The store on bound statements; the claims and the recording of results are the adapter's. */
+export function legacyRequestStoreOn(
+  statements: BoundStatements<typeof legacyRequestStatements>,
+  own: Pick<LegacyRequestStore, "claim" | "complete" | "claimDueNotifications">,
+): LegacyRequestStore {
+  return {
+    async enqueue(request) {
+      const row = await statements.insert.row<LegacyRequestRow>({
+        ...request,
+        instruction: JSON.stringify(request.instruction),
+      });
+      return legacyRequestOf(row!);
+    },
+    find: async (requestId) =>
+      mapped(await statements.byId.row<LegacyRequestRow>({ requestId }), legacyRequestOf),
+    pending: async (limit) =>
+      (await statements.pending.rows<LegacyRequestRow>({ limit })).map(legacyRequestOf),
+    ...own,
+    async releaseClaims(claimant) {
+      await statements.release.run({ claimant });
+    },
+    recordNotifyAttempt: async (attempt, nowMs, claimant) =>
+      (await statements.attempt.run({ ...attempt, nowMs, claimant })) === 1,
+  };
 }

@@ -126,8 +126,9 @@ export interface MfaStore {
 }
 
 // ---- What both adapters store: one schema (its few dialect words switched), one row type and
-// mapper per record. The check-and-set statements stay each adapter's: SQLite's are atomic because
-// better-sqlite3 runs them without interleaving, PostgreSQL's by conditional statements and row locks.
+// mapper per record, the statements both run and the decisions of the check-and-set operations. How
+// those are made atomic stays each adapter's: SQLite's because better-sqlite3 runs a transaction
+// without interleaving, PostgreSQL's by conditional statements and row locks.
 
 export const mfaMigrations: readonly Sql[] = [
   sql`CREATE TABLE mfa_accounts (
@@ -233,4 +234,112 @@ export function ticketFromRow(row: TicketRow): TicketRecord {
     expiresAtMs: toNumber(row.expires_at_ms),
     consumedAtMs: toNumberOrNull(row.consumed_at_ms),
   };
+}
+
+/** Everything an MFA statement binds; each statement reads only the names it uses. */
+export type MfaParams = {
+  readonly userId?: number;
+  readonly codeId?: number;
+  readonly secretSealed?: string;
+  readonly pendingSecretSealed?: string;
+  readonly timeStep?: number;
+  readonly nowMs?: number;
+  readonly failed?: number;
+  readonly lockedUntilMs?: number | null;
+  readonly codeHash?: string;
+  readonly expiresAtMs?: number;
+  readonly sinceMs?: number;
+  readonly beforeMs?: number;
+  readonly ticketHash?: string;
+  readonly purpose?: string;
+};
+
+/** The statements both adapters run (the dialect-specific ones stay in each adapter). */
+export const mfaStatements = {
+  accountById: sql<MfaParams>`SELECT * FROM mfa_accounts WHERE user_id = ${"userId"}`,
+  ensureAccount: sql<MfaParams>`INSERT INTO mfa_accounts (user_id) VALUES (${"userId"}) ON CONFLICT DO NOTHING`,
+  enable: sql<MfaParams>`UPDATE mfa_accounts SET totp_secret_sealed = pending_totp_secret_sealed,
+       totp_enabled_at_ms = ${"nowMs"}, totp_last_time_step = ${"timeStep"},
+       pending_totp_secret_sealed = NULL, pending_totp_created_at_ms = NULL
+     WHERE user_id = ${"userId"} AND totp_secret_sealed IS NULL AND pending_totp_secret_sealed = ${"pendingSecretSealed"}`,
+  disable: sql<MfaParams>`UPDATE mfa_accounts SET totp_secret_sealed = NULL, totp_enabled_at_ms = NULL,
+       totp_last_time_step = NULL, pending_totp_secret_sealed = NULL, pending_totp_created_at_ms = NULL
+     WHERE user_id = ${"userId"} AND totp_secret_sealed = ${"secretSealed"}`,
+  claimStep: sql<MfaParams>`UPDATE mfa_accounts SET totp_last_time_step = ${"timeStep"}
+     WHERE user_id = ${"userId"} AND (totp_last_time_step IS NULL OR totp_last_time_step < ${"timeStep"})`,
+  setAttempts: sql<MfaParams>`UPDATE mfa_accounts SET failed_attempts = ${"failed"}, locked_until_ms = ${"lockedUntilMs"}
+     WHERE user_id = ${"userId"}`,
+  insertEmailCode: sql<MfaParams>`INSERT INTO mfa_email_codes (user_id, code_hash, sent_at_ms, expires_at_ms)
+     VALUES (${"userId"}, ${"codeHash"}, ${"nowMs"}, ${"expiresAtMs"}) RETURNING code_id`,
+  emailSendsSince: sql<MfaParams>`SELECT sent_at_ms FROM mfa_email_codes
+     WHERE user_id = ${"userId"} AND sent_at_ms > ${"sinceMs"} ORDER BY sent_at_ms`,
+  // Rows older than the send window matter for nothing once a newer code exists.
+  pruneEmailCodes: sql<MfaParams>`DELETE FROM mfa_email_codes WHERE user_id = ${"userId"} AND sent_at_ms <= ${"beforeMs"}
+       AND code_id <> (SELECT max(code_id) FROM mfa_email_codes WHERE user_id = ${"userId"})`,
+  deleteEmailCode: sql<MfaParams>`DELETE FROM mfa_email_codes WHERE code_id = ${"codeId"}`,
+  latestEmailCode: sql<MfaParams>`SELECT * FROM mfa_email_codes WHERE user_id = ${"userId"} ORDER BY code_id DESC LIMIT 1`,
+  consumeEmailCode: sql<MfaParams>`UPDATE mfa_email_codes SET consumed_at_ms = ${"nowMs"}
+     WHERE code_id = ${"codeId"} AND consumed_at_ms IS NULL`,
+  countUnusedRecovery: sql<MfaParams>`SELECT count(*) AS count FROM mfa_recovery_codes
+     WHERE user_id = ${"userId"} AND used_at_ms IS NULL`,
+  deleteRecovery: sql<MfaParams>`DELETE FROM mfa_recovery_codes WHERE user_id = ${"userId"}`,
+  consumeTicket: sql<MfaParams>`UPDATE mfa_tickets SET consumed_at_ms = ${"nowMs"}
+     WHERE ticket_hash = ${"ticketHash"} AND user_id = ${"userId"} AND purpose = ${"purpose"}
+       AND consumed_at_ms IS NULL AND expires_at_ms > ${"nowMs"}`,
+  ticketByHash: sql<MfaParams>`SELECT * FROM mfa_tickets WHERE ticket_hash = ${"ticketHash"}`,
+} as const;
+
+/** What a check does to the account row (`failed_attempts`, `locked_until_ms`), if anything, and answers. */
+export interface AttemptStep<Answer> {
+  readonly write?: { readonly failed: number; readonly lockedUntilMs: number | null };
+  readonly answer: Answer;
+}
+
+/** beginAttempt's decision over the user's account row (read under the adapter's lock). */
+export function beginAttemptStep(
+  row: MfaAccountRow,
+  nowMs: number,
+  policy: AttemptPolicy,
+): AttemptStep<AttemptGrant> {
+  let failed = row.failed_attempts;
+  const lockedUntil = toNumberOrNull(row.locked_until_ms);
+  if (lockedUntil !== null) {
+    if (lockedUntil > nowMs) return { answer: { granted: false, retryAtMs: lockedUntil } };
+    failed = 0;
+  }
+  if (failed >= policy.attemptsMax) {
+    // The budget is taken by checks still in flight, or by checks a crash never settled: lock, so
+    // the account cannot stay refused forever.
+    const lockedUntilMs = nowMs + policy.lockDurationMs;
+    return { write: { failed, lockedUntilMs }, answer: { granted: false, retryAtMs: lockedUntilMs } };
+  }
+  return { write: { failed: failed + 1, lockedUntilMs: null }, answer: { granted: true } };
+}
+
+/** settleFailedAttempt's decision over the user's account row (read under the adapter's lock). */
+export function settleFailedAttemptStep(
+  row: MfaAccountRow,
+  nowMs: number,
+  policy: AttemptPolicy,
+): AttemptStep<{ lockedUntilMs: number | null }> {
+  const lockedUntil = toNumberOrNull(row.locked_until_ms);
+  if (row.failed_attempts < policy.attemptsMax) return { answer: { lockedUntilMs: lockedUntil } };
+  const lockedUntilMs = lockedUntil ?? nowMs + policy.lockDurationMs;
+  return { write: { failed: row.failed_attempts, lockedUntilMs }, answer: { lockedUntilMs } };
+}
+
+/** The next time a send is allowed, from the user's sends within the window (oldest first). */
+export function nextEmailSendAt(
+  sendsAtMs: readonly number[],
+  nowMs: number,
+  policy: EmailSendPolicy,
+): number {
+  const last = sendsAtMs.at(-1);
+  let nextMs = nowMs;
+  if (last !== undefined) nextMs = Math.max(nextMs, last + policy.intervalMs);
+  if (sendsAtMs.length >= policy.perWindowMax) {
+    // The oldest send in the window must drop out of it before another is allowed.
+    nextMs = Math.max(nextMs, sendsAtMs[sendsAtMs.length - policy.perWindowMax]! + policy.windowMs);
+  }
+  return nextMs;
 }

@@ -1,5 +1,7 @@
 // The port of the operator's probe and metric queries (SQLite adapter: src/store/sqlite/operations-queries.ts).
 
+import { sql } from "./sql.js";
+
 /** The engine leader as the database records it (PostgreSQL, where engine nodes take turns). */
 export interface EngineLeaderLease {
   /** The fencing epoch (0 before any node has led). */
@@ -39,3 +41,9 @@ export interface ReplicationStatus {
   /** What the operator must know (without synchronous replication a failover may lose acknowledged orders). */
   readonly warning?: string;
 }
+
+/** What both adapters ask alike; the engine leader's lease is PostgreSQL's own (advisory locks). */
+export const operationsStatements = {
+  ping: sql<void>`SELECT 1`,
+  legacyRequestsPending: sql<void>`SELECT count(*) AS count FROM legacy_requests WHERE status = 'PENDING'`,
+};

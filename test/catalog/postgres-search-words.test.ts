@@ -12,7 +12,7 @@ import {
   searchWordsOf,
   tsQueryOf,
   tsVectorOf,
-} from "../../src/store/postgres/market-catalog.js";
+} from "../../src/store/postgres/market-search.js";
 
 describe("PostgreSQL search words", () => {
   it("makes any keyword a conjunction of quoted prefixes of letters and digits, or nothing", () => {

@@ -5,11 +5,16 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import { BookSubscription } from "../../src/sdk/ws/book-subscription.js";
 import { waitUntil } from "../support/wait-until.js";
 import { apiError } from "./harness.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
+import {
+  type BinaryMarket,
+  limitBid,
+  startTradingPlatform,
+  type TradingPlatform,
+  usdtOf,
+} from "./trading-fixtures.js";
 import { assertViewMatchesRest, followUser } from "./user-channel-views.js";
 
 describe("amend-order", () => {
@@ -19,22 +24,12 @@ describe("amend-order", () => {
   });
   after(() => platform.close());
 
-  const bid = (market: BinaryMarket, fields: Partial<CreateOrderRequest> = {}): CreateOrderRequest => ({
-    marketId: market.marketId,
-    outcomeId: market.outcomeId,
-    optionId: market.yes,
-    side: "BUY",
-    orderType: "LIMIT",
-    limitPrice: 0.4,
-    shares: 10,
-    ...fields,
-  });
   /** A Yes seller's FAK order at `price`: it takes from the front of the bids. */
   const sellInto = async (market: BinaryMarket, price: number, shares: number) => {
     const seller = await platform.fundedUser("100");
     // BUY No at 1 − price is a Yes ask at `price`.
     return seller.client.createOrder({
-      ...bid(market, { optionId: market.no, limitPrice: Math.round((1 - price) * 100) / 100, shares }),
+      ...limitBid(market, { optionId: market.no, limitPrice: Math.round((1 - price) * 100) / 100, shares }),
       timeInForce: "FAK",
     });
   };
@@ -43,8 +38,8 @@ describe("amend-order", () => {
     const market = await platform.openMarket();
     const first = await platform.fundedUser("100");
     const second = await platform.fundedUser("100");
-    const order = await first.client.createOrder(bid(market));
-    const behind = await second.client.createOrder(bid(market));
+    const order = await first.client.createOrder(limitBid(market));
+    const behind = await second.client.createOrder(limitBid(market));
     assert.deepEqual(await usdtOf(first.client), { available: "96", frozen: "4", total: "100" });
 
     const amended = await first.client.amendOrder({ orderId: order.orderId, shares: 5 });
@@ -66,8 +61,8 @@ describe("amend-order", () => {
     const market = await platform.openMarket();
     const first = await platform.fundedUser("100");
     const second = await platform.fundedUser("100");
-    const order = await first.client.createOrder(bid(market));
-    const other = await second.client.createOrder(bid(market));
+    const order = await first.client.createOrder(limitBid(market));
+    const other = await second.client.createOrder(limitBid(market));
     const bigger = await first.client.amendOrder({ orderId: order.orderId, shares: 12 });
     assert.deepEqual([bigger.shares, bigger.status], ["12", "OPEN"]);
     assert.deepEqual(await usdtOf(first.client), { available: "95.2", frozen: "4.8", total: "100" });
@@ -87,8 +82,8 @@ describe("amend-order", () => {
     const market = await platform.openMarket({ takerFee: 100 });
     const maker = await platform.fundedUser("100");
     const other = await platform.fundedUser("100");
-    await other.client.createOrder(bid(market, { optionId: market.no, limitPrice: 0.5, shares: 4 })); // Yes ask 0.5
-    const order = await maker.client.createOrder(bid(market));
+    await other.client.createOrder(limitBid(market, { optionId: market.no, limitPrice: 0.5, shares: 4 })); // Yes ask 0.5
+    const order = await maker.client.createOrder(limitBid(market));
     const amended = await maker.client.amendOrder({ orderId: order.orderId, limitPrice: 0.55 });
     assert.deepEqual(
       [amended.status, amended.filledShares, amended.avgPrice, amended.limitPrice, amended.fee],
@@ -108,10 +103,10 @@ describe("amend-order", () => {
     const market = await platform.openMarket();
     const maker = await platform.fundedUser("100");
     const other = await platform.fundedUser("100");
-    await other.client.createOrder(bid(market, { optionId: market.no, limitPrice: 0.4, shares: 4 })); // Yes ask 0.6
-    const order = await maker.client.createOrder(bid(market, { limitPrice: 0.5, postOnly: true }));
-    const othersOrder = await other.client.createOrder(bid(market, { limitPrice: 0.1 }));
-    const ended = await maker.client.createOrder(bid(market, { limitPrice: 0.2 }));
+    await other.client.createOrder(limitBid(market, { optionId: market.no, limitPrice: 0.4, shares: 4 })); // Yes ask 0.6
+    const order = await maker.client.createOrder(limitBid(market, { limitPrice: 0.5, postOnly: true }));
+    const othersOrder = await other.client.createOrder(limitBid(market, { limitPrice: 0.1 }));
+    const ended = await maker.client.createOrder(limitBid(market, { limitPrice: 0.2 }));
     await maker.client.cancelOrder(ended.orderId);
     const before = await usdtOf(maker.client);
     const refusals: [Parameters<typeof maker.client.amendOrder>[0], number, number, string][] = [
@@ -165,7 +160,7 @@ describe("amend-order", () => {
     book.start();
     try {
       await Promise.all([followed.whenLive(), book.whenLive()]);
-      const order = await maker.client.createOrder(bid(market));
+      const order = await maker.client.createOrder(limitBid(market));
       await maker.client.amendOrder({ orderId: order.orderId, shares: 6 });
       let view = await assertViewMatchesRest(followed, maker.client);
       assert.deepEqual([view.orders[0]?.shares, view.balance?.frozen], ["6", "2.4"]);

@@ -7,24 +7,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createOrdersItemsMax } from "../../src/contract/partner/market-making.js";
-import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { apiError } from "./harness.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
-
-function quote(market: BinaryMarket, fields: Partial<CreateOrderRequest> = {}): CreateOrderRequest {
-  return {
-    marketId: market.marketId,
-    outcomeId: market.outcomeId,
-    optionId: market.yes,
-    side: "BUY",
-    orderType: "LIMIT",
-    limitPrice: 0.4,
-    shares: 10,
-    ...fields,
-  };
-}
+import {
+  type BinaryMarket,
+  limitBid,
+  startTradingPlatform,
+  type TradingPlatform,
+  usdtOf,
+} from "./trading-fixtures.js";
 
 describe("create-orders", () => {
   let platform: TradingPlatform;
@@ -43,16 +35,16 @@ describe("create-orders", () => {
     const maker = await platform.fundedUser("20");
     const seller = await platform.fundedUser("100");
     // A Yes ask at 0.6 for a post-only item to meet.
-    await seller.client.createOrder(quote(market, { optionId: market.no, limitPrice: 0.4, shares: 5 }));
+    await seller.client.createOrder(limitBid(market, { optionId: market.no, limitPrice: 0.4, shares: 5 }));
     const { results } = await maker.client.createOrders([
-      quote(market, { limitPrice: 0.4, shares: 10, clientOrderId: "bid-1" }), // 4 USDT
-      quote(market, { limitPrice: 0.6, shares: 5, postOnly: true }), // would trade: refused
-      quote(market, { limitPrice: 0.3, shares: 100 }), // 30 USDT: more than is left
-      quote(market, { marketId: "999999" }), // unknown market
-      quote(market, { limitPrice: 0.123456789 }), // too many decimals: refused at the edge
-      quote(other, { side: "BUY", optionId: other.no, limitPrice: 0.45, shares: 20 }), // 9 USDT
-      quote(market, { limitPrice: 0.6, shares: 2 }), // takes 2 of the ask: 1.2 USDT
-      quote(market, { limitPrice: 0.4, shares: 10, clientOrderId: "bid-1" }), // the first order again
+      limitBid(market, { limitPrice: 0.4, shares: 10, clientOrderId: "bid-1" }), // 4 USDT
+      limitBid(market, { limitPrice: 0.6, shares: 5, postOnly: true }), // would trade: refused
+      limitBid(market, { limitPrice: 0.3, shares: 100 }), // 30 USDT: more than is left
+      limitBid(market, { marketId: "999999" }), // unknown market
+      limitBid(market, { limitPrice: 0.123456789 }), // too many decimals: refused at the edge
+      limitBid(other, { side: "BUY", optionId: other.no, limitPrice: 0.45, shares: 20 }), // 9 USDT
+      limitBid(market, { limitPrice: 0.6, shares: 2 }), // takes 2 of the ask: 1.2 USDT
+      limitBid(market, { limitPrice: 0.4, shares: 10, clientOrderId: "bid-1" }), // the first order again
     ]);
     assert.deepEqual(
       results.map((result) => (result.ok ? result.order.status : [result.code, result.message])),
@@ -107,7 +99,7 @@ describe("create-orders", () => {
         body: JSON.stringify(body),
         cookie: maker.client.sessionCookie!,
       });
-    const tooMany = Array.from({ length: createOrdersItemsMax + 1 }, () => quote(market));
+    const tooMany = Array.from({ length: createOrdersItemsMax + 1 }, () => limitBid(market));
     const tooManyAnswer = await send({ orders: tooMany });
     assert.deepEqual(tooManyAnswer.json, {
       code: 1001,
@@ -118,9 +110,9 @@ describe("create-orders", () => {
       {},
       { orders: [] },
       { orders: tooMany },
-      { orders: quote(market) },
-      { orders: [quote(market), { ...quote(market), side: "HOLD" }] },
-      { orders: [quote(market), { ...quote(market), shares: "10" }] },
+      { orders: limitBid(market) },
+      { orders: [limitBid(market), { ...limitBid(market), side: "HOLD" }] },
+      { orders: [limitBid(market), { ...limitBid(market), shares: "10" }] },
     ]) {
       const response = await send(body);
       assert.equal(response.status, 400, JSON.stringify(body).slice(0, 80));
@@ -135,7 +127,7 @@ describe("create-orders", () => {
     // Twenty is allowed.
     const { results } = await maker.client.createOrders(
       Array.from({ length: createOrdersItemsMax }, (_, index) =>
-        quote(market, { limitPrice: (index + 1) / 100 }),
+        limitBid(market, { limitPrice: (index + 1) / 100 }),
       ),
     );
     assert.equal(results.filter((result) => result.ok).length, createOrdersItemsMax);
@@ -145,13 +137,13 @@ describe("create-orders", () => {
     const maker = await platform.fundedUser("1000");
     for (let call = 0; call < 1_000 / createOrdersItemsMax; call += 1) {
       const { results } = await maker.client.createOrders(
-        Array.from({ length: createOrdersItemsMax }, () => quote(market, { limitPrice: 0.01, shares: 1 })),
+        Array.from({ length: createOrdersItemsMax }, () => limitBid(market, { limitPrice: 0.01, shares: 1 })),
       );
       assert.ok(results.every((result) => result.ok));
     }
     const { results } = await maker.client.createOrders([
-      quote(market, { limitPrice: 0.01, shares: 1 }),
-      quote(market, { limitPrice: 0.02, shares: 1 }),
+      limitBid(market, { limitPrice: 0.01, shares: 1 }),
+      limitBid(market, { limitPrice: 0.02, shares: 1 }),
     ]);
     assert.deepEqual(results, [
       { ok: false, code: 1001, message: "bad request: Too many open orders" },
@@ -175,7 +167,7 @@ describe("create-orders when the engine cannot take them all", () => {
     const response = await platform.signed(platform.partner, {
       method: "POST",
       path: "/ordering/create-orders",
-      body: JSON.stringify({ orders: Array.from({ length: 4 }, () => quote(market)) }),
+      body: JSON.stringify({ orders: Array.from({ length: 4 }, () => limitBid(market)) }),
       cookie: maker.client.sessionCookie!,
     });
     assert.equal(response.status, 502);
@@ -184,7 +176,7 @@ describe("create-orders when the engine cannot take them all", () => {
     assert.deepEqual(await usdtOf(maker.client), { available: "100", frozen: "0", total: "100" });
     assert.equal((await maker.client.getOpenOrders()).total, 0);
     // What fits is taken.
-    const { results } = await maker.client.createOrders([quote(market), quote(market)]);
+    const { results } = await maker.client.createOrders([limitBid(market), limitBid(market)]);
     assert.ok(results.every((result) => result.ok));
   });
 });
@@ -208,12 +200,12 @@ describe("create-orders and the partner's rate limit", () => {
     nowMs += 1_000;
     for (let call = 0; call < 2; call += 1) {
       const { results } = await maker.client.createOrders(
-        Array.from({ length: createOrdersItemsMax }, () => quote(market, { limitPrice: 0.05, shares: 1 })),
+        Array.from({ length: createOrdersItemsMax }, () => limitBid(market, { limitPrice: 0.05, shares: 1 })),
       );
       assert.equal(results.length, createOrdersItemsMax);
     }
     await assert.rejects(
-      maker.client.createOrders([quote(market)]),
+      maker.client.createOrders([limitBid(market)]),
       apiError(
         502,
         2002,

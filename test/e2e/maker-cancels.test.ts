@@ -11,21 +11,14 @@ import type { PredexClient } from "../../src/sdk/client.js";
 import { BookSubscription } from "../../src/sdk/ws/book-subscription.js";
 import { waitUntil } from "../support/wait-until.js";
 import { apiError } from "./harness.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
+import {
+  type BinaryMarket,
+  limitBid,
+  startTradingPlatform,
+  type TradingPlatform,
+  usdtOf,
+} from "./trading-fixtures.js";
 import { assertViewMatchesRest, followUser } from "./user-channel-views.js";
-
-function quote(market: BinaryMarket, fields: Partial<CreateOrderRequest> = {}): CreateOrderRequest {
-  return {
-    marketId: market.marketId,
-    outcomeId: market.outcomeId,
-    optionId: market.yes,
-    side: "BUY",
-    orderType: "LIMIT",
-    limitPrice: 0.4,
-    shares: 10,
-    ...fields,
-  };
-}
 
 describe("cancel-orders and cancel-all", () => {
   let platform: TradingPlatform;
@@ -57,16 +50,16 @@ describe("cancel-orders and cancel-all", () => {
     const maker = await platform.fundedUser("100");
     const other = await platform.fundedUser("100");
     const [a, b, filled] = await placed(maker.client, [
-      quote(market, { limitPrice: 0.3 }),
-      quote(market, { limitPrice: 0.35, optionId: market.no }),
-      quote(market, { limitPrice: 0.33, shares: 1 }),
+      limitBid(market, { limitPrice: 0.3 }),
+      limitBid(market, { limitPrice: 0.35, optionId: market.no }),
+      limitBid(market, { limitPrice: 0.33, shares: 1 }),
     ]);
     // The third order trades away (it becomes terminal), and the other user has open and ended orders.
     await other.client.createOrder(
-      quote(market, { side: "BUY", optionId: market.no, limitPrice: 0.67, shares: 1 }),
+      limitBid(market, { side: "BUY", optionId: market.no, limitPrice: 0.67, shares: 1 }),
     );
-    const [othersOpen] = await placed(other.client, [quote(market, { limitPrice: 0.1 })]);
-    const othersCancelled = await other.client.createOrder(quote(market, { limitPrice: 0.11 }));
+    const [othersOpen] = await placed(other.client, [limitBid(market, { limitPrice: 0.1 })]);
+    const othersCancelled = await other.client.createOrder(limitBid(market, { limitPrice: 0.11 }));
     await other.client.cancelOrder(othersCancelled.orderId);
     const frozenBefore = (await usdtOf(maker.client)).frozen;
     assert.equal(frozenBefore, "6.5");
@@ -99,7 +92,7 @@ describe("cancel-orders and cancel-all", () => {
     for (let call = 0; call < cancelOrdersIdsMax / createOrdersItemsMax; call += 1) {
       const orders = await placed(
         maker.client,
-        Array.from({ length: createOrdersItemsMax }, () => quote(second, { limitPrice: 0.01, shares: 1 })),
+        Array.from({ length: createOrdersItemsMax }, () => limitBid(second, { limitPrice: 0.01, shares: 1 })),
       );
       ids.push(...orders.map((order) => order.orderId));
     }
@@ -122,12 +115,16 @@ describe("cancel-orders and cancel-all", () => {
     const maker = await platform.fundedUser("100");
     const [rainBook, snowBook] = second.detail.outcomes;
     const onSnow = (fields: Partial<CreateOrderRequest>) =>
-      quote(second, { outcomeId: snowBook!.outcomeId, optionId: snowBook!.options[0]!.optionId, ...fields });
+      limitBid(second, {
+        outcomeId: snowBook!.outcomeId,
+        optionId: snowBook!.options[0]!.optionId,
+        ...fields,
+      });
     const [first, , snow] = await placed(maker.client, [
-      quote(market, { limitPrice: 0.2 }),
-      quote(market, { limitPrice: 0.3, optionId: market.no }),
+      limitBid(market, { limitPrice: 0.2 }),
+      limitBid(market, { limitPrice: 0.3, optionId: market.no }),
       onSnow({ limitPrice: 0.25 }),
-      quote(second, { limitPrice: 0.15 }),
+      limitBid(second, { limitPrice: 0.15 }),
     ]);
     const [rain] = (await maker.client.getOpenOrders({ marketId: second.marketId })).records.filter(
       (order) => order.outcomeId === rainBook!.outcomeId,
@@ -153,7 +150,7 @@ describe("cancel-orders and cancel-all", () => {
 
   it("cancel-all refuses a book without its market, an unknown market, and a book of another market", async () => {
     const maker = await platform.fundedUser("10");
-    await maker.client.createOrder(quote(market, { limitPrice: 0.1 }));
+    await maker.client.createOrder(limitBid(market, { limitPrice: 0.1 }));
     await assert.rejects(
       maker.client.cancelAll({ outcomeId: market.outcomeId }),
       apiError(400, 1001, "bad request: outcomeId needs marketId"),
@@ -185,7 +182,7 @@ describe("cancel-orders and cancel-all", () => {
       await Promise.all([followed.whenLive(), book.whenLive()]);
       const orders = await placed(
         maker.client,
-        [0.31, 0.32, 0.33, 0.34].map((limitPrice) => quote(market, { limitPrice })),
+        [0.31, 0.32, 0.33, 0.34].map((limitPrice) => limitBid(market, { limitPrice })),
       );
       const view = await assertViewMatchesRest(followed, maker.client);
       assert.equal(view.orders.length, 4);

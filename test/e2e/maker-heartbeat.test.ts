@@ -5,12 +5,17 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { waitUntil } from "../support/wait-until.js";
 import { apiError } from "./harness.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
+import {
+  type BinaryMarket,
+  limitBid,
+  startTradingPlatform,
+  type TradingPlatform,
+  usdtOf,
+} from "./trading-fixtures.js";
 import { assertViewMatchesRest, followUser } from "./user-channel-views.js";
 
 describe("heartbeat: the dead-man's switch", () => {
@@ -26,15 +31,7 @@ describe("heartbeat: the dead-man's switch", () => {
   });
   after(() => platform.close());
 
-  const bid = (where: BinaryMarket, limitPrice: number): CreateOrderRequest => ({
-    marketId: where.marketId,
-    outcomeId: where.outcomeId,
-    optionId: where.yes,
-    side: "BUY",
-    orderType: "LIMIT",
-    limitPrice,
-    shares: 10,
-  });
+  const bid = (where: BinaryMarket, limitPrice: number) => limitBid(where, { limitPrice });
 
   it("arms, re-arms and disarms, answering when it would go off", async () => {
     const maker = await platform.fundedUser("10");

@@ -10,7 +10,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import { testingOnPostgres } from "./harness.js";
-import { type BinaryMarket, startTradingPlatform, type TradingPlatform } from "./trading-fixtures.js";
+import {
+  type BinaryMarket,
+  limitBid,
+  startTradingPlatform,
+  type TradingPlatform,
+} from "./trading-fixtures.js";
 
 /** Never reached by the runs below: only a read (or the platform's close) projects. */
 const heldBack = { stepEntriesMin: 1_000_000, delayMs: 2_000_000_000 };
@@ -36,16 +41,7 @@ describe("read-your-writes over read models projected behind the journal", () =>
     );
   };
 
-  const order = (fields: Partial<CreateOrderRequest>): CreateOrderRequest => ({
-    marketId: market.marketId,
-    outcomeId: market.outcomeId,
-    optionId: market.yes,
-    side: "BUY",
-    orderType: "LIMIT",
-    limitPrice: 0.4,
-    shares: 10,
-    ...fields,
-  });
+  const order = (fields: Partial<CreateOrderRequest>) => limitBid(market, fields);
 
   it("an order just acknowledged is in the open orders, the history and the book's cancel, at once", async () => {
     const { client } = await platform.fundedUser("100");

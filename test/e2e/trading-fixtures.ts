@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import type { MarketDetail } from "../../src/contract/partner/market-detail.js";
+import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
 import { parseAtoms } from "../../src/core/money.js";
 import { type CreateMarketRequest, PredexAdminClient } from "../../src/sdk/admin-client.js";
 import type { PredexClient } from "../../src/sdk/client.js";
@@ -31,6 +32,20 @@ export interface BinaryMarket {
   readonly yes: string;
   readonly no: string;
   readonly detail: MarketDetail;
+}
+
+/** The order most trading tests place: a LIMIT BUY, by default of 10 Yes at 0.4 on `market`; `fields` change it. */
+export function limitBid(market: BinaryMarket, fields: Partial<CreateOrderRequest> = {}): CreateOrderRequest {
+  return {
+    marketId: market.marketId,
+    outcomeId: market.outcomeId,
+    optionId: market.yes,
+    side: "BUY",
+    orderType: "LIMIT",
+    limitPrice: 0.4,
+    shares: 10,
+    ...fields,
+  };
 }
 
 const hourMs = 3_600_000;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { SubmitResult } from "../../src/engine/engine.js";
 import { EngineFatalError, EngineOverloadedError, EngineStoppedError } from "../../src/engine/errors.js";
+import { decodeJournalText } from "../../src/engine/journal-chain.js";
 import { MemoryEngineStore } from "../../src/store/memory/engine-store.js";
 import {
   type AccountCommand,
@@ -389,12 +390,11 @@ describe("engine: time, limits, listeners, shutdown", () => {
     const state = await engine.read((current) => current);
     for (const [accountId] of state.accounts) {
       const expected = store.durableImage.journal
-        .flatMap(
-          (entry) =>
-            JSON.parse(entry.events) as { type: string; accountId?: string; amount?: { $bigint: string } }[],
+        .flatMap((entry) =>
+          decodeJournalText<{ type: string; accountId?: string; amount?: bigint }[]>(entry.events),
         )
         .filter((event) => event.type === "deposited" && event.accountId === accountId)
-        .reduce((sum, event) => sum + BigInt(event.amount!.$bigint), 0n);
+        .reduce((sum, event) => sum + event.amount!, 0n);
       assert.equal(store.readModel(`deposits:${accountId}`) ?? 0n, expected);
     }
   });

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import { decodeJournalText } from "../../src/engine/journal-chain.js";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { engineMigrations } from "../../src/store/postgres/engine-schema.js";
@@ -40,10 +41,14 @@ function entries(first: bigint, count: number, by = "test"): JournalEntry<Comman
 }
 
 async function journalRows(pool: PostgresPool): Promise<{ sequence: bigint; epoch: bigint; by: string }[]> {
-  const result = await pool.query<{ sequence: bigint; epoch: bigint; by: string }>(
-    "SELECT sequence, epoch, (command::jsonb)->>'by' AS by FROM engine_journal ORDER BY sequence",
+  const result = await pool.query<{ sequence: bigint; epoch: bigint; command: string }>(
+    "SELECT sequence, epoch, command FROM engine_journal ORDER BY sequence",
   );
-  return result.rows;
+  return result.rows.map(({ sequence, epoch, command }) => ({
+    sequence,
+    epoch,
+    by: decodeJournalText<{ by: string }>(command).by,
+  }));
 }
 
 describe("PostgreSQL leadership and fencing", { skip: skipReason }, () => {

@@ -20,12 +20,14 @@ import {
   exchangeStateCodec,
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
+import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore, type PostgresProjector } from "../../src/store/postgres/engine-store.js";
 import { acquireLeadership, type Leadership } from "../../src/store/postgres/leadership.js";
 import {
   type PostgresProjectionLimits,
   PostgresReadModelProjection,
+  ReadModelPositionWatcher,
   readModelPosition,
 } from "../../src/store/postgres/read-model-projection.js";
 import { openPostgresEngineProjectors } from "../../src/topology/postgres-projectors.js";
@@ -262,6 +264,86 @@ describe("PostgreSQL read models behind the journal", { skip }, () => {
     } finally {
       await leader.close();
       await other.end();
+      await pool.end();
+    }
+  });
+
+  it("a step is two round trips around its projectors' statements; readers hear it, a failed step moves nothing", async () => {
+    const { pool } = await newDatabase();
+    // Every statement the step's pooled connection sends.
+    const sent: string[] = [];
+    const counting = new Proxy(pool, {
+      get(target, key) {
+        if (key === "connect") {
+          return async () => {
+            const client = await target.connect();
+            const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+            return new Proxy(client, {
+              get(inner, innerKey) {
+                if (innerKey === "query") {
+                  return (config: string | { text: string }, ...rest: unknown[]) => {
+                    sent.push(typeof config === "string" ? config : config.text);
+                    return query(config, ...rest);
+                  };
+                }
+                const value = Reflect.get(inner, innerKey) as unknown;
+                return typeof value === "function" ? (value as () => unknown).bind(inner) : value;
+              },
+            });
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const projected: bigint[] = [];
+    const failAt = 5n;
+    const projector: PostgresProjector<ExchangeCommand, ExchangeEvent> = async (client, entries) => {
+      await client.query("SELECT 1 AS projected");
+      if (entries.some((entry) => entry.sequence === failAt)) throw new Error("projector failed");
+      projected.push(...entries.map((entry) => entry.sequence));
+    };
+    const failures: Error[] = [];
+    const projection = await PostgresReadModelProjection.open<ExchangeCommand, ExchangeEvent>({
+      pool: counting,
+      projectors: [projector],
+      journal: { readJournal: async function* () {} },
+      committedSequence: 0n,
+      limits: { stepEntriesMax: 10, stepEntriesMin: 1_000, delayMs: 3_600_000 },
+      onFatal: (error) => failures.push(error),
+    });
+    // Another node's view: by NOTIFY only (no polling within the test).
+    const watcher = await ReadModelPositionWatcher.start({ pool, pollEveryMs: 3_600_000 });
+    try {
+      const entriesThrough = (from: bigint, to: bigint) =>
+        Array.from({ length: Number(to - from) + 1 }, (_, index) => ({
+          sequence: from + BigInt(index),
+        })) as unknown as JournalEntry<ExchangeCommand, ExchangeEvent>[];
+      sent.length = 0;
+      projection.committed(entriesThrough(1n, 3n));
+      const heard = watcher.waitFor(3n);
+      await projection.catchUp();
+      assert.deepEqual(projected, [1n, 2n, 3n]);
+      assert.equal(sent.length, 3, `the step's statements: ${JSON.stringify(sent)}`);
+      assert.equal(sent[1], "SELECT 1 AS projected");
+      assert.equal(await readModelPosition(pool), 3n);
+      await heard;
+      assert.equal(watcher.sequence, 3n);
+
+      projection.committed(entriesThrough(4n, 6n));
+      await assert.rejects(projection.catchUp(), /projector failed/);
+      assert.equal(failures.length, 1);
+      assert.equal(await readModelPosition(pool), 3n, "the failed step moved nothing");
+      assert.deepEqual(projected, [1n, 2n, 3n]);
+      // Its connection went back to the pool rolled back: a transaction of its own works on it.
+      const client = await pool.connect();
+      try {
+        assert.equal((await client.query("SELECT 1 AS ok")).rows[0].ok, 1);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await watcher.close();
       await pool.end();
     }
   });

@@ -1,19 +1,24 @@
-// A PostgreSQL deployment in processes of its own, through the real CLI: engine nodes
-// (`predex serve --role engine`) and API nodes (`predex serve --role api`) on one database URL. API
-// nodes listen on ports chosen here, so one that is started again comes back where its clients
-// are. A supervisor is optional: with `restartAfterMs` a node that exits is started again after that
-// pause (systemd's Restart=always), as bench:db-faults needs for a build whose nodes exit on a
-// database fault; without it a node that exits stays down. Either way every exit is counted.
-//
-// CliTopology is the fixture the CLI topology tests (test/topology/*) share: the PostgreSQL
-// cluster, the data directory and every node and resource a test starts, ended by one stop().
+// The one CLI cluster fixture, CliTopology, that the CLI topology tests (test/topology/*) and
+// bench:db-faults share: the PostgreSQL cluster, the data directory and every node and resource a
+// test starts, ended by one stop(). Nodes are started one by one (startNode, startApi) or as a
+// deployment (startDeployment): engine nodes (`predex serve --role engine`) and API nodes
+// (`predex serve --role api`) on one database URL, API nodes on ports chosen here so one that is
+// started again comes back where its clients are. A deployment's supervisor is optional: with
+// `restartAfterMs` a node that exits is started again after that pause (systemd's Restart=always),
+// as bench:db-faults needs for a build whose nodes exit on a database fault; without it a node that
+// exits stays down. Either way every exit is counted.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
 import { CliNode } from "./cli-node.js";
-import { freeLoopbackPort, type PostgresCluster, startPostgresCluster } from "./postgres-cluster.js";
+import {
+  freeLoopbackPort,
+  type PostgresCluster,
+  type PostgresClusterOptions,
+  startPostgresCluster,
+} from "./postgres-cluster.js";
 
 /** The line an engine node prints when it leads: its epoch and the sequence it took over at. */
 export const leadingLine = /leading \(epoch (\d+), took over at sequence (\d+)\)/;
@@ -41,10 +46,10 @@ export class CliTopology {
   ) {}
 
   /** `name` names the data directory (predex-<name>-…) for whoever looks in /tmp. */
-  static async start(name: string): Promise<CliTopology> {
+  static async start(name: string, clusterOptions: PostgresClusterOptions = {}): Promise<CliTopology> {
     const dataDir = mkdtempSync(join(tmpdir(), `predex-${name}-`));
     try {
-      return new CliTopology(await startPostgresCluster(), dataDir);
+      return new CliTopology(await startPostgresCluster(clusterOptions), dataDir);
     } catch (error) {
       rmSync(dataDir, { recursive: true, force: true });
       throw error;
@@ -84,6 +89,17 @@ export class CliTopology {
     const [, gateway] = await node.waitFor(/^\s+gateway\s.*?(https?:\/\/\S+)/, timeoutMs);
     const [, admin] = await node.waitFor(/^\s+admin\s.*?(https?:\/\/\S+)/, timeoutMs);
     return { node, gateway: gateway!, admin: admin! };
+  }
+
+  /**
+   * Engine and API nodes on `options.env`, supervised; resolves once a leader leads and every API
+   * node listens. Ended by stop() (before the single nodes).
+   */
+  async startDeployment(options: CliDeploymentOptions): Promise<CliDeployment> {
+    const deployment = new CliDeployment(options);
+    this.onStop(() => deployment.stop());
+    await deployment.startAll();
+    return deployment;
   }
 
   /** Something else to end at stop() (a socket, a pool, an in-process replica), before the nodes. */
@@ -177,26 +193,16 @@ export interface ApiNodeAddresses {
   readonly admin: string;
 }
 
+/** A deployment's nodes (CliTopology.startDeployment), each supervised, and every exit seen. */
 export class CliDeployment {
   readonly engines: SupervisedNode[] = [];
   readonly apis: (SupervisedNode & ApiNodeAddresses)[] = [];
   readonly exits: NodeExit[] = [];
 
-  private constructor(readonly options: CliDeploymentOptions) {}
+  constructor(readonly options: CliDeploymentOptions) {}
 
-  /** Starts every node; resolves once a leader leads and every API node listens. */
-  static async start(options: CliDeploymentOptions): Promise<CliDeployment> {
-    const deployment = new CliDeployment(options);
-    try {
-      await deployment.#startAll();
-    } catch (error) {
-      await deployment.stop();
-      throw error;
-    }
-    return deployment;
-  }
-
-  async #startAll(): Promise<void> {
+  /** Starts every node, engines one at a time; called once, by CliTopology.startDeployment. */
+  async startAll(): Promise<void> {
     const { options } = this;
     const onExit = (exit: NodeExit) => this.exits.push(exit);
     const entry = options.entry === undefined ? {} : { entry: options.entry };

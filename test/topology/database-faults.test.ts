@@ -27,7 +27,7 @@ import {
 import { JournalFollower } from "../../src/engine/journal-follower.js";
 import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import { CliDeployment, CliTopology, readyStatus } from "../support/cli-deployment.js";
+import { CliTopology, readyStatus } from "../support/cli-deployment.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { checkOrders, ResendingOrders, setUpTrading } from "../support/resending-orders.js";
 import { waitUntil } from "../support/wait-until.js";
@@ -115,12 +115,11 @@ describe("engine and API nodes ride out database faults", { skip: skipReason }, 
     topology.onStop(() => replica.stop());
     // Both hosts, the writable one chosen at each connect (a promoted replica takes over).
     const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${replica.port}/faults?target_session_attrs=read-write`;
-    const deployment = await CliDeployment.start({
+    const deployment = await topology.startDeployment({
       engines: 2,
       apis: 2,
       env: { ...env, PREDEX_DATABASE_URL: url },
     });
-    topology.onStop(() => deployment.stop());
     const trading = await setUpTrading(deployment.apis, {
       adminToken,
       usersCount,

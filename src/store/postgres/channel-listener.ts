@@ -4,8 +4,8 @@
 // some: `onLost` says from when (the connection failed, or could not be opened), `onListening` says
 // until when (LISTEN is in place again; anything committed from then on is heard).
 //
-// The journal's wake-ups (journal-wakeups.ts) and the catalogue's change listener (market-catalog.ts)
-// keep their own loops of the same shape; they only need "look again" after a reconnect.
+// The journal's wake-ups (journal-wakeups.ts) keep their own loop of the same shape; they only need
+// "look again" after a reconnect.
 
 import type pg from "pg";
 import { newPostgresClient } from "./database.js";

@@ -4,7 +4,7 @@
 // holder of the current epoch can set it again, so an API node never reads a stale leader's address
 // under the new epoch.
 
-import { decodePlainData } from "../../engine/journal-codec.js";
+import { decodeJournalText } from "../../engine/journal-chain.js";
 import type { JournalEntry } from "../../engine/store.js";
 import type { AdvertisedLeader, EngineClusterStore, JournalWakeupSubscription } from "../engine-cluster.js";
 import type { PostgresPool } from "./database.js";
@@ -72,8 +72,8 @@ export async function openPostgresEngineCluster<Command, Event>(
       return {
         sequence: row.sequence,
         nowMs: Number(row.now_ms),
-        command: decodePlainData<C>(row.command),
-        events: decodePlainData<E[]>(row.events),
+        command: decodeJournalText<C>(row.command),
+        events: decodeJournalText<E[]>(row.events),
       };
     },
     listenForAppends(onWake: (lastSequence?: bigint) => void): Promise<JournalWakeupSubscription> {

@@ -17,26 +17,34 @@ import type {
   ExchangeEvent,
   LifecycleEvent,
   MarketCreatedEvent,
-  OrderAmendedEvent,
-  OrderCancelledEvent,
-  OrderExpiredEvent,
-  OrderPlacedEvent,
   PositionClaimedEvent,
-  TradeExecutedEvent,
-  WithdrawalApprovedEvent,
-  WithdrawalCompletedEvent,
-  WithdrawalReleasedEvent,
-  WithdrawalRequestedEvent,
 } from "../../core/events.js";
-import type { ExclusiveMarketFinishedEvent, PositionsConvertedEvent } from "../../core/exclusive/events.js";
-import { exclusiveVoidPayoutAtoms } from "../../core/exclusive/payout.js";
+import type { ExclusiveMarketFinishedEvent } from "../../core/exclusive/events.js";
 import type { OptionIndex } from "../../core/option-index.js";
-import type { PoolSettledEvent, PoolTradeExecutedEvent } from "../../core/pools/events.js";
-import { stakePayout } from "../../core/pools/parimutuel/parimutuel-payout.js";
-import { newPosition, type Position, recordBuy, recordSell } from "../../core/wallet/positions.js";
+import type { PoolSettledEvent } from "../../core/pools/events.js";
+import { newPosition, type Position } from "../../core/wallet/positions.js";
 import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
-import type { LedgerEntryType, TradeRole } from "../exchange-read-models.js";
+import {
+  type OrderAmend as AmendRow,
+  applyRows,
+  type ClaimableRow,
+  type LedgerRow,
+  type OrderRow,
+  type ProjectionReads,
+  type RowWriter,
+} from "../exchange-projection/event-rows.js";
+import {
+  exclusiveMarketFinishedRows,
+  exclusiveVoidClaimables,
+  positionsConvertedRows,
+} from "../exchange-projection/exclusive.js";
+import { depositRows } from "../exchange-projection/ledger.js";
+import { lifecycleRows } from "../exchange-projection/lifecycle.js";
+import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
+import { poolClaimables, poolSettledRows, poolTradeRows } from "../exchange-projection/pools.js";
+import { tradeRows } from "../exchange-projection/trades.js";
+import { type WithdrawalEvent, withdrawalRows } from "../exchange-projection/withdrawals.js";
 import {
   type BatchStatementWriter,
   joinParts,
@@ -47,14 +55,6 @@ import {
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { type CommissionAccrual, type CommissionFees, commissionAccrualSql } from "./merchant-commissions.js";
-
-const atomsPerOne = 100_000_000n;
-
-type WithdrawalEvent =
-  | WithdrawalRequestedEvent
-  | WithdrawalApprovedEvent
-  | WithdrawalReleasedEvent
-  | WithdrawalCompletedEvent;
 
 type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 
@@ -207,24 +207,7 @@ const statements = {
     name: "predex-exchange-close-market",
     text: "UPDATE markets SET status = 'closed', closed_at_ms = $1 WHERE market_id = $2",
   },
-  optionsOfOutcome: {
-    name: "predex-exchange-options-of-outcome",
-    text: "SELECT option_id FROM market_options WHERE outcome_id = $1 ORDER BY option_index",
-  },
-  balanceOf: {
-    name: "predex-exchange-balance-of",
-    text: "SELECT available, frozen FROM exchange_balances WHERE user_id = $1",
-  },
-  positionById: {
-    name: "predex-exchange-position-by-id",
-    text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
-           FROM exchange_positions WHERE position_id = $1`,
-  },
-  positionByUserOption: {
-    name: "predex-exchange-position-by-user-option",
-    text: `SELECT position_id, user_id, market_id, outcome_id, option_id, shares, frozen_shares, cost, realized_pnl
-           FROM exchange_positions WHERE user_id = $1 AND option_id = $2`,
-  },
+
   resolved: {
     name: "predex-exchange-resolved",
     text: `UPDATE markets SET status = 'resolving', resolved_at_ms = $1, challenge_window_ends_at_ms = $2,
@@ -248,10 +231,7 @@ const statements = {
     name: "predex-exchange-bond-outcome",
     text: "UPDATE market_challenges SET bond_outcome = $1, bond_outcome_at_ms = $2 WHERE market_id = $3",
   },
-  addFees: {
-    name: "predex-exchange-add-fees",
-    text: "UPDATE markets SET fee_income = fee_income + $1 WHERE market_id = $2",
-  },
+
   settled: {
     name: "predex-exchange-settled",
     text: `WITH market AS (UPDATE markets SET status = 'settled', settled_at_ms = $1 WHERE market_id = $2)
@@ -535,124 +515,58 @@ class ExchangeBatch {
     }
   }
 
+  /**
+   * The shared event functions' reads (src/store/exchange-projection/): answered from memory, since
+   * the prefetch has read everything the batch's events look up. One it did not foresee is a bug.
+   */
+  readonly reads: ProjectionReads = {
+    balanceOf: (userId) => this.#balances.get(userId) ?? notPrefetched(`the balance of user ${userId}`),
+    position: (positionId, userId, optionId, marketId, outcomeId) => {
+      const known = this.#positions.get(positionId);
+      if (known !== undefined) return known;
+      if (!this.#prefetchedPositionIds.has(positionId)) return notPrefetched(`position ${positionId}`);
+      const position = newPosition(positionId, userId, marketId, outcomeId, optionId);
+      this.#remember(position);
+      return position;
+    },
+    positionOf: (userId, optionId) => {
+      const positionId = this.#positionIds.get(`${userId}:${optionId}`);
+      if (positionId === undefined)
+        return notPrefetched(`the position of user ${userId} in option ${optionId}`);
+      return positionId === null ? undefined : this.#positions.get(positionId);
+    },
+    optionIdsOf: (outcomeId) =>
+      this.#optionIds.get(outcomeId) ?? notPrefetched(`the options of outcome ${outcomeId}`),
+  };
+
+  /** Where the shared event functions' rows go: the batch's buffers, written by its flush. */
+  readonly writer: RowWriter = {
+    ledger: (row: LedgerRow) => {
+      this.#balances.set(row[0], { available: row[4], frozen: row[5] });
+      this.#dirtyBalances.add(row[0]);
+      this.#ledger.push(...row);
+    },
+    position: (position) => {
+      this.#remember(position);
+      this.#dirtyPositions.add(position.positionId);
+    },
+    trade: (row) => this.#trades.push(...row),
+    pricePoint: (row) => this.#pricePoints.push(...row),
+    orderPlaced: (row) => this.insertOrder(row),
+    orderAmend: (amend) => this.amendOrder(amend),
+    orderChange: (change) =>
+      this.changeOrder(change.orderId, change.shares, change.amount, change.fee, change.status, change.atMs),
+    marketTotals: ([marketId, volume, fees]) => this.addMarketTotals(marketId, volume, fees),
+    deposit: (row) => this.#deposits.push(...row),
+  };
+
   #remember(position: Position): void {
     this.#positions.set(position.positionId, position);
     this.#positionIds.set(`${position.userId}:${position.optionId}`, position.positionId);
   }
 
-  async #balanceOf(userId: number): Promise<BalanceSum> {
-    let balance = this.#balances.get(userId);
-    if (balance === undefined) {
-      // Not foreseen by prefetch (an event type it does not know): read it on its own.
-      const row = (await this.#client.query<Row>({ ...statements.balanceOf, values: [userId] })).rows[0];
-      balance = { available: (row?.available as bigint) ?? 0n, frozen: (row?.frozen as bigint) ?? 0n };
-      this.#balances.set(userId, balance);
-    }
-    return balance;
-  }
-
-  /** Records one USDT movement and moves the batch's running balance. */
-  async ledger(
-    userId: number,
-    type: LedgerEntryType,
-    amount: bigint,
-    frozenDelta: bigint,
-    refId: string,
-    timeMs: number,
-  ): Promise<void> {
-    const balance = await this.#balanceOf(userId);
-    balance.available += amount;
-    balance.frozen += frozenDelta;
-    if (balance.available < 0n || balance.frozen < 0n) {
-      throw new Error(`read models: negative balance for user ${userId} after ${type} ${refId}`);
-    }
-    this.#dirtyBalances.add(userId);
-    this.#ledger.push(userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs);
-  }
-
-  /** The stored position, or a new empty one for a user's first shares of the option. */
-  async position(
-    positionId: number,
-    userId: number,
-    optionId: number,
-    marketId: number,
-    outcomeId: number,
-  ): Promise<Position> {
-    let position = this.#positions.get(positionId);
-    if (position === undefined) {
-      // A position the prefetch looked for and did not find is new: no need to ask again.
-      const row = this.#prefetchedPositionIds.has(positionId)
-        ? undefined
-        : (await this.#client.query<Row>({ ...statements.positionById, values: [positionId] })).rows[0];
-      position =
-        row === undefined
-          ? newPosition(positionId, userId, marketId, outcomeId, optionId)
-          : positionOfRow(row, row.shares, row.frozen_shares);
-      this.#remember(position);
-    }
-    return position;
-  }
-
-  savePosition(position: Position): void {
-    this.#dirtyPositions.add(position.positionId);
-  }
-
-  /** Moves shares between a position's free and frozen columns; nothing when the user has none. */
-  async moveFrozenShares(userId: number, optionId: number, frozen: bigint): Promise<void> {
-    const key = `${userId}:${optionId}`;
-    let positionId = this.#positionIds.get(key);
-    if (positionId === undefined) {
-      const row = (
-        await this.#client.query<Row>({ ...statements.positionByUserOption, values: [userId, optionId] })
-      ).rows[0];
-      if (row === undefined) this.#positionIds.set(key, null);
-      else this.#remember(positionOfRow(row, row.shares, row.frozen_shares));
-      positionId = this.#positionIds.get(key);
-    }
-    if (positionId === null || positionId === undefined) return;
-    const position = this.#positions.get(positionId)!;
-    position.shares -= frozen;
-    position.frozenShares += frozen;
-    this.#dirtyPositions.add(positionId);
-  }
-
-  /** The Yes and No option ids of an outcome, in option order. */
-  async optionIdsOf(outcomeId: number): Promise<readonly [number, number]> {
-    let ids = this.#optionIds.get(outcomeId);
-    if (ids === undefined) {
-      const rows = (await this.#client.query<Row>({ ...statements.optionsOfOutcome, values: [outcomeId] }))
-        .rows;
-      if (rows.length !== 2) throw new Error(`read models: outcome ${outcomeId} has no Yes/No options`);
-      ids = [num(rows[0]!.option_id), num(rows[1]!.option_id)];
-      this.#optionIds.set(outcomeId, ids);
-    }
-    return ids;
-  }
-
-  insertOrder(event: OrderPlacedEvent): void {
-    this.#newOrders.set(event.orderId, {
-      values: [
-        event.orderId,
-        event.userId,
-        event.marketId,
-        event.outcomeId,
-        event.optionId,
-        event.side,
-        event.orderType,
-        event.timeInForce,
-        event.limitPrice,
-        event.shares,
-        event.amount,
-        event.filledShares,
-        event.filledAmount,
-        event.feePaid,
-        event.status,
-        event.clientOrderId,
-        event.expiresAtMs,
-        event.createdAtMs,
-        event.createdAtMs,
-      ],
-    });
+  insertOrder(row: OrderRow): void {
+    this.#newOrders.set(row[0], { values: row });
   }
 
   /** A fill of a resting order (shares, amount and fee added) or its end (zeros): its new status. */
@@ -699,7 +613,7 @@ class ExchangeBatch {
    * An amend: its totals are the order's whole life (the fills earlier in this batch included), so
    * they replace what the batch had buffered for the order rather than add to it.
    */
-  amendOrder(event: OrderAmendedEvent): void {
+  amendOrder(event: AmendRow): void {
     const placed = this.#newOrders.get(event.orderId);
     if (placed !== undefined) {
       const values = placed.values;
@@ -722,25 +636,6 @@ class ExchangeBatch {
       status: event.status,
       updatedAtMs: event.atMs,
     });
-  }
-
-  insertTrade(values: readonly unknown[]): void {
-    this.#trades.push(...values);
-  }
-
-  insertPricePoint(
-    optionId: number,
-    timeMs: number,
-    tradeId: number,
-    marketId: number,
-    outcomeId: number,
-    price: bigint,
-  ): void {
-    this.#pricePoints.push(optionId, timeMs, tradeId, marketId, outcomeId, price);
-  }
-
-  insertDeposit(txHash: string, userId: number, amount: bigint, creditedAtMs: number): void {
-    this.#deposits.push(txHash, userId, amount, creditedAtMs);
   }
 
   addMarketTotals(marketId: number, volume: bigint, fees: bigint): void {
@@ -939,11 +834,10 @@ async function project(
 async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Promise<void> {
   switch (event.type) {
     case "DepositCredited":
-      await batch.ledger(event.userId, "DEPOSIT", event.amount, 0n, event.txHash, event.atMs);
-      batch.insertDeposit(event.txHash, event.userId, event.amount, event.atMs);
+      applyRows(depositRows(event, batch.reads), batch.writer);
       break;
     case "OrderPlaced":
-      await onOrderPlaced(batch, event);
+      applyRows(orderPlacedRows(event, batch.reads), batch.writer);
       break;
     case "OrderRepeated":
     // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
@@ -952,23 +846,23 @@ async function projectBuffered(batch: ExchangeBatch, event: BufferedEvent): Prom
     case "DeadMansSwitchTripped":
       break;
     case "TradeExecuted":
-      await onTrade(batch, event);
+      applyRows(tradeRows(event, batch.reads), batch.writer);
       break;
     case "OrderCancelled":
     case "OrderExpired":
-      await onOrderReleased(batch, event);
+      applyRows(orderReleasedRows(event, batch.reads), batch.writer);
       break;
     case "OrderAmended":
-      await onOrderAmended(batch, event);
+      applyRows(orderAmendedRows(event, batch.reads), batch.writer);
       break;
     case "AmmPoolFunded":
       // Platform money into the outcome's collateral: no user's balance moves.
       break;
     case "PoolTradeExecuted":
-      await onPoolTrade(batch, event);
+      applyRows(poolTradeRows(event, batch.reads), batch.writer);
       break;
     case "PositionsConverted":
-      await onPositionsConverted(batch, event);
+      applyRows(positionsConvertedRows(event, batch.reads), batch.writer);
       break;
     default: {
       const unreachable: never = event;
@@ -1062,162 +956,11 @@ async function onMarketCreated(
   }
 }
 
-async function onOrderPlaced(batch: ExchangeBatch, event: OrderPlacedEvent): Promise<void> {
-  batch.insertOrder(event);
-  // The resting part's funds or shares are frozen before any of the command's fills (evolve's order).
-  if (event.frozenAmount !== 0n) {
-    await batch.ledger(
-      event.userId,
-      "FREEZE",
-      -event.frozenAmount,
-      event.frozenAmount,
-      String(event.orderId),
-      event.createdAtMs,
-    );
-  }
-  if (event.frozenShares !== 0n)
-    await batch.moveFrozenShares(event.userId, event.optionId, event.frozenShares);
-}
-
-async function onOrderReleased(
-  batch: ExchangeBatch,
-  event: OrderCancelledEvent | OrderExpiredEvent,
-): Promise<void> {
-  const status = event.type === "OrderExpired" ? "EXPIRED" : "CANCELLED";
-  batch.changeOrder(event.orderId, 0n, 0n, 0n, status, event.atMs);
-  if (event.releasedAmount !== 0n) {
-    await batch.ledger(
-      event.userId,
-      "UNFREEZE",
-      event.releasedAmount,
-      -event.releasedAmount,
-      String(event.orderId),
-      event.atMs,
-    );
-  }
-  if (event.releasedShares !== 0n) {
-    await batch.moveFrozenShares(event.userId, event.optionId, -event.releasedShares);
-  }
-}
-
-/** As SQLite's projection/orders.ts: the new terms and totals, then one FREEZE or UNFREEZE entry for the difference. */
-async function onOrderAmended(batch: ExchangeBatch, event: OrderAmendedEvent): Promise<void> {
-  batch.amendOrder(event);
-  const frozenMore = event.frozenAmount - event.releasedAmount;
-  if (frozenMore !== 0n) {
-    await batch.ledger(
-      event.userId,
-      frozenMore > 0n ? "FREEZE" : "UNFREEZE",
-      -frozenMore,
-      frozenMore,
-      String(event.orderId),
-      event.atMs,
-    );
-  }
-  const sharesFrozenMore = event.frozenShares - event.releasedShares;
-  if (sharesFrozenMore !== 0n) await batch.moveFrozenShares(event.userId, event.optionId, sharesFrozenMore);
-}
-
-async function onTrade(batch: ExchangeBatch, event: TradeExecutedEvent): Promise<void> {
-  const time = event.atMs;
-  batch.changeOrder(
-    event.makerOrderId,
-    event.shares,
-    event.makerNotional,
-    event.makerFee,
-    event.makerStatus,
-    time,
-  );
-  for (const role of ["MAKER", "TAKER"] as const) {
-    const maker = role === "MAKER";
-    batch.insertTrade([
-      event.tradeId,
-      role,
-      maker ? event.makerOrderId : event.takerOrderId,
-      maker ? event.makerUserId : event.takerUserId,
-      event.marketId,
-      event.outcomeId,
-      maker ? event.makerOptionId : event.takerOptionId,
-      maker ? event.makerSide : event.takerSide,
-      event.cross,
-      maker ? event.makerPrice : event.takerPrice,
-      event.shares,
-      maker ? event.makerFee : event.takerFee,
-      time,
-    ]);
-  }
-
-  // The maker's cash: what its reserve no longer needs comes back, then the fill and the fee.
-  const released = -event.makerFrozenDelta;
-  if (released !== 0n) {
-    await batch.ledger(event.makerUserId, "UNFREEZE", released, -released, String(event.makerOrderId), time);
-  }
-  const makerMoved = await tradeAndFee(batch, event, "MAKER");
-  if (released + makerMoved !== event.makerAvailableDelta) {
-    throw new Error(`read models: trade ${event.tradeId} maker entries differ from its balance delta`);
-  }
-  const takerMoved = await tradeAndFee(batch, event, "TAKER");
-  if (takerMoved !== event.takerAvailableDelta) {
-    throw new Error(`read models: trade ${event.tradeId} taker entries differ from its balance delta`);
-  }
-
-  // Positions, by the core's own average-cost rules.
-  for (const role of ["MAKER", "TAKER"] as const) {
-    const maker = role === "MAKER";
-    const position = await batch.position(
-      maker ? event.makerPositionId : event.takerPositionId,
-      maker ? event.makerUserId : event.takerUserId,
-      maker ? event.makerOptionId : event.takerOptionId,
-      event.marketId,
-      event.outcomeId,
-    );
-    const notional = maker ? event.makerNotional : event.takerNotional;
-    const fee = maker ? event.makerFee : event.takerFee;
-    if ((maker ? event.makerSide : event.takerSide) === "BUY")
-      recordBuy(position, event.shares, notional, fee);
-    else recordSell(position, event.shares, maker, notional, fee);
-    batch.savePosition(position);
-  }
-
-  // A price point for each option of the outcome: Yes at the trade's Yes price, No at 1 − it.
-  const [yesId, noId] = await batch.optionIdsOf(event.outcomeId);
-  batch.insertPricePoint(yesId, time, event.tradeId, event.marketId, event.outcomeId, event.yesPrice);
-  batch.insertPricePoint(
-    noId,
-    time,
-    event.tradeId,
-    event.marketId,
-    event.outcomeId,
-    atomsPerOne - event.yesPrice,
-  );
-  // Volume is the USDT that changed hands: one notional in a transfer, both in a mint or merge.
-  const volume = event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
-  batch.addMarketTotals(event.marketId, volume, event.makerFee + event.takerFee);
-}
-
-/** One side's cash for a fill, then its fee if any; returns what the two entries moved together. */
-async function tradeAndFee(
-  batch: ExchangeBatch,
-  event: TradeExecutedEvent,
-  role: TradeRole,
-): Promise<bigint> {
-  const maker = role === "MAKER";
-  const userId = maker ? event.makerUserId : event.takerUserId;
-  const notional = maker ? event.makerNotional : event.takerNotional;
-  const fee = maker ? event.makerFee : event.takerFee;
-  const tradeRef = String(event.tradeId);
-  const cash = (maker ? event.makerSide : event.takerSide) === "BUY" ? -notional : notional;
-  await batch.ledger(userId, "TRADE", cash, 0n, tradeRef, event.atMs);
-  if (fee !== 0n) await batch.ledger(userId, "FEE", -fee, 0n, tradeRef, event.atMs);
-  return cash - fee;
-}
-
 async function onLifecycle(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: LifecycleEvent | PositionClaimedEvent,
 ): Promise<void> {
-  const marketRef = "marketId" in event ? String(event.marketId) : "";
   switch (event.type) {
     case "MarketResolved":
       await client.query({
@@ -1234,16 +977,12 @@ async function onLifecycle(
         ...statements.challenged,
         values: [event.marketId, event.userId, event.bond, event.reason, event.atMs],
       });
-      await batch.ledger(event.userId, "CHALLENGE_BOND", -event.bond, event.bond, marketRef, event.atMs);
       break;
     case "ChallengeBondReturned":
       await client.query({ ...statements.bondOutcome, values: ["RETURNED", event.atMs, event.marketId] });
-      await batch.ledger(event.userId, "BOND_RETURN", event.amount, -event.amount, marketRef, event.atMs);
       break;
     case "ChallengeBondForfeited":
       await client.query({ ...statements.bondOutcome, values: ["FORFEITED", event.atMs, event.marketId] });
-      batch.addMarketTotals(event.marketId, 0n, event.amount);
-      await batch.ledger(event.userId, "BOND_FORFEIT", 0n, -event.amount, marketRef, event.atMs);
       break;
     case "MarketSettled":
       // Reads the positions: everything the batch has moved so far is written first.
@@ -1263,180 +1002,84 @@ async function onLifecycle(
         ...statements.claimed,
         values: [event.amount, event.atMs, event.transactionId, event.positionId],
       });
-      await batch.ledger(event.userId, "CLAIM", event.amount, 0n, event.transactionId, event.atMs);
       break;
     default: {
       const unreachable: never = event;
       throw new Error(`read models: unknown lifecycle event ${JSON.stringify(unreachable)}`);
     }
   }
+  applyRows(lifecycleRows(event, batch.reads), batch.writer);
 }
 
+/** A withdrawal's own row by a statement of its own, as it comes; its ledger entries into the batch. */
 async function onWithdrawal(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: WithdrawalEvent,
 ): Promise<void> {
-  const refId = String(event.withdrawalId);
-  switch (event.type) {
-    case "WithdrawalRequested": {
-      const held = event.amount + event.fee;
-      await client.query({
-        ...statements.insertWithdrawal,
-        values: [event.withdrawalId, event.userId, event.amount, event.fee, event.address, event.atMs],
-      });
-      await batch.ledger(event.userId, "WITHDRAWAL_FREEZE", -held, held, refId, event.atMs);
-      break;
-    }
-    case "WithdrawalApproved":
-      await client.query({
-        ...statements.withdrawalStatus,
-        values: ["APPROVED", event.atMs, event.withdrawalId],
-      });
-      break;
-    case "WithdrawalReleased": {
-      const held = event.amount + event.fee;
-      await client.query({
-        ...statements.withdrawalStatus,
-        values: [event.reason, event.atMs, event.withdrawalId],
-      });
-      await batch.ledger(event.userId, "WITHDRAWAL_UNFREEZE", held, -held, refId, event.atMs);
-      break;
-    }
-    case "WithdrawalCompleted": {
-      const held = event.amount + event.fee;
-      // Released, then debited: the amounts of a user's entries add up to the available balance.
-      await client.query({
-        ...statements.withdrawalStatus,
-        values: ["COMPLETED", event.atMs, event.withdrawalId],
-      });
-      await batch.ledger(event.userId, "WITHDRAWAL_UNFREEZE", held, -held, refId, event.atMs);
-      await batch.ledger(event.userId, "WITHDRAWAL", -event.amount, 0n, refId, event.atMs);
-      if (event.fee !== 0n)
-        await batch.ledger(event.userId, "WITHDRAWAL_FEE", -event.fee, 0n, refId, event.atMs);
-      break;
-    }
-    default: {
-      const unreachable: never = event;
-      throw new Error(`read models: unknown withdrawal event ${JSON.stringify(unreachable)}`);
-    }
-  }
+  const rows = withdrawalRows(event, batch.reads);
+  const created = rows.newWithdrawal;
+  if (created !== undefined) await client.query({ ...statements.insertWithdrawal, values: created });
+  if (rows.withdrawalStatus !== undefined)
+    await client.query({ ...statements.withdrawalStatus, values: rows.withdrawalStatus });
+  applyRows(rows, batch.writer);
 }
 
-async function onPoolTrade(batch: ExchangeBatch, event: PoolTradeExecutedEvent): Promise<void> {
-  const time = event.atMs;
-  const tradeRef = String(event.tradeId);
-  const averagePrice = (event.amount * atomsPerOne) / event.shares;
-  batch.insertTrade([
-    event.tradeId,
-    "TAKER",
-    event.orderId,
-    event.userId,
-    event.marketId,
-    event.outcomeId,
-    event.optionId,
-    event.side,
-    "TRANSFER",
-    averagePrice,
-    event.shares,
-    event.fee,
-    time,
-  ]);
-  const cash = event.side === "BUY" ? -event.amount : event.amount;
-  await batch.ledger(event.userId, "TRADE", cash, 0n, tradeRef, time);
-  if (event.fee !== 0n) await batch.ledger(event.userId, "FEE", -event.fee, 0n, tradeRef, time);
-  if (cash - event.fee !== event.availableDelta) {
-    throw new Error(`read models: pool trade ${event.tradeId} entries differ from its balance delta`);
-  }
-  const position = await batch.position(
-    event.positionId,
-    event.userId,
-    event.optionId,
-    event.marketId,
-    event.outcomeId,
-  );
-  if (event.side === "BUY") recordBuy(position, event.shares, event.amount, event.fee);
-  else recordSell(position, event.shares, false, event.amount, event.fee);
-  batch.savePosition(position);
-  // The traded option's price after the trade, and the other option's as its complement.
-  for (const optionId of await batch.optionIdsOf(event.outcomeId)) {
-    const price = optionId === event.optionId ? event.priceAfter : atomsPerOne - event.priceAfter;
-    batch.insertPricePoint(optionId, time, event.tradeId, event.marketId, event.outcomeId, price);
-  }
-  batch.addMarketTotals(event.marketId, event.amount, event.fee);
-}
-
+/** A parimutuel pool's fee and dust, then its holders read (the batch's positions written first) and their claims set. */
 async function onPoolSettled(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: PoolSettledEvent,
 ): Promise<void> {
+  applyRows(poolSettledRows(event, batch.reads), batch.writer);
   if (event.modelType !== "parimutuel") return;
-  batch.addMarketTotals(event.marketId, 0n, event.fee + event.dust);
-  // Reads the positions and the winners: everything the batch has moved so far is written first.
   await batch.flush();
   const winner = (await client.query<Row>({ ...statements.winningOption, values: [event.outcomeId] }))
     .rows[0];
   const winningOptionId = winner === undefined ? undefined : num(winner.option_id);
   const holders = await client.query<Row>({ ...statements.positionsOfOutcome, values: [event.outcomeId] });
-  const settlement = { ...event };
-  const claimable = new Columns(2);
-  for (const row of holders.rows) {
-    claimable.push(
-      row.position_id,
-      stakePayout(row.held as bigint, num(row.option_id) === winningOptionId, settlement),
-    );
-  }
-  if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+  const claimables = poolClaimables(
+    event,
+    holders.rows.map((row) => ({
+      positionId: num(row.position_id),
+      optionId: num(row.option_id),
+      held: row.held as bigint,
+    })),
+    winningOptionId,
+  );
+  await setClaimables(client, claimables);
 }
 
-/** A conversion: one CONVERT entry, the burned No shares sold and the new Yes shares bought (core rules). */
-async function onPositionsConverted(batch: ExchangeBatch, event: PositionsConvertedEvent): Promise<void> {
-  await batch.ledger(event.userId, "CONVERT", event.collateral, 0n, event.transactionId, event.atMs);
-  for (const leg of event.burned) {
-    const position = await batch.position(
-      leg.positionId,
-      event.userId,
-      leg.optionId,
-      event.marketId,
-      leg.outcomeId,
-    );
-    recordSell(position, event.shares, false, leg.proceeds, 0n);
-    batch.savePosition(position);
-  }
-  for (const leg of event.minted) {
-    const position = await batch.position(
-      leg.positionId,
-      event.userId,
-      leg.optionId,
-      event.marketId,
-      leg.outcomeId,
-    );
-    recordBuy(position, event.shares, leg.cost, 0n);
-    batch.savePosition(position);
-  }
-}
-
-/** An exclusive market's finish: its dust to fee income; a void's claimable amounts by the core's payout. */
+/** An exclusive market's dust; a void's positions read (the batch's positions written first) and their claims set. */
 async function onExclusiveMarketFinished(
   client: PostgresClient,
   batch: ExchangeBatch,
   event: ExclusiveMarketFinishedEvent,
 ): Promise<void> {
-  if (event.dust !== 0n) batch.addMarketTotals(event.marketId, 0n, event.dust);
+  applyRows(exclusiveMarketFinishedRows(event, batch.reads), batch.writer);
   if (!event.voided) return;
-  // Reads the positions: everything the batch has moved so far is written first.
   await batch.flush();
   const holders = await client.query<Row>({ ...statements.positionsOfMarket, values: [event.marketId] });
-  const claimable = new Columns(2);
-  for (const row of holders.rows) {
-    const optionIndex = Number(row.option_index) as OptionIndex;
-    claimable.push(
-      row.position_id,
-      exclusiveVoidPayoutAtoms(row.held as bigint, optionIndex, event.outcomeCount),
-    );
-  }
-  if (claimable.length > 0) await client.query({ ...statements.setClaimable, values: claimable.arrays });
+  const claimables = exclusiveVoidClaimables(
+    event,
+    holders.rows.map((row) => ({
+      positionId: num(row.position_id),
+      optionIndex: Number(row.option_index) as OptionIndex,
+      held: row.held as bigint,
+    })),
+  );
+  await setClaimables(client, claimables);
+}
+
+async function setClaimables(client: PostgresClient, claimables: readonly ClaimableRow[]): Promise<void> {
+  if (claimables.length === 0) return;
+  const columns = new Columns(2);
+  for (const row of claimables) columns.push(...row);
+  await client.query({ ...statements.setClaimable, values: columns.arrays });
+}
+
+function notPrefetched(what: string): never {
+  throw new Error(`read models: ${what} was not read before the batch (prefetch)`);
 }
 
 function textOf(value: unknown): string | null {

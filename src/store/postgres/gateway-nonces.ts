@@ -5,9 +5,13 @@
 // The database decides: `INSERT … ON CONFLICT DO UPDATE … WHERE expired` gives a row back only to
 // the first use (or to the first use after the row expired), whichever node asks. A small
 // in-memory window per node sits in front only to answer a replay seen by this node without a
-// round trip; a "fresh" from it is never trusted alone. Nonces are group-committed like the SQLite
-// adapter's: those of one turn of the event loop go in one statement (one round trip, one commit),
-// and each request is answered once its nonce is committed.
+// round trip; a "fresh" from it is never trusted alone. Nonces are group-committed: at most two
+// statements (each one round trip, one durable commit) in flight per node, the next carrying every
+// nonce asked since the one before was sent, and each request is answered once its nonce is committed. The statement costs the
+// server about 600 µs of CPU whatever it carries (its plan and its synchronous commit; 5 nonces, 120
+// µs each, 60 nonces, 14 µs each: docs/performance.md, "Issue #31: PostgreSQL's commit path"), and
+// two statements of one node for one partner cannot run side by side anyway: both update the
+// partner's usage row, so the second waits for the first's commit.
 //
 // The per-partner cap (250,000 live nonces) bounds the table against one partner's flood. Live
 // counts are kept per partner per tenth of the window (gateway_nonce_usage, updated in the same
@@ -57,6 +61,14 @@ export const postgresGatewayNoncePruneIntervalMs = 60_000;
 export const gatewayNoncePruneBatchRowsMax = 5_000;
 /** The live-count buckets per window. */
 const usageBucketsPerWindow = 10;
+/** Nonces one statement carries at most; the rest go in the next, at once. */
+export const gatewayNonceStatementNoncesMax = 2_048;
+/**
+ * Statements a node has in flight at most: the one PostgreSQL runs and one queued right behind it
+ * (on another connection, waiting for the usage row), so the server never waits for this process's
+ * event loop between two; nonces asked meanwhile wait and go together in the next.
+ */
+export const gatewayNonceStatementsInFlightMax = 2;
 
 export interface PostgresGatewayNonceOptions {
   readonly windowMs: number;
@@ -69,6 +81,8 @@ interface PendingNonce {
   readonly partnerKey: string;
   readonly nonce: string;
   readonly expiresAtMs: number;
+  /** The request's clock. */
+  readonly nowMs: number;
   readonly resolve: (outcome: NonceOutcome) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -134,6 +148,10 @@ export async function openPostgresGatewayNonceStore(
   let prunedAtMs = clock();
   let pruning = false;
   let pending: PendingNonce[] = [];
+  /** Statements sent and not answered yet (or about to be sent at the next turn). */
+  let statementsInFlight = 0;
+  /** A statement is to be sent at the next turn: nonces asked now join it. */
+  let sendScheduled = false;
 
   const prune = async (nowMs: number): Promise<void> => {
     for (;;) {
@@ -160,9 +178,32 @@ export async function openPostgresGatewayNonceStore(
       });
   };
 
-  const flush = async (nowMs: number): Promise<void> => {
-    const batch = pending;
-    pending = [];
+  /** Sends one statement with what waits now; when it is answered, the next takes what waits then. */
+  const sendWaiting = async (): Promise<void> => {
+    sendScheduled = false;
+    try {
+      const batch = pending.slice(0, gatewayNonceStatementNoncesMax);
+      pending = pending.slice(batch.length);
+      // The earliest clock of the batch: a row counts as expired only if it was for every request.
+      let nowMs = batch[0]!.nowMs;
+      for (const entry of batch) nowMs = Math.min(nowMs, entry.nowMs);
+      await flush(batch, nowMs);
+    } finally {
+      statementsInFlight -= 1;
+    }
+    if (pending.length > 0) startSending();
+    maybePrune();
+  };
+
+  /** A statement at the next turn, so the rest of this turn's nonces join it. */
+  const startSending = (): void => {
+    if (sendScheduled || statementsInFlight >= gatewayNonceStatementsInFlightMax) return;
+    sendScheduled = true;
+    statementsInFlight += 1;
+    setImmediate(() => void sendWaiting());
+  };
+
+  const flush = async (batch: readonly PendingNonce[], nowMs: number): Promise<void> => {
     const bucketStartMs = Math.floor(nowMs / bucketMs) * bucketMs;
     let rows: { app_key: string; nonce: string; fresh: boolean; allowed: boolean }[];
     try {
@@ -200,7 +241,6 @@ export async function openPostgresGatewayNonceStore(
         entry.resolve("replayed");
       }
     }
-    maybePrune();
   };
 
   return {
@@ -209,8 +249,8 @@ export async function openPostgresGatewayNonceStore(
       const outcome = window.rememberUntil(partnerKey, nonce, nowMs, expiresAtMs);
       if (outcome !== "fresh") return outcome;
       return new Promise<NonceOutcome>((resolve, reject) => {
-        if (pending.length === 0) setImmediate(() => void flush(nowMs));
-        pending.push({ partnerKey, nonce, expiresAtMs, resolve, reject });
+        pending.push({ partnerKey, nonce, expiresAtMs, nowMs, resolve, reject });
+        startSending();
       });
     },
   };

@@ -1,5 +1,5 @@
-// PostgreSQL adapter of the legacy asynchronous order requests (port: LegacyRequestStore in
-// src/store/legacy.ts; SQLite twin: src/store/sqlite/legacy-requests.ts), shared by every API node.
+// PostgreSQL adapter of the legacy asynchronous order requests (the store is written once in the
+// port, src/store/legacy.ts; SQLite twin: src/store/sqlite/legacy-requests.ts), shared by every API node.
 //
 // Exactly once across nodes: a request is executed by the claimant that holds it. Claims are
 // `UPDATE … WHERE sequence IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n) RETURNING *` with a lease,
@@ -14,15 +14,16 @@
 // claimant; the attempt's record (guarded by the claimant) sets the real next time. A node that
 // dies mid-delivery leaves the delivery due again when the lease ends, retry count kept.
 
-import type {
-  LegacyOrderInstruction,
-  LegacyRequestRecord,
-  LegacyRequestStatus,
-  LegacyRequestStore,
-  NotifyStatus,
+import {
+  type LegacyRequestRow,
+  type LegacyRequestStore,
+  legacyRequestOf,
+  legacyRequestStatements,
+  legacyRequestStoreOn,
 } from "../legacy.js";
 import { inTransaction, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
+import { postgresStatements } from "./statements.js";
 
 export const legacyRequestMigrations: readonly string[] = [
   `CREATE TABLE legacy_requests (
@@ -53,35 +54,7 @@ export const legacyRequestMigrations: readonly string[] = [
 /** The advisory-lock key claims are taken under, one at a time (ASCII "pdxclaim"). */
 export const legacyClaimLockKey = 0x706478636c61696dn;
 
-interface RequestRow {
-  sequence: bigint;
-  request_id: string;
-  merchant_id: bigint;
-  user_id: bigint;
-  instruction: string;
-  status: LegacyRequestStatus;
-  error_msg: string | null;
-  notify_content: string;
-  notify_status: number;
-  notify_retry_times: number;
-  notify_update_time_ms: bigint | null;
-  next_notify_at_ms: bigint | null;
-  create_time_ms: bigint;
-  update_time_ms: bigint;
-}
-
 const statements = {
-  insert: {
-    name: "predex-legacy-requests-insert",
-    text: `INSERT INTO legacy_requests (request_id, merchant_id, user_id, instruction, status, notify_content,
-             create_time_ms, update_time_ms)
-           VALUES ($1, $2, $3, $4, 'PENDING', $5, $6, $6) RETURNING *`,
-  },
-  byId: { name: "predex-legacy-requests-by-id", text: "SELECT * FROM legacy_requests WHERE request_id = $1" },
-  pending: {
-    name: "predex-legacy-requests-pending",
-    text: "SELECT * FROM legacy_requests WHERE status = 'PENDING' ORDER BY sequence LIMIT $1",
-  },
   claimLock: { name: "predex-legacy-requests-claim-lock", text: "SELECT pg_advisory_xact_lock($1)" },
   // $1 claimant, $2 now, $3 lease, $4 limit.
   claim: {
@@ -109,11 +82,6 @@ const statements = {
              AS c(request_id, status, error_msg, notify_content, notify_status, next_notify_at_ms)
            WHERE r.request_id = c.request_id AND r.status = 'PENDING' AND r.claimed_by = $8`,
   },
-  release: {
-    name: "predex-legacy-requests-release",
-    text: `UPDATE legacy_requests SET claimed_by = NULL, claim_expires_at_ms = NULL
-           WHERE status = 'PENDING' AND claimed_by = $1`,
-  },
   // $1 claimant, $2 now, $3 lease, $4 limit.
   claimDue: {
     name: "predex-legacy-requests-claim-due",
@@ -125,52 +93,24 @@ const statements = {
              FOR UPDATE SKIP LOCKED)
            RETURNING *`,
   },
-  attempt: {
-    name: "predex-legacy-requests-attempt",
-    text: `UPDATE legacy_requests SET notify_status = $2, notify_retry_times = $3, next_notify_at_ms = $4,
-             notify_update_time_ms = $5, notify_claimed_by = NULL
-           WHERE request_id = $1 AND notify_claimed_by = $6`,
-  },
 } as const;
 
-const bySequence = (a: RequestRow, b: RequestRow): number => (a.sequence < b.sequence ? -1 : 1);
+const bySequence = (a: LegacyRequestRow, b: LegacyRequestRow): number => (a.sequence < b.sequence ? -1 : 1);
 
 export async function openPostgresLegacyRequestStore(pool: PostgresPool): Promise<LegacyRequestStore> {
   await applyPostgresMigrations(pool, "legacy_requests", legacyRequestMigrations);
-  return {
-    async enqueue(request) {
-      const result = await pool.query<RequestRow>({
-        ...statements.insert,
-        values: [
-          request.requestId,
-          request.merchantId,
-          request.userId,
-          JSON.stringify(request.instruction),
-          request.notifyContent,
-          request.nowMs,
-        ],
-      });
-      return fromRow(result.rows[0]!);
-    },
-    async find(requestId) {
-      const result = await pool.query<RequestRow>({ ...statements.byId, values: [requestId] });
-      const row = result.rows[0];
-      return row === undefined ? undefined : fromRow(row);
-    },
-    async pending(limit) {
-      const result = await pool.query<RequestRow>({ ...statements.pending, values: [limit] });
-      return result.rows.map(fromRow);
-    },
+  // PostgreSQL's own: claims with SKIP LOCKED under the advisory lock, results in one statement.
+  return legacyRequestStoreOn(postgresStatements(pool, "predex-legacy-requests", legacyRequestStatements), {
     async claim({ claimant, limit, nowMs, leaseMs }) {
       const rows = await inTransaction(pool, async (client) => {
         await client.query({ ...statements.claimLock, values: [legacyClaimLockKey] });
-        const result = await client.query<RequestRow>({
+        const result = await client.query<LegacyRequestRow>({
           ...statements.claim,
           values: [claimant, nowMs, leaseMs, limit],
         });
         return result.rows;
       });
-      return rows.sort(bySequence).map(fromRow);
+      return rows.sort(bySequence).map(legacyRequestOf);
     },
     async complete(completions, nowMs, claimant) {
       if (completions.length === 0) return;
@@ -188,49 +128,13 @@ export async function openPostgresLegacyRequestStore(pool: PostgresPool): Promis
         ],
       });
     },
-    async releaseClaims(claimant) {
-      await pool.query({ ...statements.release, values: [claimant] });
-    },
     async claimDueNotifications({ claimant, limit, nowMs, leaseMs }) {
-      const result = await pool.query<RequestRow>({
+      const result = await pool.query<LegacyRequestRow>({
         ...statements.claimDue,
         values: [claimant, nowMs, leaseMs, limit],
       });
       // RETURNING has no order; every claimed row now has the same due time, so sequence orders them.
-      return result.rows.sort(bySequence).map(fromRow);
+      return result.rows.sort(bySequence).map(legacyRequestOf);
     },
-    async recordNotifyAttempt(record, nowMs, claimant) {
-      const result = await pool.query({
-        ...statements.attempt,
-        values: [
-          record.requestId,
-          record.notifyStatus,
-          record.notifyRetryTimes,
-          record.nextNotifyAtMs,
-          nowMs,
-          claimant,
-        ],
-      });
-      return result.rowCount === 1;
-    },
-  };
-}
-
-function fromRow(row: RequestRow): LegacyRequestRecord {
-  return {
-    requestId: row.request_id,
-    sequence: Number(row.sequence),
-    merchantId: Number(row.merchant_id),
-    userId: Number(row.user_id),
-    instruction: JSON.parse(row.instruction) as LegacyOrderInstruction,
-    status: row.status,
-    errorMsg: row.error_msg,
-    notifyContent: row.notify_content,
-    notifyStatus: row.notify_status as NotifyStatus,
-    notifyRetryTimes: row.notify_retry_times,
-    notifyUpdateTimeMs: row.notify_update_time_ms === null ? null : Number(row.notify_update_time_ms),
-    nextNotifyAtMs: row.next_notify_at_ms === null ? null : Number(row.next_notify_at_ms),
-    createTimeMs: Number(row.create_time_ms),
-    updateTimeMs: Number(row.update_time_ms),
-  };
+  });
 }

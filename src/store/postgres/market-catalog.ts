@@ -1,47 +1,53 @@
-// The catalogue's tables on PostgreSQL (port: src/store/market-catalog.ts; SQLite twin with FTS5:
-// src/store/sqlite/market-catalog.ts), module "catalog": market_stats (clicks and hotScore heat) and
-// market_search (full text as tsvector columns with GIN indexes). The projector keeps them in step
-// with the journal inside the engine's batch transaction, so a market is searchable from the commit
-// that creates it; it reads the exchange projector's `markets` and `exchange_positions` tables.
+// The catalogue's tables on PostgreSQL (port: src/store/market-catalog.ts, where what both adapters
+// share is written once; SQLite twin with FTS5: src/store/sqlite/market-catalog.ts), module
+// "catalog": market_stats (clicks and hotScore heat) and market_search (full text as tsvector
+// columns with GIN indexes: market-search.ts). The projector keeps them in step with the journal
+// inside the engine's batch transaction, so a market is searchable from the commit that creates it;
+// it reads the exchange projector's `markets` and `exchange_positions` tables. What is PostgreSQL's
+// own here is what several nodes sharing one database need:
 //
-// Full text. The words are cut and folded here, in TypeScript, by the same function for the index and
-// for the query, with the SQLite catalogue's rules (FTS5 unicode61, remove_diacritics): a word is a
-// run of letters and digits, case and accents folded; a query word matches as a prefix; every query
-// word is required. The tsvector is built from those words (title weight A, tags B, description C,
-// with positions, so ts_rank weighs them) instead of a generated to_tsvector() column, because
-// PostgreSQL's parser cuts differently (hosts, paths, e-mails, hyphenated words are tokens of their
-// own), depends on the database's locale, and unaccent() is not immutable: the same market would be
-// found by different keywords on SQLite and on PostgreSQL. Chinese, Japanese and Thai have no spaces,
-// so a run of their characters is one word, found by its beginning — exactly as on SQLite
-// (docs/decisions.md, "Catalogue: categories, lists, search, hotScore").
-//
-// Heat. As on SQLite, a batch's heat per market is written once, and addHeat runs over the same values
-// in the same order, so the stored doubles are bit for bit those of SQLite. Several API nodes flush
-// clicks into the same rows while the engine heats them: a click flush reads the heat FOR UPDATE
-// (markets in ascending order, so they never deadlock) and writes it in the same transaction; the
-// projector writes from the heat it wrote last, only where the row still holds that heat (the UPDATE
-// rechecks it after waiting for a lock), and reads locked only the markets that missed — one round
-// trip per batch instead of two while the engine alone heats a market.
+// Heat. As on SQLite, a batch's heat per market is written once, and foldHeat runs over the same
+// values in the same order, so the stored doubles are bit for bit those of SQLite. Several API nodes
+// flush clicks into the same rows while the engine heats them: a click flush reads the heat FOR
+// UPDATE (markets in ascending order, so they never deadlock) and writes it in the same transaction;
+// the projector writes from the heat it wrote last, only where the row still holds that heat (the
+// UPDATE rechecks it after waiting for a lock), and reads locked only the markets that missed — one
+// round trip per batch instead of two while the engine alone heats a market.
 //
 // Changes. The projector tells this process's listeners at once (as SQLite does) and every node
 // through NOTIFY predex_markets_changed, which PostgreSQL delivers at commit; each node that
-// registers a listener LISTENs on a connection of its own, and after a reconnection tells its
-// listeners that anything may have changed (a notification may have been lost meanwhile).
+// registers a listener LISTENs on a connection of its own (channel-listener.ts), and after a lost
+// connection tells its listeners that anything may have changed (a notification may have been lost).
 
-import type pg from "pg";
-import type { ExchangeCommand, MarketDetails } from "../../core/commands.js";
+import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
-import { decodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
-import type { Page } from "../exchange-read-models.js";
 import { addHeat, hotScoreUsdtPerClick } from "../hot-score.js";
-import type { HolderRow, MarketCatalogStore, MarketSearchQuery, MarketStats } from "../market-catalog.js";
-import { catalogDetailsOf, creatorNameOf } from "../market-details.js";
+import {
+  type CatalogChanges,
+  catalogChangesOf,
+  catalogStatements,
+  foldHeat,
+  type HolderDatabaseRow,
+  holderOf,
+  type IndexedMarket,
+  type ListedParams,
+  listedStatements,
+  type MarketCatalogStore,
+  type MarketListFilter,
+  statsOf,
+  type UnindexedMarketRow,
+  unindexedMarketOf,
+} from "../market-catalog.js";
 import { pageWindow } from "../page-window.js";
+import { sql } from "../sql.js";
 import type { BatchStatementWriter, StatementPart } from "./batch-statement.js";
-import { inTransaction, newPostgresClient, type PostgresClient, type PostgresPool } from "./database.js";
+import { type ChannelListener, listenOnChannel } from "./channel-listener.js";
+import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
+import { searchStatements, searchVectorsOf, tsQueryOf } from "./market-search.js";
 import { applyPostgresMigrations } from "./migrations.js";
+import { type PostgresStatement, postgresStatements, preparePostgres, type Queryable } from "./statements.js";
 
 export const catalogMigrations: readonly string[] = [
   `CREATE TABLE market_stats (
@@ -65,61 +71,6 @@ export const marketsChangedChannel = "predex_markets_changed";
 /** Market ids per notification: a NOTIFY payload must stay under 8,000 bytes. */
 const notifyMarketIdsMax = 400;
 
-/** Words of a search taken into account; the rest of a long query is ignored (as on SQLite). */
-export const searchWordsMax = 16;
-/** Characters of one search word kept (as on SQLite). */
-const searchWordLengthMax = 64;
-/** Characters of one indexed word kept: a lexeme must stay under 2 KB. */
-const indexedWordLengthMax = 256;
-/** tsvector positions stop at 16,383; later words are indexed at the last position. */
-const positionMax = 16_383;
-/** ts_rank's weights for D, C, B, A: title (A) ten times a description word (C), tags (B) five times. */
-const rankWeights = "{0, 0.1, 0.5, 1.0}";
-const atomsPerUsdt = 100_000_000;
-
-/** Case and accents folded: "Ôslo" and "oslo" are one word, as FTS5's remove_diacritics makes them. */
-export function foldSearchText(text: string): string {
-  return text.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFC").toLowerCase();
-}
-
-/** The words of a text as the index and the query both cut them: runs of letters and digits. */
-export function searchWordsOf(text: string): string[] {
-  return foldSearchText(text).match(/[\p{L}\p{N}]+/gu) ?? [];
-}
-
-/**
- * The caller's keyword as a tsquery that cannot be a syntax error: only letters and digits are
- * kept, each word a required prefix ('rai':* finds rain). Undefined when nothing searchable is left.
- */
-export function tsQueryOf(query: MarketSearchQuery): string | undefined {
-  const words = searchWordsOf(query.keyword)
-    .slice(0, searchWordsMax)
-    .map((word) => `'${[...word].slice(0, searchWordLengthMax).join("")}':*`);
-  return words.length === 0 ? undefined : words.join(" & ");
-}
-
-/**
- * A tsvector literal of weighted fields, each word at its position (so ts_rank counts and weighs
- * it). Words hold letters and digits only, so quoting them cannot break out of the literal.
- */
-export function tsVectorOf(fields: readonly { text: string; weight: "A" | "B" | "C" | "D" }[]): string {
-  const positions = new Map<string, string[]>();
-  let position = 0;
-  for (const field of fields) {
-    for (const word of searchWordsOf(field.text)) {
-      position = Math.min(position + 1, positionMax);
-      const lexeme = [...word].slice(0, indexedWordLengthMax).join("");
-      let found = positions.get(lexeme);
-      if (found === undefined) {
-        found = [];
-        positions.set(lexeme, found);
-      }
-      found.push(`${position}${field.weight}`);
-    }
-  }
-  return [...positions].map(([lexeme, at]) => `'${lexeme}':${at.join(",")}`).join(" ");
-}
-
 /** Listeners told of the markets a commit touched (to drop cached views); undefined: maybe all. */
 export type MarketsChangedListener = (marketIds: ReadonlySet<number> | undefined) => void;
 
@@ -139,51 +90,60 @@ export interface PostgresMarketCatalogOptions {
   readonly onListenError?: (error: unknown) => void;
 }
 
-interface IndexedMarket {
-  readonly marketId: number;
-  readonly title: string;
-  readonly creatorId: number | null;
-  readonly details: MarketDetails | null;
-}
-
-/** One statement for a batch's new markets: their stats rows and their search rows. */
-async function indexMarkets(client: PostgresClient | PostgresPool, markets: readonly IndexedMarket[]) {
-  if (markets.length === 0) return;
-  const words: string[] = [];
-  const creatorWords: string[] = [];
-  for (const market of markets) {
-    const described = catalogDetailsOf(market.details);
-    words.push(
-      tsVectorOf([
-        { text: market.title, weight: "A" },
-        { text: described.tags, weight: "B" },
-        { text: described.description, weight: "C" },
-      ]),
-    );
-    creatorWords.push(tsVectorOf([{ text: creatorNameOf(market.creatorId, described), weight: "A" }]));
-  }
-  await client.query({
-    name: "predex-catalog-index-markets",
-    text: `WITH stats AS (
-             INSERT INTO market_stats (market_id) SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING
-           )
-           INSERT INTO market_search (market_id, words, creator_words)
-           SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::tsvector[])
-           ON CONFLICT DO NOTHING`,
-    values: [markets.map((market) => market.marketId), words, creatorWords],
-  });
-}
-
 /** Markets whose last written heat the projector remembers, at most (then it forgets them all). */
 const lastWrittenHeatsMax = 100_000;
 
-/** The heats of these markets, locked until the transaction ends, in ascending order. */
+const statements = {
+  /** One statement for a batch's new markets: their stats rows and their search rows. */
+  indexMarkets: preparePostgres(
+    "predex-catalog-index-markets",
+    sql<{ marketIds: number[]; words: string[]; creatorWords: string[] }>`WITH stats AS (
+       INSERT INTO market_stats (market_id) SELECT unnest(${"marketIds"}::bigint[]) ON CONFLICT DO NOTHING
+     )
+     INSERT INTO market_search (market_id, words, creator_words)
+     SELECT * FROM unnest(${"marketIds"}::bigint[], ${"words"}::tsvector[], ${"creatorWords"}::tsvector[])
+     ON CONFLICT DO NOTHING`,
+  ),
+  /** The heats of these markets (ascending), locked until the transaction ends. */
+  lockHeats: preparePostgres(
+    "predex-catalog-lock-heats",
+    sql<{
+      marketIds: number[];
+    }>`SELECT market_id, heat FROM market_stats WHERE market_id = ANY(${"marketIds"}::bigint[])
+     ORDER BY market_id FOR UPDATE`,
+  ),
+  heat: preparePostgres(
+    "predex-catalog-heat",
+    sql<{ marketIds: number[]; heats: (number | null)[] }>`UPDATE market_stats s SET heat = h.heat
+     FROM unnest(${"marketIds"}::bigint[], ${"heats"}::float8[]) AS h (market_id, heat)
+     WHERE s.market_id = h.market_id`,
+  ),
+  addClicks: preparePostgres(
+    "predex-catalog-add-clicks",
+    sql<{
+      marketIds: number[];
+      clicks: number[];
+      heats: (number | null)[];
+    }>`UPDATE market_stats s SET clicks = s.clicks + c.clicks, heat = c.heat
+     FROM unnest(${"marketIds"}::bigint[], ${"clicks"}::bigint[], ${"heats"}::float8[]) AS c (market_id, clicks, heat)
+     WHERE s.market_id = c.market_id`,
+  ),
+};
+
+async function indexMarkets(on: Queryable, markets: readonly IndexedMarket[]): Promise<void> {
+  if (markets.length === 0) return;
+  const vectors = markets.map(searchVectorsOf);
+  await statements.indexMarkets.query(on, {
+    marketIds: markets.map((market) => market.marketId),
+    words: vectors.map((vector) => vector.words),
+    creatorWords: vectors.map((vector) => vector.creatorWords),
+  });
+}
+
 async function lockedHeats(client: PostgresClient, marketIds: readonly number[]) {
-  const result = await client.query<{ market_id: bigint; heat: number | null }>({
-    name: "predex-catalog-lock-heats",
-    text: `SELECT market_id, heat FROM market_stats WHERE market_id = ANY($1::bigint[])
-           ORDER BY market_id FOR UPDATE`,
-    values: [[...marketIds].sort((a, b) => a - b)],
+  const sorted = [...marketIds].sort((a, b) => a - b);
+  const result = await statements.lockHeats.query<{ market_id: bigint; heat: number | null }>(client, {
+    marketIds: sorted,
   });
   return new Map(result.rows.map((row) => [Number(row.market_id), row.heat]));
 }
@@ -194,64 +154,22 @@ export async function openPostgresMarketCatalog(
 ): Promise<PostgresMarketCatalog> {
   await applyPostgresMigrations(pool, "catalog", catalogMigrations);
   await indexUnindexedMarkets(pool);
+  const shared = postgresStatements(pool, "predex-catalog", catalogStatements);
 
   const listeners: MarketsChangedListener[] = [];
   const tell = (marketIds: ReadonlySet<number> | undefined) => {
     for (const listener of listeners) listener(marketIds);
   };
-  const listening = listenForMarketChanges(pool, tell, options);
+  let listening: Promise<ChannelListener> | undefined;
   // The heat this projector last wrote per market: only a guess, checked by the UPDATE itself (a
   // batch rolled back or clicks flushed meanwhile make it miss, and the heat is then read locked).
   const lastWrittenHeats = new Map<number, number | null>();
 
-  /** What a batch changes in the catalogue: markets touched, markets created, heat added per market. */
-  const scanBatch = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
-    const touched = new Set<number>();
-    const created: IndexedMarket[] = [];
-    // The batch's heat additions per market, in journal order.
-    const heatAdded = new Map<number, { weight: number; atMs: number }[]>();
-    const heatAt = (marketId: number, weight: number, atMs: number) => {
-      let added = heatAdded.get(marketId);
-      if (added === undefined) {
-        added = [];
-        heatAdded.set(marketId, added);
-      }
-      added.push({ weight, atMs });
-    };
-    for (const entry of entries) {
-      for (const event of entry.events) {
-        if ("marketId" in event && typeof event.marketId === "number") touched.add(event.marketId);
-        // Only these change the catalogue's tables; every other event only invalidates views.
-        if (event.type === "MarketCreated") {
-          created.push({
-            marketId: event.marketId,
-            title: event.title,
-            creatorId: event.creatorId,
-            details: event.details ?? null,
-          });
-        } else if (event.type === "TradeExecuted") {
-          // The same USDT as the market's volume: one notional in a transfer, both in a mint or merge.
-          const notional =
-            event.cross === "TRANSFER" ? event.makerNotional : event.makerNotional + event.takerNotional;
-          heatAt(event.marketId, Number(notional) / atomsPerUsdt, event.atMs);
-        } else if (event.type === "PoolTradeExecuted") {
-          // A pool trade heats its market by the USDT into or out of the pool, as its volume counts it.
-          heatAt(event.marketId, Number(event.amount) / atomsPerUsdt, event.atMs);
-        }
-      }
-    }
-    return { touched, created, heatAdded };
-  };
   // The one-statement path asks writesInOneStatement, then prepare, of the same batch: scanned once.
-  let lastScan: { entries: object; scanned: ReturnType<typeof scanBatch> } | undefined;
+  let lastScan: { entries: object; scanned: CatalogChanges } | undefined;
   const scan = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
-    if (lastScan?.entries !== entries) lastScan = { entries, scanned: scanBatch(entries) };
+    if (lastScan?.entries !== entries) lastScan = { entries, scanned: catalogChangesOf(entries) };
     return lastScan.scanned;
-  };
-  const fold = (heat: number | null, added: readonly { weight: number; atMs: number }[]) => {
-    let folded = heat;
-    for (const { weight, atMs } of added) folded = addHeat(folded, weight, atMs);
-    return folded;
   };
   const forgetHeatsIfMany = () => {
     if (lastWrittenHeats.size > lastWrittenHeatsMax) lastWrittenHeats.clear();
@@ -277,7 +195,7 @@ export async function openPostgresMarketCatalog(
       const expected = lastWrittenHeats.get(marketId) ?? null;
       guessedIds.push(marketId);
       expectedHeats.push(expected);
-      guessedHeats.push(fold(expected, added));
+      guessedHeats.push(foldHeat(expected, added));
     }
     if (touched.size > 0 || guessedIds.length > 0) {
       // The guessed heats and the notification in one round trip; the notification is delivered at commit.
@@ -315,18 +233,12 @@ export async function openPostgresMarketCatalog(
       const heats: (number | null)[] = [];
       for (const marketId of missed) {
         if (!stored.has(marketId)) continue;
-        const heat = fold(stored.get(marketId) ?? null, heatAdded.get(marketId)!);
+        const heat = foldHeat(stored.get(marketId) ?? null, heatAdded.get(marketId)!);
         marketIds.push(marketId);
         heats.push(heat);
       }
       if (marketIds.length > 0) {
-        await client.query({
-          name: "predex-catalog-heat",
-          text: `UPDATE market_stats s SET heat = h.heat
-                 FROM unnest($1::bigint[], $2::float8[]) AS h (market_id, heat)
-                 WHERE s.market_id = h.market_id`,
-          values: [marketIds, heats],
-        });
+        await statements.heat.query(client, { marketIds, heats });
         for (const [index, marketId] of marketIds.entries()) lastWrittenHeats.set(marketId, heats[index]!);
       }
     }
@@ -359,8 +271,8 @@ export async function openPostgresMarketCatalog(
         const expected = lastWrittenHeats.get(marketId) ?? null;
         marketIds.push(marketId);
         expectedHeats.push(expected);
-        guessedHeats.push(fold(expected, added));
-        batchHeats.push(fold(null, added));
+        guessedHeats.push(foldHeat(expected, added));
+        batchHeats.push(foldHeat(null, added));
       }
       const part: StatementPart = {
         ctes: `catalog_heated AS (
@@ -421,78 +333,33 @@ export async function openPostgresMarketCatalog(
     },
   };
 
-  const listedWhere = (filter: { categoryId?: string | undefined; status?: string | undefined }) => {
-    const clauses = ["m.status <> 'draft'"];
-    const params: unknown[] = [];
-    if (filter.categoryId !== undefined) {
-      params.push(filter.categoryId);
-      clauses.push(`m.category_id = $${params.length}`);
-    }
-    if (filter.status !== undefined) {
-      params.push(filter.status);
-      clauses.push(`m.status = $${params.length}`);
-    }
-    const name = `${filter.categoryId === undefined ? "" : "-category"}${filter.status === undefined ? "" : "-status"}`;
-    return { where: clauses.join(" AND "), params, name };
-  };
-
   const store: MarketCatalogStore = {
     async listedMarketIds(filter, page) {
-      const { where, params, name } = listedWhere(filter);
-      const { limit, offset } = pageWindow(page);
-      // One round trip: the count, and the page walking the heat index and stopping at LIMIT (a
-      // window count on the page would read every listed market before the first row).
-      const result = await pool.query<{ total: bigint; market_ids: (string | bigint)[] }>({
-        name: `predex-catalog-list${name}`,
-        text: `SELECT (SELECT count(*) FROM markets m WHERE ${where}) AS total,
-                 ARRAY(SELECT m.market_id FROM market_stats s JOIN markets m ON m.market_id = s.market_id
-                       WHERE ${where} ORDER BY s.heat DESC NULLS LAST, s.market_id DESC
-                       LIMIT $${params.length + 1} OFFSET $${params.length + 2}) AS market_ids`,
-        values: [...params, limit, offset],
-      });
-      const row = result.rows[0]!;
-      const total = Number(row.total);
-      const records = total <= offset ? [] : row.market_ids.map(Number);
-      return { records, total } satisfies Page<number>;
+      const params = { ...filter, ...pageWindow(page) };
+      const listed = await listedStatement(filter).row<{ total: bigint; market_ids: (string | bigint)[] }>(
+        pool,
+        params,
+      );
+      const total = Number(listed!.total);
+      return { records: total <= params.offset ? [] : listed!.market_ids.map(Number), total };
     },
 
     async search(query, page) {
       const match = tsQueryOf(query);
       if (match === undefined) return { records: [], total: 0 };
-      const column = query.searchBy === "Creator" ? "creator_words" : "words";
+      const { page: pageOf, count } = searchStatements[query.searchBy];
       const { limit, offset } = pageWindow(page);
-      const result = await pool.query<{ market_id: bigint; total: bigint }>({
-        name: `predex-catalog-search-${column}`,
-        text: `SELECT s.market_id, count(*) OVER () AS total
-               FROM market_search s JOIN markets m ON m.market_id = s.market_id
-               WHERE s.${column} @@ $1::tsquery AND m.status <> 'draft'
-               ORDER BY ts_rank('${rankWeights}', s.${column}, $1::tsquery) DESC, s.market_id DESC
-               LIMIT $2 OFFSET $3`,
-        values: [match, limit, offset],
-      });
+      const result = await pageOf.query<{ market_id: bigint; total: bigint }>(pool, { match, limit, offset });
       const first = result.rows[0];
       if (first !== undefined) {
         return { records: result.rows.map((row) => Number(row.market_id)), total: Number(first.total) };
       }
       // Past the last match, or none: the total still counts.
-      const counted = await pool.query<{ total: bigint }>({
-        name: `predex-catalog-search-count-${column}`,
-        text: `SELECT count(*) AS total FROM market_search s JOIN markets m ON m.market_id = s.market_id
-               WHERE s.${column} @@ $1::tsquery AND m.status <> 'draft'`,
-        values: [match],
-      });
-      return { records: [], total: Number(counted.rows[0]?.total ?? 0n) };
+      const counted = await count.row<{ total: bigint }>(pool, { match });
+      return { records: [], total: Number(counted?.total ?? 0n) };
     },
 
-    async stats(marketId): Promise<MarketStats> {
-      const result = await pool.query<{ clicks: bigint; heat: number | null }>({
-        name: "predex-catalog-stats",
-        text: "SELECT clicks, heat FROM market_stats WHERE market_id = $1",
-        values: [marketId],
-      });
-      const row = result.rows[0];
-      return row === undefined ? { clicks: 0, heat: null } : { clicks: Number(row.clicks), heat: row.heat };
-    },
+    stats: async (marketId) => statsOf(await shared.stats.row({ marketId })),
 
     async addClicks(clicksByMarket, atMs) {
       if (clicksByMarket.size === 0) return;
@@ -507,33 +374,12 @@ export async function openPostgresMarketCatalog(
           clicks.push(added);
           heats.push(addHeat(stored.get(marketId) ?? null, added * hotScoreUsdtPerClick, atMs));
         }
-        await client.query({
-          name: "predex-catalog-add-clicks",
-          text: `UPDATE market_stats s SET clicks = s.clicks + c.clicks, heat = c.heat
-                 FROM unnest($1::bigint[], $2::bigint[], $3::float8[]) AS c (market_id, clicks, heat)
-                 WHERE s.market_id = c.market_id`,
-          values: [marketIds, clicks, heats],
-        });
+        await statements.addClicks.query(client, { marketIds, clicks, heats });
       });
     },
 
-    async topHolders(marketId, perOptionMax): Promise<HolderRow[]> {
-      const result = await pool.query<{ option_id: bigint; user_id: bigint; held: bigint }>({
-        name: "predex-catalog-top-holders",
-        text: `SELECT option_id, user_id, held FROM (
-                 SELECT option_id, user_id, shares + frozen_shares AS held,
-                   row_number() OVER (PARTITION BY option_id ORDER BY shares + frozen_shares DESC, user_id) AS place
-                 FROM exchange_positions WHERE market_id = $1 AND shares + frozen_shares > 0
-               ) ranked
-               WHERE place <= $2 ORDER BY option_id, place`,
-        values: [marketId, perOptionMax],
-      });
-      return result.rows.map((row) => ({
-        optionId: Number(row.option_id),
-        userId: Number(row.user_id),
-        shares: row.held,
-      }));
-    },
+    topHolders: async (marketId, perOptionMax) =>
+      (await shared.topHolders.rows<HolderDatabaseRow>({ marketId, perOptionMax })).map(holderOf),
   };
 
   return {
@@ -541,10 +387,28 @@ export async function openPostgresMarketCatalog(
     projector: Object.assign(projector, { oneStatement }),
     onMarketsChanged(listener) {
       listeners.push(listener);
-      listening.start();
+      listening ??= listenForMarketChanges(pool, tell, options);
     },
-    close: () => listening.close(),
+    async close() {
+      await (await listening)?.close();
+    },
   };
+}
+
+const listedByKey = new Map<string, PostgresStatement<ListedParams>>();
+
+/** The listing's count and page in one round trip: the page walks the heat index and stops at LIMIT. */
+function listedStatement(filter: MarketListFilter): PostgresStatement<ListedParams> {
+  const { key, count, page } = listedStatements(filter);
+  let found = listedByKey.get(key);
+  if (found === undefined) {
+    found = preparePostgres(
+      `predex-catalog-list${key}`,
+      sql`SELECT (${count}) AS total, ARRAY(${page}) AS market_ids`,
+    );
+    listedByKey.set(key, found);
+  }
+  return found;
 }
 
 function notificationPayloads(marketIds: ReadonlySet<number>): string[] {
@@ -561,99 +425,34 @@ async function indexUnindexedMarkets(pool: PostgresPool): Promise<void> {
   // The exchange adapter owns `markets`; on a database it has not migrated yet there is nothing to index.
   const exists = await pool.query<{ found: string | null }>("SELECT to_regclass('markets')::text AS found");
   if (exists.rows[0]?.found === null) return;
-  const result = await pool.query<{
-    market_id: bigint;
-    title: string;
-    creator_id: bigint | null;
-    details: string | null;
-  }>(
-    `SELECT market_id, title, creator_id, details FROM markets m
-     WHERE NOT EXISTS (SELECT 1 FROM market_stats s WHERE s.market_id = m.market_id)`,
-  );
-  await indexMarkets(
-    pool,
-    result.rows.map((row) => ({
-      marketId: Number(row.market_id),
-      title: row.title,
-      creatorId: row.creator_id === null ? null : Number(row.creator_id),
-      details: row.details === null ? null : decodePlainData<MarketDetails>(row.details),
-    })),
-  );
+  const unindexed = preparePostgres("predex-catalog-unindexed-markets", catalogStatements.unindexedMarkets);
+  const result = await unindexed.query<UnindexedMarketRow>(pool, {});
+  await indexMarkets(pool, result.rows.map(unindexedMarketOf));
 }
 
 /**
- * LISTEN predex_markets_changed on a connection of its own (not a pooled one: it is held for the
- * process's life), started with the first listener; reopened after a failure, after which the
- * listeners hear "anything may have changed".
+ * LISTEN predex_markets_changed, started with the first listener; after a lost connection, once
+ * listening again, the listeners hear "anything may have changed".
  */
 function listenForMarketChanges(
   pool: PostgresPool,
   tell: (marketIds: ReadonlySet<number> | undefined) => void,
   options: PostgresMarketCatalogOptions,
-): { start(): void; close(): Promise<void> } {
-  const reconnectDelayMs = options.reconnectDelayMs ?? 500;
-  let started = false;
-  let closed = false;
-  let client: pg.Client | undefined;
-  let reconnectTimer: NodeJS.Timeout | undefined;
-  let connecting: Promise<void> | undefined;
-
-  const connect = async (reconnected: boolean): Promise<void> => {
-    // The pool's own settings (URL, int8 parser, session options, keepalive), outside the pool.
-    const next = newPostgresClient(pool.options);
-    const onFailure = (error?: unknown) => {
-      if (client !== next) return;
-      client = undefined;
-      if (error !== undefined) options.onListenError?.(error);
-      next.end().catch(() => {});
-      scheduleReconnect();
-    };
-    next.on("notification", (message) => {
-      if (message.channel !== marketsChangedChannel || message.payload === undefined) return;
-      const marketIds = new Set(message.payload.split(",").map(Number));
-      tell(marketIds);
-    });
-    next.on("error", onFailure);
-    next.on("end", () => onFailure());
-    await next.connect();
-    await next.query(`LISTEN ${marketsChangedChannel}`);
-    if (closed) {
-      await next.end();
-      return;
-    }
-    client = next;
-    // Changes committed while nobody listened were not heard: every cached view may be stale.
-    if (reconnected) tell(undefined);
-  };
-
-  const scheduleReconnect = () => {
-    if (closed || reconnectTimer !== undefined) return;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = undefined;
-      connecting = connect(true).catch((error: unknown) => {
-        options.onListenError?.(error);
-        scheduleReconnect();
-      });
-    }, reconnectDelayMs);
-    reconnectTimer.unref();
-  };
-
-  return {
-    start() {
-      if (started || closed) return;
-      started = true;
-      connecting = connect(false).catch((error: unknown) => {
-        options.onListenError?.(error);
-        scheduleReconnect();
-      });
+): Promise<ChannelListener> {
+  let lost = false;
+  return listenOnChannel({
+    connection: pool.options,
+    channel: marketsChangedChannel,
+    onNotification: (payload) => tell(new Set(payload.split(",").map(Number))),
+    onListening() {
+      // Changes committed while nobody listened were not heard: every cached view may be stale.
+      if (lost) tell(undefined);
+      lost = false;
     },
-    async close() {
-      closed = true;
-      if (reconnectTimer !== undefined) clearTimeout(reconnectTimer);
-      await connecting;
-      const open = client;
-      client = undefined;
-      await open?.end().catch(() => {});
+    onLost(error) {
+      lost = true;
+      options.onListenError?.(error);
     },
-  };
+    ...(options.reconnectDelayMs === undefined ? {} : { reconnectDelayMs: options.reconnectDelayMs }),
+  });
 }

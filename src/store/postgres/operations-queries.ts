@@ -2,10 +2,11 @@
 // SQLite twin: src/store/sqlite/operations-queries.ts): is the database answering, and how deep the
 // legacy request queue is. Read only; legacy_requests belongs to the legacy queue's adapter.
 
-import type { OperationsQueries } from "../operations-queries.js";
+import { type OperationsQueries, operationsStatements } from "../operations-queries.js";
 import type { PostgresPool } from "./database.js";
 import { leadershipLockKey } from "./leadership.js";
 import { readReplicationStatus } from "./replication-status.js";
+import { preparePostgres } from "./statements.js";
 
 /** A readiness probe must answer, not hang: a database that takes longer is reported unreachable. */
 export const pingTimeoutMs = 2_000;
@@ -48,11 +49,16 @@ const engineLeaderStatement = {
          FROM engine_leader leader`,
 };
 const leadershipLockParts = [leadershipLockKey >> 32n, leadershipLockKey & 0xffffffffn];
+const ping = preparePostgres("predex-operations-ping", operationsStatements.ping);
+const legacyPending = preparePostgres(
+  "predex-operations-legacy-pending",
+  operationsStatements.legacyRequestsPending,
+);
 
 export async function openPostgresOperationsQueries(pool: PostgresPool): Promise<OperationsQueries> {
   return {
     async ping() {
-      await withinPingTimeout(pool.query({ name: "predex-operations-ping", text: "SELECT 1" }));
+      await withinPingTimeout(ping.query(pool, undefined));
     },
     async engineLeader() {
       try {
@@ -73,11 +79,8 @@ export async function openPostgresOperationsQueries(pool: PostgresPool): Promise
     replication: () => readReplicationStatus(pool),
     async legacyRequestsPending() {
       try {
-        const result = await pool.query<{ count: bigint }>({
-          name: "predex-operations-legacy-pending",
-          text: "SELECT count(*) AS count FROM legacy_requests WHERE status = 'PENDING'",
-        });
-        return Number(result.rows[0]?.count ?? 0n);
+        const row = await legacyPending.row<{ count: bigint }>(pool, undefined);
+        return Number(row?.count ?? 0n);
       } catch (error) {
         // The legacy tables exist once the legacy queue's adapter has migrated (as on SQLite, where
         // the count is prepared on first use): before that the queue is empty.

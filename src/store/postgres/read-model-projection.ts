@@ -20,14 +20,17 @@
 //   ReadModelPositionWatcher below, used by every API node to wait until the read models hold what
 //   its replica holds (read-your-writes).
 
+import type pg from "pg";
 import { assert } from "../../engine/errors.js";
 import type { JournalEntry, JournalSource } from "../../engine/store.js";
 import { withAwaitedReads } from "../caught-up-reads.js";
+import { sql } from "../sql.js";
 import { type ChannelListener, listenOnChannel } from "./channel-listener.js";
-import { inTransaction, type PostgresPool } from "./database.js";
+import type { PostgresClient, PostgresPool } from "./database.js";
 import { engineMigrations } from "./engine-schema.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
+import { preparePostgres } from "./statements.js";
 
 export const readModelPositionChannel = "predex_read_models";
 
@@ -48,19 +51,24 @@ export async function applyReadModelPositionMigrations(pool: PostgresPool): Prom
   await applyPostgresMigrations(pool, "read-model-position", readModelPositionMigrations);
 }
 
-const selectPositionStatement = {
-  name: "predex-read-model-position",
-  text: "SELECT projected_through FROM engine_read_model_position WHERE id = 1",
-};
-const lockPositionStatement = {
-  name: "predex-read-model-position-lock",
-  text: "SELECT projected_through FROM engine_read_model_position WHERE id = 1 FOR UPDATE",
-};
-const movePositionStatement = {
-  name: "predex-read-model-position-move",
-  text: `WITH moved AS (UPDATE engine_read_model_position SET projected_through = $1 WHERE id = 1)
-         SELECT pg_notify('${readModelPositionChannel}', $1::text)`,
-};
+const selectPosition = preparePostgres(
+  "predex-read-model-position",
+  sql`SELECT projected_through FROM engine_read_model_position WHERE id = 1`,
+);
+
+// A step's transaction in two round trips around its projectors' statements (there were five: BEGIN,
+// SET LOCAL, the lock, the move, COMMIT), each a simple query of several statements: on a busy node
+// every round trip waits for the event loop to come back to the socket, and costs both processes a
+// wake-up. The position goes into the closing text as a literal: a bigint this process formats.
+const openStepText = `BEGIN;
+SET LOCAL synchronous_commit = off;
+SELECT projected_through FROM engine_read_model_position WHERE id = 1 FOR UPDATE`;
+/** Moves the position (and tells the readers, heard once committed) and commits. */
+function closeStepText(through: bigint): string {
+  return `UPDATE engine_read_model_position SET projected_through = ${through} WHERE id = 1;
+SELECT pg_notify('${readModelPositionChannel}', '${through}');
+COMMIT`;
+}
 
 /**
  * The identity columns projectors fill (ledger entry ids, deposits' order, notification ids). A step
@@ -91,8 +99,8 @@ async function identityResetStatement(pool: PostgresPool): Promise<string | unde
 
 /** The position the read models hold, as recorded in the database. */
 export async function readModelPosition(pool: PostgresPool): Promise<bigint> {
-  const result = await pool.query<{ projected_through: bigint | string }>(selectPositionStatement);
-  return BigInt(result.rows[0]!.projected_through);
+  const row = await selectPosition.row<{ projected_through: bigint | string }>(pool, {});
+  return BigInt(row!.projected_through);
 }
 
 export interface PostgresProjectionLimits {
@@ -298,15 +306,14 @@ export class PostgresReadModelProjection<Command, Event> {
     let through: bigint;
     let identitiesReset = false;
     try {
-      through = await inTransaction(this.#options.pool, async (client) => {
-        await client.query("SET LOCAL synchronous_commit = off");
-        const locked = await client.query<{ projected_through: bigint | string }>(lockPositionStatement);
-        const held = BigInt(locked.rows[0]!.projected_through);
+      through = await inStepTransaction(this.#options.pool, async (client) => {
+        const opened = (await client.query(openStepText)) as unknown as pg.QueryResult[];
+        const held = BigInt(opened.at(-1)!.rows[0]!.projected_through as bigint | string);
         const last = entries.at(-1)!.sequence;
         // Another leader projected these (or some of them) already.
         const missing =
           held >= entries[0]!.sequence ? entries.filter((entry) => entry.sequence > held) : entries;
-        if (missing.length === 0) return held;
+        if (missing.length === 0) return { result: held, close: "COMMIT" };
         if (missing[0]!.sequence !== held + 1n) {
           throw new Error(
             `Projection out of order: the read models hold up to ${held}, the step starts at ${missing[0]!.sequence}`,
@@ -317,8 +324,7 @@ export class PostgresReadModelProjection<Command, Event> {
           identitiesReset = true;
         }
         for (const projector of this.#options.projectors) await projector(client, missing);
-        await client.query({ ...movePositionStatement, values: [last] });
-        return last;
+        return { result: last, close: closeStepText(last) };
       });
     } catch (error) {
       this.#fail(error);
@@ -347,6 +353,40 @@ export class PostgresReadModelProjection<Command, Event> {
     for (const waiter of this.#waiters) waiter.reject(this.#failure);
     this.#waiters.clear();
     this.#options.onFatal(this.#failure);
+  }
+}
+
+/**
+ * A transaction on a pooled connection whose BEGIN `work` sends itself (in openStepText) and whose
+ * last text, which ends with COMMIT, it hands back: as inTransaction (database.ts) otherwise.
+ */
+async function inStepTransaction<T>(
+  pool: PostgresPool,
+  work: (client: PostgresClient) => Promise<{ readonly result: T; readonly close: string }>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  // A connection ended while checked out emits 'error': heard here, the failure reaches the step
+  // through the query in flight or the next one.
+  const onConnectionError = () => {
+    broken = true;
+  };
+  client.on("error", onConnectionError);
+  try {
+    const { result, close } = await work(client);
+    await client.query(close);
+    return result;
+  } catch (error) {
+    try {
+      // Also when BEGIN itself failed: ROLLBACK outside a transaction only warns.
+      await client.query("ROLLBACK");
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    client.off("error", onConnectionError);
+    client.release(broken);
   }
 }
 

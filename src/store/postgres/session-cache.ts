@@ -18,17 +18,11 @@
 //   elsewhere is accepted here for at most that long.
 // - Expiry is unchanged: the identity service checks expiresAtMs against its clock on every request.
 
-import type { IdentityStore, SessionRecord } from "../identity.js";
+import type { IdentityStore } from "../identity.js";
+import { KeptSessions } from "../kept-sessions.js";
 
 /** The longest a session is kept, whatever the node hears: the bound if its listener dies silently. */
 export const defaultSessionCacheMs = 1_000;
-/** Sessions kept at most; beyond it the oldest kept is dropped first. */
-export const sessionCacheEntriesMax = 100_000;
-
-interface Kept {
-  readonly session: SessionRecord;
-  readonly keptAtMs: number;
-}
 
 export interface SessionCacheOptions {
   readonly sessionCacheMs?: number;
@@ -50,36 +44,14 @@ export interface SessionCache {
 export function cacheSessions(store: IdentityStore, options: SessionCacheOptions = {}): SessionCache {
   const sessionCacheMs = options.sessionCacheMs ?? defaultSessionCacheMs;
   const nowMs = options.nowMs ?? Date.now;
-  const kept = new Map<string, Kept>();
-  const tokensOfUser = new Map<number, Set<string>>();
+  const kept = new KeptSessions();
   let hearing = false;
   // Bumped by every revocation, new session or change of hearing: a read that overlapped one is
   // answered but not kept, since it may have seen the row from before the change.
   let changes = 0;
-
-  const forget = (tokenSha256: string) => {
-    const entry = kept.get(tokenSha256);
-    if (entry === undefined) return;
-    kept.delete(tokenSha256);
-    const tokens = tokensOfUser.get(entry.session.userId);
-    tokens?.delete(tokenSha256);
-    if (tokens?.size === 0) tokensOfUser.delete(entry.session.userId);
-  };
   const forgetUser = (userId: number) => {
     changes += 1;
-    for (const token of tokensOfUser.get(userId) ?? []) kept.delete(token);
-    tokensOfUser.delete(userId);
-  };
-  const keep = (session: SessionRecord, atMs: number) => {
-    forget(session.tokenSha256);
-    if (kept.size >= sessionCacheEntriesMax) forget(kept.keys().next().value as string);
-    kept.set(session.tokenSha256, { session, keptAtMs: atMs });
-    let tokens = tokensOfUser.get(session.userId);
-    if (tokens === undefined) {
-      tokens = new Set();
-      tokensOfUser.set(session.userId, tokens);
-    }
-    tokens.add(session.tokenSha256);
+    kept.forgetUser(userId);
   };
 
   const identity: IdentityStore = {
@@ -106,8 +78,8 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
       if (entry !== undefined && now - entry.keptAtMs < sessionCacheMs) return entry.session;
       const changesBefore = changes;
       const session = await store.findSession(tokenSha256);
-      if (session !== undefined && hearing && changes === changesBefore) keep(session, now);
-      else forget(tokenSha256);
+      if (session !== undefined && hearing && changes === changesBefore) kept.keep(session, now);
+      else kept.forget(tokenSha256);
       return session;
     },
     async revokeUserSessions(userId, atMs) {
@@ -128,7 +100,6 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
       hearing = nowHearing;
       changes += 1;
       kept.clear();
-      tokensOfUser.clear();
     },
   };
 }

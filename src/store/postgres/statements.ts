@@ -65,3 +65,14 @@ export function postgresStatements<S extends Record<string, Sql<unknown>>>(
   }
   return bound as BoundStatements<S>;
 }
+
+/** A port's statements, each named `<prefix>-<key in kebab case>`, to run on a pool or a transaction's client. */
+export function preparePostgresAll<S extends Record<string, Sql<unknown>>>(
+  prefix: string,
+  statements: S,
+): { [K in keyof S]: S[K] extends Sql<infer P> ? PostgresStatement<P> : never } {
+  const prepared: Record<string, unknown> = {};
+  for (const [key, statement] of Object.entries(statements))
+    prepared[key] = preparePostgres(`${prefix}-${kebabCase(key)}`, statement);
+  return prepared as { [K in keyof S]: S[K] extends Sql<infer P> ? PostgresStatement<P> : never };
+}

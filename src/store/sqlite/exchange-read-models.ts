@@ -6,23 +6,27 @@
 
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
+import type { ExclusiveMarketFinishedEvent } from "../../core/exclusive/events.js";
+import type { PoolSettledEvent } from "../../core/pools/events.js";
 import type { JournalEntry } from "../../engine/store.js";
+import { applyRows } from "../exchange-projection/event-rows.js";
+import { exclusiveMarketFinishedRows, positionsConvertedRows } from "../exchange-projection/exclusive.js";
+import { depositRows } from "../exchange-projection/ledger.js";
+import { lifecycleRows } from "../exchange-projection/lifecycle.js";
+import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
+import { poolSettledRows, poolTradeRows } from "../exchange-projection/pools.js";
+import { tradeRows } from "../exchange-projection/trades.js";
+import { withdrawalRows } from "../exchange-projection/withdrawals.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-schema.js";
-import { createExclusiveProjection } from "./exclusive-projection.js";
+import { createExclusiveVoidWriter } from "./exclusive-projection.js";
 import { createLifecycleProjection } from "./lifecycle-projection.js";
-import { createPoolProjection } from "./pool-projection.js";
-import { createBatchBalances } from "./projection/balances.js";
-import { createDepositProjection } from "./projection/deposits.js";
-import { createLedgerWriter } from "./projection/ledger-entries.js";
-import { createBatchMarketTotals } from "./projection/market-totals.js";
+import { createPoolSettlementWriter } from "./pool-projection.js";
 import { createMarketProjection } from "./projection/markets.js";
-import { createOrderProjection, createOrderRows } from "./projection/orders.js";
-import { createBatchPositions } from "./projection/positions.js";
-import { createTradeProjection } from "./projection/trades.js";
+import { createStepRows } from "./projection/step-rows.js";
 import { createUserHistoryIndexer } from "./user-history-index.js";
-import { createWithdrawalProjection } from "./withdrawal-projection.js";
+import { createWithdrawalWriter } from "./withdrawal-projection.js";
 
 /** Creates the tables (once) and returns the projector the engine runs in every commit. */
 export function createSqliteExchangeProjector(
@@ -30,28 +34,22 @@ export function createSqliteExchangeProjector(
   options: { readonly userHistoryIndexLag?: number | undefined } = {},
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
-  // One writer per read model, each with its statements prepared here, once. Balances, positions,
-  // the orders placed and market totals are kept in memory through a batch and written at its end
-  // (flush), in its transaction.
-  const balances = createBatchBalances(db);
-  const marketTotals = createBatchMarketTotals(db);
-  const { write: ledger, rows: ledgerRows } = createLedgerWriter(db, balances.balanceOf);
-  const positions = createBatchPositions(db);
-  const orders = createOrderRows(db);
   const { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf } = createMarketProjection(db);
-  const { onOrderPlaced, onOrderReleased, onOrderAmended } = createOrderProjection(orders, ledger, positions);
-  const { onTrade, rows: tradeRows } = createTradeProjection(db, {
-    ledger,
-    orders,
-    positions,
-    optionIdsOf,
-    marketTotals,
-  });
-  const onDeposit = createDepositProjection(db, ledger);
-  const projectLifecycle = createLifecycleProjection(db, ledger);
-  const projectWithdrawal = createWithdrawalProjection(db, ledger);
-  const projectPool = createPoolProjection(db, { ledger, ...positions, optionIdsOf });
-  const projectExclusive = createExclusiveProjection(db, { ledger, ...positions });
+  const step = createStepRows(db, optionIdsOf);
+  const { reads, writer, balances, positions } = step;
+  const writeLifecycle = createLifecycleProjection(db);
+  const projectLifecycle = (event: Parameters<typeof lifecycleRows>[0]) => {
+    writeLifecycle(event);
+    applyRows(lifecycleRows(event, reads), writer);
+  };
+  const writeWithdrawal = createWithdrawalWriter(db);
+  const projectWithdrawal = (event: Parameters<typeof withdrawalRows>[0]) => {
+    const rows = withdrawalRows(event, reads);
+    writeWithdrawal(rows);
+    applyRows(rows, writer);
+  };
+  const settlePool = createPoolSettlementWriter(db);
+  const voidExclusive = createExclusiveVoidWriter(db);
   const indexUserHistory = createUserHistoryIndexer(db, options.userHistoryIndexLag);
   /**
    * These read and write exchange_positions by SQL too: they see, and leave, every position written,
@@ -67,8 +65,14 @@ export function createSqliteExchangeProjector(
     };
   const projectPositionsBySql = {
     lifecycle: withPositionsWritten(projectLifecycle),
-    pool: withPositionsWritten(projectPool),
-    exclusive: withPositionsWritten(projectExclusive),
+    poolSettled: withPositionsWritten((event: PoolSettledEvent) => {
+      applyRows(poolSettledRows(event, reads), writer);
+      settlePool(event);
+    }),
+    exclusiveFinished: withPositionsWritten((event: ExclusiveMarketFinishedEvent) => {
+      applyRows(exclusiveMarketFinishedRows(event, reads), writer);
+      voidExclusive(event);
+    }),
   };
 
   /**
@@ -89,24 +93,14 @@ export function createSqliteExchangeProjector(
     let projected = false;
     try {
       projectEntries(entries);
-      balances.flush();
-      positions.flush();
-      orders.flush();
-      ledgerRows.flush();
-      tradeRows.flush();
-      marketTotals.flush();
+      step.flush();
       // After every row of the batch is in: it indexes the tables by id range.
       indexUserHistory();
       projected = true;
     } finally {
       if (projected) lastProjected = entries.at(-1)!.sequence;
       // A failed batch rolls back; what it left in memory must not leak into a later one.
-      balances.clear();
-      positions.clear();
-      orders.clear();
-      ledgerRows.clear();
-      tradeRows.clear();
-      marketTotals.clear();
+      step.clear();
     }
   };
 
@@ -124,10 +118,10 @@ export function createSqliteExchangeProjector(
             onMarketClosed(event);
             break;
           case "DepositCredited":
-            onDeposit(event);
+            applyRows(depositRows(event, reads), writer);
             break;
           case "OrderPlaced":
-            onOrderPlaced(event);
+            applyRows(orderPlacedRows(event, reads), writer);
             break;
           case "OrderRepeated":
           // No read model keeps the dead-man's switch; its cancels are OrderCancelled events.
@@ -136,14 +130,14 @@ export function createSqliteExchangeProjector(
           case "DeadMansSwitchTripped":
             break;
           case "TradeExecuted":
-            onTrade(event);
+            applyRows(tradeRows(event, reads), writer);
             break;
           case "OrderCancelled":
           case "OrderExpired":
-            onOrderReleased(event);
+            applyRows(orderReleasedRows(event, reads), writer);
             break;
           case "OrderAmended":
-            onOrderAmended(event);
+            applyRows(orderAmendedRows(event, reads), writer);
             break;
           case "MarketResolved":
           case "ResolutionChallenged":
@@ -161,13 +155,19 @@ export function createSqliteExchangeProjector(
             projectWithdrawal(event);
             break;
           case "AmmPoolFunded":
+            // Platform money into the outcome's collateral: no user's balance moves.
+            break;
           case "PoolTradeExecuted":
+            applyRows(poolTradeRows(event, reads), writer);
+            break;
           case "PoolSettled":
-            projectPositionsBySql.pool(event);
+            projectPositionsBySql.poolSettled(event);
             break;
           case "PositionsConverted":
+            applyRows(positionsConvertedRows(event, reads), writer);
+            break;
           case "ExclusiveMarketFinished":
-            projectPositionsBySql.exclusive(event);
+            projectPositionsBySql.exclusiveFinished(event);
             break;
           default: {
             const unreachable: never = event;

@@ -14,18 +14,10 @@ import {
   type UserRow,
   userFromRow,
 } from "../identity.js";
+import { KeptSessions } from "../kept-sessions.js";
 import { mapped, type Sql } from "../sql.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import { prepareSqlite, sqliteText } from "./statements.js";
-
-/**
- * Sessions kept in memory after their first lookup, so a signed request does not query SQLite for
- * its cookie (the lookup was ~7% of the server's time per create-order). Safe because this process
- * is the file's only writer: every change to a session goes through this store, which drops the
- * user's cached sessions first. Past the bound the oldest cached entry is evicted; misses are not
- * cached, so unknown tokens cannot fill it.
- */
-export const sessionCacheEntriesMax = 100_000;
 
 export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
   applyMigrations(db, "identity", identityMigrations.map(sqliteText));
@@ -82,7 +74,11 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
     return userById.get<UserRow>({ userId: lastInsertRowid })!;
   });
 
-  const sessionCache = new SessionCache(sessionCacheEntriesMax);
+  // Sessions kept in memory after their first lookup, so a signed request does not query SQLite for
+  // its cookie (the lookup was ~7% of the server's time per create-order). Safe because this process
+  // is the file's only writer: every change to a session goes through this store, which drops the
+  // user's kept sessions first.
+  const sessionCache = new KeptSessions();
   const createSession = db.transaction((session: Omit<SessionRecord, "revokedAtMs">, sessionsMax: number) => {
     pruneDeadSessions.run(session.userId, session.createdAtMs);
     insertSession.run(session);
@@ -125,9 +121,9 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
     },
     async findSession(tokenSha256) {
       const cached = sessionCache.get(tokenSha256);
-      if (cached !== undefined) return cached;
+      if (cached !== undefined) return cached.session;
       const found = mapped(sessionByToken.get<SessionRow>({ tokenSha256 }), sessionFromRow);
-      if (found !== undefined) sessionCache.add(found);
+      if (found !== undefined) sessionCache.keep(found);
       return found;
     },
     async revokeUserSessions(userId, nowMs) {
@@ -135,43 +131,4 @@ export function createSqliteIdentityStore(db: SqliteDatabase): IdentityStore {
       return revokeSessions.run(nowMs, userId, nowMs).changes;
     },
   };
-}
-
-/** Sessions by token hash, and each user's cached token hashes so a change can drop them all. */
-class SessionCache {
-  readonly #byToken = new Map<string, SessionRecord>();
-  readonly #tokensByUser = new Map<number, Set<string>>();
-
-  constructor(readonly entriesMax: number) {}
-
-  get(tokenSha256: string): SessionRecord | undefined {
-    return this.#byToken.get(tokenSha256);
-  }
-
-  add(session: SessionRecord): void {
-    if (this.#byToken.size >= this.entriesMax) {
-      const oldest = this.#byToken.keys().next().value as string;
-      this.#forget(this.#byToken.get(oldest)!);
-    }
-    // Frozen: every caller gets this same object, so none may change what the next one reads.
-    this.#byToken.set(session.tokenSha256, Object.freeze(session));
-    let tokens = this.#tokensByUser.get(session.userId);
-    if (tokens === undefined) {
-      tokens = new Set();
-      this.#tokensByUser.set(session.userId, tokens);
-    }
-    tokens.add(session.tokenSha256);
-  }
-
-  forgetUser(userId: number): void {
-    for (const token of this.#tokensByUser.get(userId) ?? []) this.#byToken.delete(token);
-    this.#tokensByUser.delete(userId);
-  }
-
-  #forget(session: SessionRecord): void {
-    this.#byToken.delete(session.tokenSha256);
-    const tokens = this.#tokensByUser.get(session.userId)!;
-    tokens.delete(session.tokenSha256);
-    if (tokens.size === 0) this.#tokensByUser.delete(session.userId);
-  }
 }

@@ -1,26 +1,15 @@
 // The market lifecycle in the SQLite read models (part of the exchange projector, inside the same
 // commit): market status and resolution columns, proposed and final winners per option, the
-// challenge and its bond, position status and claimable amounts, and the ledger entries of bonds
-// and claims. Payouts follow src/core/settlement.ts: a winning share pays 1, a losing one 0, every
+// challenge and its bond, position status and claimable amounts (the ledger entries of bonds and
+// claims: src/store/exchange-projection/lifecycle.ts). Payouts follow src/core/settlement.ts: a winning share pays 1, a losing one 0, every
 // share of a void market 0.5 (shares are whole lots, so halving is exact).
 
 import type { LifecycleEvent, PositionClaimedEvent } from "../../core/events.js";
-import type { LedgerEntryType } from "../exchange-read-models.js";
 import type { SqliteDatabase } from "./database.js";
-
-/** Records one USDT movement and updates the balance (the exchange projector's own helper). */
-export type LedgerWriter = (
-  userId: number,
-  type: LedgerEntryType,
-  amount: bigint,
-  frozenDelta: bigint,
-  refId: string,
-  timeMs: number,
-) => void;
 
 export type LifecycleProjection = (event: LifecycleEvent | PositionClaimedEvent) => void;
 
-export function createLifecycleProjection(db: SqliteDatabase, ledger: LedgerWriter): LifecycleProjection {
+export function createLifecycleProjection(db: SqliteDatabase): LifecycleProjection {
   const statements = {
     resolved: db.prepare(
       `UPDATE markets SET status = 'resolving', resolved_at_ms = ?, challenge_window_ends_at_ms = ?,
@@ -35,7 +24,6 @@ export function createLifecycleProjection(db: SqliteDatabase, ledger: LedgerWrit
     bondOutcome: db.prepare(
       "UPDATE market_challenges SET bond_outcome = ?, bond_outcome_at_ms = ? WHERE market_id = ?",
     ),
-    forfeitToFees: db.prepare("UPDATE markets SET fee_income = fee_income + ? WHERE market_id = ?"),
     settled: db.prepare("UPDATE markets SET status = 'settled', settled_at_ms = ? WHERE market_id = ?"),
     clearWinners: db.prepare("UPDATE market_options SET is_win = 0 WHERE market_id = ?"),
     markWinner: db.prepare("UPDATE market_options SET is_win = 1 WHERE option_id = ?"),
@@ -67,16 +55,12 @@ export function createLifecycleProjection(db: SqliteDatabase, ledger: LedgerWrit
       case "ResolutionChallenged":
         statements.challenged.run(event.marketId);
         statements.insertChallenge.run(event.marketId, event.userId, event.bond, event.reason, event.atMs);
-        ledger(event.userId, "CHALLENGE_BOND", -event.bond, event.bond, String(event.marketId), event.atMs);
         break;
       case "ChallengeBondReturned":
         statements.bondOutcome.run("RETURNED", event.atMs, event.marketId);
-        ledger(event.userId, "BOND_RETURN", event.amount, -event.amount, String(event.marketId), event.atMs);
         break;
       case "ChallengeBondForfeited":
         statements.bondOutcome.run("FORFEITED", event.atMs, event.marketId);
-        statements.forfeitToFees.run(event.amount, event.marketId);
-        ledger(event.userId, "BOND_FORFEIT", 0n, -event.amount, String(event.marketId), event.atMs);
         break;
       case "MarketSettled":
         statements.settled.run(event.atMs, event.marketId);
@@ -90,7 +74,6 @@ export function createLifecycleProjection(db: SqliteDatabase, ledger: LedgerWrit
         break;
       case "PositionClaimed":
         statements.claimed.run(event.amount, event.atMs, event.transactionId, event.positionId);
-        ledger(event.userId, "CLAIM", event.amount, 0n, event.transactionId, event.atMs);
         break;
       default: {
         const unreachable: never = event;

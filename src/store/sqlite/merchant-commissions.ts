@@ -39,6 +39,9 @@ const migrations = merchantCommissionMigrations.map(sqliteText);
 
 const basisPointsPerUnit = 10_000n;
 
+/** How many users' partners the projector keeps between steps (a few MB at most). */
+const keptPartnersLimit = 1_000_000;
+
 /** The projector the exchange host runs in every commit, beside the exchange read models. */
 export function createSqliteCommissionProjector(
   db: SqliteDatabase,
@@ -47,10 +50,12 @@ export function createSqliteCommissionProjector(
   const identityExists =
     db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity_users'").get() !==
     undefined;
-  const merchantOf = identityExists
-    ? db.prepare<[number], { partner_id: number; commission_rate_bps: number }>(
-        `SELECT u.partner_id, p.commission_rate_bps FROM identity_users u
-         JOIN identity_partners p ON p.partner_id = u.partner_id WHERE u.user_id = ?`,
+  const partnerOfUser = identityExists
+    ? db.prepare<[number], { partner_id: number }>("SELECT partner_id FROM identity_users WHERE user_id = ?")
+    : undefined;
+  const rateOfPartner = identityExists
+    ? db.prepare<[number], { commission_rate_bps: number }>(
+        "SELECT commission_rate_bps FROM identity_partners WHERE partner_id = ?",
       )
     : undefined;
   const current = db
@@ -74,17 +79,41 @@ export function createSqliteCommissionProjector(
     fee: bigint;
   }
   const accrued = new Map<string, Accrued>();
-  const merchants = new Map<number, { partner_id: number; commission_rate_bps: number } | undefined>();
+  // A user's partner never changes (nothing updates identity_users.partner_id), so a user's partner,
+  // once found, is kept across steps: the look-up was most of this projector's statements. A user
+  // not found is not kept (the user may be registered later, and accrue from then on); it is
+  // looked up again once a step. Rates can change: they are read once a step (rates, cleared after
+  // it), and a step sees one rate, as a rate change is caught up to before it is written.
+  const partnerOf = new Map<number, number>();
+  const missingThisStep = new Set<number>();
+  const rates = new Map<number, number | undefined>();
+  const partnerOfUserId = (userId: number): number | undefined => {
+    const kept = partnerOf.get(userId);
+    if (kept !== undefined || partnerOfUser === undefined || missingThisStep.has(userId)) return kept;
+    const found = partnerOfUser.get(userId)?.partner_id;
+    if (found === undefined) {
+      missingThisStep.add(userId);
+      return undefined;
+    }
+    // Bounded: past a million users the map starts over (each is read again once).
+    if (partnerOf.size >= keptPartnersLimit) partnerOf.clear();
+    partnerOf.set(userId, found);
+    return found;
+  };
+  const rateOf = (partnerId: number): number | undefined => {
+    if (!rates.has(partnerId)) rates.set(partnerId, rateOfPartner?.get(partnerId)?.commission_rate_bps);
+    return rates.get(partnerId);
+  };
   const accrue = (userId: number, fee: bigint, timeMs: number): void => {
-    if (fee === 0n || merchantOf === undefined) return;
-    if (!merchants.has(userId)) merchants.set(userId, merchantOf.get(userId));
-    const merchant = merchants.get(userId);
-    if (merchant === undefined) return;
+    if (fee === 0n) return;
+    const partnerId = partnerOfUserId(userId);
+    if (partnerId === undefined) return;
+    const rateBps = rateOf(partnerId);
+    if (rateBps === undefined) return;
     const period = periodOf(timeMs);
-    const rateBps = merchant.commission_rate_bps;
-    const key = `${merchant.partner_id}|${period}|${rateBps}`;
+    const key = `${partnerId}|${period}|${rateBps}`;
     const row = accrued.get(key);
-    if (row === undefined) accrued.set(key, { merchantId: merchant.partner_id, period, rateBps, fee });
+    if (row === undefined) accrued.set(key, { merchantId: partnerId, period, rateBps, fee });
     else row.fee += fee;
   };
   const flush = (): void => {
@@ -103,7 +132,8 @@ export function createSqliteCommissionProjector(
     } finally {
       // Rates are read afresh each batch, so a rate changed between batches applies from the next.
       accrued.clear();
-      merchants.clear();
+      rates.clear();
+      missingThisStep.clear();
     }
   };
 }

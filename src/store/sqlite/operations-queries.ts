@@ -1,14 +1,16 @@
-// The SQL the operator's probes and metrics run against the SQLite file: readiness (is the database
-// answering) and the legacy request queue's depth. Read-only; the statements are prepared once.
+// The SQL the operator's probes and metrics run against the SQLite file (the statements are the
+// port's, src/store/operations-queries.ts): readiness (is the database answering) and the legacy
+// request queue's depth. Read-only; the statements are prepared once.
 
-import type { OperationsQueries } from "../operations-queries.js";
+import { type OperationsQueries, operationsStatements } from "../operations-queries.js";
 import type { SqliteDatabase } from "./database.js";
+import { prepareSqlite, type SqliteStatement } from "./statements.js";
 
 export type { OperationsQueries };
 
 export function createSqliteOperationsQueries(db: SqliteDatabase): OperationsQueries {
-  const ping = db.prepare("SELECT 1");
-  let pending: ReturnType<typeof preparePendingCount> | undefined;
+  const ping = prepareSqlite(db, operationsStatements.ping);
+  let pending: SqliteStatement<void> | undefined;
   return {
     async ping() {
       ping.get();
@@ -18,14 +20,8 @@ export function createSqliteOperationsQueries(db: SqliteDatabase): OperationsQue
     },
     async legacyRequestsPending() {
       // Prepared on first use: the legacy tables exist once the legacy listener has been built.
-      pending ??= preparePendingCount(db);
-      return pending.get()?.count ?? 0;
+      pending ??= prepareSqlite(db, operationsStatements.legacyRequestsPending);
+      return pending.get<{ count: number }>()?.count ?? 0;
     },
   };
-}
-
-function preparePendingCount(db: SqliteDatabase) {
-  return db.prepare<[], { count: number }>(
-    "SELECT count(*) AS count FROM legacy_requests WHERE status = 'PENDING'",
-  );
 }

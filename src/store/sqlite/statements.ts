@@ -38,14 +38,18 @@ export function sqliteText(statement: Sql<unknown>): string {
   return rendered.text;
 }
 
-/** A port's statements, each prepared now, answering through promises like PostgreSQL's. */
+/**
+ * A port's statements, each prepared now, answering through promises like PostgreSQL's;
+ * `safeIntegers` reads every integer as bigint (as PostgreSQL's int8), for ports with money columns.
+ */
 export function sqliteStatements<S extends Record<string, Sql<unknown>>>(
   db: SqliteDatabase,
   statements: S,
+  options: { readonly safeIntegers?: boolean } = {},
 ): BoundStatements<S> {
   const bound: Record<string, unknown> = {};
   for (const [key, statement] of Object.entries(statements)) {
-    const prepared = prepareSqlite(db, statement as Sql<Params>);
+    const prepared = prepareSqlite(db, statement as Sql<Params>, options);
     bound[key] = {
       row: async (params: Params) => prepared.get(params),
       rows: async (params: Params) => prepared.all(params),
@@ -53,4 +57,16 @@ export function sqliteStatements<S extends Record<string, Sql<unknown>>>(
     };
   }
   return bound as BoundStatements<S>;
+}
+
+/** A port's statements, each prepared now, run synchronously (inside a projector or a transaction). */
+export function prepareSqliteAll<S extends Record<string, Sql<unknown>>>(
+  db: SqliteDatabase,
+  statements: S,
+  options: { readonly safeIntegers?: boolean } = {},
+): { [K in keyof S]: S[K] extends Sql<infer P> ? SqliteStatement<P> : never } {
+  const prepared: Record<string, unknown> = {};
+  for (const [key, statement] of Object.entries(statements))
+    prepared[key] = prepareSqlite(db, statement, options);
+  return prepared as { [K in keyof S]: S[K] extends Sql<infer P> ? SqliteStatement<P> : never };
 }

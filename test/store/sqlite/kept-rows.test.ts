@@ -5,48 +5,20 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  createMarketCommand,
-  type ExchangeCommand,
-  type ExchangeEvent,
-  type ExchangeState,
-  exchangeDecider,
-  exchangeStateCodec,
-  limitOrderCommand,
-} from "../../../src/core/exchange.js";
-import { Engine } from "../../../src/engine/engine.js";
-import type { JournalEntry } from "../../../src/engine/store.js";
+import { limitOrderCommand } from "../../../src/core/exchange.js";
 import { openDatabase, type SqliteDatabase } from "../../../src/store/sqlite/database.js";
-import { SqliteEngineStore } from "../../../src/store/sqlite/engine-store.js";
 import { createSqliteExchangeProjector } from "../../../src/store/sqlite/exchange-read-models.js";
 import { KeptRows } from "../../../src/store/sqlite/projection/kept-rows.js";
+import { createOpenMarket, type Entry, openJournalRecorder } from "../../support/recorded-journal.js";
 
-type Entry = JournalEntry<ExchangeCommand, ExchangeEvent>;
 const unit = 100_000_000n;
 const cent = 1_000_000n;
 
 /** A journal of crossing orders between a few users, as a real engine writes it. */
 async function crossingJournal(orders: number): Promise<Entry[]> {
-  const entries: Entry[] = [];
-  const db = openDatabase({ path: ":memory:" });
-  let nowMs = 1_800_000_000_000;
-  const engine = await Engine.open<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>({
-    decider: exchangeDecider,
-    codec: exchangeStateCodec,
-    store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
-    projectors: [(_db, batch) => void entries.push(...batch)],
-    clock: () => nowMs++,
-    onFatal: (error) => {
-      throw error;
-    },
-  });
-  const created = await engine.submit(
-    createMarketCommand({ title: "Kept", makerFeeBps: 10, takerFeeBps: 30 }),
-  );
-  const event = created.ok ? created.events[0] : undefined;
-  if (event?.type !== "MarketCreated") throw new Error("the market was refused");
-  const outcome = event.outcomes[0]!;
-  await engine.submit({ type: "OpenMarket", marketId: event.marketId });
+  const recorder = await openJournalRecorder();
+  const { engine } = recorder;
+  const market = await createOpenMarket(engine, "Kept");
   for (let userId = 1; userId <= 6; userId += 1) {
     await engine.submit({ type: "Deposit", userId, amount: 1_000_000n * unit, txHash: `0x${userId}` });
   }
@@ -55,18 +27,17 @@ async function crossingJournal(orders: number): Promise<Entry[]> {
     await engine.submit(
       limitOrderCommand({
         userId: 1 + (index % 6),
-        marketId: event.marketId,
-        outcomeId: outcome.outcomeId,
-        optionId: outcome.options[buysYes ? 0 : 1]!.optionId,
+        marketId: market.marketId,
+        outcomeId: market.outcomeId,
+        optionId: market.options[buysYes ? 0 : 1],
         side: "BUY",
         limitPrice: [49n, 50n, 51n][index % 3]! * cent,
         shares: BigInt(1 + (index % 4)) * unit,
       }),
     );
   }
-  await engine.close();
-  db.close();
-  return entries;
+  await recorder.close();
+  return recorder.batches.flat();
 }
 
 const readModelTables = ["exchange_balances", "exchange_positions", "exchange_ledger", "exchange_orders"];

@@ -1,18 +1,12 @@
-// Deposits credited to a user: the DEPOSIT ledger entry, then the deposit's own row, keyed by its
-// transaction hash.
+// Deposits credited to a user (src/store/exchange-projection/ledger.ts computes the rows): the
+// deposit's own row, keyed by its transaction hash.
 
-import type { DepositCreditedEvent } from "../../../core/events.js";
+import type { DepositRow } from "../../exchange-projection/event-rows.js";
 import type { SqliteDatabase } from "../database.js";
-import type { LedgerWriter } from "../lifecycle-projection.js";
 
-export type DepositProjection = (event: DepositCreditedEvent) => void;
-
-export function createDepositProjection(db: SqliteDatabase, ledger: LedgerWriter): DepositProjection {
-  const insertDeposit = db.prepare(
+export function createDepositWriter(db: SqliteDatabase): (row: DepositRow) => void {
+  const insertDeposit = db.prepare<DepositRow>(
     "INSERT INTO exchange_deposits (tx_hash, user_id, amount, credited_at_ms) VALUES (?, ?, ?, ?)",
   );
-  return (event) => {
-    ledger(event.userId, "DEPOSIT", event.amount, 0n, event.txHash, event.atMs);
-    insertDeposit.run(event.txHash, event.userId, event.amount, event.atMs);
-  };
+  return (row) => void insertDeposit.run(...row);
 }

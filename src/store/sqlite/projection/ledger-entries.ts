@@ -1,26 +1,17 @@
 // The USDT ledger: every movement of a user's balance is one exchange_ledger row carrying the
-// balance after it, moved on the batch's running balance (balances.ts) rather than the stored row.
-// The rows are inserted many at a time when the batch ends (flush: batch-insert.ts), in the order
-// written, so their entry ids are the same as row-by-row inserts would give.
+// balance after it (src/store/exchange-projection/ computes them from the step's running balances,
+// balances.ts, which each row moves). The rows are inserted many at a time when the step ends
+// (flush: batch-insert.ts), in the order written, so their entry ids are the same as row-by-row
+// inserts would give.
 
+import type { LedgerRow } from "../../exchange-projection/event-rows.js";
 import type { SqliteDatabase } from "../database.js";
-import type { LedgerWriter } from "../lifecycle-projection.js";
 import type { BatchBalances } from "./balances.js";
 import { type BatchInsert, createBatchInsert } from "./batch-insert.js";
 
-type LedgerRow = [
-  userId: number,
-  type: string,
-  amount: bigint,
-  frozenDelta: bigint,
-  availableAfter: bigint,
-  frozenAfter: bigint,
-  refId: string,
-  timeMs: number,
-];
-
 export interface BatchLedger {
-  readonly write: LedgerWriter;
+  /** A row computed by an event's function: the running balance becomes its balance after. */
+  readonly apply: (row: LedgerRow) => void;
   readonly rows: Pick<BatchInsert<LedgerRow>, "flush" | "clear">;
 }
 
@@ -30,14 +21,11 @@ export function createLedgerWriter(db: SqliteDatabase, balanceOf: BatchBalances[
     "INSERT INTO exchange_ledger (user_id, type, amount, frozen_delta, available_after, frozen_after, ref_id, time_ms)",
     8,
   );
-  const write: LedgerWriter = (userId, type, amount, frozenDelta, refId, timeMs) => {
-    const balance = balanceOf(userId);
-    balance.available += amount;
-    balance.frozen += frozenDelta;
-    if (balance.available < 0n || balance.frozen < 0n) {
-      throw new Error(`read models: negative balance for user ${userId} after ${type} ${refId}`);
-    }
-    rows.add([userId, type, amount, frozenDelta, balance.available, balance.frozen, refId, timeMs]);
+  const apply = (row: LedgerRow): void => {
+    const balance = balanceOf(row[0]);
+    balance.available = row[4];
+    balance.frozen = row[5];
+    rows.add(row);
   };
-  return { write, rows };
+  return { apply, rows };
 }

@@ -8,13 +8,22 @@
 import { newPosition, type Position } from "../../../core/wallet/positions.js";
 import type { SqliteDatabase } from "../database.js";
 import { big, prepareBig, type Row } from "../exchange-rows.js";
-import type { PoolProjectionHelpers } from "../pool-projection.js";
 import { createBatchInsert } from "./batch-insert.js";
 import { KeptRows, keptRowsMax } from "./kept-rows.js";
 
-export interface BatchPositions extends Pick<PoolProjectionHelpers, "loadPosition" | "savePosition"> {
-  /** Moves shares between the user's free and frozen columns of the option (an order rests or ends). */
-  readonly moveFrozenShares: (userId: number, optionId: number, shares: bigint) => void;
+export interface BatchPositions {
+  /** The position as this step has it: the stored one on first use, or a new empty one. */
+  readonly loadPosition: (
+    positionId: number,
+    userId: number,
+    optionId: number,
+    marketId: number,
+    outcomeId: number,
+  ) => Position;
+  /** Keeps the position as moved, written at the step's end. */
+  readonly savePosition: (position: Position) => void;
+  /** The user's position in the option as this step has it, if any. */
+  readonly positionOf: (userId: number, optionId: number) => Position | undefined;
   /**
    * Writes every position the step moved. Before anything reads or writes exchange_positions by SQL
    * (the lifecycle's settlement, the pools, the exclusive markets), and at the step's end.
@@ -43,12 +52,13 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     `ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
        cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
   );
-  const moveFrozenSharesRow = db.prepare(
-    "UPDATE exchange_positions SET shares = shares - ?, frozen_shares = frozen_shares + ? WHERE user_id = ? AND option_id = ?",
+  const selectPositionIdOf = prepareBig<[number, number], { position_id: bigint }>(
+    db,
+    "SELECT position_id FROM exchange_positions WHERE user_id = ? AND option_id = ?",
   );
   /** The positions loaded this step, by id; `dirty` once moved. */
   const kept = new Map<number, { position: Position; dirty: boolean }>();
-  /** The same, by user and option (`${userId}/${optionId}`), for the frozen shares' moves. */
+  /** The same, by user and option (`${userId}/${optionId}`), for positionOf. */
   const keptByOption = new Map<string, number>();
 
   /** As the earlier steps wrote them, by `${userId}/${optionId}`. */
@@ -82,8 +92,8 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
         : {
             positionId,
             userId,
-            marketId,
-            outcomeId,
+            marketId: Number(row.market_id),
+            outcomeId: Number(row.outcome_id),
             optionId,
             shares: big(row.shares),
             frozenShares: big(row.frozen_shares),
@@ -96,23 +106,12 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
 
   const savePosition = (position: Position): void => keep(position, true);
 
-  const moveFrozenShares = (userId: number, optionId: number, shares: bigint): void => {
+  const positionOf = (userId: number, optionId: number): Position | undefined => {
     const key = `${userId}/${optionId}`;
-    const positionId = keptByOption.get(key);
-    let found = positionId === undefined ? undefined : kept.get(positionId);
-    const known = found === undefined ? stored.get(key) : undefined;
-    if (known !== undefined) {
-      keep({ ...known }, false);
-      found = kept.get(known.positionId);
-    }
-    if (found === undefined) {
-      // Not loaded this step: the row itself moves, and a later load reads it moved.
-      moveFrozenSharesRow.run(shares, shares, userId, optionId);
-      return;
-    }
-    found.position.shares -= shares;
-    found.position.frozenShares += shares;
-    found.dirty = true;
+    const positionId = keptByOption.get(key) ?? stored.get(key)?.positionId;
+    if (positionId !== undefined) return loadPosition(positionId, userId, optionId, 0, 0);
+    const row = selectPositionIdOf.get(userId, optionId);
+    return row === undefined ? undefined : loadPosition(Number(row.position_id), userId, optionId, 0, 0);
   };
 
   const flush = (): void => {
@@ -140,5 +139,12 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     keptByOption.clear();
   };
 
-  return { loadPosition, savePosition, moveFrozenShares, flush, clear, forgetKept: () => stored.clear() };
+  return {
+    loadPosition,
+    savePosition,
+    positionOf,
+    flush,
+    clear,
+    forgetKept: () => stored.clear(),
+  };
 }

@@ -1,0 +1,181 @@
+// The journal's text form from chain version 2: the same plain data as journal-codec.ts (objects,
+// arrays, strings, finite numbers, booleans, null, bigint), about half the bytes. Everything the
+// journal costs per entry (encoding, the chain link's sha256, the WAL write, the checkpoint's copy)
+// is proportional to its bytes, and version 1 spent most of them on key names and bigint tags
+// (docs/performance.md, "Issue #31: the journal encoding").
+//
+// The text is "~" followed by JSON (so it stays text, and JSON.parse does the parsing), where:
+// - an object of a known shape (journal-shapes.ts: its keys, in order, and its `type`) is an array
+//   of its values, the shape's 1-based id first: `[12,5,7,"3"]` — keys and `type` implied;
+// - any other object is a JSON object with its keys, values encoded alike;
+// - an array is a JSON array with 0 first: `[0,…items]` (so it is never read as a shape);
+// - a bigint is a JSON string of its decimal digits, `"-12"`; a string that could be read as one
+//   (starting with a digit, "-" or "'") is written with a "'" before it; other strings as they are;
+// - numbers, booleans and null are JSON's own.
+// Version 1 texts start with "{" or "[" (JSON), never "~": a stored text says which form it is.
+
+import { journalShapes } from "./journal-shapes.js";
+
+/** The first character of a version 2 text. */
+export const compactTextMark = "~";
+
+/** Whether `text` is in this form (else it is version 1's JSON). */
+export function isCompactText(text: string): boolean {
+  return text.charCodeAt(0) === 126; // "~"
+}
+
+interface Shape {
+  readonly id: number;
+  readonly type: string | undefined;
+  readonly keys: readonly string[];
+}
+
+const shapes: readonly Shape[] = journalShapes.map((shape, index) => ({
+  id: index + 1,
+  type: shape.type,
+  keys: shape.keys.split(","),
+}));
+/** Typed shapes by their `type` (a type has one to three variants of optional fields). */
+const shapesByType = new Map<string, Shape[]>();
+/** Untyped shapes by their keys joined with ",". */
+const shapesByKeys = new Map<string, Shape>();
+for (const shape of shapes) {
+  if (shape.type === undefined) shapesByKeys.set(shape.keys.join(","), shape);
+  else shapesByType.set(shape.type, [...(shapesByType.get(shape.type) ?? []), shape]);
+}
+
+export function encodeCompactData(value: unknown): string {
+  if (value === undefined) throw new TypeError("Cannot journal a top-level undefined");
+  return compactTextMark + encodeValue(value, "");
+}
+
+export function decodeCompactData<T = unknown>(text: string): T {
+  if (!isCompactText(text)) throw new SyntaxError("Not a compact journal text");
+  return revive(JSON.parse(text.slice(1))) as T;
+}
+
+// Strings made only of these characters need no escaping inside quotes.
+const plainText = /^[\w$ .:/-]*$/;
+
+function quote(text: string): string {
+  return plainText.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/** A string starting with a digit, "-" or "'" gets a "'" first: it could be read as a bigint. */
+function quoteString(text: string): string {
+  const first = text.charCodeAt(0);
+  return (first >= 48 && first <= 57) || first === 45 || first === 39 ? quote(`'${text}`) : quote(text);
+}
+
+/** `value` is never undefined here: the callers drop or refuse it first. `key` names it in errors. */
+function encodeValue(value: unknown, key: string): string {
+  switch (typeof value) {
+    case "string":
+      return quoteString(value);
+    case "number":
+      if (!Number.isFinite(value)) throw new TypeError(`Cannot journal the number ${value} at "${key}"`);
+      return String(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return `"${value.toString()}"`;
+    case "object":
+      if (value === null) return "null";
+      return Array.isArray(value) ? encodeArray(value, key) : encodeObject(value, key);
+    default:
+      throw new TypeError(`Cannot journal a ${typeof value} at "${key}"`);
+  }
+}
+
+function encodeArray(items: readonly unknown[], key: string): string {
+  let text = "[0";
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index];
+    if (item === undefined) throw new TypeError("Cannot journal undefined inside an array");
+    text += `,${encodeValue(item, key)}`;
+  }
+  return `${text}]`;
+}
+
+// Only plain objects, as version 1: a Date or a class instance would not come back as itself.
+function encodeObject(object: object, key: string): string {
+  const prototype = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new TypeError(`Cannot journal a ${prototype?.constructor?.name ?? "non-plain"} object at "${key}"`);
+  }
+  const record = object as Record<string, unknown>;
+  // An absent optional property is dropped, as JSON does.
+  const names = Object.keys(record).filter((name) => record[name] !== undefined);
+  const shape = shapeOf(record, names);
+  if (shape !== undefined) {
+    let text = `[${shape.id}`;
+    for (const name of names)
+      if (shape.type === undefined || name !== "type") text += `,${encodeValue(record[name], name)}`;
+    return `${text}]`;
+  }
+  // Refused as version 1 refuses it, so every journaled entry can be written to an archive line
+  // (journal-codec.ts's JSON, where the key tags a bigint).
+  if (Object.hasOwn(record, "$bigint")) throw new TypeError('"$bigint" is reserved as a journal key');
+  let text = "{";
+  for (let index = 0; index < names.length; index += 1) {
+    const name = names[index] as string;
+    if (index > 0) text += ",";
+    text += `${quote(name)}:${encodeValue(record[name], name)}`;
+  }
+  return `${text}}`;
+}
+
+function shapeOf(record: Record<string, unknown>, names: readonly string[]): Shape | undefined {
+  const type = record.type;
+  if (typeof type === "string") {
+    const candidates = shapesByType.get(type);
+    if (candidates === undefined) return undefined;
+    for (const shape of candidates) if (sameKeys(shape.keys, names)) return shape;
+    return undefined;
+  }
+  // An untyped shape never has a `type` key, so a `type` that is not a string matches none.
+  if (type !== undefined) return undefined;
+  return shapesByKeys.get(names.join(","));
+}
+
+function sameKeys(keys: readonly string[], names: readonly string[]): boolean {
+  if (keys.length !== names.length) return false;
+  for (let index = 0; index < keys.length; index += 1) if (keys[index] !== names[index]) return false;
+  return true;
+}
+
+function revive(value: unknown): unknown {
+  if (typeof value === "string") {
+    const first = value.charCodeAt(0);
+    if (first === 39) return value.slice(1);
+    if ((first >= 48 && first <= 57) || first === 45) return BigInt(value);
+    return value;
+  }
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const id: unknown = value[0];
+    if (id === 0) {
+      const items = new Array<unknown>(value.length - 1);
+      for (let index = 1; index < value.length; index += 1) items[index - 1] = revive(value[index]);
+      return items;
+    }
+    return reviveShaped(id, value);
+  }
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) record[name] = revive(record[name]);
+  return record;
+}
+
+function reviveShaped(id: unknown, values: readonly unknown[]): Record<string, unknown> {
+  const shape = typeof id === "number" ? shapes[id - 1] : undefined;
+  if (shape === undefined) throw new SyntaxError(`Unknown journal shape ${String(id)} (a newer build's?)`);
+  const record: Record<string, unknown> = {};
+  let next = 1;
+  for (const name of shape.keys) {
+    if (name === "type" && shape.type !== undefined) record.type = shape.type;
+    else record[name] = revive(values[next++]);
+  }
+  if (next !== values.length)
+    throw new SyntaxError(`Journal shape ${id} holds ${shape.keys.length} fields, not these`);
+  return record;
+}
