@@ -51,6 +51,12 @@ export interface SqliteEngineStoreOptions {
    * simulation one that records what a power cut keeps.
    */
   readonly fdatasync?: FdatasyncFunction;
+  /**
+   * The clock a snapshot step's time slice (sqliteSnapshotStepMsMax) is measured by, in ms:
+   * performance.now by default. The crash simulation injects a counter, so that how a snapshot is
+   * split into steps (and so its write boundaries) is the same in every run of a seed.
+   */
+  readonly stepClock?: () => number;
 }
 
 /**
@@ -197,6 +203,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     this.#chunkBytes = options.snapshotChunkBytes ?? sqliteSnapshotChunkBytesDefault;
     this.#onSnapshotStep = options.onSnapshotStep;
     this.#fdatasync = options.fdatasync;
+    const stepClock = options.stepClock ?? (() => performance.now());
     const syncsApart = !db.memory && db.pragma("journal_mode", { simple: true }) === "wal";
     this.commitsWaitOnIo = syncsApart;
     this.commitsInFlightMax = syncsApart ? sqliteCommitsInFlightMax : 1;
@@ -245,10 +252,10 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     // One chunk row at a time (freeing its overflow pages reads each of them) until the step's
     // time is up; true once no chunk is left that no snapshot row names.
     const sweep = db.transaction((stepMsMax: number): boolean => {
-      const startedMs = performance.now();
+      const startedMs = stepClock();
       do {
         if (deleteOrphanChunk.run().changes === 0) return true;
-      } while (performance.now() - startedMs < stepMsMax);
+      } while (stepClock() - startedMs < stepMsMax);
       return false;
     });
     this.#sweepOrphanChunks = (stepMsMax) => this.#withoutFsync(() => sweep.immediate(stepMsMax));
@@ -301,13 +308,13 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     // IMMEDIATE takes the write lock up front, so another connection cannot make us fail mid-batch.
     this.#commit = (entries, projectors) => commit.immediate(entries, projectors);
     const writeChunks = db.transaction((write: ChunkedWrite, from: number, stepMsMax: number): number => {
-      const startedMs = performance.now();
+      const startedMs = stepClock();
       let chunk = from;
       do {
         const start = chunk * this.#chunkBytes;
         this.#insertChunk.run(write.writeId, chunk, write.bytes.subarray(start, start + this.#chunkBytes));
         chunk += 1;
-      } while (chunk < write.chunks && performance.now() - startedMs < stepMsMax);
+      } while (chunk < write.chunks && stepClock() - startedMs < stepMsMax);
       return chunk;
     });
     this.#writeChunks = (write, from, stepMsMax) =>
