@@ -139,9 +139,35 @@ function scratchDirectory(): string {
   }
 }
 
+/**
+ * The engine's store, telling when the snapshot saves handed to it are over. The engine writes a
+ * snapshot in steps, a turn of the event loop each, without awaiting it; the simulation waits for
+ * them before it awaits anything done on libuv's thread pool (the journal archive's file reads and
+ * writes), which completes after however many turns the machine's load makes it: otherwise how many
+ * snapshot steps (write boundaries) fall before, between or after those would vary from run to run,
+ * and with them the write a power cut hits. And a process that lost power does nothing more: a
+ * restart waits for the dead instance's save to stop (at its next write, which throws).
+ */
+class SimEngineStore extends SqliteEngineStore<ExchangeCommand, ExchangeEvent> {
+  #saves: Promise<unknown> = Promise.resolve();
+
+  override saveSnapshot(
+    snapshot: Parameters<SqliteEngineStore<ExchangeCommand, ExchangeEvent>["saveSnapshot"]>[0],
+  ) {
+    const saved = super.saveSnapshot(snapshot);
+    this.#saves = Promise.allSettled([this.#saves, saved]);
+    return saved;
+  }
+
+  /** Resolves once every snapshot save handed to the store so far has ended, written or failed. */
+  async snapshotSavesEnded(): Promise<void> {
+    await this.#saves;
+  }
+}
+
 interface Opened {
   readonly real: SqliteDatabase;
-  readonly store: SqliteEngineStore<ExchangeCommand, ExchangeEvent>;
+  readonly store: SimEngineStore;
   readonly db: SqliteDatabase;
   readonly power: PowerCutSwitch;
   readonly engine: SimEngine;
@@ -196,10 +222,8 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     });
   };
   /** The process died with the power: the disk keeps the synced WAL and perhaps more of it. */
-  const restartAfterPowerCut = async (opened: {
-    real: SqliteDatabase;
-    store?: SqliteEngineStore<ExchangeCommand, ExchangeEvent>;
-  }) => {
+  const restartAfterPowerCut = async (opened: { real: SqliteDatabase; store?: SimEngineStore }) => {
+    await opened.store?.snapshotSavesEnded();
     await opened.store?.close();
     const to = join(directory, `predex-${++copies}.sqlite`);
     copyFileSync(path, to);
@@ -249,6 +273,8 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   let cutsWithReadModelsBehind = 0;
   const archive = async (opened: Opened): Promise<void> => {
     if (options.archiveJournal !== true || opened.power.off) return;
+    await opened.store.snapshotSavesEnded();
+    if (opened.power.off) return;
     const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.db);
     // As the platform's archiver: through the latest snapshot, and never past the read models.
     const { snapshotSequence } = opened.engine;
@@ -280,7 +306,7 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
       const { db, power } = withPowerCut(real);
       currentPower = power;
       const catalog = createSqliteMarketCatalog(db);
-      const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db, {
+      const store = new SimEngineStore(db, {
         snapshotChunkBytes: options.snapshotChunkBytes ?? simSnapshotChunkBytes,
         fdatasync: simFdatasync,
         // A snapshot step's time slice on a counter (1 ms a look), not the wall clock: a step is
@@ -317,6 +343,9 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
         onFatal: () => {},
         onError: () => {},
       });
+      // Engine.open may have started a snapshot: written before the read models' catch-up reads the
+      // archive (on the thread pool), so that the catch-up's steps come after all of its steps.
+      await store.snapshotSavesEnded();
       const behind = engine.committedSequence - target.projectedSequence();
       const cutDuringCatchUp = behind > 0n && options.crashGapWritesMax > 0 && random() < 0.3;
       if (cutDuringCatchUp) power.cutAt(power.writes + 1 + Math.floor(random() * Number(behind)));
@@ -345,6 +374,8 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
 
   /** Brings the reference up to the journal's end, checking each entry, then compares everything. */
   const verify = async (opened: Opened): Promise<void> => {
+    // The archive is read below, on the thread pool: no snapshot step may run meanwhile.
+    await opened.store.snapshotSavesEnded();
     // Read models are read after the commands they follow, as the platform's reads are.
     opened.projection.catchUp();
     if (opened.projection.projectedSequence !== opened.engine.committedSequence)
