@@ -215,6 +215,8 @@ export async function openExchangeHost(options: ExchangeHostOptions): Promise<Ex
       await journalArchiver?.stop();
       await scheduler.stop();
       await engine.close();
+      // After the engine's last commit (and its WAL sync): the descriptor the syncs used.
+      await store.close();
       // After the engine's last commit: the read models hold the whole journal when the file closes.
       projection.close();
     },

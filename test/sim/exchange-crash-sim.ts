@@ -22,7 +22,17 @@
 // A seed is replayable: the commands, the clock, the batch sizes and the power-cut points all come
 // from it, and the engine is single-threaded over a synchronous store.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  fdatasyncSync,
+  fstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -44,6 +54,7 @@ import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/databa
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { createSqliteMarketCatalog } from "../../src/store/sqlite/market-catalog.js";
 import { SqliteReadModelProjection } from "../../src/store/sqlite/read-model-projection.js";
+import type { FdatasyncFunction } from "../../src/store/sqlite/wal-sync.js";
 import { CommandStream, seededRandom } from "./command-stream.js";
 import { type PowerCutSwitch, withPowerCut } from "./power-cut-database.js";
 
@@ -99,6 +110,8 @@ export interface SimReport {
   readonly projectionCutsAtOpen: number;
   /** Power cuts after which the journal (on disk) was ahead of the read models: the split was cut. */
   readonly cutsWithReadModelsBehind: number;
+  /** Power cuts that lost WAL bytes written but not synced (engine batches, steps, snapshot chunks). */
+  readonly cutsLosingUnsyncedWrites: number;
 }
 
 type SimEngine = Engine<ExchangeState, ExchangeCommand, ExchangeEvent, SqliteDatabase>;
@@ -126,8 +139,35 @@ function scratchDirectory(): string {
   }
 }
 
+/**
+ * The engine's store, telling when the snapshot saves handed to it are over. The engine writes a
+ * snapshot in steps, a turn of the event loop each, without awaiting it; the simulation waits for
+ * them before it awaits anything done on libuv's thread pool (the journal archive's file reads and
+ * writes), which completes after however many turns the machine's load makes it: otherwise how many
+ * snapshot steps (write boundaries) fall before, between or after those would vary from run to run,
+ * and with them the write a power cut hits. And a process that lost power does nothing more: a
+ * restart waits for the dead instance's save to stop (at its next write, which throws).
+ */
+class SimEngineStore extends SqliteEngineStore<ExchangeCommand, ExchangeEvent> {
+  #saves: Promise<unknown> = Promise.resolve();
+
+  override saveSnapshot(
+    snapshot: Parameters<SqliteEngineStore<ExchangeCommand, ExchangeEvent>["saveSnapshot"]>[0],
+  ) {
+    const saved = super.saveSnapshot(snapshot);
+    this.#saves = Promise.allSettled([this.#saves, saved]);
+    return saved;
+  }
+
+  /** Resolves once every snapshot save handed to the store so far has ended, written or failed. */
+  async snapshotSavesEnded(): Promise<void> {
+    await this.#saves;
+  }
+}
+
 interface Opened {
   readonly real: SqliteDatabase;
+  readonly store: SimEngineStore;
   readonly db: SqliteDatabase;
   readonly power: PowerCutSwitch;
   readonly engine: SimEngine;
@@ -145,7 +185,58 @@ export async function runSimulation(options: SimOptions): Promise<SimReport> {
 
 async function simulate(options: SimOptions, directory: string): Promise<SimReport> {
   const { seed } = options;
-  const path = join(directory, "predex.sqlite");
+  // A power cut keeps the WAL only as far as a completed fdatasync reached, and perhaps some of what
+  // was written after it (the kernel writes pages back when it likes): each restart opens a copy of
+  // the file whose WAL is cut to a random length between the two (restartAfterPowerCut). SQLite
+  // recovers the WAL as its longest valid prefix of commits, as after a real power cut. The engine's
+  // batches are written at synchronous=NORMAL and acknowledged after that fdatasync (engine-store.ts),
+  // so "written but not synced" is a state the cuts must reach. The WAL is never checkpointed during a
+  // run (wal_autocheckpoint = 0) so that its length measures what was written, in order.
+  let path = join(directory, "predex.sqlite");
+  let copies = 0;
+  /** WAL bytes a completed fdatasync covered (or that a restart found on "disk"). */
+  let syncedWalBytes = 0;
+  let cutsLosingUnsyncedWrites = 0;
+  let currentPower: PowerCutSwitch | undefined;
+  let stepClockMs = 0;
+  const walBytes = () => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+  // What the store's WAL sync runs: the real fdatasync (in RAM: next to free), noting how much of the
+  // WAL it covered, completing at the next turn of the event loop rather than from the thread pool,
+  // so that a seed stays replayable (which commands share a batch depends on when syncs complete).
+  // A sync that would complete after the power went off never completes: its batch is not
+  // acknowledged.
+  const simFdatasync: FdatasyncFunction = (fd, done) => {
+    const power = currentPower;
+    const covered = fstatSync(fd).size;
+    let error: Error | null = null;
+    try {
+      fdatasyncSync(fd);
+    } catch (caught) {
+      error = caught as Error;
+    }
+    setImmediate(() => {
+      if (power?.off === true)
+        return done(Object.assign(new Error("power cut during fdatasync"), { code: "EIO" }));
+      if (error === null && covered > syncedWalBytes) syncedWalBytes = covered;
+      done(error);
+    });
+  };
+  /** The process died with the power: the disk keeps the synced WAL and perhaps more of it. */
+  const restartAfterPowerCut = async (opened: { real: SqliteDatabase; store?: SimEngineStore }) => {
+    await opened.store?.snapshotSavesEnded();
+    await opened.store?.close();
+    const to = join(directory, `predex-${++copies}.sqlite`);
+    copyFileSync(path, to);
+    const wal = existsSync(`${path}-wal`) ? readFileSync(`${path}-wal`) : Buffer.alloc(0);
+    const synced = Math.min(syncedWalBytes, wal.length);
+    const kept = synced + Math.floor(random() * (wal.length - synced + 1));
+    if (kept < wal.length) cutsLosingUnsyncedWrites += 1;
+    writeFileSync(`${to}-wal`, wal.subarray(0, kept));
+    opened.real.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    path = to;
+    syncedWalBytes = kept;
+  };
   const random = seededRandom(seed);
   const stream = new CommandStream(seed);
   let nowMs = 1_800_000_000_000;
@@ -182,6 +273,8 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   let cutsWithReadModelsBehind = 0;
   const archive = async (opened: Opened): Promise<void> => {
     if (options.archiveJournal !== true || opened.power.off) return;
+    await opened.store.snapshotSavesEnded();
+    if (opened.power.off) return;
     const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(opened.db);
     // As the platform's archiver: through the latest snapshot, and never past the read models.
     const { snapshotSequence } = opened.engine;
@@ -193,6 +286,8 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
         const step = await archiveFor(opened.power).archiveStep(store, through);
         archivedThrough = step.archivedThrough;
         if (step.archivedEntries === 0) return;
+        // The step ended with the journal's deletion, a commit at FULL: SQLite synced the WAL itself.
+        syncedWalBytes = Math.max(syncedWalBytes, walBytes());
       }
     } catch (error) {
       if (!opened.power.off) throw error;
@@ -207,10 +302,17 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   const open = async (): Promise<Opened> => {
     for (;;) {
       const real = openDatabase({ path });
+      real.pragma("wal_autocheckpoint = 0");
       const { db, power } = withPowerCut(real);
+      currentPower = power;
       const catalog = createSqliteMarketCatalog(db);
-      const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db, {
+      const store = new SimEngineStore(db, {
         snapshotChunkBytes: options.snapshotChunkBytes ?? simSnapshotChunkBytes,
+        fdatasync: simFdatasync,
+        // A snapshot step's time slice on a counter (1 ms a look), not the wall clock: a step is
+        // a couple of chunks in every run, so a seed passes the same write boundaries however
+        // loaded the machine is.
+        stepClock: () => stepClockMs++,
       });
       const target = new SqliteReadModelProjection(
         db,
@@ -241,6 +343,9 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
         onFatal: () => {},
         onError: () => {},
       });
+      // Engine.open may have started a snapshot: written before the read models' catch-up reads the
+      // archive (on the thread pool), so that the catch-up's steps come after all of its steps.
+      await store.snapshotSavesEnded();
       const behind = engine.committedSequence - target.projectedSequence();
       const cutDuringCatchUp = behind > 0n && options.crashGapWritesMax > 0 && random() < 0.3;
       if (cutDuringCatchUp) power.cutAt(power.writes + 1 + Math.floor(random() * Number(behind)));
@@ -256,19 +361,21 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
         });
         engine.onCommitted((entries) => projection.committed(entries));
         power.cutAt(undefined);
-        return { real, db, power, engine, projection };
+        return { real, store, db, power, engine, projection };
       } catch (error) {
         if (!power.off) throw error;
         // The power went while the read models caught up: the process dies and starts again.
         projectionCutsAtOpen += 1;
         await engine.close().catch(() => {});
-        real.close();
+        await restartAfterPowerCut({ real, store });
       }
     }
   };
 
   /** Brings the reference up to the journal's end, checking each entry, then compares everything. */
   const verify = async (opened: Opened): Promise<void> => {
+    // The archive is read below, on the thread pool: no snapshot step may run meanwhile.
+    await opened.store.snapshotSavesEnded();
     // Read models are read after the commands they follow, as the platform's reads are.
     opened.projection.catchUp();
     if (opened.projection.projectedSequence !== opened.engine.committedSequence)
@@ -372,7 +479,7 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     if (readModelsBehindJournal(opened.real)) cutsWithReadModelsBehind += 1;
     await engine.close().catch(() => {});
     writeBoundaries += power.writes - writesAtOpen;
-    opened.real.close();
+    await restartAfterPowerCut(opened);
     crashPoints += 1;
     opened = await open();
     writesAtOpen = opened.power.writes;
@@ -384,8 +491,11 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
   writeBoundaries += opened.power.writes - writesAtOpen;
   // A clean stop, as the host's: the engine commits what is queued, the read models catch up.
   await opened.engine.close();
+  await opened.store.close();
   opened.projection.close();
   opened.real.close();
+  // The clean close checkpointed the WAL into the file (and removed it): all of it is on disk.
+  syncedWalBytes = 0;
   opened = await open();
   await verify(opened);
   // The whole history, archive and live journal, replays from sequence 1 to the live state.
@@ -411,8 +521,10 @@ async function simulate(options: SimOptions, directory: string): Promise<SimRepo
     snapshotChunkRows: opened.real.prepare("SELECT count(*) FROM snapshot_chunks").pluck().get() as number,
     projectionCutsAtOpen,
     cutsWithReadModelsBehind,
+    cutsLosingUnsyncedWrites,
   };
   await opened.engine.close();
+  await opened.store.close();
   opened.real.close();
   return report;
 }

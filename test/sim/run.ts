@@ -38,6 +38,7 @@ for (let seed = first; seed < first + seeds; seed++) {
       console.log(
         `seed ${seed}: ${report.crashPoints} power cuts, ${report.writeBoundaries} writes, ` +
           `${report.acknowledged} acknowledged, journal at ${report.journalSequence}, ` +
+          `${report.cutsLosingUnsyncedWrites} cuts losing unsynced writes, ` +
           `state ${report.stateHash}, ${Math.round(performance.now() - seedStarted)} ms`,
       );
     }

@@ -159,6 +159,40 @@ describe("SQLite engine store: snapshots in chunks", () => {
     }
   });
 
+  it("slices a snapshot's steps by the step clock it is given, not by how fast the machine is", async () => {
+    // A counter advancing 1 ms at each look: a step (sqliteSnapshotStepMsMax = 2 ms) writes or sweeps
+    // two chunk rows, however long they take; the crash simulation relies on it to replay a seed.
+    let stepClockMs = 0;
+    const steps: string[] = [];
+    const store = new SqliteEngineStore<ContractCommand, ContractEvent>(
+      openDatabase({ path: join(directory, "chunk-step-clock.sqlite") }),
+      {
+        snapshotChunkBytes: chunkBytes,
+        stepClock: () => stepClockMs++,
+        onSnapshotStep: (step) => steps.push(step),
+      },
+    );
+    await store.commitBatch(journal(40), []);
+    const chunksOf = (snapshot: StateSnapshot) => Math.ceil(Buffer.byteLength(snapshot.state) / chunkBytes);
+    const saves = [snapshotOf(10n, "ten"), snapshotOf(20n, "twenty"), snapshotOf(30n, "thirty")];
+    const expected: string[] = [];
+    for (const [index, snapshot] of saves.entries()) {
+      steps.length = 0;
+      await store.saveSnapshot(snapshot);
+      // Two snapshots are kept: the third's row prunes the first, whose chunks the sweep deletes.
+      const orphans = index === 2 ? chunksOf(saves[0]!) : 0;
+      expected.length = 0;
+      for (let step = 0; step < Math.ceil(chunksOf(snapshot) / 2); step++) expected.push("chunks");
+      expected.push("pointer");
+      for (let step = 0; step < Math.ceil((orphans + 1) / 2); step++) expected.push("sweep");
+      assert.deepEqual(steps, expected, `save of ${snapshot.sequence}`);
+    }
+    assert.ok(chunksOf(saves[0]!) > 10, "a snapshot spans many chunks");
+    assert.equal(chunkRows(store.db), namedChunkRows(store.db));
+    assert.equal((await store.loadLatestSnapshot())?.state, textOf("thirty"));
+    store.db.close();
+  });
+
   it("keeps two snapshots and deletes the chunks of the pruned ones", async () => {
     const store = new SqliteEngineStore<ContractCommand, ContractEvent>(
       openDatabase({ path: join(directory, "chunk-prune.sqlite") }),

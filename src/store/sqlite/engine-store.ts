@@ -1,7 +1,8 @@
 // The engine's journal and snapshots in the embedded SQLite file. better-sqlite3 is synchronous, so a
 // whole batch (journal rows and every projector's read-model writes) runs inside one
-// BEGIN IMMEDIATE … COMMIT; WAL with synchronous=FULL (set by openDatabase) makes the commit
-// durable before the Promise resolves and the engine acknowledges anything.
+// BEGIN IMMEDIATE … COMMIT, written at synchronous=NORMAL; an fdatasync of the WAL on the thread
+// pool (wal-sync.ts) makes it durable before the Promise resolves and the engine acknowledges or
+// shows anything (commitBatch).
 //
 // Snapshots are written in chunks, a few at a time, one step per turn of the event loop, so a large
 // one (a million resting orders: 91 MB of text, ~4 MB packed) never holds the event loop for more
@@ -12,6 +13,7 @@
 // absent after a crash at any point. Chunks no row names (a crashed write's, a pruned snapshot's)
 // are deleted a slice per turn after the next snapshot is in.
 
+import { closeSync, fdatasyncSync, openSync } from "node:fs";
 import type { Statement } from "better-sqlite3";
 import { JournalCorruptionError } from "../../engine/errors.js";
 import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
@@ -24,6 +26,7 @@ import type {
   StateSnapshot,
 } from "../../engine/store.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
+import { type FdatasyncFunction, sharedWalSync, type WalSync } from "./wal-sync.js";
 
 /** Rows fetched per step of readJournal, so recovery never loads the whole journal at once. */
 export const sqliteJournalReadBatchEntriesMax = 1024;
@@ -42,7 +45,26 @@ export interface SqliteEngineStoreOptions {
    * the row naming them, a slice of the sweep): what a snapshot costs the hot path (bench:snapshot).
    */
   readonly onSnapshotStep?: (step: "chunks" | "pointer" | "sweep", ms: number) => void;
+  /**
+   * How the WAL is synced after a batch written at synchronous=NORMAL (wal-sync.ts): node:fs's
+   * fdatasync on the thread pool by default; tests inject a slow or failing one, the crash
+   * simulation one that records what a power cut keeps.
+   */
+  readonly fdatasync?: FdatasyncFunction;
+  /**
+   * The clock a snapshot step's time slice (sqliteSnapshotStepMsMax) is measured by, in ms:
+   * performance.now by default. The crash simulation injects a counter, so that how a snapshot is
+   * split into steps (and so its write boundaries) is the same in every run of a seed.
+   */
+  readonly stepClock?: () => number;
 }
+
+/**
+ * Batches handed to the store at once: one whose WAL sync is under way and one written behind it
+ * (its sync starts when the first's ends: wal-sync.ts syncs one at a time). More would only queue
+ * behind the same sync and hold more decided state that nothing may read yet.
+ */
+export const sqliteCommitsInFlightMax = 2;
 
 /**
  * How a snapshot row holds its state: `text` in its own `state` column (rows written before chunks
@@ -119,6 +141,25 @@ interface ChunkedWrite {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * A process killed between a batch's write and its sync leaves the batch in the WAL, in the page
+ * cache, perhaps not on disk; the next start would recover it, project it and show it. Synced here,
+ * before recovery reads anything, whatever a start finds in the WAL is durable before it is shown.
+ */
+function syncWrittenWal(db: SqliteDatabase): void {
+  let fd: number;
+  try {
+    fd = openSync(`${db.name}-wal`, "r");
+  } catch {
+    return; // No WAL file: nothing was written since the last checkpoint removed it.
+  }
+  try {
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Projectors on SQLite get the database handle, already inside the batch's transaction. */
 export type SqliteProjector<Command, Event> = Projector<SqliteDatabase, Command, Event>;
 
@@ -143,6 +184,16 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
   readonly #writePointer: (write: ChunkedWrite) => void;
   readonly #selectFirstSequence: Statement<[], bigint | null>;
   readonly #deleteThrough: (sequence: bigint) => void;
+  readonly #fdatasync: FdatasyncFunction | undefined;
+  /** The WAL's sync, opened at the first commit (a store only read from never holds a descriptor). */
+  #walSync: WalSync | undefined | null = null;
+  /**
+   * With a WAL file to sync apart (any file database; not ":memory:"), a batch is written at
+   * NORMAL and its commit resolves after an fdatasync on the thread pool: the event loop turns
+   * meanwhile, and the engine writes the next batch behind it (commitsInFlightMax).
+   */
+  readonly commitsWaitOnIo: boolean;
+  readonly commitsInFlightMax: number;
 
   constructor(
     readonly db: SqliteDatabase,
@@ -151,6 +202,12 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     applyMigrations(db, "engine", engineMigrations);
     this.#chunkBytes = options.snapshotChunkBytes ?? sqliteSnapshotChunkBytesDefault;
     this.#onSnapshotStep = options.onSnapshotStep;
+    this.#fdatasync = options.fdatasync;
+    const stepClock = options.stepClock ?? (() => performance.now());
+    const syncsApart = !db.memory && db.pragma("journal_mode", { simple: true }) === "wal";
+    this.commitsWaitOnIo = syncsApart;
+    this.commitsInFlightMax = syncsApart ? sqliteCommitsInFlightMax : 1;
+    if (syncsApart) syncWrittenWal(db);
     if (!Number.isSafeInteger(this.#chunkBytes) || this.#chunkBytes <= 0) {
       throw new RangeError("snapshotChunkBytes is a positive integer");
     }
@@ -195,10 +252,10 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     // One chunk row at a time (freeing its overflow pages reads each of them) until the step's
     // time is up; true once no chunk is left that no snapshot row names.
     const sweep = db.transaction((stepMsMax: number): boolean => {
-      const startedMs = performance.now();
+      const startedMs = stepClock();
       do {
         if (deleteOrphanChunk.run().changes === 0) return true;
-      } while (performance.now() - startedMs < stepMsMax);
+      } while (stepClock() - startedMs < stepMsMax);
       return false;
     });
     this.#sweepOrphanChunks = (stepMsMax) => this.#withoutFsync(() => sweep.immediate(stepMsMax));
@@ -251,13 +308,13 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     // IMMEDIATE takes the write lock up front, so another connection cannot make us fail mid-batch.
     this.#commit = (entries, projectors) => commit.immediate(entries, projectors);
     const writeChunks = db.transaction((write: ChunkedWrite, from: number, stepMsMax: number): number => {
-      const startedMs = performance.now();
+      const startedMs = stepClock();
       let chunk = from;
       do {
         const start = chunk * this.#chunkBytes;
         this.#insertChunk.run(write.writeId, chunk, write.bytes.subarray(start, start + this.#chunkBytes));
         chunk += 1;
-      } while (chunk < write.chunks && performance.now() - startedMs < stepMsMax);
+      } while (chunk < write.chunks && stepClock() - startedMs < stepMsMax);
       return chunk;
     });
     this.#writeChunks = (write, from, stepMsMax) =>
@@ -330,11 +387,64 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
     }
   }
 
-  async commitBatch(
+  /**
+   * Writes the batch in one transaction, then resolves once it is on disk. On a file in WAL mode
+   * the transaction commits at synchronous=NORMAL (its frames appended to the WAL, no fsync) and
+   * the Promise resolves after an fdatasync of the WAL that started after the write has completed
+   * on the thread pool (wal-sync.ts): as durable as a commit at FULL, whose COMMIT runs that sync
+   * on the event loop. Between the two the batch is readable on this connection but perhaps not
+   * durable; nothing shows it meanwhile, because everything that shows a batch follows the
+   * engine's committed position, which moves when this Promise resolves: the answers, the
+   * listeners (realtime feeds, the deferred read-model projection), reads of the engine's state
+   * and the snapshot worker's copy (engine.ts #finishBatch), and no read model is written in this
+   * transaction (SQLite projectors here are for tests and tools; the platform's follow the
+   * journal). A failed sync rejects with SQLITE_IOERR_FSYNC: the batch may or may not survive, and
+   * the engine stops as after any failed commit (its commands' outcome is unknown).
+   */
+  commitBatch(
     entries: readonly JournalEntry<Command, Event>[],
     projectors: readonly SqliteProjector<Command, Event>[],
   ): Promise<void> {
-    this.#commit(entries, projectors);
+    try {
+      const walSync = this.#openWalSync();
+      const setting = walSync === undefined ? 0 : (this.db.pragma("synchronous", { simple: true }) as number);
+      if (walSync === undefined || setting < 2) {
+        // No WAL to sync apart (":memory:", a closed store), or a connection set below FULL on
+        // purpose: the commit is as durable as the connection's own setting makes it.
+        this.#commit(entries, projectors);
+        return Promise.resolve();
+      }
+      // exec, not db.pragma: no Statement object (gateway-nonces.ts). Restored before returning,
+      // so every other commit on the connection stays at the connection's setting.
+      this.db.exec("PRAGMA synchronous = NORMAL");
+      try {
+        this.#commit(entries, projectors);
+      } finally {
+        this.db.exec(`PRAGMA synchronous = ${setting}`);
+      }
+      return walSync.afterWrite();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #openWalSync(): WalSync | undefined {
+    if (this.#walSync === null) {
+      this.#walSync = this.commitsWaitOnIo
+        ? sharedWalSync(this.db, this.#fdatasync === undefined ? {} : { fdatasync: this.#fdatasync })
+        : undefined;
+    }
+    return this.#walSync;
+  }
+
+  /**
+   * Waits for the WAL sync under way (if any) and closes its descriptor; a commit after it syncs
+   * on the event loop, at the connection's own setting (FULL).
+   */
+  async close(): Promise<void> {
+    const walSync = this.#walSync;
+    this.#walSync = undefined;
+    await walSync?.close();
   }
 
   async loadLatestSnapshot(): Promise<StateSnapshot | undefined> {
@@ -412,11 +522,10 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
    * wait for an fsync (10–25 ms on a busy disk, as long as the step itself several times over). A
    * snapshot need not be durable the moment it is written: after a power cut without it, recovery
    * starts from the one before and replays the (durable) journal. Its WAL frames become durable
-   * with the next commit that syncs, an engine batch's (synchronous=FULL), since the WAL is
+   * with the next sync of the WAL, an engine batch's (commitBatch), since the WAL is
    * written in order and recovered as a prefix; and the only thing that relies on a snapshot,
-   * deleting the journal before it (deleteJournalThrough), is such a commit itself. The engine's
-   * commits never run with NORMAL: the connection's setting (FULL, from openDatabase) is back
-   * before this returns.
+   * deleting the journal before it (deleteJournalThrough), is a commit at FULL itself. The connection's
+   * setting (FULL, from openDatabase) is back before this returns.
    */
   #withoutFsync<T>(work: () => T): T {
     const setting = this.db.pragma("synchronous", { simple: true }) as number;

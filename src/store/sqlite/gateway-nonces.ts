@@ -19,7 +19,7 @@
 import { noteStatementOutcome } from "../database-faults.js";
 import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../gateway-nonces.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
-import { createWalSync, type FdatasyncFunction } from "./wal-sync.js";
+import { type FdatasyncFunction, sharedWalSync } from "./wal-sync.js";
 
 const gatewayNonceMigrations = [
   `CREATE TABLE gateway_nonces (
@@ -97,7 +97,7 @@ export function createSqliteGatewayNonceStore(
   });
   // Without a WAL file of its own (":memory:"), or on a connection set below FULL, the commit is
   // as durable as the connection makes it and the batch goes on at once.
-  const walSync = createWalSync(db, options.fdatasync === undefined ? {} : { fdatasync: options.fdatasync });
+  const walSync = sharedWalSync(db, options.fdatasync === undefined ? {} : { fdatasync: options.fdatasync });
   /** Commits the batch; true when it still needs the WAL synced (it was written at NORMAL). */
   const write = (batch: readonly PendingNonce[], nowMs: number): boolean => {
     // Compiled each time, never a prepared statement: SQLite applies (and reads) this pragma when

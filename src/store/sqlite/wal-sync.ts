@@ -93,3 +93,43 @@ function syncError(error: Error): Error {
     code: "SQLITE_IOERR_FSYNC",
   });
 }
+
+const sharedSyncs = new WeakMap<SqliteDatabase, { readonly sync: WalSync; users: number }>();
+
+/**
+ * The connection's one WAL sync, shared by every store that writes on it (the engine's batches,
+ * the gateway's nonces): a sync covers whatever was written before it started, so the writes of
+ * both made during one sync share the next, one fdatasync and one hand-off to the thread pool where
+ * each store's own would make two. Each caller gets a handle of its own; the descriptor closes with
+ * the last one. A caller that injects its fdatasync (tests) gets a sync of its own.
+ */
+export function sharedWalSync(
+  db: SqliteDatabase,
+  options: { readonly fdatasync?: FdatasyncFunction } = {},
+): WalSync | undefined {
+  if (options.fdatasync !== undefined) return createWalSync(db, options);
+  let entry = sharedSyncs.get(db);
+  if (entry === undefined) {
+    const sync = createWalSync(db);
+    if (sync === undefined) return undefined;
+    entry = { sync, users: 0 };
+    sharedSyncs.set(db, entry);
+  }
+  const shared = entry;
+  shared.users += 1;
+  let closed = false;
+  return {
+    afterWrite() {
+      if (closed) return Promise.reject(new Error("The WAL sync is closed"));
+      return shared.sync.afterWrite();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      shared.users -= 1;
+      if (shared.users > 0) return;
+      if (sharedSyncs.get(db) === shared) sharedSyncs.delete(db);
+      await shared.sync.close();
+    },
+  };
+}
