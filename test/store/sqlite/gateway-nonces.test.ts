@@ -102,6 +102,30 @@ describe("SQLite gateway nonces", () => {
     db.close();
   });
 
+  it("gathers the nonces asked while a batch awaits its sync, and writes them in one commit after it", async () => {
+    const db = fileDatabase();
+    const sync = heldFdatasync();
+    const store = createSqliteGatewayNonceStore(db, { windowMs: 60_000, fdatasync: sync.fdatasync });
+    const rows = () => db.prepare("SELECT count(*) FROM gateway_nonces").pluck().get();
+    const first = store.remember("p", "one", 0);
+    assert.equal(await settled(first), false);
+    // Three more turns while the first batch's sync is held: none of them commits.
+    const later = [];
+    for (const nonce of ["two", "three", "four"]) {
+      later.push(store.remember("p", nonce, 0));
+      assert.equal(await settled(later.at(-1)), false);
+    }
+    assert.equal(rows(), 1, "nothing written while a batch awaits its sync");
+    sync.calls[0]!.done(null);
+    assert.equal(await first, "fresh");
+    assert.equal(rows(), 4, "the three written together once the sync was done");
+    assert.equal(sync.calls.length, 2, "and one sync for them");
+    sync.calls[1]!.done(null);
+    assert.deepEqual(await Promise.all(later), ["fresh", "fresh", "fresh"]);
+    await store.close();
+    db.close();
+  });
+
   it("refuses the batch when the WAL sync fails, and forgets its nonces so a retry is fresh", async () => {
     const db = fileDatabase();
     const sync = heldFdatasync();
