@@ -1,13 +1,14 @@
 // SQLite adapter of the gateway's nonce port (src/store/gateway-nonces.ts). The nonces of the
 // window live in memory (per partner, bounded) for the hot path and in a table so that a restart
-// still refuses a request captured before it. Writes are group-committed: the nonces of one turn
-// of the event loop go in one transaction, and each request is answered only after its nonce is
-// on disk, so durability costs one commit per batch, not one per request. Rows are keyed by expiry
-// first: every expiry is "now + window", so each batch appends to the end of one b-tree (a page or
-// two per commit) where a key of (app_key, random nonce) dirtied a page per nonce, scattered over
-// the whole table, and a second index besides (docs/performance.md, issue #31 request path: 25–30
-// against 6–11 µs of CPU a nonce). Uniqueness per partner is the in-memory window's job; the table
-// is only read whole, at start, and pruned from its front.
+// still refuses a request captured before it. Writes are group-committed: the nonces asked in a
+// turn of the event loop (or while the previous batch awaited its sync) go in one transaction, and
+// each request is answered only after its nonce is on disk, so durability costs one commit per
+// batch, not one per request. Rows are keyed by expiry first: every expiry is "now + window", so
+// each batch appends to the end of one b-tree (a page or two per commit) where a key of (app_key,
+// random nonce) dirtied a page per nonce, scattered over the whole table, and a second index
+// besides (docs/performance.md, issue #31 request path: 25–30 against 6–11 µs of CPU a nonce).
+// Uniqueness per partner is the in-memory window's job; the table is only read whole, at start, and
+// pruned from its front.
 //
 // A batch commits at synchronous=NORMAL and is made durable by an fdatasync of the WAL on libuv's
 // thread pool (wal-sync.ts) before its requests go on: the same durability as a commit at FULL,
