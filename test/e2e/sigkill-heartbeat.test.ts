@@ -17,9 +17,8 @@ import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js"
 import type { JournalEntry } from "../../src/engine/store.js";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
-import { CliNode } from "../support/cli-node.js";
 import { waitUntil } from "../support/wait-until.js";
-import { testDatabaseEnv, testMasterKeyHex, testPlatformEnv } from "./harness.js";
+import { type ServeProcess, startServeProcess } from "./serve-process.js";
 import { openStoredExchange } from "./store-contents.js";
 import { isoAt } from "./trading-fixtures.js";
 
@@ -27,28 +26,9 @@ const adminToken = "sigkill-heartbeat-admin-token-0123456789";
 /** Loose, as a busy machine may delay a tick: the point is "at the deadline", not "much later". */
 const lateMsMax = 5_000;
 
-interface Server {
-  readonly node: CliNode;
-  readonly gateway: string;
-  readonly admin: string;
-}
-
-async function startServer(dataDir: string): Promise<Server> {
-  const node = CliNode.start(["serve"], {
-    ...testPlatformEnv(dataDir),
-    ...testDatabaseEnv(dataDir),
-    PREDEX_ADMIN_TOKEN: adminToken,
-    PREDEX_MASTER_KEY: testMasterKeyHex,
-  });
-  const address = (surface: string) =>
-    node.waitFor(new RegExp(`^\\s+${surface}\\s.*?(https?://\\S+)`), 60_000);
-  const [gateway, admin] = await Promise.all([address("gateway"), address("admin")]);
-  return { node, gateway: gateway[1]!, admin: admin[1]! };
-}
-
 describe("SIGKILL with dead-man's switches armed", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-sigkill-heartbeat-"));
-  const servers: Server[] = [];
+  const servers: ServeProcess[] = [];
   after(async () => {
     for (const server of servers) {
       server.node.kill("SIGKILL");
@@ -58,7 +38,7 @@ describe("SIGKILL with dead-man's switches armed", () => {
   });
 
   it("keeps both deadlines and cancels on time after the restart", { timeout: 180_000 }, async () => {
-    const first = await startServer(dataDir);
+    const first = await startServeProcess(dataDir, adminToken);
     servers.push(first);
     const operator = new PredexAdminClient({ baseUrl: first.admin, token: adminToken });
     const partner = await operator.createPartner();
@@ -106,7 +86,7 @@ describe("SIGKILL with dead-man's switches armed", () => {
     await first.node.exited;
     while (Date.now() <= lateDeadlineMs + 500) await new Promise((resolve) => setTimeout(resolve, 100));
 
-    const second = await startServer(dataDir);
+    const second = await startServeProcess(dataDir, adminToken);
     servers.push(second);
     const restartedMs = Date.now();
     assert.ok(restartedMs < aheadDeadlineMs - 2_000, "the second deadline is still ahead at the restart");

@@ -15,39 +15,19 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { type SignedRequest, signRequest } from "../../src/sdk/signer.js";
-import { CliNode } from "../support/cli-node.js";
-import { testDatabaseEnv, testMasterKeyHex, testPlatformEnv } from "./harness.js";
+import { type ServeProcess, startServeProcess } from "./serve-process.js";
 
 const adminToken = "sigkill-nonces-admin-token-0123456789";
 const clientsCount = 8;
 /** The server is killed once this many signed requests were answered (the burst goes on beyond). */
 const answeredBeforeKill = 400;
 
-interface Server {
-  readonly node: CliNode;
-  readonly gateway: string;
-  readonly admin: string;
-}
-
-async function startServer(dataDir: string): Promise<Server> {
-  const node = CliNode.start(["serve"], {
-    ...testPlatformEnv(dataDir),
-    ...testDatabaseEnv(dataDir),
-    PREDEX_ADMIN_TOKEN: adminToken,
-    PREDEX_MASTER_KEY: testMasterKeyHex,
-  });
-  const address = (surface: string) =>
-    node.waitFor(new RegExp(`^\\s+${surface}\\s.*?(https?://\\S+)`), 60_000);
-  const [gateway, admin] = await Promise.all([address("gateway"), address("admin")]);
-  return { node, gateway: gateway[1]!, admin: admin[1]! };
-}
-
 const send = (gateway: string, request: SignedRequest) =>
   fetch(new URL(request.pathAndQuery, gateway), { headers: request.headers });
 
 describe("SIGKILL in the middle of a burst of signed requests", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "predex-sigkill-nonces-"));
-  const servers: Server[] = [];
+  const servers: ServeProcess[] = [];
   after(async () => {
     for (const server of servers) {
       server.node.kill("SIGKILL");
@@ -57,7 +37,7 @@ describe("SIGKILL in the middle of a burst of signed requests", () => {
   });
 
   it("refuses, after the restart, every request answered before the kill", { timeout: 180_000 }, async () => {
-    const first = await startServer(dataDir);
+    const first = await startServeProcess(dataDir, adminToken);
     servers.push(first);
     const partner = await new PredexAdminClient({ baseUrl: first.admin, token: adminToken }).createPartner();
     const sign = () =>
@@ -87,7 +67,7 @@ describe("SIGKILL in the middle of a burst of signed requests", () => {
     await first.node.exited;
     assert.ok(answered.length >= answeredBeforeKill);
 
-    const second = await startServer(dataDir);
+    const second = await startServeProcess(dataDir, adminToken);
     servers.push(second);
     const replayed = await Promise.all(
       answered.map(async (request) => {
