@@ -16,6 +16,14 @@
 // thread under bench:orders, docs/performance.md, issue #31: the nonce's commit). Nobody reads the
 // table but the next start, so a row visible to this connection before it is durable changes
 // nothing; what matters is that no request is let through before its nonce is on disk.
+//
+// Under concurrency, syncs are spaced: once a batch of more than one nonce has been written, the
+// next sync starts no sooner than gatewayNonceSyncIntervalMsMin after it (PostgreSQL's commit_delay
+// with commit_siblings, in effect). A sync of the WAL takes 0.15–0.3 ms on a quiet disk, so without
+// it a batch went to disk every few requests and each paid a commit, the thread-pool hand-off and
+// the kernel's fdatasync (~60 µs of CPU a batch): a signed GET cost ~20 µs more than when the
+// fsync held the event loop and so gathered a whole turn (docs/performance.md, i31-get). A lone
+// client's batches hold one nonce and never wait.
 
 import { noteStatementOutcome } from "../database-faults.js";
 import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../gateway-nonces.js";
@@ -44,6 +52,12 @@ const gatewayNonceMigrations = [
 
 /** Expired rows are deleted at most this often, in one statement, off the per-request path. */
 export const gatewayNoncePruneIntervalMs = 60_000;
+/**
+ * After a batch of more than one nonce, the next sync starts at least this long after it began
+ * (node's timers round up to whole milliseconds): at most ~1,000 syncs a second under load, each
+ * shared by the nonces of that millisecond, for at most this much more latency a request.
+ */
+export const gatewayNonceSyncIntervalMsMin = 1;
 
 export interface SqliteGatewayNonceOptions {
   readonly windowMs: number;
@@ -52,6 +66,8 @@ export interface SqliteGatewayNonceOptions {
   readonly nowMs?: () => number;
   /** How the WAL is synced after a batch (tests inject one to hold or fail it). */
   readonly fdatasync?: FdatasyncFunction;
+  /** gatewayNonceSyncIntervalMsMin unless given (0: a batch is written as soon as it may be). */
+  readonly syncIntervalMsMin?: number;
 }
 
 /** The SQLite nonce store; close it (waiting for a sync under way) before closing the database. */
@@ -130,9 +146,24 @@ export function createSqliteGatewayNonceStore(
   // by the sync, turns are short, and a signed GET cost 40–90 µs more CPU (docs/performance.md).
   let awaitingSync = false;
   let pendingSinceMs = 0;
+  const syncIntervalMsMin = options.syncIntervalMsMin ?? gatewayNonceSyncIntervalMsMin;
+  /** When the last batch was written (performance.now()) and whether it held more than one nonce. */
+  let writtenAtMs = Number.NEGATIVE_INFINITY;
+  let writtenConcurrently = false;
+  let spacing: NodeJS.Timeout | undefined;
+  /** Writes the pending batch now, or once the interval since the last concurrent batch is over. */
+  const flushWhenDue = (now: boolean) => {
+    const waitMs = writtenConcurrently ? writtenAtMs + syncIntervalMsMin - performance.now() : 0;
+    if (waitMs > 0) spacing = setTimeout(flush, waitMs);
+    else if (now) flush();
+    else setImmediate(flush);
+  };
   const flush = () => {
+    spacing = undefined;
     const batch = pending;
     pending = [];
+    writtenAtMs = performance.now();
+    writtenConcurrently = false;
     let needsSync: boolean;
     try {
       needsSync = write(batch, pendingSinceMs);
@@ -144,6 +175,7 @@ export function createSqliteGatewayNonceStore(
       for (const entry of batch) entry.resolve("fresh");
       return;
     }
+    writtenConcurrently = batch.length > 1;
     // A failed sync leaves the rows written but perhaps not on disk: the requests are refused and
     // their nonces forgotten, so that a retry is not called a replay. Nothing of theirs ran: the
     // fault says so (nothing done, retry), where a failed COMMIT would leave it unknown.
@@ -162,7 +194,7 @@ export function createSqliteGatewayNonceStore(
   };
   const synced = () => {
     awaitingSync = false;
-    if (pending.length > 0) flush();
+    if (pending.length > 0) flushWhenDue(true);
   };
 
   return {
@@ -173,12 +205,17 @@ export function createSqliteGatewayNonceStore(
       return new Promise<NonceOutcome>((resolve, reject) => {
         if (pending.length === 0) {
           pendingSinceMs = nowMs;
-          if (!awaitingSync) setImmediate(flush);
+          if (!awaitingSync) flushWhenDue(false);
         }
         pending.push({ partnerKey, nonce, expiresAtMs, resolve, reject });
       });
     },
     async close() {
+      // Nonces held back by the spacing are written now rather than after the sync is closed.
+      if (spacing !== undefined) {
+        clearTimeout(spacing);
+        flush();
+      }
       await walSync?.close();
     },
   };

@@ -79,7 +79,12 @@ describe("SQLite gateway nonces", () => {
   it("answers fresh only after a WAL sync that started after the batch was written", async () => {
     const db = fileDatabase();
     const sync = heldFdatasync();
-    const store = createSqliteGatewayNonceStore(db, { windowMs: 60_000, fdatasync: sync.fdatasync });
+    // No spacing of syncs here (its own tests are below): the next batch is written at once.
+    const store = createSqliteGatewayNonceStore(db, {
+      windowMs: 60_000,
+      fdatasync: sync.fdatasync,
+      syncIntervalMsMin: 0,
+    });
     const first = store.remember("p", "one", 0);
     const second = store.remember("p", "two", 0);
     assert.equal(await settled(first), false, "not answered before the sync");
@@ -123,6 +128,73 @@ describe("SQLite gateway nonces", () => {
     sync.calls[1]!.done(null);
     assert.deepEqual(await Promise.all(later), ["fresh", "fresh", "fresh"]);
     await store.close();
+    db.close();
+  });
+
+  it("spaces the syncs under concurrency: after a batch of several nonces the next waits the interval", async () => {
+    const db = fileDatabase();
+    const sync = heldFdatasync();
+    const store = createSqliteGatewayNonceStore(db, {
+      windowMs: 60_000,
+      fdatasync: sync.fdatasync,
+      syncIntervalMsMin: 40,
+    });
+    const rows = () => db.prepare("SELECT count(*) FROM gateway_nonces").pluck().get();
+    const concurrent = [store.remember("p", "one", 0), store.remember("p", "two", 0)];
+    assert.equal(await settled(concurrent[0]), false);
+    sync.calls[0]!.done(null);
+    assert.deepEqual(await Promise.all(concurrent), ["fresh", "fresh"]);
+    // The sync is done and nothing else awaits one, yet the next batch is held back for the rest of
+    // the interval, gathering whatever is asked meanwhile.
+    const gathered = [store.remember("p", "three", 0)];
+    assert.equal(await settled(gathered[0]), false);
+    gathered.push(store.remember("p", "four", 0));
+    assert.equal(await settled(gathered[1]), false);
+    assert.equal(sync.calls.length, 1, "no sync before the interval is over");
+    assert.equal(rows(), 2, "and nothing written");
+    while (sync.calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(rows(), 4, "the two written together");
+    sync.calls[1]!.done(null);
+    assert.deepEqual(await Promise.all(gathered), ["fresh", "fresh"]);
+    await store.close();
+    db.close();
+  });
+
+  it("never holds back a lone client's nonce: a batch of one is followed by a sync at once", async () => {
+    const db = fileDatabase();
+    const sync = heldFdatasync();
+    const store = createSqliteGatewayNonceStore(db, {
+      windowMs: 60_000,
+      fdatasync: sync.fdatasync,
+      syncIntervalMsMin: 60_000,
+    });
+    for (let index = 0; index < 5; index += 1) {
+      const answer = store.remember("p", `alone-${index}`, 0);
+      assert.equal(await settled(answer), false);
+      assert.equal(
+        sync.calls.length,
+        index + 1,
+        "its batch was written and its sync asked for in the next turn",
+      );
+      sync.calls[index]!.done(null);
+      assert.equal(await answer, "fresh");
+    }
+    await store.close();
+    db.close();
+  });
+
+  it("writes and syncs the nonces held back by the spacing when it is closed", async () => {
+    const db = fileDatabase();
+    const store = createSqliteGatewayNonceStore(db, { windowMs: 60_000, syncIntervalMsMin: 60_000 });
+    assert.deepEqual(await Promise.all([store.remember("p", "one", 0), store.remember("p", "two", 0)]), [
+      "fresh",
+      "fresh",
+    ]);
+    const held = store.remember("p", "three", 0);
+    assert.equal(await settled(held), false, "held back by the interval");
+    await store.close();
+    assert.equal(await held, "fresh");
+    assert.equal(db.prepare("SELECT count(*) FROM gateway_nonces").pluck().get(), 3);
     db.close();
   });
 
