@@ -7,7 +7,6 @@
 // Snapshots are written in chunks, a step per turn of the event loop (engine-snapshots.ts).
 
 import { closeSync, fdatasyncSync, openSync } from "node:fs";
-import type { Statement, Transaction } from "better-sqlite3";
 import type {
   EngineStore,
   JournalEntry,
@@ -135,13 +134,8 @@ function deleteThroughTransaction(db: SqliteDatabase, journal: JournalStatements
 
 export class SqliteEngineStore<Command, Event> implements EngineStore<Command, Event, SqliteDatabase> {
   readonly #journal: JournalStatements;
-  readonly #commit: Transaction<
-    (
-      entries: readonly JournalEntry<Command, Event>[],
-      projectors: readonly SqliteProjector<Command, Event>[],
-    ) => void
-  >;
-  readonly #deleteThrough: Transaction<(sequence: bigint) => void>;
+  readonly #commit: ReturnType<typeof batchTransaction<Command, Event>>;
+  readonly #deleteThrough: ReturnType<typeof deleteThroughTransaction>;
   readonly #snapshots: SqliteSnapshotChunks;
   readonly #fdatasync: FdatasyncFunction | undefined;
   /** The WAL's sync, opened at the first commit (a store only read from never holds a descriptor). */
@@ -175,7 +169,7 @@ export class SqliteEngineStore<Command, Event> implements EngineStore<Command, E
   }
 
   readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
-    const page: Statement<[bigint, number], JournalRow> = this.#journal.selectPage;
+    const page = this.#journal.selectPage;
     return journalPages<Command, Event>(afterSequence, (after, limit) => page.all(after, limit));
   }
 
