@@ -257,5 +257,30 @@ export function describeEngineStoreContract<Transaction>(
       assert.deepEqual(await store.loadLatestSnapshot(), large);
       await harness.disposeAll();
     });
+
+    it("deletes the archived journal through the latest snapshot, never past it nor the last entry", async () => {
+      let store = await harness.create();
+      assert.ok(store.deleteJournalThrough !== undefined && store.firstSequence !== undefined);
+      assert.equal(await store.firstSequence(), 1n, "an empty journal starts at lastSequence() + 1");
+      await store.commitBatch(entries(1n, 10), []);
+      await store.saveSnapshot(snapshot(6n, "six"));
+      assert.equal(await store.firstSequence(), 1n);
+      await assert.rejects(store.deleteJournalThrough(7n), /still needed/, "past the latest snapshot");
+      assert.equal(await store.firstSequence(), 1n, "a refused delete deletes nothing");
+      await store.deleteJournalThrough(6n);
+      store = await harness.reopen(store);
+      assert.equal(await store.firstSequence!(), 7n);
+      assert.equal(await store.lastSequence(), 10n);
+      assert.deepEqual((await readAll(store)).entries, entries(7n, 4));
+      assert.deepEqual((await readAll(store, 8n)).entries, entries(9n, 2));
+      // A snapshot at the last entry: the entry stays all the same, so the journal never looks empty.
+      await store.commitBatch(entries(11n, 1), []);
+      await store.saveSnapshot(snapshot(11n, "eleven"));
+      await assert.rejects(store.deleteJournalThrough!(11n), /still needed/, "the last entry stays");
+      await store.deleteJournalThrough!(10n);
+      assert.equal(await store.firstSequence!(), 11n);
+      assert.deepEqual((await readAll(store)).entries, entries(11n, 1));
+      await harness.disposeAll();
+    });
   });
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { hashEncodedState } from "../../src/engine/recovery.js";
 import { packEncodedState } from "../../src/engine/snapshot-packing.js";
 import type { StateSnapshot } from "../../src/engine/store.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
+import { engineMigrations } from "../../src/store/sqlite/engine-schema.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { PowerCut, withPowerCut } from "../sim/power-cut-database.js";
 import {
@@ -62,6 +64,17 @@ describeEngineStoreContract<SqliteDatabase>("sqlite", {
 });
 
 describe("SQLite engine store", () => {
+  it("keeps each engine migration's text as databases first ran it", () => {
+    // SHA-256 of each text as src/store/sqlite/engine-store.ts held it before the schema moved to
+    // engine-schema.ts (issue #32): an applied migration is never edited.
+    const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+    assert.deepEqual(engineMigrations.map(sha256), [
+      "942a9eee1c07eb617dd837910db9e635f943fdf0c411c39dca819c8d7a732519",
+      "785ccc3d4d170f154c6f65caa968f4cb6003d841e95792834debc24580a64896",
+      "e1b0dcb7843606f77d5182b202a21acaaf0127a3cfaeb28e58d4a0beec601594",
+    ]);
+  });
+
   it("refuses an asynchronous projector, whose writes would land outside the transaction", async () => {
     const store = storeAt(join(directory, "async-projector.sqlite"));
     const entry = { sequence: 1n, nowMs: 1, command: { type: "noop" }, events: [] };

@@ -39,6 +39,7 @@ const fastFiles = [
   "test/catalog/hot-score.test.ts",
   "test/catalog/languages.test.ts",
   "test/catalog/market-search-query.test.ts",
+  "test/store/engine-journal.test.ts",
 ];
 
 function testFilesIn(directory: string): string[] {

@@ -3,7 +3,7 @@
 // are kept as the same JSON text the SQLite adapter writes, so a codec that loses information fails
 // here too, and nothing the engine holds in memory can alias "disk".
 
-import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
+import { decodeJournalRow } from "../../engine/journal-chain.js";
 import { unpackSnapshot } from "../../engine/snapshot-packing.js";
 import type {
   EngineStore,
@@ -12,6 +12,7 @@ import type {
   Projector,
   StateSnapshot,
 } from "../../engine/store.js";
+import { assertContinuesJournal, type JournalRowValues, journalRowValuesOf } from "../engine-journal.js";
 
 /** Entries handed out per step of readJournal. */
 export const memoryJournalReadBatchEntriesMax = 512;
@@ -36,14 +37,8 @@ export interface MemoryStoreFaults<Command, Event> {
   beforeSnapshot?(snapshotNumber: number, snapshot: StateSnapshot): void | Promise<void>;
 }
 
-interface StoredEntry {
-  readonly sequence: bigint;
-  readonly nowMs: number;
-  readonly command: string;
-  readonly events: string;
-  readonly prevHash: string | null;
-  readonly hash: string | null;
-}
+/** An entry as a journal row holds it: its encoded texts, as the SQL stores keep them. */
+type StoredEntry = JournalRowValues;
 
 /** Everything that would survive a power cut. */
 export interface DurableImage {
@@ -132,17 +127,7 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
     await this.#faults.beforeCommit?.(commitNumber, entries);
     this.#assertAlive();
     assertContinuesJournal(this.#image.journal.at(-1)?.sequence ?? 0n, entries);
-    const stored = entries.map((entry) => {
-      const texts = entryTexts(entry);
-      return {
-        sequence: entry.sequence,
-        nowMs: entry.nowMs,
-        command: texts.command,
-        events: texts.events,
-        prevHash: entry.prevHash ?? null,
-        hash: entry.hash ?? null,
-      };
-    });
+    const stored = entries.map(journalRowValuesOf);
     const staged = new StagedReadModels(this.#image.readModels);
     for (const projector of projectors) await projector(staged, entries);
     // Nothing above touched the image, so a crash or a throw until here leaves it as it was.
@@ -192,16 +177,6 @@ export class MemoryEngineStore<Command, Event> implements EngineStore<Command, E
 
   #assertAlive(): void {
     if (this.#crashed) throw new Error("This store instance has crashed");
-  }
-}
-
-function assertContinuesJournal(lastSequence: bigint, entries: readonly { sequence: bigint }[]): void {
-  let expected = lastSequence + 1n;
-  for (const entry of entries) {
-    if (entry.sequence !== expected) {
-      throw new Error(`Journal write out of order: expected sequence ${expected}, got ${entry.sequence}`);
-    }
-    expected += 1n;
   }
 }
 

@@ -9,7 +9,7 @@
 import { promisify } from "node:util";
 import { brotliDecompress } from "node:zlib";
 import type pg from "pg";
-import { decodeJournalRow, entryTexts } from "../../engine/journal-chain.js";
+import { entryTexts } from "../../engine/journal-chain.js";
 import { isPackedSnapshot } from "../../engine/snapshot-packing.js";
 import type {
   EngineStore,
@@ -18,6 +18,14 @@ import type {
   Projector,
   StateSnapshot,
 } from "../../engine/store.js";
+import {
+  assertJournalDeletable,
+  type JournalRow,
+  journalPages,
+  type SnapshotHeaderRow,
+  snapshotOf,
+  snapshotsKeptMax,
+} from "../engine-journal.js";
 import {
   type BatchStatementWriter,
   joinParts,
@@ -30,10 +38,6 @@ import { inTransaction, type PostgresClient, type PostgresPool } from "./databas
 import { engineMigrations, fencedSqlState, outOfOrderSqlState } from "./engine-schema.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
-/** Rows fetched per step of readJournal, so recovery never loads the whole journal at once. */
-export const postgresJournalReadBatchEntriesMax = 1024;
-/** Snapshots kept; the older ones are deleted when a new one is written. */
-export const postgresSnapshotsKeptMax = 2;
 /**
  * How long reading or writing a snapshot may take before it is given up (a large state is tens of
  * megabytes): far longer than a connection's statement timeout (database.ts), which is for commits.
@@ -75,21 +79,8 @@ export interface EngineFence {
   readonly epoch: bigint;
 }
 
-interface JournalRow {
-  sequence: bigint;
-  now_ms: bigint;
-  command: string;
-  events: string;
-  prev_hash: string | null;
-  hash: string | null;
-}
-
-interface SnapshotRow {
-  sequence: bigint;
-  now_ms: bigint;
+interface SnapshotRow extends SnapshotHeaderRow {
   state: string;
-  hash: string;
-  chain_hash: string | null;
 }
 
 // The journal append, as CTEs: on its own (below) or as the first part of a batch's one statement
@@ -239,29 +230,11 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     return result.rows[0]!.sequence;
   }
 
-  async *readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
-    let after = afterSequence;
-    for (;;) {
-      // One page per query (keyset pagination): no cursor or connection is held while the caller awaits.
-      const result = await this.pool.query<JournalRow>({
-        ...journalPageStatement,
-        values: [after, postgresJournalReadBatchEntriesMax],
-      });
-      const rows = result.rows;
-      if (rows.length === 0) return;
-      yield rows.map((row) =>
-        decodeJournalRow<Command, Event>({
-          sequence: row.sequence,
-          nowMs: Number(row.now_ms),
-          command: row.command,
-          events: row.events,
-          prevHash: row.prev_hash,
-          hash: row.hash,
-        }),
-      );
-      after = rows.at(-1)!.sequence;
-      if (rows.length < postgresJournalReadBatchEntriesMax) return;
-    }
+  readJournal(afterSequence: bigint): AsyncIterable<readonly JournalEntry<Command, Event>[]> {
+    return journalPages<Command, Event>(afterSequence, async (after, limit) => {
+      const result = await this.pool.query<JournalRow>({ ...journalPageStatement, values: [after, limit] });
+      return result.rows;
+    });
   }
 
   /**
@@ -451,15 +424,7 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
   async loadLatestSnapshot(): Promise<StateSnapshot | undefined> {
     const result = await this.pool.query<SnapshotRow>(latestSnapshotStatement);
     const row = result.rows[0];
-    if (row === undefined) return undefined;
-    return {
-      sequence: row.sequence,
-      nowMs: Number(row.now_ms),
-      state: row.state,
-      hash: row.hash,
-      // A snapshot written before the chain has none.
-      ...(row.chain_hash === null ? {} : { chainHash: row.chain_hash }),
-    };
+    return row === undefined ? undefined : snapshotOf(row, row.state);
   }
 
   async saveSnapshot(snapshot: StateSnapshot | PackedStateSnapshot): Promise<void> {
@@ -485,7 +450,7 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
               snapshot.chainHash ?? null,
             ],
           });
-          await client.query({ ...pruneSnapshotsStatement, values: [postgresSnapshotsKeptMax] });
+          await client.query({ ...pruneSnapshotsStatement, values: [snapshotsKeptMax] });
         },
         { commitTimeoutMs: snapshotStatementTimeoutMs },
       );
@@ -511,11 +476,7 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
       const last = (await client.query<{ sequence: bigint }>(lastSequenceStatement)).rows[0]!.sequence;
       const snapshot = (await client.query<{ sequence: bigint }>(latestSnapshotSequenceStatement)).rows[0]!
         .sequence;
-      if (sequence >= last || sequence > snapshot) {
-        throw new Error(
-          `Journal entries through ${sequence} are still needed: the journal ends at ${last}, the latest snapshot is at ${snapshot}`,
-        );
-      }
+      assertJournalDeletable({ sequence, lastSequence: last, snapshotSequence: snapshot });
       await client.query({ ...deleteJournalStatement, values: [sequence] });
     });
   }

@@ -31,8 +31,9 @@ import {
   minimum,
   readSegments,
 } from "../../engine/journal-archive.js";
-import { decodeJournalRow, nextChainHash } from "../../engine/journal-chain.js";
+import { nextChainHash } from "../../engine/journal-chain.js";
 import type { EngineStore, JournalEntry, JournalSource } from "../../engine/store.js";
+import { type JournalRow, journalEntryOf } from "../engine-journal.js";
 import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 
 export const postgresJournalArchiveLocation = "postgresql:engine_journal_archive";
@@ -57,15 +58,6 @@ interface HeadRow {
   first_live: bigint | null;
   last_live: bigint;
   snapshot: bigint;
-}
-
-interface JournalRow {
-  sequence: bigint;
-  now_ms: bigint;
-  command: string;
-  events: string;
-  prev_hash: string | null;
-  hash: string | null;
 }
 
 const manifestStatement = {
@@ -171,16 +163,7 @@ export class PostgresJournalArchive<Command, Event> implements JournalArchive<Co
 
       const rows = (await client.query<JournalRow>({ ...entriesStatement, values: [archivedThrough, upTo] }))
         .rows;
-      const entries = rows.map((row) =>
-        decodeJournalRow<Command, Event>({
-          sequence: row.sequence,
-          nowMs: Number(row.now_ms),
-          command: row.command,
-          events: row.events,
-          prevHash: row.prev_hash,
-          hash: row.hash,
-        }),
-      );
+      const entries = rows.map((row) => journalEntryOf<Command, Event>(row));
       checkContinues(entries, archivedThrough, upTo, head.archived_hash);
       const { segment: encoded, compressed } = await encodeSegment(entries);
       const segment: ArchiveSegment = {
