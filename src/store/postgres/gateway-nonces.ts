@@ -7,11 +7,14 @@
 // in-memory window per node sits in front only to answer a replay seen by this node without a
 // round trip; a "fresh" from it is never trusted alone. Nonces are group-committed: at most two
 // statements (each one round trip, one durable commit) in flight per node, the next carrying every
-// nonce asked since the one before was sent, and each request is answered once its nonce is committed. The statement costs the
-// server about 600 µs of CPU whatever it carries (its plan and its synchronous commit; 5 nonces, 120
-// µs each, 60 nonces, 14 µs each: docs/performance.md, "Issue #31: PostgreSQL's commit path"), and
-// two statements of one node for one partner cannot run side by side anyway: both update the
-// partner's usage row, so the second waits for the first's commit.
+// nonce asked since the one before was sent, and each request is answered once its nonce is
+// committed. The statement costs the server several hundred µs of CPU whatever it carries (its
+// synchronous commit above all; 5 nonces, 120 µs each, 60 nonces, 14 µs each: docs/performance.md,
+// "Issue #31: PostgreSQL's commit path"), and two statements of one node for one partner cannot run
+// side by side anyway: both update the partner's usage row, so the second waits for the first's
+// commit. An API node runs them on a pool of their own that plans the statement once per connection
+// (openGatewayNoncePool): planned for each batch, it cost a third more ("Issue #31: PostgreSQL CPU
+// per durable order, by statement").
 //
 // The per-partner cap (250,000 live nonces) bounds the table against one partner's flood. Live
 // counts are kept per partner per tenth of the window (gateway_nonce_usage, updated in the same
