@@ -2,7 +2,9 @@
 // PREDEX_DATABASE_URL names, or on a durable throwaway cluster when it says "throwaway" (fsync and
 // full_page_writes on, as production runs).
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { startPostgresCluster } from "../../test/support/postgres-cluster.js";
 
@@ -30,13 +32,27 @@ export interface BenchDatabase {
 export async function freshBenchDatabase(serverUrl: string, bench: string): Promise<BenchDatabase> {
   if (serverUrl === "throwaway") {
     const cluster = await startPostgresCluster({ durable: true, maxConnections: 200 });
-    // "cpu" also logs each statement's CPU (log_statement_stats), summed by query id in the report.
-    const countsStatements = ["1", "cpu"].includes(process.env.BENCH_PG_STATEMENTS ?? "");
+    // "cpu" also logs each statement's CPU (log_statement_stats), summed by query id in the report;
+    // "explain" also logs a sample of statements' plans as EXPLAIN (ANALYZE, BUFFERS) shows them
+    // (auto_explain), copied to a file named in the report.
+    const countsStatements = ["1", "cpu", "explain"].includes(process.env.BENCH_PG_STATEMENTS ?? "");
     const logsStatementCpu = process.env.BENCH_PG_STATEMENTS === "cpu";
+    const logsPlans = process.env.BENCH_PG_STATEMENTS === "explain";
     if (countsStatements) {
-      await cluster.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+      const libraries = logsPlans ? "'pg_stat_statements', 'auto_explain'" : "'pg_stat_statements'";
+      await cluster.execute(`ALTER SYSTEM SET shared_preload_libraries = ${libraries}`);
       await cluster.restart("fast");
       await cluster.execute("ALTER SYSTEM SET pg_stat_statements.track_planning = on");
+      if (logsPlans) {
+        // Every 20th statement, with each node's rows, loops, time and buffers.
+        for (const setting of [
+          "auto_explain.log_min_duration = 0",
+          "auto_explain.log_analyze = on",
+          "auto_explain.log_buffers = on",
+          "auto_explain.sample_rate = 0.05",
+        ])
+          await cluster.execute(`ALTER SYSTEM SET ${setting}`);
+      }
       if (logsStatementCpu) {
         await cluster.execute("ALTER SYSTEM SET log_statement_stats = on");
         await cluster.execute("ALTER SYSTEM SET log_line_prefix = '%p %Q|'");
@@ -78,6 +94,11 @@ export async function freshBenchDatabase(serverUrl: string, bench: string): Prom
         if (cpuByQuery !== undefined) {
           const total = [...cpuByQuery.values()].reduce((sum, us) => sum + us, 0);
           process.stderr.write(`all statements: ${(total / orders).toFixed(1)} us cpu an order\n`);
+        }
+        if (logsPlans) {
+          const plansPath = join(tmpdir(), `predex-bench-${bench}-plans-${process.pid}.log`);
+          writeFileSync(plansPath, readFileSync(cluster.logPath, "utf8").slice(logOffset));
+          process.stderr.write(`plans (auto_explain, 1 statement in 20): ${plansPath}\n`);
         }
         for (const row of result.rows) {
           const usPerOrder = ((Number(row.exec_ms) + Number(row.plan_ms)) * 1000) / orders;

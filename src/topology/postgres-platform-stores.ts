@@ -33,7 +33,7 @@ import {
 import { openPostgresEngineCluster } from "../store/postgres/engine-cluster.js";
 import { applyPostgresExchangeMigrations } from "../store/postgres/exchange-projectors.js";
 import { openPostgresExchangeReadModels } from "../store/postgres/exchange-read-models.js";
-import { openPostgresGatewayNonceStore } from "../store/postgres/gateway-nonces.js";
+import { openGatewayNoncePool, openPostgresGatewayNonceStore } from "../store/postgres/gateway-nonces.js";
 import { openPostgresIdentityStore } from "../store/postgres/identity.js";
 import { latestSnapshotSequence, PostgresJournalArchive } from "../store/postgres/journal-archive.js";
 import { openPostgresLegacyApplicationStore } from "../store/postgres/legacy-applications.js";
@@ -76,6 +76,7 @@ export async function openPostgresPlatformStores(
   options: PostgresPlatformStoresOptions,
 ): Promise<PlatformStores> {
   const pool = openApiNodePool(options.url);
+  const noncePool = openGatewayNoncePool({ url: options.url, applicationName: apiNodeApplicationName() });
   let sessions: PostgresSessionCache | undefined;
   let positions: ReadModelPositionWatcher | undefined;
   try {
@@ -170,6 +171,7 @@ export async function openPostgresPlatformStores(
       depositKeyRegistry: await openPostgresDepositKeyRegistry(pool),
       gatewayNonces: await openPostgresGatewayNonceStore(pool, {
         windowMs: nonceWindowMs,
+        statementPool: noncePool,
         nowMs: options.nowMs,
       }),
       sharedRateLimitStores: await openPostgresRateLimitStores(pool),
@@ -196,12 +198,14 @@ export async function openPostgresPlatformStores(
         await watcher.close();
         await marketCatalog.close();
         await sessions?.close();
+        await noncePool.end();
         await pool.end();
       },
     };
   } catch (error) {
     await positions?.close();
     await sessions?.close();
+    await noncePool.end();
     await pool.end();
     throw error;
   }
@@ -287,5 +291,10 @@ export async function openPostgresExchange(
 
 /** The pool of an API node's ports: its sessions are named, so an operator sees whose they are. */
 export function openApiNodePool(url: string): PostgresPool {
-  return openPostgresPool({ url, applicationName: `predex-api:${process.pid}`, poolConnectionsMax: 20 });
+  return openPostgresPool({ url, applicationName: apiNodeApplicationName(), poolConnectionsMax: 20 });
+}
+
+/** What an API node's sessions are named in pg_stat_activity. */
+function apiNodeApplicationName(): string {
+  return `predex-api:${process.pid}`;
 }

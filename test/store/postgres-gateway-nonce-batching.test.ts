@@ -9,7 +9,11 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { NonceOutcome } from "../../src/store/gateway-nonces.js";
 import type { PostgresPool } from "../../src/store/postgres/database.js";
-import { openPostgresGatewayNonceStore } from "../../src/store/postgres/gateway-nonces.js";
+import {
+  gatewayNonceStatementsInFlightMax,
+  openGatewayNoncePool,
+  openPostgresGatewayNonceStore,
+} from "../../src/store/postgres/gateway-nonces.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
 
@@ -118,6 +122,52 @@ if (skipReason !== undefined) {
       assert.equal(await store.remember("partner-a", "f1", now), "fresh");
       assert.equal(await store.remember("partner-a", "f2", now), "fresh");
       assert.equal(await store.remember("partner-a", "f2", now), "replayed");
+    });
+  });
+
+  // Issue #31 (i31-pg): planning the statement for each batch was about a third of its CPU at five
+  // nonces a statement; the node's nonce pool plans it once per connection.
+  describe("gateway nonces on PostgreSQL: the nonce pool plans the statement once", () => {
+    it("runs every remember statement on its generic plan, with the same answers", async () => {
+      const url = await databases.fresh();
+      const statementPool = openGatewayNoncePool({ url, applicationName: "predex-test-noncepool" });
+      try {
+        const store = await openPostgresGatewayNonceStore(databases.pool(url), { windowMs, statementPool });
+        const now = Date.now();
+        for (let turn = 0; turn < 12; turn += 1) {
+          const batch = Array.from({ length: 1 + (turn % 4) }, (_unused, item) =>
+            store.remember(`partner-${item % 2}`, `g-${turn}-${item}`, now),
+          );
+          assert.deepEqual(await Promise.all(batch), Array(batch.length).fill("fresh"));
+        }
+        assert.equal(await store.remember("partner-0", "g-3-0", now), "replayed");
+        // A fresh store (another node's window) finds them in the database.
+        const other = await openPostgresGatewayNonceStore(databases.pool(url), { windowMs, statementPool });
+        assert.equal(await other.remember("partner-1", "g-11-3", now), "replayed");
+        // Every connection of the nonce pool (held at once, so each is a different one) planned it
+        // generically only; a pool planning per batch counts custom plans here.
+        const clients = await Promise.all(
+          Array.from({ length: gatewayNonceStatementsInFlightMax }, () => statementPool.connect()),
+        );
+        let generic = 0;
+        try {
+          for (const client of clients) {
+            const result = await client.query<{ generic_plans: string; custom_plans: string }>(
+              "SELECT generic_plans::text, custom_plans::text FROM pg_prepared_statements WHERE name = $1",
+              [rememberStatementName],
+            );
+            for (const row of result.rows) {
+              assert.equal(row.custom_plans, "0", "no batch was planned for its own parameters");
+              generic += Number(row.generic_plans);
+            }
+          }
+        } finally {
+          for (const client of clients) client.release();
+        }
+        assert.equal(generic, 13, "each of the 13 statements ran on a connection's generic plan");
+      } finally {
+        await statementPool.end();
+      }
     });
   });
 }

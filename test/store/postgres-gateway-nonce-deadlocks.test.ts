@@ -15,6 +15,7 @@ import { after, describe, it } from "node:test";
 import type { NonceOutcome, NonceStore } from "../../src/store/gateway-nonces.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import {
+  openGatewayNoncePool,
   openPostgresGatewayNonceStore,
   postgresGatewayNoncePruneIntervalMs,
 } from "../../src/store/postgres/gateway-nonces.js";
@@ -70,74 +71,86 @@ if (skipReason !== undefined) {
   after(() => databases.close());
 
   describe("gateway nonces on two API nodes under load", () => {
-    it("never deadlock, and a nonce sent to both nodes at once is fresh exactly once", async () => {
-      const url = await databases.fresh();
-      const names = ["predex-api-a", "predex-api-b"] as const;
-      // Pools of the test's own, ended before counting: a backend reports its deadlocks as it exits.
-      // Every batch is planned for its own size, as a new pooled connection's first five executions
-      // of the statement are (an API node's pool opens and closes connections as load comes and
-      // goes): the lock order must not depend on which plan PostgreSQL picks.
-      const pools = names.map((name) =>
-        openPostgresPool({ url, applicationName: name, poolConnectionsMax: 4, customPlansOnly: true }),
-      );
-      const nodes = await Promise.all(pools.map((pool) => openPostgresGatewayNonceStore(pool, { windowMs })));
-      const failures: unknown[] = [];
-      const sharedOutcomes = new Map<string, NonceOutcome[]>();
-      let answered = 0;
-      const inFlight = new Set<Promise<void>>();
-      const send = (node: NonceStore, partner: string, nonce: string, shared: boolean) => {
-        const request = Promise.resolve(node.remember(partner, nonce, Date.now())).then(
-          (outcome) => {
-            answered += 1;
-            if (shared) sharedOutcomes.get(nonce)!.push(outcome);
-            else if (outcome !== "fresh") failures.push(new Error(`${nonce} was ${outcome}, not fresh`));
-          },
-          (error: unknown) => {
-            failures.push(error);
-          },
+    // Pools of the test's own, ended before counting: a backend reports its deadlocks as it exits.
+    // The lock order must not depend on which plan PostgreSQL picks: every batch planned for its own
+    // size (as a pool's connection plans its first five executions of a statement), and the nonce
+    // pool's one generic plan per connection (as an API node runs the statement: openGatewayNoncePool).
+    const plannings = {
+      "each batch planned for its size": (url: string, applicationName: string) =>
+        openPostgresPool({ url, applicationName, poolConnectionsMax: 4, customPlansOnly: true }),
+      "the nonce pool's generic plan": (url: string, applicationName: string) =>
+        openGatewayNoncePool({ url, applicationName }),
+    };
+    for (const [planning, openNoncePool] of Object.entries(plannings)) {
+      it(`never deadlock, and a nonce sent to both nodes at once is fresh exactly once (${planning})`, async () => {
+        const url = await databases.fresh();
+        const names = ["predex-api-a", "predex-api-b"] as const;
+        const pools = names.map((name) => openNoncePool(url, name));
+        const nodes = await Promise.all(
+          pools.map((pool) => openPostgresGatewayNonceStore(pool, { windowMs, statementPool: pool })),
         );
-        const tracked = request.finally(() => inFlight.delete(tracked));
-        inFlight.add(tracked);
-      };
+        const failures: unknown[] = [];
+        const sharedOutcomes = new Map<string, NonceOutcome[]>();
+        let answered = 0;
+        const inFlight = new Set<Promise<void>>();
+        const send = (node: NonceStore, partner: string, nonce: string, shared: boolean) => {
+          const request = Promise.resolve(node.remember(partner, nonce, Date.now())).then(
+            (outcome) => {
+              answered += 1;
+              if (shared) sharedOutcomes.get(nonce)!.push(outcome);
+              else if (outcome !== "fresh") failures.push(new Error(`${nonce} was ${outcome}, not fresh`));
+            },
+            (error: unknown) => {
+              failures.push(error);
+            },
+          );
+          const tracked = request.finally(() => inFlight.delete(tracked));
+          inFlight.add(tracked);
+        };
 
-      for (let turn = 0; turn < turns; turn += 1) {
-        for (const [nodeIndex, node] of nodes.entries()) {
-          const batchSize = 1 + ((turn * 37 + nodeIndex * 53) % batchSizeMax);
-          for (let item = 0; item < batchSize; item += 1) {
-            send(
-              node,
-              partners[(turn + item * 3) % partners.length]!,
-              `n-${nodeIndex}-${turn}-${item}`,
-              false,
-            );
+        for (let turn = 0; turn < turns; turn += 1) {
+          for (const [nodeIndex, node] of nodes.entries()) {
+            const batchSize = 1 + ((turn * 37 + nodeIndex * 53) % batchSizeMax);
+            for (let item = 0; item < batchSize; item += 1) {
+              send(
+                node,
+                partners[(turn + item * 3) % partners.length]!,
+                `n-${nodeIndex}-${turn}-${item}`,
+                false,
+              );
+            }
           }
+          // A captured request replayed on the other node in the same moment.
+          if (turn % 5 === 0) {
+            const nonce = `shared-${turn}`;
+            sharedOutcomes.set(nonce, []);
+            for (const node of nodes) send(node, partners[turn % partners.length]!, nonce, true);
+          }
+          // One turn per batch (each node flushes what one turn gathered); several stay in flight.
+          await new Promise((resolve) => setImmediate(resolve));
+          if (inFlight.size > 4_000) await Promise.all(inFlight);
         }
-        // A captured request replayed on the other node in the same moment.
-        if (turn % 5 === 0) {
-          const nonce = `shared-${turn}`;
-          sharedOutcomes.set(nonce, []);
-          for (const node of nodes) send(node, partners[turn % partners.length]!, nonce, true);
+        await Promise.all(inFlight);
+
+        const deadlocked = failures.filter(
+          (error) => (error as { code?: unknown }).code === deadlockDetected,
+        ).length;
+        assert.equal(deadlocked, 0, `${deadlocked} requests failed with a deadlock`);
+        assert.deepEqual(failures, [], "no request failed at all");
+        for (const [nonce, outcomes] of sharedOutcomes) {
+          assert.deepEqual(
+            [...outcomes].sort(),
+            ["fresh", "replayed"],
+            `${nonce}: fresh once, then replayed`,
+          );
         }
-        // One turn per batch (each node flushes what one turn gathered); several stay in flight.
-        await new Promise((resolve) => setImmediate(resolve));
-        if (inFlight.size > 4_000) await Promise.all(inFlight);
-      }
-      await Promise.all(inFlight);
+        assert.ok(answered > turns * batchSizeMax * 0.9, `the load ran (${answered} answers)`);
 
-      const deadlocked = failures.filter(
-        (error) => (error as { code?: unknown }).code === deadlockDetected,
-      ).length;
-      assert.equal(deadlocked, 0, `${deadlocked} requests failed with a deadlock`);
-      assert.deepEqual(failures, [], "no request failed at all");
-      for (const [nonce, outcomes] of sharedOutcomes) {
-        assert.deepEqual([...outcomes].sort(), ["fresh", "replayed"], `${nonce}: fresh once, then replayed`);
-      }
-      assert.ok(answered > turns * batchSizeMax * 0.9, `the load ran (${answered} answers)`);
-
-      await Promise.all(pools.map((pool) => pool.end()));
-      const observer = databases.pool(url, "predex-test-observer");
-      assert.equal(await deadlocksCounted(observer, names), 0, "PostgreSQL counted no deadlock");
-    });
+        await Promise.all(pools.map((pool) => pool.end()));
+        const observer = databases.pool(url, "predex-test-observer");
+        assert.equal(await deadlocksCounted(observer, names), 0, "PostgreSQL counted no deadlock");
+      });
+    }
 
     it("prune deletes expired nonces around a locked one instead of waiting for it", async () => {
       const url = await databases.fresh();

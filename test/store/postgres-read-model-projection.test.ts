@@ -30,6 +30,7 @@ import {
   ReadModelPositionWatcher,
   readModelPosition,
 } from "../../src/store/postgres/read-model-projection.js";
+import { stepPlanningSql } from "../../src/store/postgres/step-planning.js";
 import { openPostgresEngineProjectors } from "../../src/topology/postgres-projectors.js";
 import { CommandStream } from "../sim/command-stream.js";
 import {
@@ -264,6 +265,61 @@ describe("PostgreSQL read models behind the journal", { skip }, () => {
     } finally {
       await leader.close();
       await other.end();
+      await pool.end();
+    }
+  });
+
+  // Issue #31 (i31-pg): planning the exchange's flush statement for each step was about a fifth of
+  // the projection's CPU; a step plans it once per connection, and only by index probes, so the one
+  // plan made while the tables were small stays right as they grow (step-planning.ts).
+  it("a step plans the exchange's flush once per connection, by index probes", async () => {
+    const { url, pool } = await newDatabase();
+    const time = { nowMs: startMs };
+    const leader = await lead(url, pool, () => time.nowMs, "planned", false);
+    try {
+      const projection = await follow(leader, pool, { stepEntriesMax: 16, stepEntriesMin: 8, delayMs: 1 });
+      leader.engine.onCommitted((entries) => projection.committed(entries));
+      await submitGroups(leader.engine, new CommandStream(seed), time, 0, 40);
+      await projection.catchUp();
+      await projection.close();
+      // Every connection of the pool at once (each a different one): the flushes each prepared (the
+      // engine's own batch statements go unnamed on this pool, which plans custom only when asked).
+      const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
+      let executions = 0;
+      try {
+        for (const client of clients) {
+          const prepared = await client.query<{
+            name: string;
+            parameters: number;
+            generic_plans: string;
+            custom_plans: string;
+          }>(
+            `SELECT name, cardinality(parameter_types) AS parameters, generic_plans::text, custom_plans::text
+             FROM pg_prepared_statements WHERE name LIKE 'predex-batch-%'`,
+          );
+          for (const statement of prepared.rows) {
+            assert.equal(statement.custom_plans, "0", `${statement.name} was planned for its parameters`);
+            executions += Number(statement.generic_plans);
+            // The plan a step runs it with (no parameter is needed to show a generic plan).
+            await client.query(`BEGIN; ${stepPlanningSql}`);
+            try {
+              const nulls = Array(statement.parameters).fill("NULL").join(", ");
+              const plan = await client.query<{ "QUERY PLAN": string }>(
+                `EXPLAIN EXECUTE "${statement.name}"(${nulls})`,
+              );
+              const lines = plan.rows.map((row) => row["QUERY PLAN"]).join("\n");
+              assert.doesNotMatch(lines, /Seq Scan|Hash Join|Merge Join/, lines);
+            } finally {
+              await client.query("ROLLBACK");
+            }
+          }
+        }
+      } finally {
+        for (const client of clients) client.release();
+      }
+      assert.ok(executions >= 5, `the steps ran the named flush on its generic plan (${executions} times)`);
+    } finally {
+      await leader.close();
       await pool.end();
     }
   });

@@ -49,6 +49,13 @@ export interface PostgresConnectionOptions {
    */
   readonly customPlansOnly?: boolean;
   /**
+   * Plan each prepared statement once per connection (plan_cache_mode force_generic_plan), never
+   * for its parameters. For the gateway nonces' own connections: their one statement costs more to
+   * plan for each batch than to run, and touches its tables by primary key only, so a plan that
+   * does not know the batch's size is as good (docs/decisions.md, i31-pg).
+   */
+  readonly genericPlansOnly?: boolean;
+  /**
    * Gives up opening a connection after this long (per host of a multi-host URL). Unset: the
    * operating system's TCP timeouts, except that probing a multi-host URL's hosts waits at most
    * defaultConnectTimeoutMs.
@@ -71,12 +78,14 @@ export const defaultConnectTimeoutMs = 5_000;
 export function sessionOptions(options: {
   idleInTransactionTimeoutMs?: number | undefined;
   customPlansOnly?: boolean | undefined;
+  genericPlansOnly?: boolean | undefined;
 }): string {
   const settings = ["synchronous_commit=on"];
   if (options.idleInTransactionTimeoutMs !== undefined) {
     settings.push(`idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs}`);
   }
   if (options.customPlansOnly === true) settings.push("plan_cache_mode=force_custom_plan");
+  if (options.genericPlansOnly === true) settings.push("plan_cache_mode=force_generic_plan");
   return settings.map((setting) => `-c ${setting}`).join(" ");
 }
 

@@ -55,6 +55,7 @@ import {
 import type { PostgresClient, PostgresPool } from "./database.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { type CommissionAccrual, type CommissionFees, commissionAccrualSql } from "./merchant-commissions.js";
+import { plansOnceInStep } from "./step-planning.js";
 
 type Entries = readonly JournalEntry<ExchangeCommand, ExchangeEvent>[];
 
@@ -650,7 +651,10 @@ class ExchangeBatch {
   /** Writes everything buffered so far in one statement; the running balances and positions stay. */
   async flush(commissionFees?: CommissionFees): Promise<void> {
     const part = this.takeFlushPart(commissionFees);
-    if (part !== undefined) await this.#client.query(statementOf(joinParts([part])));
+    if (part === undefined) return;
+    // Named (planned once) inside a read-model step; elsewhere planned for each batch (flushCtes).
+    const prepared = plansOnceInStep(this.#client);
+    await this.#client.query(statementOf(joinParts([part]), { prepared }));
   }
 
   /**

@@ -7,11 +7,14 @@
 // in-memory window per node sits in front only to answer a replay seen by this node without a
 // round trip; a "fresh" from it is never trusted alone. Nonces are group-committed: at most two
 // statements (each one round trip, one durable commit) in flight per node, the next carrying every
-// nonce asked since the one before was sent, and each request is answered once its nonce is committed. The statement costs the
-// server about 600 µs of CPU whatever it carries (its plan and its synchronous commit; 5 nonces, 120
-// µs each, 60 nonces, 14 µs each: docs/performance.md, "Issue #31: PostgreSQL's commit path"), and
-// two statements of one node for one partner cannot run side by side anyway: both update the
-// partner's usage row, so the second waits for the first's commit.
+// nonce asked since the one before was sent, and each request is answered once its nonce is
+// committed. The statement costs the server several hundred µs of CPU whatever it carries (its
+// synchronous commit above all; 5 nonces, 120 µs each, 60 nonces, 14 µs each: docs/performance.md,
+// "Issue #31: PostgreSQL's commit path"), and two statements of one node for one partner cannot run
+// side by side anyway: both update the partner's usage row, so the second waits for the first's
+// commit. An API node runs them on a pool of their own that plans the statement once per connection
+// (openGatewayNoncePool): planned for each batch, it cost a third more ("Issue #31: PostgreSQL CPU
+// per durable order, by statement").
 //
 // The per-partner cap (250,000 live nonces) bounds the table against one partner's flood. Live
 // counts are kept per partner per tenth of the window (gateway_nonce_usage, updated in the same
@@ -36,7 +39,7 @@ import {
   type NonceStore,
   nonceEntriesPerPartnerMax,
 } from "../gateway-nonces.js";
-import type { PostgresPool } from "./database.js";
+import { openPostgresPool, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
 export const gatewayNonceMigrations: readonly string[] = [
@@ -70,8 +73,29 @@ export const gatewayNonceStatementNoncesMax = 2_048;
  */
 export const gatewayNonceStatementsInFlightMax = 2;
 
+/**
+ * The pool an API node's nonce statements run on (statementPool): as many connections as statements
+ * may be in flight, each planning the statement once (generic plan). Ended by its opener.
+ */
+export function openGatewayNoncePool(options: { url: string; applicationName: string }): PostgresPool {
+  return openPostgresPool({
+    url: options.url,
+    applicationName: options.applicationName,
+    poolConnectionsMax: gatewayNonceStatementsInFlightMax,
+    genericPlansOnly: true,
+  });
+}
+
 export interface PostgresGatewayNonceOptions {
   readonly windowMs: number;
+  /**
+   * Where the remember statements run: a pool of gatewayNonceStatementsInFlightMax connections
+   * opened with genericPlansOnly (openGatewayNoncePool), so the statement is planned once per
+   * connection instead of for every batch (planning it was about a third of its CPU at 5 nonces a
+   * statement). Default: the store's pool, planned as that pool plans. Housekeeping always runs on
+   * the store's pool.
+   */
+  readonly statementPool?: PostgresPool;
   readonly entriesPerPartnerMax?: number;
   /** The clock housekeeping runs on (requests carry their own time). */
   readonly nowMs?: () => number;
@@ -145,6 +169,7 @@ export async function openPostgresGatewayNonceStore(
   const window = new MemoryNonceWindow(options.windowMs, entriesMax);
   const bucketMs = Math.max(1, Math.ceil(options.windowMs / usageBucketsPerWindow));
   const clock = options.nowMs ?? Date.now;
+  const statementPool = options.statementPool ?? pool;
   let prunedAtMs = clock();
   let pruning = false;
   let pending: PendingNonce[] = [];
@@ -207,7 +232,12 @@ export async function openPostgresGatewayNonceStore(
     const bucketStartMs = Math.floor(nowMs / bucketMs) * bucketMs;
     let rows: { app_key: string; nonce: string; fresh: boolean; allowed: boolean }[];
     try {
-      const result = await pool.query<{ app_key: string; nonce: string; fresh: boolean; allowed: boolean }>({
+      const result = await statementPool.query<{
+        app_key: string;
+        nonce: string;
+        fresh: boolean;
+        allowed: boolean;
+      }>({
         ...rememberStatement,
         values: [
           batch.map((entry) => entry.partnerKey),

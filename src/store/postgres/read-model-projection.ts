@@ -31,6 +31,7 @@ import { engineMigrations } from "./engine-schema.js";
 import type { PostgresProjector } from "./engine-store.js";
 import { applyPostgresMigrations } from "./migrations.js";
 import { preparePostgres } from "./statements.js";
+import { stepEnded, stepPlanningSql, stepStarted } from "./step-planning.js";
 
 export const readModelPositionChannel = "predex_read_models";
 
@@ -60,8 +61,10 @@ const selectPosition = preparePostgres(
 // SET LOCAL, the lock, the move, COMMIT), each a simple query of several statements: on a busy node
 // every round trip waits for the event loop to come back to the socket, and costs both processes a
 // wake-up. The position goes into the closing text as a literal: a bigint this process formats.
+// The step's statements are planned once per connection, by index probes (step-planning.ts).
 const openStepText = `BEGIN;
 SET LOCAL synchronous_commit = off;
+${stepPlanningSql};
 SELECT projected_through FROM engine_read_model_position WHERE id = 1 FOR UPDATE`;
 /** Moves the position (and tells the readers, heard once committed) and commits. */
 function closeStepText(through: bigint): string {
@@ -308,6 +311,7 @@ export class PostgresReadModelProjection<Command, Event> {
     try {
       through = await inStepTransaction(this.#options.pool, async (client) => {
         const opened = (await client.query(openStepText)) as unknown as pg.QueryResult[];
+        stepStarted(client);
         const held = BigInt(opened.at(-1)!.rows[0]!.projected_through as bigint | string);
         const last = entries.at(-1)!.sequence;
         // Another leader projected these (or some of them) already.
@@ -385,6 +389,7 @@ async function inStepTransaction<T>(
     }
     throw error;
   } finally {
+    stepEnded(client);
     client.off("error", onConnectionError);
     client.release(broken);
   }
