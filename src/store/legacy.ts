@@ -4,7 +4,18 @@
 // is claimed, not just read, so that several API nodes sharing it execute each request once and
 // deliver each notification from one node at a time (docs/decisions.md, "Legacy interface (spec 001)": "Queue (also on PostgreSQL)").
 
-import { type BoundStatements, type IntegerColumn, mapped, sql, toNumber, toNumberOrNull } from "./sql.js";
+import {
+  type BoundStatement,
+  type BoundStatements,
+  ddl,
+  type IntegerColumn,
+  mapped,
+  perDialect,
+  type Sql,
+  sql,
+  toNumber,
+  toNumberOrNull,
+} from "./sql.js";
 
 export interface LegacyNonceStore {
   /**
@@ -12,6 +23,57 @@ export interface LegacyNonceStore {
    * remembered, which is a reuse. Atomic: of two concurrent calls with one nonce, one gets true.
    */
   remember(partnerId: number, nonce: string, nowMs: number, expiresAtMs: number): Promise<boolean>;
+}
+
+// ---- The nonces, written once: a nonce is a primary key per partner, so "seen before" is one
+// statement (the INSERT wins, or the conflicting row had expired and is taken over; a live row makes
+// it return nothing), and of two concurrent uses exactly one wins. Pruning expired rows is each
+// store's own (SQLite one DELETE, PostgreSQL bounded batches off the request's path).
+
+const text = perDialect({ sqlite: "TEXT", postgres: "text" });
+
+/** Renders to the exact texts each database first ran (pinned in test/store/legacy-stores.test.ts). */
+export const legacyNonceMigrations: readonly Sql[] = [
+  sql`CREATE TABLE legacy_nonces (
+     partner_id ${ddl.int64} NOT NULL,
+     nonce ${text} NOT NULL,
+     expires_at_ms ${ddl.int64} NOT NULL,
+     PRIMARY KEY (partner_id, nonce)
+   )${ddl.withoutRowid};
+   CREATE INDEX legacy_nonces_by_expiry ON legacy_nonces (expires_at_ms);`,
+];
+
+/** Expired nonces are deleted at most this often per process, off the per-request path. */
+export const legacyNoncePruneIntervalMs = 60_000;
+
+type RememberParams = { partnerId: number; nonce: string; nowMs: number; expiresAtMs: number };
+
+export const legacyNonceStatements = {
+  remember: sql<RememberParams>`INSERT INTO legacy_nonces AS nonces (partner_id, nonce, expires_at_ms)
+     VALUES (${"partnerId"}, ${"nonce"}, ${"expiresAtMs"})
+     ON CONFLICT (partner_id, nonce) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
+       WHERE nonces.expires_at_ms <= ${"nowMs"}
+     RETURNING 1`,
+};
+
+/**
+ * The store on the bound statement; `pruneExpired` starts the store's own housekeeping (a
+ * synchronous delete, or one the request does not wait for).
+ */
+export function legacyNonceStoreOn(
+  remember: BoundStatement<RememberParams>,
+  pruneExpired: (nowMs: number) => void,
+): LegacyNonceStore {
+  let prunedAtMs = 0;
+  return {
+    async remember(partnerId, nonce, nowMs, expiresAtMs) {
+      if (nowMs - prunedAtMs >= legacyNoncePruneIntervalMs) {
+        pruneExpired(nowMs);
+        prunedAtMs = nowMs;
+      }
+      return (await remember.row({ partnerId, nonce, nowMs, expiresAtMs })) !== undefined;
+    },
+  };
 }
 
 export type LegacyRequestStatus = "PENDING" | "SUCCESS" | "FAILED";
