@@ -233,14 +233,8 @@ async function writeGuessedHeats(
   heatAdded: ReadonlyMap<number, readonly HeatAdded[]>,
   lastWrittenHeats: Map<number, number | null>,
 ): Promise<Set<number>> {
-  const {
-    marketIds,
-    expectedHeats,
-    guessedHeats,
-    unknown: missed,
-  } = guessHeats(heatAdded, lastWrittenHeats, {
-    everyMarket: false,
-  });
+  const guess = guessHeats(heatAdded, lastWrittenHeats, { everyMarket: false });
+  const { marketIds, expectedHeats, guessedHeats, unknown: missed } = guess;
   if (touched.size === 0 && marketIds.length === 0) return missed;
   // The notification is delivered at commit. Unnamed, so planned with this batch's arrays and
   // market_stats as it is now: a generic plan made while the table was small would scan all of it

@@ -60,13 +60,11 @@ export function createSqliteMfaStore(db: SqliteDatabase): MfaStore {
   };
 }
 
-type SqliteMfaMethods<K extends keyof MfaStore> = Pick<MfaStore, K>;
-
 function totpMethods(
   db: SqliteDatabase,
   shared: Shared,
   own: Own,
-): SqliteMfaMethods<"savePendingTotp" | "enableTotp" | "disableTotp"> {
+): Pick<MfaStore, "savePendingTotp" | "enableTotp" | "disableTotp"> {
   const savePending = db.transaction((userId: number, secretSealed: string, nowMs: number) => {
     shared.ensureAccount.run({ userId });
     own.setPending.run({ userId, secretSealed, nowMs });
@@ -91,7 +89,7 @@ function totpMethods(
 function attemptMethods(
   db: SqliteDatabase,
   shared: Shared,
-): SqliteMfaMethods<"beginAttempt" | "settleFailedAttempt"> {
+): Pick<MfaStore, "beginAttempt" | "settleFailedAttempt"> {
   /** Runs a decision over the account row and writes what it says, in one transaction. */
   const attemptStep = db.transaction(
     (userId: number, decide: (row: MfaAccountRow<number>) => AttemptStep<unknown>): unknown => {
@@ -148,7 +146,7 @@ function recoveryAndTicketMethods(
   db: SqliteDatabase,
   shared: Shared,
   own: Own,
-): SqliteMfaMethods<"replaceRecoveryCodes" | "consumeRecoveryCode" | "insertTicket"> {
+): Pick<MfaStore, "replaceRecoveryCodes" | "consumeRecoveryCode" | "insertTicket"> {
   const replaceRecoveryCodes = db.transaction(
     (userId: number, codeHashes: readonly string[], nowMs: number) =>
       replaceRecovery(shared, own, userId, codeHashes, nowMs),
