@@ -267,6 +267,9 @@ export type MfaParams = {
 export const mfaStatements = {
   accountById: sql<MfaParams>`SELECT * FROM mfa_accounts WHERE user_id = ${"userId"}`,
   ensureAccount: sql<MfaParams>`INSERT INTO mfa_accounts (user_id) VALUES (${"userId"}) ON CONFLICT DO NOTHING`,
+  savePending: sql<MfaParams>`INSERT INTO mfa_accounts AS accounts (user_id, pending_totp_secret_sealed, pending_totp_created_at_ms)
+     VALUES (${"userId"}, ${"secretSealed"}, ${"nowMs"})
+     ON CONFLICT (user_id) DO UPDATE SET pending_totp_secret_sealed = ${"secretSealed"}, pending_totp_created_at_ms = ${"nowMs"}`,
   enable: sql<MfaParams>`UPDATE mfa_accounts SET totp_secret_sealed = pending_totp_secret_sealed,
        totp_enabled_at_ms = ${"nowMs"}, totp_last_time_step = ${"timeStep"},
        pending_totp_secret_sealed = NULL, pending_totp_created_at_ms = NULL
@@ -356,6 +359,7 @@ export function nextEmailSendAt(
 /** The store's methods that are one shared statement each, outside any transaction. */
 export type MfaSingleStatementMethods =
   | "findAccount"
+  | "savePendingTotp"
   | "claimTotpTimeStep"
   | "resetFailedAttempts"
   | "cancelEmailCode"
@@ -377,6 +381,9 @@ export function mfaSingleStatementsOn(
   return {
     findAccount: async (userId) =>
       mapped(await statements.accountById.row<MfaAccountRow>({ userId }), accountFromRow),
+    async savePendingTotp(userId, secretSealed, nowMs) {
+      await statements.savePending.run({ userId, secretSealed, nowMs });
+    },
     claimTotpTimeStep: (userId, timeStep) => changedOne(statements.claimStep.run({ userId, timeStep })),
     async resetFailedAttempts(userId) {
       await statements.setAttempts.run({ userId, failed: 0, lockedUntilMs: null });

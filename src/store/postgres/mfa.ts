@@ -1,10 +1,10 @@
 // PostgreSQL adapter of the MFA store (port, statements, decisions and the methods that are one
 // statement each: src/store/mfa.ts; SQLite twin: src/store/sqlite/mfa.ts). Every check-and-set of
-// the port is atomic across API nodes: a
-// single conditional statement where one suffices (a TOTP step, a code, a ticket), else a
-// transaction that first locks the user's mfa_accounts row (`FOR UPDATE`), so two nodes deciding for
-// one user take turns. PostgreSQL's own: the row lock, the pending secret as one upsert, recovery
-// codes inserted from one array, a recovery code's use and a ticket's pruning as one statement each.
+// the port is atomic across API nodes: a single conditional statement where one suffices (a TOTP
+// step, a code, a ticket, the pending secret), else a transaction that first locks the user's
+// mfa_accounts row (`FOR UPDATE`), so two nodes deciding for one user take turns. PostgreSQL's own:
+// the row lock, recovery codes inserted from one array, a recovery code's use and a ticket's pruning
+// as one statement each.
 
 import {
   type AttemptStep,
@@ -29,12 +29,6 @@ const statements = {
   lockAccount: {
     name: "predex-mfa-lock-account",
     text: "SELECT * FROM mfa_accounts WHERE user_id = $1 FOR UPDATE",
-  },
-  savePending: {
-    name: "predex-mfa-save-pending",
-    text: `INSERT INTO mfa_accounts AS accounts (user_id, pending_totp_secret_sealed, pending_totp_created_at_ms)
-           VALUES ($1, $2, $3)
-           ON CONFLICT (user_id) DO UPDATE SET pending_totp_secret_sealed = $2, pending_totp_created_at_ms = $3`,
   },
   insertRecovery: {
     name: "predex-mfa-insert-recovery",
@@ -105,11 +99,8 @@ async function replaceRecovery(
   await client.query({ ...statements.insertRecovery, values: [userId, codeHashes, nowMs] });
 }
 
-function totpMethods(pool: PostgresPool): Pick<MfaStore, "savePendingTotp" | "enableTotp" | "disableTotp"> {
+function totpMethods(pool: PostgresPool): Pick<MfaStore, "enableTotp" | "disableTotp"> {
   return {
-    async savePendingTotp(userId, secretSealed, nowMs) {
-      await pool.query({ ...statements.savePending, values: [userId, secretSealed, nowMs] });
-    },
     enableTotp: (input) =>
       inTransaction(pool, async (client) => {
         if (!(await changedOne(shared.enable.query(client, input)))) return false;

@@ -1,9 +1,8 @@
 // SQLite adapter of the MFA store (port, statements, decisions and the methods that are one statement
 // each: src/store/mfa.ts). Tables are prefixed `mfa_`. better-sqlite3 is synchronous, so each
 // db.transaction runs without interleaving: that is what makes the check-and-set operations of the
-// interface atomic here.
-// SQLite's own: a pending secret set by ensure-then-update, recovery codes inserted one row at a
-// time, and a recovery code's use and a ticket's pruning as separate statements in one transaction.
+// interface atomic here. SQLite's own: recovery codes inserted one row at a time, and a recovery
+// code's use and a ticket's pruning as separate statements in one transaction.
 
 import {
   type AttemptGrant,
@@ -28,9 +27,6 @@ import { prepareSqliteAll, sqliteStatements, sqliteText } from "./statements.js"
 
 /** SQLite's own statements. */
 const ownStatements = {
-  setPending: sql<{ userId: number; secretSealed: string; nowMs: number }>`UPDATE mfa_accounts
-     SET pending_totp_secret_sealed = ${"secretSealed"}, pending_totp_created_at_ms = ${"nowMs"}
-     WHERE user_id = ${"userId"}`,
   insertRecovery: sql<{ userId: number; codeHash: string; nowMs: number }>`INSERT INTO mfa_recovery_codes
      (user_id, code_hash, created_at_ms) VALUES (${"userId"}, ${"codeHash"}, ${"nowMs"})`,
   useRecovery: sql<{ userId: number; codeHash: string; nowMs: number }>`UPDATE mfa_recovery_codes
@@ -64,11 +60,7 @@ function totpMethods(
   db: SqliteDatabase,
   shared: Shared,
   own: Own,
-): Pick<MfaStore, "savePendingTotp" | "enableTotp" | "disableTotp"> {
-  const savePending = db.transaction((userId: number, secretSealed: string, nowMs: number) => {
-    shared.ensureAccount.run({ userId });
-    own.setPending.run({ userId, secretSealed, nowMs });
-  });
+): Pick<MfaStore, "enableTotp" | "disableTotp"> {
   const enableTotp = db.transaction((input: EnableTotpInput): boolean => {
     if (shared.enable.run(input).changes === 0) return false;
     replaceRecovery(shared, own, input.userId, input.recoveryCodeHashes, input.nowMs);
@@ -80,7 +72,6 @@ function totpMethods(
     return true;
   });
   return {
-    savePendingTotp: async (userId, secretSealed, nowMs) => savePending(userId, secretSealed, nowMs),
     enableTotp: async (input) => enableTotp(input),
     disableTotp: async (userId, secretSealed) => disableTotp(userId, secretSealed),
   };
