@@ -536,11 +536,14 @@ export function chainStoreOn(
   statements: BoundStatements<typeof chainStatements>,
   atomic: ChainAtomicWrites,
 ): ChainStore {
+  return { ...atomic, ...chainDepositsOn(statements), ...chainWithdrawalsOn(statements) };
+}
+
+/** The cursor and the deposits seen on chain. */
+function chainDepositsOn(statements: BoundStatements<typeof chainStatements>) {
   const deposit = async (txHash: string, logIndex: number) =>
     mapped(await statements.deposit.row<DepositRow>({ txHash, logIndex }), depositOf);
-  const withdrawals = async (found: Promise<ChainWithdrawalRow[]>) => (await found).map(chainWithdrawalOf);
   return {
-    ...atomic,
     async cursor(name) {
       const row = await statements.cursor.row<{ block_number: IntegerColumn }>({ name });
       return row === undefined ? undefined : toBigint(row.block_number);
@@ -578,7 +581,13 @@ export function chainStoreOn(
           : statements.depositsByStatus.rows<DepositRow>({ status, limit, offset });
       return (await rows).map(depositOf);
     },
+  } satisfies Partial<ChainStore>;
+}
 
+/** The withdrawals' reads and the writes that are one statement each. */
+function chainWithdrawalsOn(statements: BoundStatements<typeof chainStatements>) {
+  const withdrawals = async (found: Promise<ChainWithdrawalRow[]>) => (await found).map(chainWithdrawalOf);
+  return {
     async withdrawal(withdrawalId) {
       return mapped(await statements.withdrawal.row<ChainWithdrawalRow>({ withdrawalId }), chainWithdrawalOf);
     },
@@ -606,5 +615,5 @@ export function chainStoreOn(
           ? statements.withdrawalsAll.rows({ limit, offset })
           : statements.withdrawalsByStatus.rows({ status, limit, offset }),
       ),
-  };
+  } satisfies Partial<ChainStore>;
 }

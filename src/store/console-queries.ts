@@ -225,6 +225,65 @@ const isTrue = (value: BooleanColumn | bigint) => Number(value) === 1;
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 const idOf = (keyword: string) => (/^[0-9]{1,15}$/.test(keyword) ? Number(keyword) : -1);
 
+function publicTradeOf(row: TradeRow): PublicTradeRow {
+  // In a binary outcome, buying the other option is selling this one, and the reverse.
+  const takerBought = (row.side === "BUY") === isTrue(row.same_option);
+  return {
+    tradeId: toNumber(row.trade_id),
+    price: toBigint(row.price),
+    shares: toBigint(row.shares),
+    takerSide: takerBought ? "BUY" : "SELL",
+    timeMs: toNumber(row.time_ms),
+    taker: {
+      optionId: toNumber(row.taker_option_id),
+      side: row.side,
+      price: toBigint(row.taker_price),
+    },
+  };
+}
+
+const partnerListRowOf = (row: PartnerListDbRow): PartnerListRow => ({
+  partnerId: toNumber(row.partner_id),
+  name: row.name,
+  appKey: row.app_key,
+  commissionRateBps: toNumber(row.commission_rate_bps),
+  webhookUrl: row.webhook_url,
+  signedNonceRequired: isTrue(row.signed_nonce_required),
+  createdAtMs: toNumber(row.created_at_ms),
+  userCount: toNumber(row.user_count),
+});
+
+const userListRowOf = (row: UserListDbRow): UserListRow => ({
+  userId: toNumber(row.user_id),
+  partnerId: toNumber(row.partner_id),
+  partnerName: row.partner_name,
+  marchantUserId: row.marchant_user_id,
+  email: row.email,
+  userName: row.user_name,
+  createdAtMs: toNumber(row.created_at_ms),
+  activeSessions: toNumber(row.active_sessions),
+});
+
+const marketListRowOf = (row: MarketListDbRow): MarketListRow => ({
+  marketId: toNumber(row.market_id),
+  title: row.title,
+  modelType: row.model_type,
+  status: row.status,
+  categoryId: row.category_id,
+  startTimeMs: toNumberOrNull(row.start_time_ms),
+  endTimeMs: toNumberOrNull(row.end_time_ms),
+  createdAtMs: toNumber(row.created_at_ms),
+  volume: toBigint(row.volume),
+  exclusive: toNumber(row.exclusive) === 1,
+});
+
+const depositListRowOf = (row: DepositListDbRow): DepositListRow => ({
+  txHash: row.tx_hash,
+  userId: toNumber(row.user_id),
+  amount: toBigint(row.amount),
+  creditedAtMs: toNumber(row.credited_at_ms),
+});
+
 /**
  * The queries on a database's bound statements (SQLite's with safe integers, so integer columns
  * arrive as bigint on both).
@@ -240,37 +299,10 @@ export function consoleQueriesOn(
   };
 
   return {
-    async recentTrades(optionId, limit): Promise<PublicTradeRow[]> {
-      const rows = await statements.recentTrades.rows<TradeRow>({ optionId, limit });
-      return rows.map((row) => {
-        // In a binary outcome, buying the other option is selling this one, and the reverse.
-        const takerBought = (row.side === "BUY") === isTrue(row.same_option);
-        return {
-          tradeId: toNumber(row.trade_id),
-          price: toBigint(row.price),
-          shares: toBigint(row.shares),
-          takerSide: takerBought ? "BUY" : "SELL",
-          timeMs: toNumber(row.time_ms),
-          taker: {
-            optionId: toNumber(row.taker_option_id),
-            side: row.side,
-            price: toBigint(row.taker_price),
-          },
-        };
-      });
-    },
+    recentTrades: async (optionId, limit) =>
+      (await statements.recentTrades.rows<TradeRow>({ optionId, limit })).map(publicTradeOf),
 
-    partners: (page) =>
-      paged("partners", [], {}, page, (row: PartnerListDbRow) => ({
-        partnerId: toNumber(row.partner_id),
-        name: row.name,
-        appKey: row.app_key,
-        commissionRateBps: toNumber(row.commission_rate_bps),
-        webhookUrl: row.webhook_url,
-        signedNonceRequired: isTrue(row.signed_nonce_required),
-        createdAtMs: toNumber(row.created_at_ms),
-        userCount: toNumber(row.user_count),
-      })),
+    partners: (page) => paged("partners", [], {}, page, partnerListRowOf),
 
     users(filter, page, nowMs) {
       const keyword = keywordOf(filter.keyword);
@@ -283,16 +315,7 @@ export function consoleQueriesOn(
         partnerId: filter.partnerId,
         ...(keyword === undefined ? {} : { pattern: `${likeEscape(keyword)}%`, keywordId: idOf(keyword) }),
       };
-      return paged("users", filters, params, page, (row: UserListDbRow) => ({
-        userId: toNumber(row.user_id),
-        partnerId: toNumber(row.partner_id),
-        partnerName: row.partner_name,
-        marchantUserId: row.marchant_user_id,
-        email: row.email,
-        userName: row.user_name,
-        createdAtMs: toNumber(row.created_at_ms),
-        activeSessions: toNumber(row.active_sessions),
-      }));
+      return paged("users", filters, params, page, userListRowOf);
     },
 
     markets(filter, page) {
@@ -305,18 +328,7 @@ export function consoleQueriesOn(
         status: filter.status,
         ...(keyword === undefined ? {} : { pattern: `%${likeEscape(keyword)}%`, keywordId: idOf(keyword) }),
       };
-      return paged("markets", filters, params, page, (row: MarketListDbRow) => ({
-        marketId: toNumber(row.market_id),
-        title: row.title,
-        modelType: row.model_type,
-        status: row.status,
-        categoryId: row.category_id,
-        startTimeMs: toNumberOrNull(row.start_time_ms),
-        endTimeMs: toNumberOrNull(row.end_time_ms),
-        createdAtMs: toNumber(row.created_at_ms),
-        volume: toBigint(row.volume),
-        exclusive: toNumber(row.exclusive) === 1,
-      }));
+      return paged("markets", filters, params, page, marketListRowOf);
     },
 
     deposits: (filter, page) =>
@@ -325,12 +337,7 @@ export function consoleQueriesOn(
         filter.userId === undefined ? [] : ["user"],
         { userId: filter.userId },
         page,
-        (row: DepositListDbRow) => ({
-          txHash: row.tx_hash,
-          userId: toNumber(row.user_id),
-          amount: toBigint(row.amount),
-          creditedAtMs: toNumber(row.credited_at_ms),
-        }),
+        depositListRowOf,
       ),
   };
 }

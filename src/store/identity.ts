@@ -4,9 +4,11 @@
 
 import {
   type BooleanColumn,
+  type BoundStatements,
   columns,
   ddl,
   type IntegerColumn,
+  mapped,
   perDialect,
   type Sql,
   sql,
@@ -254,3 +256,37 @@ export const identityStatements = {
     tokenSha256: string;
   }>`SELECT ${sessionColumns} FROM identity_sessions WHERE token_sha256 = ${"tokenSha256"}`,
 };
+
+/** The store's methods that are one shared statement each: partners, and a user by id. */
+export type IdentitySingleStatementMethods =
+  | "createPartner"
+  | "findPartnerById"
+  | "findPartnerByAppKey"
+  | "findPartnerByName"
+  | "findPartnerByApiKeySha256"
+  | "updatePartnerSettings"
+  | "findUserById";
+
+/** Those methods written once, on the port's statements bound to either database. */
+export function identitySingleStatementsOn(
+  statements: BoundStatements<typeof identityStatements>,
+): Pick<IdentityStore, IdentitySingleStatementMethods> {
+  const partner = async (found: Promise<PartnerRow | undefined>) => mapped(await found, partnerFromRow);
+  return {
+    createPartner: async (newPartner) =>
+      partnerFromRow((await statements.insertPartner.row<PartnerRow>(newPartner))!),
+    findPartnerById: (partnerId) => partner(statements.partnerById.row({ partnerId })),
+    findPartnerByAppKey: (appKey) => partner(statements.partnerByAppKey.row({ appKey })),
+    findPartnerByName: (name) => partner(statements.partnerByName.row({ name })),
+    findPartnerByApiKeySha256: (apiKeySha256) => partner(statements.partnerByApiKey.row({ apiKeySha256 })),
+    // A null leaves the setting as it is.
+    updatePartnerSettings: (partnerId, update) =>
+      partner(
+        statements.updatePartnerSettings.row({
+          partnerId,
+          signedNonceRequired: update.signedNonceRequired ?? null,
+        }),
+      ),
+    findUserById: async (userId) => mapped(await statements.userById.row<UserRow>({ userId }), userFromRow),
+  };
+}

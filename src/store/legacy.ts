@@ -4,7 +4,18 @@
 // is claimed, not just read, so that several API nodes sharing it execute each request once and
 // deliver each notification from one node at a time (docs/decisions.md, "Legacy interface (spec 001)": "Queue (also on PostgreSQL)").
 
-import { type BoundStatements, type IntegerColumn, mapped, sql, toNumber, toNumberOrNull } from "./sql.js";
+import {
+  type BoundStatement,
+  type BoundStatements,
+  ddl,
+  type IntegerColumn,
+  mapped,
+  perDialect,
+  type Sql,
+  sql,
+  toNumber,
+  toNumberOrNull,
+} from "./sql.js";
 
 export interface LegacyNonceStore {
   /**
@@ -12,6 +23,57 @@ export interface LegacyNonceStore {
    * remembered, which is a reuse. Atomic: of two concurrent calls with one nonce, one gets true.
    */
   remember(partnerId: number, nonce: string, nowMs: number, expiresAtMs: number): Promise<boolean>;
+}
+
+// ---- The nonces, written once: a nonce is a primary key per partner, so "seen before" is one
+// statement (the INSERT wins, or the conflicting row had expired and is taken over; a live row makes
+// it return nothing), and of two concurrent uses exactly one wins. Pruning expired rows is each
+// store's own (SQLite one DELETE, PostgreSQL bounded batches off the request's path).
+
+const text = perDialect({ sqlite: "TEXT", postgres: "text" });
+
+/** Renders to the exact texts each database first ran (pinned in test/store/legacy-stores.test.ts). */
+export const legacyNonceMigrations: readonly Sql[] = [
+  sql`CREATE TABLE legacy_nonces (
+     partner_id ${ddl.int64} NOT NULL,
+     nonce ${text} NOT NULL,
+     expires_at_ms ${ddl.int64} NOT NULL,
+     PRIMARY KEY (partner_id, nonce)
+   )${ddl.withoutRowid};
+   CREATE INDEX legacy_nonces_by_expiry ON legacy_nonces (expires_at_ms);`,
+];
+
+/** Expired nonces are deleted at most this often per process, off the per-request path. */
+export const legacyNoncePruneIntervalMs = 60_000;
+
+type RememberParams = { partnerId: number; nonce: string; nowMs: number; expiresAtMs: number };
+
+export const legacyNonceStatements = {
+  remember: sql<RememberParams>`INSERT INTO legacy_nonces AS nonces (partner_id, nonce, expires_at_ms)
+     VALUES (${"partnerId"}, ${"nonce"}, ${"expiresAtMs"})
+     ON CONFLICT (partner_id, nonce) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
+       WHERE nonces.expires_at_ms <= ${"nowMs"}
+     RETURNING 1`,
+};
+
+/**
+ * The store on the bound statement; `pruneExpired` starts the store's own housekeeping (a
+ * synchronous delete, or one the request does not wait for).
+ */
+export function legacyNonceStoreOn(
+  remember: BoundStatement<RememberParams>,
+  pruneExpired: (nowMs: number) => void,
+): LegacyNonceStore {
+  let prunedAtMs = 0;
+  return {
+    async remember(partnerId, nonce, nowMs, expiresAtMs) {
+      if (nowMs - prunedAtMs >= legacyNoncePruneIntervalMs) {
+        pruneExpired(nowMs);
+        prunedAtMs = nowMs;
+      }
+      return (await remember.row({ partnerId, nonce, nowMs, expiresAtMs })) !== undefined;
+    },
+  };
 }
 
 export type LegacyRequestStatus = "PENDING" | "SUCCESS" | "FAILED";
@@ -135,11 +197,12 @@ export interface LegacyRequestStore {
   recordNotifyAttempt(attempt: NotifyAttemptRecord, nowMs: number, claimant: string): Promise<boolean>;
 }
 
-// ---- The request queue, written once where both stores do the same: the row and its mapping, and
-// the statements that are plain on both. What is each store's own stays in its adapter, named:
-// the tables (their migrations grew apart: SQLite added the claim columns in a second step), the
-// claims (PostgreSQL's SKIP LOCKED under an advisory lock, SQLite's synchronous transaction) and
-// recording results (PostgreSQL's one statement over column arrays, SQLite's loop in a transaction).
+// ---- The request queue, written once where both stores do the same: the row and its mapping, the
+// statements, the claims' statements (one UPDATE of the rows a subquery picks; PostgreSQL's picks
+// SKIP LOCKED rows, under an advisory lock for requests). What is each store's own stays in its
+// adapter, named: the tables (their migrations grew apart: SQLite added the claim columns in a
+// second step), the advisory lock, and recording results (PostgreSQL's one statement over column
+// arrays, SQLite's loop in a transaction).
 
 export interface LegacyRequestRow {
   sequence: IntegerColumn;
@@ -180,6 +243,19 @@ export function legacyRequestOf(row: LegacyRequestRow): LegacyRequestRecord {
 type RequestInsert = Omit<NewLegacyRequest, "instruction"> & { instruction: string };
 type AttemptRecord = NotifyAttemptRecord & { nowMs: number; claimant: string };
 
+type ClaimParams = { claimant: string; nowMs: number; limit: number; expiresAtMs: number };
+
+/** The row's parameters for a claim: held (or not due again) until `nowMs + leaseMs`. */
+export const claimParams = ({ claimant, limit, nowMs, leaseMs }: QueueClaim): ClaimParams => ({
+  claimant,
+  nowMs,
+  limit,
+  expiresAtMs: nowMs + leaseMs,
+});
+
+/** Several nodes claim at once on PostgreSQL: a row another claim holds locked is passed over. */
+const skipLocked = perDialect({ sqlite: "", postgres: "\n       FOR UPDATE SKIP LOCKED" });
+
 export const legacyRequestStatements = {
   insert: sql<RequestInsert>`INSERT INTO legacy_requests (request_id, merchant_id, user_id, instruction,
       status, notify_content, create_time_ms, update_time_ms)
@@ -192,16 +268,47 @@ export const legacyRequestStatements = {
   }>`SELECT * FROM legacy_requests WHERE status = 'PENDING' ORDER BY sequence LIMIT ${"limit"}`,
   release: sql<{ claimant: string }>`UPDATE legacy_requests SET claimed_by = NULL, claim_expires_at_ms = NULL
     WHERE status = 'PENDING' AND claimed_by = ${"claimant"}`,
+  // Moves each due delivery's due time to the end of the lease and names the claimant; the
+  // attempt's record (guarded by the claimant) sets the real next time.
+  claimDue: sql<ClaimParams>`UPDATE legacy_requests
+    SET notify_claimed_by = ${"claimant"}, next_notify_at_ms = ${"expiresAtMs"}
+    WHERE sequence IN (
+      SELECT sequence FROM legacy_requests
+      WHERE next_notify_at_ms IS NOT NULL AND next_notify_at_ms <= ${"nowMs"}
+      ORDER BY next_notify_at_ms, sequence LIMIT ${"limit"}${skipLocked})
+    RETURNING *`,
   attempt: sql<AttemptRecord>`UPDATE legacy_requests SET notify_status = ${"notifyStatus"},
       notify_retry_times = ${"notifyRetryTimes"}, next_notify_at_ms = ${"nextNotifyAtMs"},
       notify_update_time_ms = ${"nowMs"}, notify_claimed_by = NULL
     WHERE request_id = ${"requestId"} AND notify_claimed_by = ${"claimant"}`,
 };
 
-/** The store on bound statements; the claims and the recording of results are the adapter's. */
+/**
+ * The requests a claim takes (QueueClaim): PENDING, not held by another claimant, and no older
+ * PENDING request of the same user held by another claimant.
+ */
+export const legacyClaimStatement = sql<ClaimParams>`UPDATE legacy_requests
+     SET claimed_by = ${"claimant"}, claim_expires_at_ms = ${"expiresAtMs"}
+     WHERE sequence IN (
+       SELECT p.sequence FROM legacy_requests AS p
+       WHERE p.status = 'PENDING'
+         AND (p.claimed_by IS NULL OR p.claimed_by = ${"claimant"} OR p.claim_expires_at_ms <= ${"nowMs"})
+         AND NOT EXISTS (
+           SELECT 1 FROM legacy_requests AS q
+           WHERE q.status = 'PENDING' AND q.user_id = p.user_id AND q.sequence < p.sequence
+             AND q.claimed_by <> ${"claimant"} AND q.claim_expires_at_ms > ${"nowMs"})
+       ORDER BY p.sequence LIMIT ${"limit"}${skipLocked})
+     RETURNING *`;
+
+/** Claimed rows in submission order: RETURNING has none. */
+export function claimedRequests(rows: LegacyRequestRow[]): LegacyRequestRecord[] {
+  return rows.sort((a, b) => (a.sequence < b.sequence ? -1 : 1)).map(legacyRequestOf);
+}
+
+/** The store on bound statements; claiming requests and recording results are the adapter's. */
 export function legacyRequestStoreOn(
   statements: BoundStatements<typeof legacyRequestStatements>,
-  own: Pick<LegacyRequestStore, "claim" | "complete" | "claimDueNotifications">,
+  own: Pick<LegacyRequestStore, "claim" | "complete">,
 ): LegacyRequestStore {
   return {
     async enqueue(request) {
@@ -219,6 +326,9 @@ export function legacyRequestStoreOn(
     async releaseClaims(claimant) {
       await statements.release.run({ claimant });
     },
+    // Every claimed row now has the same due time, so sequence orders them.
+    claimDueNotifications: async (claim) =>
+      claimedRequests(await statements.claimDue.rows<LegacyRequestRow>(claimParams(claim))),
     recordNotifyAttempt: async (attempt, nowMs, claimant) =>
       (await statements.attempt.run({ ...attempt, nowMs, claimant })) === 1,
   };

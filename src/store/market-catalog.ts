@@ -10,9 +10,9 @@ import type { ExchangeEvent } from "../core/events.js";
 import { decodePlainData } from "../engine/journal-codec.js";
 import type { JournalEntry } from "../engine/store.js";
 import type { Page, PageRequest } from "./exchange-read-models.js";
-import { addHeat } from "./hot-score.js";
+import { addHeat, hotScoreUsdtPerClick } from "./hot-score.js";
 import { catalogDetailsOf, creatorNameOf } from "./market-details.js";
-import { type IntegerColumn, type Sql, sql, toNumber, toNumberOrNull } from "./sql.js";
+import { type BoundStatements, type IntegerColumn, type Sql, sql, toNumber, toNumberOrNull } from "./sql.js";
 
 export interface MarketListFilter {
   /** Only markets filed under this category id (exactly; subcategories are their own). */
@@ -137,6 +137,11 @@ export function foldHeat(heat: number | null, added: readonly HeatAdded[]): numb
   return folded;
 }
 
+/** A market's heat after `clicks` detail views at `atMs`. */
+export function clickedHeat(heat: number | null, clicks: number, atMs: number): number | null {
+  return addHeat(heat, clicks * hotScoreUsdtPerClick, atMs);
+}
+
 export interface UnindexedMarketRow {
   market_id: IntegerColumn;
   title: string;
@@ -158,17 +163,17 @@ interface StatsRow {
   heat: number | null;
 }
 
-export function statsOf(row: StatsRow | undefined): MarketStats {
+function statsOf(row: StatsRow | undefined): MarketStats {
   return row === undefined ? { clicks: 0, heat: null } : { clicks: toNumber(row.clicks), heat: row.heat };
 }
 
-export interface HolderDatabaseRow {
+interface HolderDatabaseRow {
   option_id: IntegerColumn;
   user_id: IntegerColumn;
   held: bigint;
 }
 
-export function holderOf(row: HolderDatabaseRow): HolderRow {
+function holderOf(row: HolderDatabaseRow): HolderRow {
   return { optionId: toNumber(row.option_id), userId: toNumber(row.user_id), shares: row.held };
 }
 
@@ -227,3 +232,14 @@ export const catalogStatements = {
   unindexedMarkets: sql`SELECT market_id, title, creator_id, details FROM markets m
      WHERE NOT EXISTS (SELECT 1 FROM market_stats s WHERE s.market_id = m.market_id)`,
 };
+
+/** The reads both adapters answer alike: a market's stats and its top holders. */
+export function catalogReadsOn(
+  statements: BoundStatements<typeof catalogStatements>,
+): Pick<MarketCatalogStore, "stats" | "topHolders"> {
+  return {
+    stats: async (marketId) => statsOf(await statements.stats.row<StatsRow>({ marketId })),
+    topHolders: async (marketId, perOptionMax) =>
+      (await statements.topHolders.rows<HolderDatabaseRow>({ marketId, perOptionMax })).map(holderOf),
+  };
+}

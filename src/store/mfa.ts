@@ -4,7 +4,16 @@
 // counter, the email send limit) is one atomic call, so two requests racing each other cannot both
 // win, on one node or on several sharing PostgreSQL.
 
-import { ddl, type IntegerColumn, type Sql, sql, toNumber, toNumberOrNull } from "./sql.js";
+import {
+  type BoundStatements,
+  ddl,
+  type IntegerColumn,
+  mapped,
+  type Sql,
+  sql,
+  toNumber,
+  toNumberOrNull,
+} from "./sql.js";
 
 export interface MfaAccountRecord {
   readonly userId: number;
@@ -258,6 +267,9 @@ export type MfaParams = {
 export const mfaStatements = {
   accountById: sql<MfaParams>`SELECT * FROM mfa_accounts WHERE user_id = ${"userId"}`,
   ensureAccount: sql<MfaParams>`INSERT INTO mfa_accounts (user_id) VALUES (${"userId"}) ON CONFLICT DO NOTHING`,
+  savePending: sql<MfaParams>`INSERT INTO mfa_accounts AS accounts (user_id, pending_totp_secret_sealed, pending_totp_created_at_ms)
+     VALUES (${"userId"}, ${"secretSealed"}, ${"nowMs"})
+     ON CONFLICT (user_id) DO UPDATE SET pending_totp_secret_sealed = ${"secretSealed"}, pending_totp_created_at_ms = ${"nowMs"}`,
   enable: sql<MfaParams>`UPDATE mfa_accounts SET totp_secret_sealed = pending_totp_secret_sealed,
        totp_enabled_at_ms = ${"nowMs"}, totp_last_time_step = ${"timeStep"},
        pending_totp_secret_sealed = NULL, pending_totp_created_at_ms = NULL
@@ -342,4 +354,59 @@ export function nextEmailSendAt(
     nextMs = Math.max(nextMs, sendsAtMs[sendsAtMs.length - policy.perWindowMax]! + policy.windowMs);
   }
   return nextMs;
+}
+
+/** The store's methods that are one shared statement each, outside any transaction. */
+export type MfaSingleStatementMethods =
+  | "findAccount"
+  | "savePendingTotp"
+  | "claimTotpTimeStep"
+  | "resetFailedAttempts"
+  | "cancelEmailCode"
+  | "latestEmailCode"
+  | "consumeEmailCode"
+  | "nextEmailSendAtMs"
+  | "countUnusedRecoveryCodes"
+  | "consumeTicket"
+  | "findTicket";
+
+/**
+ * Those methods written once, on the port's statements bound to either database; each adapter adds
+ * the methods that need its own transactions (a SQLite one is synchronous, a PostgreSQL one locks).
+ */
+export function mfaSingleStatementsOn(
+  statements: BoundStatements<typeof mfaStatements>,
+): Pick<MfaStore, MfaSingleStatementMethods> {
+  const changedOne = async (changed: Promise<number>) => (await changed) === 1;
+  return {
+    findAccount: async (userId) =>
+      mapped(await statements.accountById.row<MfaAccountRow>({ userId }), accountFromRow),
+    async savePendingTotp(userId, secretSealed, nowMs) {
+      await statements.savePending.run({ userId, secretSealed, nowMs });
+    },
+    claimTotpTimeStep: (userId, timeStep) => changedOne(statements.claimStep.run({ userId, timeStep })),
+    async resetFailedAttempts(userId) {
+      await statements.setAttempts.run({ userId, failed: 0, lockedUntilMs: null });
+    },
+    async cancelEmailCode(codeId) {
+      await statements.deleteEmailCode.run({ codeId });
+    },
+    latestEmailCode: async (userId) =>
+      mapped(await statements.latestEmailCode.row<EmailCodeRow>({ userId }), emailCodeFromRow),
+    consumeEmailCode: (codeId, nowMs) => changedOne(statements.consumeEmailCode.run({ codeId, nowMs })),
+    async nextEmailSendAtMs(userId, nowMs, policy) {
+      const sinceMs = nowMs - policy.windowMs;
+      const sends = await statements.emailSendsSince.rows<{ sent_at_ms: IntegerColumn }>({ userId, sinceMs });
+      return nextEmailSendAt(
+        sends.map((row) => toNumber(row.sent_at_ms)),
+        nowMs,
+        policy,
+      );
+    },
+    countUnusedRecoveryCodes: async (userId) =>
+      toNumber((await statements.countUnusedRecovery.row<{ count: IntegerColumn }>({ userId }))!.count),
+    consumeTicket: (input) => changedOne(statements.consumeTicket.run(input)),
+    findTicket: async (ticketHash) =>
+      mapped(await statements.ticketByHash.row<TicketRow>({ ticketHash }), ticketFromRow),
+  };
 }

@@ -11,8 +11,7 @@
 import {
   type IdentityStore,
   identityMigrations,
-  type PartnerRow,
-  partnerFromRow,
+  identitySingleStatementsOn,
   type RegisterUserInput,
   type SessionRow,
   sessionFromRow,
@@ -23,7 +22,7 @@ import {
 import { mapped, raw, sql } from "../sql.js";
 import { inTransaction, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
-import { postgresText, preparePostgres } from "./statements.js";
+import { postgresStatements, postgresText, preparePostgres } from "./statements.js";
 
 /** Where every node hears of sessions ended elsewhere; the payload is the user's id. */
 export const sessionsChangedChannel = "predex_sessions";
@@ -31,16 +30,6 @@ export const sessionsChangedChannel = "predex_sessions";
 const sessionsChanged = raw(`'${sessionsChangedChannel}'`);
 
 const statements = {
-  insertPartner: preparePostgres("predex-identity-insert-partner", shared.insertPartner),
-  partnerById: preparePostgres("predex-identity-partner-by-id", shared.partnerById),
-  partnerByAppKey: preparePostgres("predex-identity-partner-by-app-key", shared.partnerByAppKey),
-  partnerByName: preparePostgres("predex-identity-partner-by-name", shared.partnerByName),
-  partnerByApiKey: preparePostgres("predex-identity-partner-by-api-key", shared.partnerByApiKey),
-  updatePartnerSettings: preparePostgres(
-    "predex-identity-update-partner-settings",
-    shared.updatePartnerSettings,
-  ),
-  userById: preparePostgres("predex-identity-user-by-id", shared.userById),
   insertSession: preparePostgres("predex-identity-insert-session", shared.insertSession),
   sessionByToken: preparePostgres("predex-identity-session-by-token", shared.sessionByToken),
 
@@ -90,31 +79,11 @@ const statements = {
 
 export async function openPostgresIdentityStore(pool: PostgresPool): Promise<IdentityStore> {
   await applyPostgresMigrations(pool, "identity", identityMigrations.map(postgresText));
-  const partner = async (found: Promise<PartnerRow | undefined>) => mapped(await found, partnerFromRow);
-
   return {
-    async createPartner(newPartner) {
-      return partnerFromRow((await statements.insertPartner.row<PartnerRow>(pool, newPartner))!);
-    },
-    findPartnerById: (partnerId) => partner(statements.partnerById.row(pool, { partnerId })),
-    findPartnerByAppKey: (appKey) => partner(statements.partnerByAppKey.row(pool, { appKey })),
-    findPartnerByName: (name) => partner(statements.partnerByName.row(pool, { name })),
-    findPartnerByApiKeySha256: (apiKeySha256) =>
-      partner(statements.partnerByApiKey.row(pool, { apiKeySha256 })),
-    updatePartnerSettings: (partnerId, update) =>
-      partner(
-        statements.updatePartnerSettings.row(pool, {
-          partnerId,
-          signedNonceRequired: update.signedNonceRequired ?? null,
-        }),
-      ),
+    ...identitySingleStatementsOn(postgresStatements(pool, "predex-identity", shared)),
     async registerUser(input) {
       return userFromRow((await statements.registerUser.row<UserRow>(pool, input))!);
     },
-    async findUserById(userId) {
-      return mapped(await statements.userById.row<UserRow>(pool, { userId }), userFromRow);
-    },
-
     async createSession(session, sessionsPerUserMax) {
       // The user's row lock makes two logins of one user on two nodes take turns, so the bound
       // holds under concurrency.

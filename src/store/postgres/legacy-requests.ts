@@ -1,5 +1,6 @@
-// PostgreSQL adapter of the legacy asynchronous order requests (the store is written once in the
-// port, src/store/legacy.ts; SQLite twin: src/store/sqlite/legacy-requests.ts), shared by every API node.
+// PostgreSQL adapter of the legacy asynchronous order requests (the store and its claims' statements
+// are written once in the port, src/store/legacy.ts; SQLite twin: src/store/sqlite/legacy-requests.ts),
+// shared by every API node.
 //
 // Exactly once across nodes: a request is executed by the claimant that holds it. Claims are
 // `UPDATE … WHERE sequence IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n) RETURNING *` with a lease,
@@ -15,15 +16,17 @@
 // dies mid-delivery leaves the delivery due again when the lease ends, retry count kept.
 
 import {
+  claimedRequests,
+  claimParams,
   type LegacyRequestRow,
   type LegacyRequestStore,
-  legacyRequestOf,
+  legacyClaimStatement,
   legacyRequestStatements,
   legacyRequestStoreOn,
 } from "../legacy.js";
 import { inTransaction, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
-import { postgresStatements } from "./statements.js";
+import { postgresStatements, preparePostgres } from "./statements.js";
 
 export const legacyRequestMigrations: readonly string[] = [
   `CREATE TABLE legacy_requests (
@@ -56,22 +59,7 @@ export const legacyClaimLockKey = 0x706478636c61696dn;
 
 const statements = {
   claimLock: { name: "predex-legacy-requests-claim-lock", text: "SELECT pg_advisory_xact_lock($1)" },
-  // $1 claimant, $2 now, $3 lease, $4 limit.
-  claim: {
-    name: "predex-legacy-requests-claim",
-    text: `UPDATE legacy_requests SET claimed_by = $1, claim_expires_at_ms = $2::bigint + $3::bigint
-           WHERE sequence IN (
-             SELECT p.sequence FROM legacy_requests AS p
-             WHERE p.status = 'PENDING'
-               AND (p.claimed_by IS NULL OR p.claimed_by = $1 OR p.claim_expires_at_ms <= $2)
-               AND NOT EXISTS (
-                 SELECT 1 FROM legacy_requests AS q
-                 WHERE q.status = 'PENDING' AND q.user_id = p.user_id AND q.sequence < p.sequence
-                   AND q.claimed_by <> $1 AND q.claim_expires_at_ms > $2)
-             ORDER BY p.sequence LIMIT $4
-             FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-  },
+  claim: preparePostgres("predex-legacy-requests-claim", legacyClaimStatement),
   complete: {
     name: "predex-legacy-requests-complete",
     text: `UPDATE legacy_requests AS r SET status = c.status, error_msg = c.error_msg,
@@ -82,35 +70,18 @@ const statements = {
              AS c(request_id, status, error_msg, notify_content, notify_status, next_notify_at_ms)
            WHERE r.request_id = c.request_id AND r.status = 'PENDING' AND r.claimed_by = $8`,
   },
-  // $1 claimant, $2 now, $3 lease, $4 limit.
-  claimDue: {
-    name: "predex-legacy-requests-claim-due",
-    text: `UPDATE legacy_requests SET notify_claimed_by = $1, next_notify_at_ms = $2::bigint + $3::bigint
-           WHERE sequence IN (
-             SELECT sequence FROM legacy_requests
-             WHERE next_notify_at_ms IS NOT NULL AND next_notify_at_ms <= $2
-             ORDER BY next_notify_at_ms, sequence LIMIT $4
-             FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-  },
 } as const;
-
-const bySequence = (a: LegacyRequestRow, b: LegacyRequestRow): number => (a.sequence < b.sequence ? -1 : 1);
 
 export async function openPostgresLegacyRequestStore(pool: PostgresPool): Promise<LegacyRequestStore> {
   await applyPostgresMigrations(pool, "legacy_requests", legacyRequestMigrations);
   // PostgreSQL's own: claims with SKIP LOCKED under the advisory lock, results in one statement.
   return legacyRequestStoreOn(postgresStatements(pool, "predex-legacy-requests", legacyRequestStatements), {
-    async claim({ claimant, limit, nowMs, leaseMs }) {
+    async claim(request) {
       const rows = await inTransaction(pool, async (client) => {
         await client.query({ ...statements.claimLock, values: [legacyClaimLockKey] });
-        const result = await client.query<LegacyRequestRow>({
-          ...statements.claim,
-          values: [claimant, nowMs, leaseMs, limit],
-        });
-        return result.rows;
+        return (await statements.claim.query<LegacyRequestRow>(client, claimParams(request))).rows;
       });
-      return rows.sort(bySequence).map(legacyRequestOf);
+      return claimedRequests(rows);
     },
     async complete(completions, nowMs, claimant) {
       if (completions.length === 0) return;
@@ -127,14 +98,6 @@ export async function openPostgresLegacyRequestStore(pool: PostgresPool): Promis
           claimant,
         ],
       });
-    },
-    async claimDueNotifications({ claimant, limit, nowMs, leaseMs }) {
-      const result = await pool.query<LegacyRequestRow>({
-        ...statements.claimDue,
-        values: [claimant, nowMs, leaseMs, limit],
-      });
-      // RETURNING has no order; every claimed row now has the same due time, so sequence orders them.
-      return result.rows.sort(bySequence).map(legacyRequestOf);
     },
   });
 }

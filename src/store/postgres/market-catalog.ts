@@ -22,20 +22,19 @@
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
-import { addHeat, hotScoreUsdtPerClick } from "../hot-score.js";
 import {
   type CatalogChanges,
   catalogChangesOf,
+  catalogReadsOn,
   catalogStatements,
+  clickedHeat,
   foldHeat,
-  type HolderDatabaseRow,
-  holderOf,
+  type HeatAdded,
   type IndexedMarket,
   type ListedParams,
   listedStatements,
   type MarketCatalogStore,
   type MarketListFilter,
-  statsOf,
   type UnindexedMarketRow,
   unindexedMarketOf,
 } from "../market-catalog.js";
@@ -148,138 +147,145 @@ async function lockedHeats(client: PostgresClient, marketIds: readonly number[])
   return new Map(result.rows.map((row) => [Number(row.market_id), row.heat]));
 }
 
-export async function openPostgresMarketCatalog(
-  pool: PostgresPool,
-  options: PostgresMarketCatalogOptions = {},
-): Promise<PostgresMarketCatalog> {
-  await applyPostgresMigrations(pool, "catalog", catalogMigrations);
-  await indexUnindexedMarkets(pool);
-  const shared = postgresStatements(pool, "predex-catalog", catalogStatements);
+/** What the projector and its one-statement path share: the batch scanned once, the heats written. */
+interface HeatProjection {
+  /** The one-statement path asks writesInOneStatement, then prepare, of the same batch: scanned once. */
+  scan(entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]): CatalogChanges;
+  /**
+   * The heat this projector last wrote per market: only a guess, checked by the UPDATE itself (a
+   * batch rolled back or clicks flushed meanwhile make it miss, and the heat is then read locked).
+   */
+  readonly lastWrittenHeats: Map<number, number | null>;
+  /** This process's listeners, told at once (every node's hear NOTIFY at commit). */
+  tell(marketIds: ReadonlySet<number>): void;
+}
 
-  const listeners: MarketsChangedListener[] = [];
-  const tell = (marketIds: ReadonlySet<number> | undefined) => {
-    for (const listener of listeners) listener(marketIds);
-  };
-  let listening: Promise<ChannelListener> | undefined;
-  // The heat this projector last wrote per market: only a guess, checked by the UPDATE itself (a
-  // batch rolled back or clicks flushed meanwhile make it miss, and the heat is then read locked).
-  const lastWrittenHeats = new Map<number, number | null>();
-
-  // The one-statement path asks writesInOneStatement, then prepare, of the same batch: scanned once.
+function heatProjection(tell: (marketIds: ReadonlySet<number>) => void): HeatProjection {
   let lastScan: { entries: object; scanned: CatalogChanges } | undefined;
-  const scan = (entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
-    if (lastScan?.entries !== entries) lastScan = { entries, scanned: catalogChangesOf(entries) };
-    return lastScan.scanned;
+  return {
+    scan(entries) {
+      if (lastScan?.entries !== entries) lastScan = { entries, scanned: catalogChangesOf(entries) };
+      return lastScan.scanned;
+    },
+    lastWrittenHeats: new Map(),
+    tell,
   };
-  const forgetHeatsIfMany = () => {
-    if (lastWrittenHeats.size > lastWrittenHeatsMax) lastWrittenHeats.clear();
-  };
+}
 
-  const projector: PostgresProjector<ExchangeCommand, ExchangeEvent> = async (
-    client,
-    entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
-  ) => {
-    const { touched, created, heatAdded } = scan(entries);
-    await indexMarkets(client, created);
-    // First try: each market's heat from the one this projector last wrote, written only where the
-    // row still holds it (a compare-and-set the UPDATE rechecks after any lock wait).
-    const guessedIds: number[] = [];
-    const expectedHeats: (number | null)[] = [];
-    const guessedHeats: (number | null)[] = [];
-    const missed = new Set<number>();
-    for (const [marketId, added] of heatAdded) {
-      if (!lastWrittenHeats.has(marketId)) {
-        missed.add(marketId);
-        continue;
-      }
-      const expected = lastWrittenHeats.get(marketId) ?? null;
-      guessedIds.push(marketId);
-      expectedHeats.push(expected);
-      guessedHeats.push(foldHeat(expected, added));
+function forgetHeatsIfMany(lastWrittenHeats: Map<number, number | null>): void {
+  if (lastWrittenHeats.size > lastWrittenHeatsMax) lastWrittenHeats.clear();
+}
+
+/** Each market's heat guessed from the one last written: what the row should hold, what it becomes. */
+interface GuessedHeats {
+  readonly marketIds: number[];
+  readonly expectedHeats: (number | null)[];
+  readonly guessedHeats: (number | null)[];
+  /** Markets this projector has not written yet: no guess. */
+  readonly unknown: Set<number>;
+}
+
+/** `everyMarket`: a market not remembered is guessed from no heat rather than left unknown. */
+function guessHeats(
+  heatAdded: ReadonlyMap<number, readonly HeatAdded[]>,
+  lastWrittenHeats: ReadonlyMap<number, number | null>,
+  { everyMarket }: { readonly everyMarket: boolean },
+): GuessedHeats {
+  const guessed: GuessedHeats = { marketIds: [], expectedHeats: [], guessedHeats: [], unknown: new Set() };
+  for (const [marketId, added] of heatAdded) {
+    if (!everyMarket && !lastWrittenHeats.has(marketId)) {
+      guessed.unknown.add(marketId);
+      continue;
     }
-    if (touched.size > 0 || guessedIds.length > 0) {
-      // The guessed heats and the notification in one round trip; the notification is delivered at commit.
-      // Unnamed, so planned with this batch's arrays and market_stats as it is now: a generic plan
-      // made while the table was small would scan all of it (exchange-projector.ts, flushStatement).
-      const result = await client.query<{ heated: bigint[] }>({
-        text: `WITH heated AS (
-                 UPDATE market_stats s SET heat = h.heat
+    const expected = lastWrittenHeats.get(marketId) ?? null;
+    guessed.marketIds.push(marketId);
+    guessed.expectedHeats.push(expected);
+    guessed.guessedHeats.push(foldHeat(expected, added));
+  }
+  return guessed;
+}
+
+/** A compare-and-set of the guessed heats (rechecked by the UPDATE after any lock wait). */
+const guessedHeatsCte = `UPDATE market_stats s SET heat = h.heat
                  FROM unnest($1::bigint[], $2::float8[], $3::float8[]) AS h (market_id, expected, heat)
                  WHERE s.market_id = h.market_id AND s.heat IS NOT DISTINCT FROM h.expected
-                 RETURNING s.market_id
+                 RETURNING s.market_id`;
+
+function catalogProjector(projection: HeatProjection): PostgresProjector<ExchangeCommand, ExchangeEvent> {
+  return async (client, entries) => {
+    const { touched, created, heatAdded } = projection.scan(entries);
+    await indexMarkets(client, created);
+    const missed = await writeGuessedHeats(client, touched, heatAdded, projection.lastWrittenHeats);
+    if (missed.size > 0) await writeMissedHeats(client, missed, heatAdded, projection.lastWrittenHeats);
+    forgetHeatsIfMany(projection.lastWrittenHeats);
+    // This process's listeners at once, as on SQLite; every node's (this one's too) at commit.
+    if (touched.size > 0) projection.tell(touched);
+  };
+}
+
+/**
+ * First try: each market's heat from the one this projector last wrote, written only where the row
+ * still holds it, with the notification, in one round trip. Returns the markets that missed.
+ */
+async function writeGuessedHeats(
+  client: PostgresClient,
+  touched: ReadonlySet<number>,
+  heatAdded: ReadonlyMap<number, readonly HeatAdded[]>,
+  lastWrittenHeats: Map<number, number | null>,
+): Promise<Set<number>> {
+  const guess = guessHeats(heatAdded, lastWrittenHeats, { everyMarket: false });
+  const { marketIds, expectedHeats, guessedHeats, unknown: missed } = guess;
+  if (touched.size === 0 && marketIds.length === 0) return missed;
+  // The notification is delivered at commit. Unnamed, so planned with this batch's arrays and
+  // market_stats as it is now: a generic plan made while the table was small would scan all of it
+  // (exchange-projector.ts, flushStatement).
+  const result = await client.query<{ heated: bigint[] }>({
+    text: `WITH heated AS (
+                 ${guessedHeatsCte}
                ),
                notified AS (SELECT count(pg_notify($4, payload)) AS sent FROM unnest($5::text[]) AS payload)
                SELECT coalesce((SELECT array_agg(market_id) FROM heated), '{}') AS heated,
                       (SELECT sent FROM notified) AS sent`,
-        values: [
-          guessedIds,
-          expectedHeats,
-          guessedHeats,
-          marketsChangedChannel,
-          notificationPayloads(touched),
-        ],
-      });
-      const heated = new Set(result.rows[0]!.heated.map(Number));
-      guessedIds.forEach((marketId, index) => {
-        if (heated.has(marketId)) lastWrittenHeats.set(marketId, guessedHeats[index]!);
-        else missed.add(marketId);
-      });
-    }
-    if (missed.size > 0) {
-      // A market not written by this projector yet, or whose heat changed meanwhile (clicks from an
-      // API node, a rolled-back batch): read it locked, as the click flush does, and write it.
-      const stored = await lockedHeats(client, [...missed]);
-      const marketIds: number[] = [];
-      const heats: (number | null)[] = [];
-      for (const marketId of missed) {
-        if (!stored.has(marketId)) continue;
-        const heat = foldHeat(stored.get(marketId) ?? null, heatAdded.get(marketId)!);
-        marketIds.push(marketId);
-        heats.push(heat);
-      }
-      if (marketIds.length > 0) {
-        await statements.heat.query(client, { marketIds, heats });
-        for (const [index, marketId] of marketIds.entries()) lastWrittenHeats.set(marketId, heats[index]!);
-      }
-    }
-    forgetHeatsIfMany();
-    // This process's listeners at once, as on SQLite; every node's (this one's too) at commit.
-    if (touched.size > 0) tell(touched);
-  };
+    values: [marketIds, expectedHeats, guessedHeats, marketsChangedChannel, notificationPayloads(touched)],
+  });
+  const heated = new Set(result.rows[0]!.heated.map(Number));
+  marketIds.forEach((marketId, index) => {
+    if (heated.has(marketId)) lastWrittenHeats.set(marketId, guessedHeats[index]!);
+    else missed.add(marketId);
+  });
+  return missed;
+}
 
-  // In a batch's one statement (batch-statement.ts): a batch that creates no market and heats only
-  // markets this projector has written before. Each heat is then the one computed here from the
-  // last written heat, written where the row still holds that (as above); where it does not (clicks
-  // flushed by an API node meanwhile, which the UPDATE rechecks after waiting for their lock), the
-  // batch's heat is added to the row's heat by the statement itself, so nothing needs a second
-  // statement. That sum is the same log-sum as addHeat, in PostgreSQL's floating point.
-  const oneStatement: BatchStatementWriter<ExchangeCommand, ExchangeEvent> = {
-    writesInOneStatement(entries) {
-      const { created, heatAdded } = scan(entries);
-      return (
-        created.length === 0 && [...heatAdded.keys()].every((marketId) => lastWrittenHeats.has(marketId))
-      );
-    },
-    async prepare(_reader, entries) {
-      const { touched, heatAdded } = scan(entries);
-      if (touched.size === 0 && heatAdded.size === 0) return { part: undefined, committed: () => {} };
-      const marketIds: number[] = [];
-      const expectedHeats: (number | null)[] = [];
-      const guessedHeats: (number | null)[] = [];
-      const batchHeats: (number | null)[] = [];
-      for (const [marketId, added] of heatAdded) {
-        const expected = lastWrittenHeats.get(marketId) ?? null;
-        marketIds.push(marketId);
-        expectedHeats.push(expected);
-        guessedHeats.push(foldHeat(expected, added));
-        batchHeats.push(foldHeat(null, added));
-      }
-      const part: StatementPart = {
-        ctes: `catalog_heated AS (
-                 UPDATE market_stats s SET heat = h.heat
-                 FROM unnest($1::bigint[], $2::float8[], $3::float8[]) AS h (market_id, expected, heat)
-                 WHERE s.market_id = h.market_id AND s.heat IS NOT DISTINCT FROM h.expected
-                 RETURNING s.market_id
+/**
+ * A market not written by this projector yet, or whose heat changed meanwhile (clicks from an API
+ * node, a rolled-back batch): read it locked, as the click flush does, and write it.
+ */
+async function writeMissedHeats(
+  client: PostgresClient,
+  missed: ReadonlySet<number>,
+  heatAdded: ReadonlyMap<number, readonly HeatAdded[]>,
+  lastWrittenHeats: Map<number, number | null>,
+): Promise<void> {
+  const stored = await lockedHeats(client, [...missed]);
+  const marketIds: number[] = [];
+  const heats: (number | null)[] = [];
+  for (const marketId of missed) {
+    if (!stored.has(marketId)) continue;
+    marketIds.push(marketId);
+    heats.push(foldHeat(stored.get(marketId) ?? null, heatAdded.get(marketId)!));
+  }
+  if (marketIds.length === 0) return;
+  await statements.heat.query(client, { marketIds, heats });
+  for (const [index, marketId] of marketIds.entries()) lastWrittenHeats.set(marketId, heats[index]!);
+}
+
+/**
+ * The guessed heats as above; where the row no longer holds the guess, the batch's own heat is
+ * added to the row's by the statement itself (the same log-sum as addHeat, in PostgreSQL's
+ * floating point); the notification.
+ */
+const oneStatementCtes = `catalog_heated AS (
+                 ${guessedHeatsCte}
                ),
                catalog_reheated AS (
                  UPDATE market_stats s SET heat = CASE
@@ -294,7 +300,36 @@ export async function openPostgresMarketCatalog(
                ),
                catalog_notified AS (
                  SELECT count(pg_notify($5, payload)) AS sent FROM unnest($6::text[]) AS payload
-               )`,
+               )`;
+
+/**
+ * In a batch's one statement (batch-statement.ts): a batch that creates no market and heats only
+ * markets this projector has written before. Each heat is then the one computed here from the last
+ * written heat, written where the row still holds that; where it does not (clicks flushed by an API
+ * node meanwhile, which the UPDATE rechecks after waiting for their lock), the batch's heat is added
+ * to the row's heat by the statement itself, so nothing needs a second statement.
+ */
+function oneStatementWriter(
+  projection: HeatProjection,
+): BatchStatementWriter<ExchangeCommand, ExchangeEvent> {
+  const { lastWrittenHeats } = projection;
+  return {
+    writesInOneStatement(entries) {
+      const { created, heatAdded } = projection.scan(entries);
+      return (
+        created.length === 0 && [...heatAdded.keys()].every((marketId) => lastWrittenHeats.has(marketId))
+      );
+    },
+    async prepare(_reader, entries) {
+      const { touched, heatAdded } = projection.scan(entries);
+      if (touched.size === 0 && heatAdded.size === 0) return { part: undefined, committed: () => {} };
+      // Every market: writesInOneStatement found each remembered (a forget since guesses from none).
+      const { marketIds, expectedHeats, guessedHeats } = guessHeats(heatAdded, lastWrittenHeats, {
+        everyMarket: true,
+      });
+      const batchHeats = marketIds.map((marketId) => foldHeat(null, heatAdded.get(marketId)!));
+      const part: StatementPart = {
+        ctes: oneStatementCtes,
         values: [
           marketIds,
           expectedHeats,
@@ -309,31 +344,45 @@ export async function openPostgresMarketCatalog(
           "(SELECT sent FROM catalog_notified)",
         ],
       };
-      // Guessed as written from here (the next batch may be prepared before this one's answer);
-      // where the statement added to another heat instead, its answer corrects the guess, unless a
-      // later batch has guessed again meanwhile (its own answer will say).
+      // Guessed as written from here (the next batch may be prepared before this one's answer).
       marketIds.forEach((marketId, index) => {
         lastWrittenHeats.set(marketId, guessedHeats[index]!);
       });
       return {
         part,
         committed(selected) {
-          const reheated = selected[0] as bigint[];
-          const reheats = selected[1] as (number | null)[];
-          for (const [index, id] of reheated.entries()) {
-            const marketId = Number(id);
-            if (lastWrittenHeats.get(marketId) === guessedHeats[marketIds.indexOf(marketId)]) {
-              lastWrittenHeats.set(marketId, reheats[index]!);
-            }
-          }
-          forgetHeatsIfMany();
-          if (touched.size > 0) tell(touched);
+          correctGuesses(lastWrittenHeats, { marketIds, guessedHeats }, selected);
+          forgetHeatsIfMany(lastWrittenHeats);
+          if (touched.size > 0) projection.tell(touched);
         },
       };
     },
   };
+}
 
-  const store: MarketCatalogStore = {
+/**
+ * Where the statement added to another heat instead of writing the guess, its answer corrects the
+ * guess, unless a later batch has guessed again meanwhile (its own answer will say).
+ */
+function correctGuesses(
+  lastWrittenHeats: Map<number, number | null>,
+  guessed: Pick<GuessedHeats, "marketIds" | "guessedHeats">,
+  selected: readonly unknown[],
+): void {
+  const reheated = selected[0] as bigint[];
+  const reheats = selected[1] as (number | null)[];
+  for (const [index, id] of reheated.entries()) {
+    const marketId = Number(id);
+    if (lastWrittenHeats.get(marketId) === guessed.guessedHeats[guessed.marketIds.indexOf(marketId)]) {
+      lastWrittenHeats.set(marketId, reheats[index]!);
+    }
+  }
+}
+
+function postgresCatalogStore(pool: PostgresPool): MarketCatalogStore {
+  const shared = postgresStatements(pool, "predex-catalog", catalogStatements);
+  return {
+    ...catalogReadsOn(shared),
     async listedMarketIds(filter, page) {
       const params = { ...filter, ...pageWindow(page) };
       const listed = await listedStatement(filter).row<{ total: bigint; market_ids: (string | bigint)[] }>(
@@ -359,8 +408,6 @@ export async function openPostgresMarketCatalog(
       return { records: [], total: Number(counted?.total ?? 0n) };
     },
 
-    stats: async (marketId) => statsOf(await shared.stats.row({ marketId })),
-
     async addClicks(clicksByMarket, atMs) {
       if (clicksByMarket.size === 0) return;
       await inTransaction(pool, async (client) => {
@@ -372,19 +419,29 @@ export async function openPostgresMarketCatalog(
           if (!stored.has(marketId)) continue;
           marketIds.push(marketId);
           clicks.push(added);
-          heats.push(addHeat(stored.get(marketId) ?? null, added * hotScoreUsdtPerClick, atMs));
+          heats.push(clickedHeat(stored.get(marketId) ?? null, added, atMs));
         }
         await statements.addClicks.query(client, { marketIds, clicks, heats });
       });
     },
-
-    topHolders: async (marketId, perOptionMax) =>
-      (await shared.topHolders.rows<HolderDatabaseRow>({ marketId, perOptionMax })).map(holderOf),
   };
+}
 
+export async function openPostgresMarketCatalog(
+  pool: PostgresPool,
+  options: PostgresMarketCatalogOptions = {},
+): Promise<PostgresMarketCatalog> {
+  await applyPostgresMigrations(pool, "catalog", catalogMigrations);
+  await indexUnindexedMarkets(pool);
+  const listeners: MarketsChangedListener[] = [];
+  const tell = (marketIds: ReadonlySet<number> | undefined) => {
+    for (const listener of listeners) listener(marketIds);
+  };
+  let listening: Promise<ChannelListener> | undefined;
+  const projection = heatProjection(tell);
   return {
-    store,
-    projector: Object.assign(projector, { oneStatement }),
+    store: postgresCatalogStore(pool),
+    projector: Object.assign(catalogProjector(projection), { oneStatement: oneStatementWriter(projection) }),
     onMarketsChanged(listener) {
       listeners.push(listener);
       listening ??= listenForMarketChanges(pool, tell, options);

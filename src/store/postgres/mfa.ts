@@ -1,31 +1,26 @@
-// PostgreSQL adapter of the MFA store (port, statements and decisions: src/store/mfa.ts; SQLite
-// twin: src/store/sqlite/mfa.ts). Every check-and-set of the port is atomic across API nodes: a
-// single conditional statement where one suffices (a TOTP step, a code, a ticket), else a
-// transaction that first locks the user's mfa_accounts row (`FOR UPDATE`), so two nodes deciding for
-// one user take turns. PostgreSQL's own: the row lock, the pending secret as one upsert, recovery
-// codes inserted from one array, a recovery code's use and a ticket's pruning as one statement each.
+// PostgreSQL adapter of the MFA store (port, statements, decisions and the methods that are one
+// statement each: src/store/mfa.ts; SQLite twin: src/store/sqlite/mfa.ts). Every check-and-set of
+// the port is atomic across API nodes: a single conditional statement where one suffices (a TOTP
+// step, a code, a ticket, the pending secret), else a transaction that first locks the user's
+// mfa_accounts row (`FOR UPDATE`), so two nodes deciding for one user take turns. PostgreSQL's own:
+// the row lock, recovery codes inserted from one array, a recovery code's use and a ticket's pruning
+// as one statement each.
 
 import {
   type AttemptStep,
-  accountFromRow,
   beginAttemptStep,
-  type EmailCodeRow,
-  type EmailSendPolicy,
-  emailCodeFromRow,
   type MfaAccountRow,
   type MfaStore,
   mfaMigrations,
+  mfaSingleStatementsOn,
   mfaStatements,
   nextEmailSendAt,
   type RecoveryCodeUse,
   settleFailedAttemptStep,
-  type TicketRow,
-  ticketFromRow,
 } from "../mfa.js";
-import { mapped } from "../sql.js";
 import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
-import { postgresText, preparePostgresAll, type Queryable } from "./statements.js";
+import { postgresStatements, postgresText, preparePostgresAll } from "./statements.js";
 
 const shared = preparePostgresAll("predex-mfa", mfaStatements);
 
@@ -34,12 +29,6 @@ const statements = {
   lockAccount: {
     name: "predex-mfa-lock-account",
     text: "SELECT * FROM mfa_accounts WHERE user_id = $1 FOR UPDATE",
-  },
-  savePending: {
-    name: "predex-mfa-save-pending",
-    text: `INSERT INTO mfa_accounts AS accounts (user_id, pending_totp_secret_sealed, pending_totp_created_at_ms)
-           VALUES ($1, $2, $3)
-           ON CONFLICT (user_id) DO UPDATE SET pending_totp_secret_sealed = $2, pending_totp_created_at_ms = $3`,
   },
   insertRecovery: {
     name: "predex-mfa-insert-recovery",
@@ -67,46 +56,51 @@ const statements = {
 
 export async function openPostgresMfaStore(pool: PostgresPool): Promise<MfaStore> {
   await applyPostgresMigrations(pool, "mfa", mfaMigrations.map(postgresText));
-
-  /** The user's account row, created if needed and locked until the transaction ends. */
-  const lockedAccount = async (client: PostgresClient, userId: number): Promise<MfaAccountRow> => {
-    await shared.ensureAccount.query(client, { userId });
-    const result = await client.query<MfaAccountRow>({ ...statements.lockAccount, values: [userId] });
-    return result.rows[0]!;
-  };
-  /** Runs a decision over the locked account row and writes what it says, in one transaction. */
-  const attemptStep = <Answer>(userId: number, decide: (row: MfaAccountRow) => AttemptStep<Answer>) =>
-    inTransaction(pool, async (client): Promise<Answer> => {
-      const step = decide(await lockedAccount(client, userId));
-      if (step.write !== undefined) await shared.setAttempts.query(client, { userId, ...step.write });
-      return step.answer;
-    });
-  const nextSendAtMs = async (on: Queryable, userId: number, nowMs: number, policy: EmailSendPolicy) => {
-    const sinceMs = nowMs - policy.windowMs;
-    const result = await shared.emailSendsSince.query<{ sent_at_ms: bigint }>(on, { userId, sinceMs });
-    return nextEmailSendAt(
-      result.rows.map((row) => Number(row.sent_at_ms)),
-      nowMs,
-      policy,
-    );
-  };
-  const replaceRecovery = async (
-    client: PostgresClient,
-    userId: number,
-    codeHashes: readonly string[],
-    nowMs: number,
-  ): Promise<void> => {
-    await shared.deleteRecovery.query(client, { userId });
-    await client.query({ ...statements.insertRecovery, values: [userId, codeHashes, nowMs] });
-  };
-  const changedOne = async (done: Promise<{ rowCount: number | null }>) => (await done).rowCount === 1;
-
   return {
-    findAccount: async (userId) =>
-      mapped(await shared.accountById.row<MfaAccountRow>(pool, { userId }), accountFromRow),
-    async savePendingTotp(userId, secretSealed, nowMs) {
-      await pool.query({ ...statements.savePending, values: [userId, secretSealed, nowMs] });
-    },
+    ...mfaSingleStatementsOn(postgresStatements(pool, "predex-mfa", mfaStatements)),
+    ...totpMethods(pool),
+    ...attemptMethods(pool),
+    ...recoveryAndTicketMethods(pool),
+    reserveEmailCode: (input, policy) =>
+      inTransaction(pool, async (client) => {
+        // The account row's lock makes concurrent sends of one user take turns on the policy.
+        await lockedAccount(client, input.userId);
+        const sinceMs = input.nowMs - policy.windowMs;
+        const sends = await shared.emailSendsSince.query<{ sent_at_ms: bigint }>(client, {
+          userId: input.userId,
+          sinceMs,
+        });
+        const sendsAtMs = sends.rows.map((row) => Number(row.sent_at_ms));
+        const allowedAtMs = nextEmailSendAt(sendsAtMs, input.nowMs, policy);
+        if (allowedAtMs > input.nowMs) return { reserved: false, retryAtMs: allowedAtMs } as const;
+        const inserted = await shared.insertEmailCode.row<{ code_id: bigint }>(client, input);
+        await shared.pruneEmailCodes.query(client, { userId: input.userId, beforeMs: sinceMs });
+        return { reserved: true, codeId: Number(inserted!.code_id) } as const;
+      }),
+  };
+}
+
+/** The user's account row, created if needed and locked until the transaction ends. */
+async function lockedAccount(client: PostgresClient, userId: number): Promise<MfaAccountRow> {
+  await shared.ensureAccount.query(client, { userId });
+  const result = await client.query<MfaAccountRow>({ ...statements.lockAccount, values: [userId] });
+  return result.rows[0]!;
+}
+
+const changedOne = async (done: Promise<{ rowCount: number | null }>) => (await done).rowCount === 1;
+
+async function replaceRecovery(
+  client: PostgresClient,
+  userId: number,
+  codeHashes: readonly string[],
+  nowMs: number,
+): Promise<void> {
+  await shared.deleteRecovery.query(client, { userId });
+  await client.query({ ...statements.insertRecovery, values: [userId, codeHashes, nowMs] });
+}
+
+function totpMethods(pool: PostgresPool): Pick<MfaStore, "enableTotp" | "disableTotp"> {
+  return {
     enableTotp: (input) =>
       inTransaction(pool, async (client) => {
         if (!(await changedOne(shared.enable.query(client, input)))) return false;
@@ -119,36 +113,29 @@ export async function openPostgresMfaStore(pool: PostgresPool): Promise<MfaStore
         await shared.deleteRecovery.query(client, { userId });
         return true;
       }),
-    claimTotpTimeStep: (userId, timeStep) => changedOne(shared.claimStep.query(pool, { userId, timeStep })),
+  };
+}
+
+function attemptMethods(pool: PostgresPool): Pick<MfaStore, "beginAttempt" | "settleFailedAttempt"> {
+  /** Runs a decision over the locked account row and writes what it says, in one transaction. */
+  const attemptStep = <Answer>(userId: number, decide: (row: MfaAccountRow) => AttemptStep<Answer>) =>
+    inTransaction(pool, async (client): Promise<Answer> => {
+      const step = decide(await lockedAccount(client, userId));
+      if (step.write !== undefined) await shared.setAttempts.query(client, { userId, ...step.write });
+      return step.answer;
+    });
+  return {
     beginAttempt: (userId, nowMs, policy) =>
       attemptStep(userId, (row) => beginAttemptStep(row, nowMs, policy)),
     settleFailedAttempt: (userId, nowMs, policy) =>
       attemptStep(userId, (row) => settleFailedAttemptStep(row, nowMs, policy)),
-    async resetFailedAttempts(userId) {
-      await shared.setAttempts.query(pool, { userId, failed: 0, lockedUntilMs: null });
-    },
-    reserveEmailCode: (input, policy) =>
-      inTransaction(pool, async (client) => {
-        // The account row's lock makes concurrent sends of one user take turns on the policy.
-        await lockedAccount(client, input.userId);
-        const allowedAtMs = await nextSendAtMs(client, input.userId, input.nowMs, policy);
-        if (allowedAtMs > input.nowMs) return { reserved: false, retryAtMs: allowedAtMs } as const;
-        const inserted = await shared.insertEmailCode.row<{ code_id: bigint }>(client, input);
-        await shared.pruneEmailCodes.query(client, {
-          userId: input.userId,
-          beforeMs: input.nowMs - policy.windowMs,
-        });
-        return { reserved: true, codeId: Number(inserted!.code_id) } as const;
-      }),
-    async cancelEmailCode(codeId) {
-      await shared.deleteEmailCode.query(pool, { codeId });
-    },
-    latestEmailCode: async (userId) =>
-      mapped(await shared.latestEmailCode.row<EmailCodeRow>(pool, { userId }), emailCodeFromRow),
-    consumeEmailCode: (codeId, nowMs) => changedOne(shared.consumeEmailCode.query(pool, { codeId, nowMs })),
-    nextEmailSendAtMs: (userId, nowMs, policy) => nextSendAtMs(pool, userId, nowMs, policy),
-    countUnusedRecoveryCodes: async (userId) =>
-      Number((await shared.countUnusedRecovery.row<{ count: bigint }>(pool, { userId }))!.count),
+  };
+}
+
+function recoveryAndTicketMethods(
+  pool: PostgresPool,
+): Pick<MfaStore, "replaceRecoveryCodes" | "consumeRecoveryCode" | "insertTicket"> {
+  return {
     async replaceRecoveryCodes(userId, codeHashes, nowMs) {
       await inTransaction(pool, (client) => replaceRecovery(client, userId, codeHashes, nowMs));
     },
@@ -168,8 +155,5 @@ export async function openPostgresMfaStore(pool: PostgresPool): Promise<MfaStore
         values: [ticketHash, userId, purpose, method, createdAtMs, expiresAtMs],
       });
     },
-    consumeTicket: (input) => changedOne(shared.consumeTicket.query(pool, input)),
-    findTicket: async (ticketHash) =>
-      mapped(await shared.ticketByHash.row<TicketRow>(pool, { ticketHash }), ticketFromRow),
   };
 }

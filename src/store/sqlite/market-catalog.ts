@@ -8,13 +8,12 @@
 import type { ExchangeCommand } from "../../core/commands.js";
 import type { ExchangeEvent } from "../../core/events.js";
 import type { JournalEntry } from "../../engine/store.js";
-import { addHeat, hotScoreUsdtPerClick } from "../hot-score.js";
 import {
   catalogChangesOf,
+  catalogReadsOn,
   catalogStatements,
+  clickedHeat,
   foldHeat,
-  type HolderDatabaseRow,
-  holderOf,
   type IndexedMarket,
   type ListedParams,
   listedStatements,
@@ -22,7 +21,6 @@ import {
   type MarketListFilter,
   type MarketSearchQuery,
   searchableTextsOf,
-  statsOf,
   type UnindexedMarketRow,
   unindexedMarketOf,
 } from "../market-catalog.js";
@@ -31,7 +29,7 @@ import { raw, sql } from "../sql.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import type { SqliteProjector } from "./engine-store.js";
 import { exchangeReadModelMigrations } from "./exchange-read-models.js";
-import { prepareSqlite, prepareSqliteAll, type SqliteStatement } from "./statements.js";
+import { prepareSqlite, prepareSqliteAll, type SqliteStatement, sqliteStatements } from "./statements.js";
 
 export const catalogMigrations: readonly string[] = [
   `CREATE TABLE market_stats (
@@ -103,41 +101,53 @@ const ownStatements = {
      WHERE m.status <> 'draft' ORDER BY f.score, f.market_id DESC LIMIT ${"limit"} OFFSET ${"offset"}`,
 };
 
+type OwnStatements = ReturnType<typeof prepareOwn>;
+const prepareOwn = (db: SqliteDatabase) => prepareSqliteAll(db, ownStatements);
+
 export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatalog {
   // The catalogue indexes the exchange's tables, so those must exist first (the call is idempotent).
   applyMigrations(db, "exchange", exchangeReadModelMigrations);
   applyMigrations(db, "catalog", catalogMigrations);
-  const own = prepareSqliteAll(db, ownStatements);
-  const shared = prepareSqliteAll(db, catalogStatements);
-  // Shares are money: read as bigint.
-  const holders = prepareSqlite(db, catalogStatements.topHolders, { safeIntegers: true });
-  const listeners: MarketsChangedListener[] = [];
-  const heatOf = (marketId: number) => own.heatOf.get<{ heat: number | null }>({ marketId })?.heat ?? null;
-
-  const indexMarket = (market: IndexedMarket): void => {
-    own.insertStats.run({ marketId: market.marketId });
-    own.insertSearch.run({ ...searchableTextsOf(market), marketId: market.marketId });
-  };
+  const own = prepareOwn(db);
   // Markets created before this module existed (an older data dir) are indexed once, at start.
+  const unindexed = prepareSqlite(db, catalogStatements.unindexedMarkets);
   db.transaction(() => {
-    for (const row of shared.unindexedMarkets.all<UnindexedMarketRow>({})) {
-      indexMarket(unindexedMarketOf(row));
-    }
+    for (const row of unindexed.all<UnindexedMarketRow>({})) indexMarket(own, unindexedMarketOf(row));
   })();
+  const listeners: MarketsChangedListener[] = [];
+  return {
+    store: sqliteCatalogStore(db, own),
+    projector: catalogProjector(own, listeners),
+    onMarketsChanged(listener) {
+      listeners.push(listener);
+    },
+  };
+}
 
-  const projector: SqliteProjector<ExchangeCommand, ExchangeEvent> = (
-    _db,
-    entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[],
-  ) => {
+function indexMarket(own: OwnStatements, market: IndexedMarket): void {
+  own.insertStats.run({ marketId: market.marketId });
+  own.insertSearch.run({ ...searchableTextsOf(market), marketId: market.marketId });
+}
+
+const heatOf = (own: OwnStatements, marketId: number) =>
+  own.heatOf.get<{ heat: number | null }>({ marketId })?.heat ?? null;
+
+function catalogProjector(
+  own: OwnStatements,
+  listeners: readonly MarketsChangedListener[],
+): SqliteProjector<ExchangeCommand, ExchangeEvent> {
+  return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
     const { touched, created, heatAdded } = catalogChangesOf(entries);
-    for (const market of created) indexMarket(market);
+    for (const market of created) indexMarket(own, market);
     // A batch's heat per market, written once: its additions folded in journal order, as one
     // UPDATE per trade would.
     for (const [marketId, added] of heatAdded)
-      own.setHeat.run({ marketId, heat: foldHeat(heatOf(marketId), added) });
+      own.setHeat.run({ marketId, heat: foldHeat(heatOf(own, marketId), added) });
     if (touched.size > 0) for (const listener of listeners) listener(touched);
   };
+}
 
+function sqliteCatalogStore(db: SqliteDatabase, own: OwnStatements): MarketCatalogStore {
   const listPages = new Map<string, Record<"count" | "page", SqliteStatement<ListedParams>>>();
   const listed = (filter: MarketListFilter) => {
     const { key, count, page } = listedStatements(filter);
@@ -148,8 +158,9 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
     }
     return found;
   };
-
-  const store: MarketCatalogStore = {
+  return {
+    // Shares are money: read as bigint.
+    ...catalogReadsOn(sqliteStatements(db, catalogStatements, { safeIntegers: true })),
     async listedMarketIds(filter, page) {
       const statements = listed(filter);
       const params = { ...filter, ...pageWindow(page) };
@@ -168,27 +179,12 @@ export function createSqliteMarketCatalog(db: SqliteDatabase): SqliteMarketCatal
       const rows = total <= offset ? [] : own.searchPage.all<{ market_id: number }>({ match, limit, offset });
       return { records: rows.map((row) => Number(row.market_id)), total };
     },
-    async stats(marketId) {
-      return statsOf(shared.stats.get({ marketId }));
-    },
     async addClicks(clicksByMarket, atMs) {
       db.transaction(() => {
         for (const [marketId, clicks] of clicksByMarket) {
-          const heat = addHeat(heatOf(marketId), clicks * hotScoreUsdtPerClick, atMs);
-          own.addClicks.run({ marketId, clicks, heat });
+          own.addClicks.run({ marketId, clicks, heat: clickedHeat(heatOf(own, marketId), clicks, atMs) });
         }
       })();
-    },
-    async topHolders(marketId, perOptionMax) {
-      return holders.all<HolderDatabaseRow>({ marketId, perOptionMax }).map(holderOf);
-    },
-  };
-
-  return {
-    store,
-    projector,
-    onMarketsChanged(listener) {
-      listeners.push(listener);
     },
   };
 }
