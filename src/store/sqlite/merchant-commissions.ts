@@ -104,13 +104,14 @@ export function createSqliteCommissionProjector(
     if (!rates.has(partnerId)) rates.set(partnerId, rateOfPartner?.get(partnerId)?.commission_rate_bps);
     return rates.get(partnerId);
   };
+  const periodAt = createPeriodOf();
   const accrue = (userId: number, fee: bigint, timeMs: number): void => {
     if (fee === 0n) return;
     const partnerId = partnerOfUserId(userId);
     if (partnerId === undefined) return;
     const rateBps = rateOf(partnerId);
     if (rateBps === undefined) return;
-    const period = periodOf(timeMs);
+    const period = periodAt(timeMs);
     const key = `${partnerId}|${period}|${rateBps}`;
     const row = accrued.get(key);
     if (row === undefined) accrued.set(key, { merchantId: partnerId, period, rateBps, fee });
@@ -135,6 +136,25 @@ export function createSqliteCommissionProjector(
       rates.clear();
       missingThisStep.clear();
     }
+  };
+}
+
+/**
+ * periodOf, remembering the last month's bounds: a step's fees are nearly all in one month, and a
+ * Date and a string for each fee were half of this projector's JavaScript.
+ */
+export function createPeriodOf(): (timeMs: number) => string {
+  let fromMs = 0;
+  let toMs = -1;
+  let period = "";
+  return (timeMs) => {
+    if (timeMs < fromMs || timeMs >= toMs) {
+      const date = new Date(timeMs);
+      fromMs = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+      toMs = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+      period = periodOf(timeMs);
+    }
+    return period;
   };
 }
 
