@@ -4,7 +4,7 @@
 // src/engine/deferred-projection.ts) against the same code writing the read models inside each
 // journal commit, as the engine did before (baseline).
 //
-// 1. A journal is made by a real Engine (in-memory SQLite, no read models) from bench:orders' own
+// 1. A journal is made by a real Engine (bench/lib/orders-journal.ts) from bench:orders' own
 //    mix: 128 funded users, 64 in flight, each alternating signed-size BUY orders of Yes and No at
 //    0.49 / 0.50 / 0.51, so every other order trades. Each engine batch is recorded as it was cut
 //    (BENCH_BATCH_COMMANDS_MAX, default 34: the mean batch bench:orders' server commits at 64
@@ -24,7 +24,7 @@
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type ExchangeCommand, type ExchangeEvent, limitOrderCommand } from "../src/core/exchange.js";
+import type { ExchangeCommand, ExchangeEvent } from "../src/core/exchange.js";
 import { defaultDeferredProjectionLimits } from "../src/engine/deferred-projection.js";
 import { createExchangeProjectors } from "../src/exchange/exchange-host.js";
 import { openDatabase } from "../src/store/sqlite/database.js";
@@ -32,23 +32,15 @@ import { SqliteEngineStore } from "../src/store/sqlite/engine-store.js";
 import { createSqliteIdentityStore } from "../src/store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "../src/store/sqlite/market-catalog.js";
 import { SqliteReadModelProjection } from "../src/store/sqlite/read-model-projection.js";
-import {
-  createOpenMarket,
-  type Entry,
-  openJournalRecorder,
-  submitBounded,
-} from "../test/support/recorded-journal.js";
+import type { Entry } from "../test/support/recorded-journal.js";
+import { recordOrdersJournal } from "./lib/orders-journal.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 
 const ordersCount = Number(process.env.BENCH_ORDERS ?? 30_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const countStatements = process.env.BENCH_COUNT_STATEMENTS === "1";
 const batchCommandsMax = Number(process.env.BENCH_BATCH_COMMANDS_MAX ?? 34);
-const usersCount = 128;
-const inFlight = 64;
 const warmupOrders = 3_000;
-const unit = 100_000_000n;
-const cent = 1_000_000n;
 
 /** Statements run since the last reset, by their SQL (only with BENCH_COUNT_STATEMENTS=1). */
 const statementsRun = new Map<string, number>();
@@ -75,39 +67,6 @@ function printStatementCounts(way: string, orders: number): void {
   for (const [sql, count] of rows) {
     console.log(`  ${(count / orders).toFixed(3).padStart(7)}  ${sql.replace(/\s+/g, " ").slice(0, 110)}`);
   }
-}
-
-/** bench:orders' stream through a real engine; returns the journal as the engine batched it. */
-async function makeJournal(): Promise<Entry[][]> {
-  const recorder = await openJournalRecorder({
-    journalBatchCommandsMax: batchCommandsMax,
-    snapshotEveryCommands: 10_000_000,
-  });
-  const { engine } = recorder;
-  const market = await createOpenMarket(engine, "Bench");
-  await Promise.all(
-    Array.from({ length: usersCount }, (_, index) =>
-      engine.submit({ type: "Deposit", userId: index + 1, amount: 10_000_000n * unit, txHash: `0x${index}` }),
-    ),
-  );
-  const prices = [49n, 50n, 51n];
-  await submitBounded(ordersCount, inFlight, (sequence) => {
-    const client = sequence % inFlight;
-    const buysYes = Math.floor(sequence / inFlight) % 2 === 0;
-    return engine.submit(
-      limitOrderCommand({
-        userId: 2 * client + (buysYes ? 1 : 2),
-        marketId: market.marketId,
-        outcomeId: market.outcomeId,
-        optionId: market.options[buysYes ? 0 : 1],
-        side: "BUY",
-        limitPrice: prices[sequence % 3]! * cent,
-        shares: BigInt(1 + (sequence % 5)) * unit,
-      }),
-    );
-  });
-  await recorder.close();
-  return recorder.batches;
 }
 
 interface Measured {
@@ -169,7 +128,7 @@ function replay(
   };
 }
 
-const batches = await makeJournal();
+const batches = await recordOrdersJournal(ordersCount, batchCommandsMax);
 const entriesCount = batches.reduce((sum, batch) => sum + batch.length, 0);
 let warmBatch = 0;
 for (let seen = 0; seen < warmupOrders && warmBatch < batches.length; warmBatch += 1)

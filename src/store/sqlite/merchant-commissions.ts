@@ -47,6 +47,38 @@ export function createSqliteCommissionProjector(
   db: SqliteDatabase,
 ): SqliteProjector<ExchangeCommand, ExchangeEvent> {
   applyMigrations(db, "commissions", migrations);
+  const partners = createPartnerRates(db);
+  const accruals = createCommissionAccruals(db);
+  const periodAt = createPeriodOf();
+  const accrue = (userId: number, fee: bigint, timeMs: number): void => {
+    if (fee === 0n) return;
+    const partnerId = partners.partnerOf(userId);
+    if (partnerId === undefined) return;
+    const rateBps = partners.rateOf(partnerId);
+    if (rateBps === undefined) return;
+    accruals.add(partnerId, periodAt(timeMs), rateBps, fee);
+  };
+  return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
+    try {
+      forEachFee(entries, accrue);
+      accruals.flush();
+    } finally {
+      // Rates are read afresh each batch, so a rate changed between batches applies from the next.
+      accruals.clear();
+      partners.endStep();
+    }
+  };
+}
+
+/**
+ * A user's partner and a partner's rate. A user's partner never changes (nothing updates
+ * identity_users.partner_id), so a user's partner, once found, is kept across steps: the look-up
+ * was most of this projector's statements. A user not found is not kept (the user may be registered
+ * later, and accrue from then on); it is looked up again once a step. Rates can change: they are
+ * read once a step (cleared by endStep), and a step sees one rate, as a rate change is caught up to
+ * before it is written.
+ */
+function createPartnerRates(db: SqliteDatabase) {
   const identityExists =
     db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity_users'").get() !==
     undefined;
@@ -58,6 +90,39 @@ export function createSqliteCommissionProjector(
         "SELECT commission_rate_bps FROM identity_partners WHERE partner_id = ?",
       )
     : undefined;
+  const partners = new Map<number, number>();
+  const missingThisStep = new Set<number>();
+  const rates = new Map<number, number | undefined>();
+  return {
+    partnerOf(userId: number): number | undefined {
+      const kept = partners.get(userId);
+      if (kept !== undefined || partnerOfUser === undefined || missingThisStep.has(userId)) return kept;
+      const found = partnerOfUser.get(userId)?.partner_id;
+      if (found === undefined) {
+        missingThisStep.add(userId);
+        return undefined;
+      }
+      // Bounded: past a million users the map starts over (each is read again once).
+      if (partners.size >= keptPartnersLimit) partners.clear();
+      partners.set(userId, found);
+      return found;
+    },
+    rateOf(partnerId: number): number | undefined {
+      if (!rates.has(partnerId)) rates.set(partnerId, rateOfPartner?.get(partnerId)?.commission_rate_bps);
+      return rates.get(partnerId);
+    },
+    endStep(): void {
+      rates.clear();
+      missingThisStep.clear();
+    },
+  };
+}
+
+/**
+ * A batch's fees summed per row in memory, each row written once at the end: a row read and
+ * rewritten for every side of every trade was a tenth of an order's projection.
+ */
+function createCommissionAccruals(db: SqliteDatabase) {
   const current = db
     .prepare<[number, string, number], { fee_total: bigint }>(
       "SELECT fee_total FROM merchant_commissions WHERE merchant_id = ? AND period = ? AND commission_rate_bps = ?",
@@ -69,72 +134,42 @@ export function createSqliteCommissionProjector(
      ON CONFLICT (merchant_id, period, commission_rate_bps)
      DO UPDATE SET fee_total = excluded.fee_total, commission_total = excluded.commission_total`,
   );
+  const accrued = new Map<string, { merchantId: number; period: string; rateBps: number; fee: bigint }>();
+  return {
+    add(merchantId: number, period: string, rateBps: number, fee: bigint): void {
+      const key = `${merchantId}|${period}|${rateBps}`;
+      const row = accrued.get(key);
+      if (row === undefined) accrued.set(key, { merchantId, period, rateBps, fee });
+      else row.fee += fee;
+    },
+    flush(): void {
+      for (const { merchantId, period, rateBps, fee } of accrued.values()) {
+        const feeTotal = (current.get(merchantId, period, rateBps)?.fee_total ?? 0n) + fee;
+        // Exact in bigint: fee totals times a rate can pass 2^63 long before they pass a JS number's 2^53.
+        const commissionTotal = (feeTotal * BigInt(rateBps)) / basisPointsPerUnit;
+        upsert.run(merchantId, period, rateBps, feeTotal, commissionTotal);
+      }
+    },
+    clear: () => accrued.clear(),
+  };
+}
 
-  // A batch's fees are summed per row in memory and each row is written once at the end: a row
-  // read and rewritten for every side of every trade was a tenth of an order's projection.
-  interface Accrued {
-    readonly merchantId: number;
-    readonly period: string;
-    readonly rateBps: number;
-    fee: bigint;
-  }
-  const accrued = new Map<string, Accrued>();
-  // A user's partner never changes (nothing updates identity_users.partner_id), so a user's partner,
-  // once found, is kept across steps: the look-up was most of this projector's statements. A user
-  // not found is not kept (the user may be registered later, and accrue from then on); it is
-  // looked up again once a step. Rates can change: they are read once a step (rates, cleared after
-  // it), and a step sees one rate, as a rate change is caught up to before it is written.
-  const partnerOf = new Map<number, number>();
-  const missingThisStep = new Set<number>();
-  const rates = new Map<number, number | undefined>();
-  const partnerOfUserId = (userId: number): number | undefined => {
-    const kept = partnerOf.get(userId);
-    if (kept !== undefined || partnerOfUser === undefined || missingThisStep.has(userId)) return kept;
-    const found = partnerOfUser.get(userId)?.partner_id;
-    if (found === undefined) {
-      missingThisStep.add(userId);
-      return undefined;
+/**
+ * periodOf, remembering the last month's bounds: a step's fees are nearly all in one month, and a
+ * Date and a string for each fee were half of this projector's JavaScript.
+ */
+export function createPeriodOf(): (timeMs: number) => string {
+  let fromMs = 0;
+  let toMs = -1;
+  let period = "";
+  return (timeMs) => {
+    if (timeMs < fromMs || timeMs >= toMs) {
+      const date = new Date(timeMs);
+      fromMs = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+      toMs = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+      period = periodOf(timeMs);
     }
-    // Bounded: past a million users the map starts over (each is read again once).
-    if (partnerOf.size >= keptPartnersLimit) partnerOf.clear();
-    partnerOf.set(userId, found);
-    return found;
-  };
-  const rateOf = (partnerId: number): number | undefined => {
-    if (!rates.has(partnerId)) rates.set(partnerId, rateOfPartner?.get(partnerId)?.commission_rate_bps);
-    return rates.get(partnerId);
-  };
-  const accrue = (userId: number, fee: bigint, timeMs: number): void => {
-    if (fee === 0n) return;
-    const partnerId = partnerOfUserId(userId);
-    if (partnerId === undefined) return;
-    const rateBps = rateOf(partnerId);
-    if (rateBps === undefined) return;
-    const period = periodOf(timeMs);
-    const key = `${partnerId}|${period}|${rateBps}`;
-    const row = accrued.get(key);
-    if (row === undefined) accrued.set(key, { merchantId: partnerId, period, rateBps, fee });
-    else row.fee += fee;
-  };
-  const flush = (): void => {
-    for (const { merchantId, period, rateBps, fee } of accrued.values()) {
-      const feeTotal = (current.get(merchantId, period, rateBps)?.fee_total ?? 0n) + fee;
-      // Exact in bigint: fee totals times a rate can pass 2^63 long before they pass a JS number's 2^53.
-      const commissionTotal = (feeTotal * BigInt(rateBps)) / basisPointsPerUnit;
-      upsert.run(merchantId, period, rateBps, feeTotal, commissionTotal);
-    }
-  };
-
-  return (_db, entries: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
-    try {
-      forEachFee(entries, accrue);
-      flush();
-    } finally {
-      // Rates are read afresh each batch, so a rate changed between batches applies from the next.
-      accrued.clear();
-      rates.clear();
-      missingThisStep.clear();
-    }
+    return period;
   };
 }
 

@@ -30,12 +30,24 @@ export function createBatchInsert<Row extends readonly unknown[]>(
   columns: number,
   upsert = "",
 ): BatchInsert<Row> {
+  return createBatchStatement(db, (values) => `${insert} VALUES ${values} ${upsert}`, columns);
+}
+
+/**
+ * The same for any statement that takes its rows as one VALUES list: `sqlOf` places the list
+ * (`(?, …), (?, …)`) in the statement, e.g. `UPDATE … FROM (VALUES …) AS v WHERE …`.
+ */
+export function createBatchStatement<Row extends readonly unknown[]>(
+  db: SqliteDatabase,
+  sqlOf: (values: string) => string,
+  columns: number,
+): BatchInsert<Row> {
   const values = (rows: number) =>
     Array.from({ length: rows }, () => `(${Array.from({ length: columns }, () => "?").join(", ")})`).join(
       ", ",
     );
-  const one = db.prepare(`${insert} VALUES ${values(1)} ${upsert}`);
-  const many: Statement = db.prepare(`${insert} VALUES ${values(insertRowsPerStatement)} ${upsert}`);
+  const one = db.prepare(sqlOf(values(1)));
+  const many: Statement = db.prepare(sqlOf(values(insertRowsPerStatement)));
   let rows: Row[] = [];
   const flush = (): void => {
     let index = 0;

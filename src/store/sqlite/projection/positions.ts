@@ -38,51 +38,68 @@ export interface BatchPositions {
   readonly forgetKept: () => void;
 }
 
+/** The positions loaded this step, by id (`dirty` once moved) and by user and option. */
+class StepPositions {
+  readonly byId = new Map<number, { position: Position; dirty: boolean }>();
+  /** `${userId}/${optionId}` → position id, for positionOf. */
+  readonly idByOption = new Map<string, number>();
+
+  keep(position: Position, dirty: boolean): void {
+    this.byId.set(position.positionId, { position, dirty });
+    this.idByOption.set(optionKey(position.userId, position.optionId), position.positionId);
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.idByOption.clear();
+  }
+}
+
+const optionKey = (userId: number, optionId: number) => `${userId}/${optionId}`;
+
 export function createBatchPositions(db: SqliteDatabase): BatchPositions {
+  const step = new StepPositions();
+  /** As the earlier steps wrote them, by `${userId}/${optionId}`. */
+  const stored = new KeptRows<string, Position>(keptRowsMax);
+  const { loadPosition, positionOf } = createPositionReads(db, step, stored);
+  const { flush, clear } = createPositionWrites(db, step, stored);
+  return {
+    loadPosition,
+    savePosition: (position) => step.keep(position, true),
+    positionOf,
+    flush,
+    clear,
+    forgetKept: () => stored.clear(),
+  };
+}
+
+/** A position as the step has it: kept this step, kept from an earlier one, or read from SQLite. */
+function createPositionReads(
+  db: SqliteDatabase,
+  step: StepPositions,
+  stored: KeptRows<string, Position>,
+): Pick<BatchPositions, "loadPosition" | "positionOf"> {
   const selectPosition = prepareBig<[number], Row>(
     db,
     "SELECT * FROM exchange_positions WHERE position_id = ?",
-  );
-  // Many positions to a statement (batch-insert.ts).
-  const upsertPositions = createBatchInsert<unknown[]>(
-    db,
-    `INSERT INTO exchange_positions (position_id, user_id, market_id, outcome_id, option_id, shares,
-       frozen_shares, cost, realized_pnl)`,
-    9,
-    `ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
-       cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
   );
   const selectPositionIdOf = prepareBig<[number, number], { position_id: bigint }>(
     db,
     "SELECT position_id FROM exchange_positions WHERE user_id = ? AND option_id = ?",
   );
-  /** The positions loaded this step, by id; `dirty` once moved. */
-  const kept = new Map<number, { position: Position; dirty: boolean }>();
-  /** The same, by user and option (`${userId}/${optionId}`), for positionOf. */
-  const keptByOption = new Map<string, number>();
-
-  /** As the earlier steps wrote them, by `${userId}/${optionId}`. */
-  const stored = new KeptRows<string, Position>(keptRowsMax);
-
-  const keep = (position: Position, dirty: boolean) => {
-    kept.set(position.positionId, { position, dirty });
-    keptByOption.set(`${position.userId}/${position.optionId}`, position.positionId);
-  };
-
-  /** The position as this step has it: the stored one on first use, or a new empty one. */
-  const loadPosition = (
-    positionId: number,
-    userId: number,
-    optionId: number,
-    marketId: number,
-    outcomeId: number,
-  ): Position => {
-    const found = kept.get(positionId);
+  const loadPosition: BatchPositions["loadPosition"] = (
+    positionId,
+    userId,
+    optionId,
+    marketId,
+    outcomeId,
+  ) => {
+    const found = step.byId.get(positionId);
     if (found !== undefined) return found.position;
-    const known = stored.get(`${userId}/${optionId}`);
+    const known = stored.get(optionKey(userId, optionId));
     if (known !== undefined && known.positionId === positionId) {
       const position = { ...known };
-      keep(position, false);
+      step.keep(position, false);
       return position;
     }
     const row = selectPosition.get(positionId);
@@ -100,23 +117,40 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
             cost: big(row.cost),
             realizedPnl: big(row.realized_pnl),
           };
-    keep(position, false);
+    step.keep(position, false);
     return position;
   };
-
-  const savePosition = (position: Position): void => keep(position, true);
-
-  const positionOf = (userId: number, optionId: number): Position | undefined => {
-    const key = `${userId}/${optionId}`;
-    const positionId = keptByOption.get(key) ?? stored.get(key)?.positionId;
+  const positionOf: BatchPositions["positionOf"] = (userId, optionId) => {
+    const key = optionKey(userId, optionId);
+    const positionId = step.idByOption.get(key) ?? stored.get(key)?.positionId;
     if (positionId !== undefined) return loadPosition(positionId, userId, optionId, 0, 0);
     const row = selectPositionIdOf.get(userId, optionId);
     return row === undefined ? undefined : loadPosition(Number(row.position_id), userId, optionId, 0, 0);
   };
+  return { loadPosition, positionOf };
+}
 
+/** Writes the positions the step moved, many to a statement (batch-insert.ts), and keeps them all. */
+function createPositionWrites(
+  db: SqliteDatabase,
+  step: StepPositions,
+  stored: KeptRows<string, Position>,
+): Pick<BatchPositions, "flush" | "clear"> {
+  const upsertPositions = createBatchInsert<unknown[]>(
+    db,
+    `INSERT INTO exchange_positions (position_id, user_id, market_id, outcome_id, option_id, shares,
+       frozen_shares, cost, realized_pnl)`,
+    9,
+    `ON CONFLICT (position_id) DO UPDATE SET shares = excluded.shares, frozen_shares = excluded.frozen_shares,
+       cost = excluded.cost, realized_pnl = excluded.realized_pnl`,
+  );
+  const clear = (): void => {
+    upsertPositions.clear();
+    step.clear();
+  };
   const flush = (): void => {
-    for (const { position, dirty } of kept.values()) {
-      stored.set(`${position.userId}/${position.optionId}`, { ...position });
+    for (const { position, dirty } of step.byId.values()) {
+      stored.set(optionKey(position.userId, position.optionId), { ...position });
       if (!dirty) continue;
       upsertPositions.add([
         position.positionId,
@@ -133,18 +167,5 @@ export function createBatchPositions(db: SqliteDatabase): BatchPositions {
     upsertPositions.flush();
     clear();
   };
-  const clear = (): void => {
-    upsertPositions.clear();
-    kept.clear();
-    keptByOption.clear();
-  };
-
-  return {
-    loadPosition,
-    savePosition,
-    positionOf,
-    flush,
-    clear,
-    forgetKept: () => stored.clear(),
-  };
+  return { flush, clear };
 }
