@@ -160,19 +160,7 @@ function earliestClockMs(batch: readonly PendingNonce[]): number {
   return nowMs;
 }
 
-/** Whether the expired rows are due to be pruned: at most once per gatewayNoncePruneIntervalMs. */
-export class PruneCadence {
-  #prunedAtMs: number;
-
-  constructor(prunedAtMs: number) {
-    this.#prunedAtMs = prunedAtMs;
-  }
-
-  isDue(nowMs: number): boolean {
-    return nowMs - this.#prunedAtMs >= gatewayNoncePruneIntervalMs;
-  }
-
-  prunedAt(nowMs: number): void {
-    this.#prunedAtMs = nowMs;
-  }
+/** Whether the expired rows are due to be pruned again: at most once per gatewayNoncePruneIntervalMs. */
+export function pruneIsDue(prunedAtMs: number, nowMs: number): boolean {
+  return nowMs - prunedAtMs >= gatewayNoncePruneIntervalMs;
 }

@@ -43,7 +43,7 @@ import {
   NonceBatchQueue,
   type NonceBatchWrite,
   type PendingNonce,
-  PruneCadence,
+  pruneIsDue,
 } from "../gateway-nonces-batching.js";
 import { openPostgresPool, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -234,7 +234,7 @@ function outcomeOfRow(row: RememberRow | undefined): NonceOutcome {
  * row over).
  */
 function expiredNoncePruner(pool: PostgresPool, limits: NonceLimits, clock: () => number): () => void {
-  const cadence = new PruneCadence(clock());
+  let prunedAtMs = clock();
   let pruning = false;
   const prune = async (nowMs: number): Promise<void> => {
     for (;;) {
@@ -248,9 +248,9 @@ function expiredNoncePruner(pool: PostgresPool, limits: NonceLimits, clock: () =
   };
   return () => {
     const nowMs = clock();
-    if (pruning || !cadence.isDue(nowMs)) return;
+    if (pruning || !pruneIsDue(prunedAtMs, nowMs)) return;
     pruning = true;
-    cadence.prunedAt(nowMs);
+    prunedAtMs = nowMs;
     prune(nowMs)
       .catch(() => {})
       .finally(() => {

@@ -31,7 +31,7 @@ import {
   NonceBatchQueue,
   type NonceBatchWrite,
   type PendingNonce,
-  PruneCadence,
+  pruneIsDue,
 } from "../gateway-nonces-batching.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import { atSynchronousNormal, synchronousFull, synchronousSetting } from "./synchronous-normal.js";
@@ -136,11 +136,11 @@ function sqliteBatchWrite(
     "INSERT OR IGNORE INTO gateway_nonces (expires_at_ms, app_key, nonce) VALUES (?, ?, ?)",
   );
   const prune = db.prepare("DELETE FROM gateway_nonces WHERE expires_at_ms <= ?");
-  const pruneCadence = new PruneCadence(0);
+  let prunedAtMs = 0;
   const commit = db.transaction((batch: readonly PendingNonce[], nowMs: number) => {
-    if (pruneCadence.isDue(nowMs)) {
+    if (pruneIsDue(prunedAtMs, nowMs)) {
       prune.run(nowMs);
-      pruneCadence.prunedAt(nowMs);
+      prunedAtMs = nowMs;
     }
     for (const entry of batch) insert.run(entry.expiresAtMs, entry.partnerKey, entry.nonce);
   });
