@@ -13,11 +13,11 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { NonceOutcome, NonceStore } from "../../src/store/gateway-nonces.js";
+import { gatewayNoncePruneIntervalMs } from "../../src/store/gateway-nonces-batching.js";
 import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import {
   openGatewayNoncePool,
   openPostgresGatewayNonceStore,
-  postgresGatewayNoncePruneIntervalMs,
 } from "../../src/store/postgres/gateway-nonces.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { postgresDatabases } from "../support/postgres-databases.js";
@@ -169,7 +169,7 @@ if (skipReason !== undefined) {
         // Another transaction holds one expired row (as an insert taking it over would).
         await other.query("BEGIN");
         await other.query("SELECT 1 FROM gateway_nonces WHERE nonce = 'b' FOR UPDATE");
-        housekeepingNowMs = postgresGatewayNoncePruneIntervalMs + 10_000;
+        housekeepingNowMs = gatewayNoncePruneIntervalMs + 10_000;
         // A flush after the prune interval starts a prune in the background.
         assert.equal(await store.remember("p", "d", housekeepingNowMs), "fresh");
         // The prune deletes a and c while b is locked.

@@ -1,6 +1,6 @@
-// PostgreSQL adapter of the gateway's nonce port (src/store/gateway-nonces.ts; SQLite twin:
-// src/store/sqlite/gateway-nonces.ts), shared by every API node: a nonce used on one node is
-// "replayed" on every other for the whole window.
+// PostgreSQL adapter of the gateway's nonce port (src/store/gateway-nonces.ts; SQLite's:
+// src/store/sqlite/gateway-nonces.ts; the batching both share: gateway-nonces-batching.ts), shared
+// by every API node: a nonce used on one node is "replayed" on every other for the whole window.
 //
 // The database decides: `INSERT … ON CONFLICT DO UPDATE … WHERE expired` gives a row back only to
 // the first use (or to the first use after the row expired), whichever node asks. A small
@@ -39,6 +39,12 @@ import {
   type NonceStore,
   nonceEntriesPerPartnerMax,
 } from "../gateway-nonces.js";
+import {
+  NonceBatchQueue,
+  type NonceBatchWrite,
+  type PendingNonce,
+  pruneIsDue,
+} from "../gateway-nonces-batching.js";
 import { openPostgresPool, type PostgresPool } from "./database.js";
 import { applyPostgresMigrations } from "./migrations.js";
 
@@ -58,8 +64,6 @@ export const gatewayNonceMigrations: readonly string[] = [
    );`,
 ];
 
-/** Expired rows are looked for at most this often per node. */
-export const postgresGatewayNoncePruneIntervalMs = 60_000;
 /** Rows one prune statement deletes at most: short statements, few locks, no long vacuum debt at once. */
 export const gatewayNoncePruneBatchRowsMax = 5_000;
 /** The live-count buckets per window. */
@@ -99,16 +103,6 @@ export interface PostgresGatewayNonceOptions {
   readonly entriesPerPartnerMax?: number;
   /** The clock housekeeping runs on (requests carry their own time). */
   readonly nowMs?: () => number;
-}
-
-interface PendingNonce {
-  readonly partnerKey: string;
-  readonly nonce: string;
-  readonly expiresAtMs: number;
-  /** The request's clock. */
-  readonly nowMs: number;
-  readonly resolve: (outcome: NonceOutcome) => void;
-  readonly reject: (error: unknown) => void;
 }
 
 // $1 app keys, $2 nonces, $3 expiries (parallel arrays, no (app_key, nonce) twice), $4 now,
@@ -165,19 +159,83 @@ export async function openPostgresGatewayNonceStore(
   options: PostgresGatewayNonceOptions,
 ): Promise<NonceStore> {
   await applyPostgresMigrations(pool, "gateway_nonces", gatewayNonceMigrations);
-  const entriesMax = options.entriesPerPartnerMax ?? nonceEntriesPerPartnerMax;
-  const window = new MemoryNonceWindow(options.windowMs, entriesMax);
-  const bucketMs = Math.max(1, Math.ceil(options.windowMs / usageBucketsPerWindow));
-  const clock = options.nowMs ?? Date.now;
-  const statementPool = options.statementPool ?? pool;
+  const limits: NonceLimits = {
+    windowMs: options.windowMs,
+    entriesMax: options.entriesPerPartnerMax ?? nonceEntriesPerPartnerMax,
+    bucketMs: Math.max(1, Math.ceil(options.windowMs / usageBucketsPerWindow)),
+  };
+  const rememberBatch = rememberStatementOn(options.statementPool ?? pool, limits);
+  const pruneWhenDue = expiredNoncePruner(pool, limits, options.nowMs ?? Date.now);
+  const write: NonceBatchWrite = async (batch, nowMs) => {
+    try {
+      return await rememberBatch(batch, nowMs);
+    } finally {
+      pruneWhenDue();
+    }
+  };
+  return new NonceBatchQueue(new MemoryNonceWindow(options.windowMs, limits.entriesMax), write, {
+    batchesInFlightMax: gatewayNonceStatementsInFlightMax,
+    batchNoncesMax: gatewayNonceStatementNoncesMax,
+    // At the next turn, so the rest of this turn's nonces join the statement.
+    nextBatchAtOnceAfterSettled: false,
+  });
+}
+
+interface NonceLimits {
+  readonly windowMs: number;
+  /** Live nonces per partner at most. */
+  readonly entriesMax: number;
+  /** The width of a live-count bucket. */
+  readonly bucketMs: number;
+}
+
+interface RememberRow {
+  readonly app_key: string;
+  readonly nonce: string;
+  readonly fresh: boolean;
+  readonly allowed: boolean;
+}
+
+/** One batch in one statement (one round trip, one commit): each nonce's outcome, in batch order. */
+function rememberStatementOn(
+  statementPool: PostgresPool,
+  limits: NonceLimits,
+): (batch: readonly PendingNonce[], nowMs: number) => Promise<NonceOutcome[]> {
+  return async (batch, nowMs) => {
+    const bucketStartMs = Math.floor(nowMs / limits.bucketMs) * limits.bucketMs;
+    const result = await statementPool.query<RememberRow>({
+      ...rememberStatement,
+      values: [
+        batch.map((entry) => entry.partnerKey),
+        batch.map((entry) => entry.nonce),
+        batch.map((entry) => entry.expiresAtMs),
+        nowMs,
+        bucketStartMs - limits.windowMs - limits.bucketMs,
+        limits.entriesMax,
+        bucketStartMs,
+      ],
+    });
+    const rows = new Map(result.rows.map((row) => [`${row.app_key}\u0000${row.nonce}`, row]));
+    return batch.map((entry) => outcomeOfRow(rows.get(`${entry.partnerKey}\u0000${entry.nonce}`)));
+  };
+}
+
+function outcomeOfRow(row: RememberRow | undefined): NonceOutcome {
+  if (row?.fresh === true) return "fresh";
+  // Not stored: the partner is at its cap.
+  if (row?.allowed === false) return "full";
+  // Another node has it.
+  return "replayed";
+}
+
+/**
+ * Starts a prune of the expired rows when one is due and none runs, off the request path; a
+ * failure is retried at the next interval (expired rows are harmless: the insert takes an expired
+ * row over).
+ */
+function expiredNoncePruner(pool: PostgresPool, limits: NonceLimits, clock: () => number): () => void {
   let prunedAtMs = clock();
   let pruning = false;
-  let pending: PendingNonce[] = [];
-  /** Statements sent and not answered yet (or about to be sent at the next turn). */
-  let statementsInFlight = 0;
-  /** A statement is to be sent at the next turn: nonces asked now join it. */
-  let sendScheduled = false;
-
   const prune = async (nowMs: number): Promise<void> => {
     for (;;) {
       const result = await pool.query({
@@ -186,102 +244,17 @@ export async function openPostgresGatewayNonceStore(
       });
       if ((result.rowCount ?? 0) < gatewayNoncePruneBatchRowsMax) break;
     }
-    await pool.query({ ...pruneStatements.usage, values: [nowMs - options.windowMs - 2 * bucketMs] });
+    await pool.query({ ...pruneStatements.usage, values: [nowMs - limits.windowMs - 2 * limits.bucketMs] });
   };
-
-  const maybePrune = (): void => {
+  return () => {
     const nowMs = clock();
-    if (pruning || nowMs - prunedAtMs < postgresGatewayNoncePruneIntervalMs) return;
+    if (pruning || !pruneIsDue(prunedAtMs, nowMs)) return;
     pruning = true;
     prunedAtMs = nowMs;
-    // Off the request path; a failure is retried at the next interval (expired rows are harmless:
-    // the insert takes an expired row over).
     prune(nowMs)
       .catch(() => {})
       .finally(() => {
         pruning = false;
       });
-  };
-
-  /** Sends one statement with what waits now; when it is answered, the next takes what waits then. */
-  const sendWaiting = async (): Promise<void> => {
-    sendScheduled = false;
-    try {
-      const batch = pending.slice(0, gatewayNonceStatementNoncesMax);
-      pending = pending.slice(batch.length);
-      // The earliest clock of the batch: a row counts as expired only if it was for every request.
-      let nowMs = batch[0]!.nowMs;
-      for (const entry of batch) nowMs = Math.min(nowMs, entry.nowMs);
-      await flush(batch, nowMs);
-    } finally {
-      statementsInFlight -= 1;
-    }
-    if (pending.length > 0) startSending();
-    maybePrune();
-  };
-
-  /** A statement at the next turn, so the rest of this turn's nonces join it. */
-  const startSending = (): void => {
-    if (sendScheduled || statementsInFlight >= gatewayNonceStatementsInFlightMax) return;
-    sendScheduled = true;
-    statementsInFlight += 1;
-    setImmediate(() => void sendWaiting());
-  };
-
-  const flush = async (batch: readonly PendingNonce[], nowMs: number): Promise<void> => {
-    const bucketStartMs = Math.floor(nowMs / bucketMs) * bucketMs;
-    let rows: { app_key: string; nonce: string; fresh: boolean; allowed: boolean }[];
-    try {
-      const result = await statementPool.query<{
-        app_key: string;
-        nonce: string;
-        fresh: boolean;
-        allowed: boolean;
-      }>({
-        ...rememberStatement,
-        values: [
-          batch.map((entry) => entry.partnerKey),
-          batch.map((entry) => entry.nonce),
-          batch.map((entry) => entry.expiresAtMs),
-          nowMs,
-          bucketStartMs - options.windowMs - bucketMs,
-          entriesMax,
-          bucketStartMs,
-        ],
-      });
-      rows = result.rows;
-    } catch (error) {
-      for (const entry of batch) {
-        window.forget(entry.partnerKey, entry.nonce);
-        entry.reject(error);
-      }
-      return;
-    }
-    const outcomes = new Map(rows.map((row) => [`${row.app_key}\u0000${row.nonce}`, row]));
-    for (const entry of batch) {
-      const row = outcomes.get(`${entry.partnerKey}\u0000${entry.nonce}`);
-      if (row?.fresh === true) {
-        entry.resolve("fresh");
-      } else if (row?.allowed === false) {
-        // Not stored: the same nonce may be tried again once the partner is under its cap.
-        window.forget(entry.partnerKey, entry.nonce);
-        entry.resolve("full");
-      } else {
-        // Another node has it (the memory window keeps it, so the next replay here costs nothing).
-        entry.resolve("replayed");
-      }
-    }
-  };
-
-  return {
-    remember(partnerKey, nonce, nowMs) {
-      const expiresAtMs = nowMs + options.windowMs;
-      const outcome = window.rememberUntil(partnerKey, nonce, nowMs, expiresAtMs);
-      if (outcome !== "fresh") return outcome;
-      return new Promise<NonceOutcome>((resolve, reject) => {
-        pending.push({ partnerKey, nonce, expiresAtMs, nowMs, resolve, reject });
-        startSending();
-      });
-    },
   };
 }
