@@ -33,7 +33,7 @@ import { createSqliteIdentityStore } from "../src/store/sqlite/identity.js";
 import { createSqliteMarketCatalog } from "../src/store/sqlite/market-catalog.js";
 import { SqliteReadModelProjection } from "../src/store/sqlite/read-model-projection.js";
 import type { Entry } from "../test/support/recorded-journal.js";
-import { recordOrdersJournal } from "./lib/orders-journal.js";
+import { ordersJournalForReplay } from "./lib/orders-journal.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 
 const ordersCount = Number(process.env.BENCH_ORDERS ?? 30_000);
@@ -128,13 +128,10 @@ function replay(
   };
 }
 
-const batches = await recordOrdersJournal(ordersCount, batchCommandsMax);
-const entriesCount = batches.reduce((sum, batch) => sum + batch.length, 0);
-let warmBatch = 0;
-for (let seen = 0; seen < warmupOrders && warmBatch < batches.length; warmBatch += 1)
-  seen += batches[warmBatch]!.length;
-console.log(
-  `journal: ${entriesCount} entries in ${batches.length} batches (${(entriesCount / batches.length).toFixed(1)} a batch); steps of ${defaultDeferredProjectionLimits.stepEntriesMin}–${defaultDeferredProjectionLimits.stepEntriesMax} entries`,
+const { batches, entriesCount, warmBatch } = await ordersJournalForReplay(
+  ordersCount,
+  batchCommandsMax,
+  warmupOrders,
 );
 mkdirSync(join(process.cwd(), ".bench-tmp"), { recursive: true });
 const directory = mkdtempSync(join(process.cwd(), ".bench-tmp", "order-storage-"));

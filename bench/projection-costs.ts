@@ -34,7 +34,7 @@ import { createSqliteMarketCatalog } from "../src/store/sqlite/market-catalog.js
 import { createSqliteCommissionProjector } from "../src/store/sqlite/merchant-commissions.js";
 import { SqliteReadModelProjection } from "../src/store/sqlite/read-model-projection.js";
 import type { Entry } from "../test/support/recorded-journal.js";
-import { ordersJournalUsers, recordOrdersJournal } from "./lib/orders-journal.js";
+import { ordersJournalForReplay, ordersJournalUsers } from "./lib/orders-journal.js";
 import { percentileOfSorted, round } from "./lib/summary.js";
 
 const ordersCount = Number(process.env.BENCH_ORDERS ?? 30_000);
@@ -298,20 +298,17 @@ function printProfile(orders: number): void {
   console.log(`  ${"".padStart(6)}  ${us(outside)}  ${"".padStart(6)}  ${stepOutsideProjectors}`);
 }
 
-const batches = await recordOrdersJournal(ordersCount, batchCommandsMax);
+const { batches, entriesCount, warmBatch } = await ordersJournalForReplay(
+  ordersCount,
+  batchCommandsMax,
+  warmupOrders,
+);
 if (
   batches.some((batch) => batch.some((entry) => entry.events.some((event) => event.type === "MarketSettled")))
 )
   throw new Error(
     "the journal settles a market: the projectors would need the platform's cut at settlements",
   );
-const entriesCount = batches.reduce((sum, batch) => sum + batch.length, 0);
-let warmBatch = 0;
-for (let seen = 0; seen < warmupOrders && warmBatch < batches.length; warmBatch += 1)
-  seen += batches[warmBatch]!.length;
-console.log(
-  `journal: ${entriesCount} entries in ${batches.length} batches (${(entriesCount / batches.length).toFixed(1)} a batch); steps of ${defaultDeferredProjectionLimits.stepEntriesMin}–${defaultDeferredProjectionLimits.stepEntriesMax} entries`,
-);
 mkdirSync(join(process.cwd(), ".bench-tmp"), { recursive: true });
 const directory = mkdtempSync(join(process.cwd(), ".bench-tmp", "projection-costs-"));
 try {

@@ -4,6 +4,7 @@
 // orders of Yes and No at 0.49 / 0.50 / 0.51, so every other order trades.
 
 import { limitOrderCommand } from "../../src/core/exchange.js";
+import { defaultDeferredProjectionLimits } from "../../src/engine/deferred-projection.js";
 import {
   createOpenMarket,
   type Entry,
@@ -48,4 +49,30 @@ export async function recordOrdersJournal(orders: number, batchCommandsMax: numb
   });
   await recorder.close();
   return recorder.batches;
+}
+
+/** A recorded journal for a replay bench: its batches, its entries, and the batch its warm-up ends at. */
+export interface OrdersJournalReplay {
+  readonly batches: Entry[][];
+  readonly entriesCount: number;
+  /** The first batch after `warmupOrders` entries: a replay measures from it. */
+  readonly warmBatch: number;
+}
+
+/** recordOrdersJournal, with the warm-up's end found and the journal's shape printed. */
+export async function ordersJournalForReplay(
+  orders: number,
+  batchCommandsMax: number,
+  warmupOrders: number,
+): Promise<OrdersJournalReplay> {
+  const batches = await recordOrdersJournal(orders, batchCommandsMax);
+  const entriesCount = batches.reduce((sum, batch) => sum + batch.length, 0);
+  let warmBatch = 0;
+  for (let seen = 0; seen < warmupOrders && warmBatch < batches.length; warmBatch += 1)
+    seen += batches[warmBatch]!.length;
+  const { stepEntriesMin, stepEntriesMax } = defaultDeferredProjectionLimits;
+  console.log(
+    `journal: ${entriesCount} entries in ${batches.length} batches (${(entriesCount / batches.length).toFixed(1)} a batch); steps of ${stepEntriesMin}–${stepEntriesMax} entries`,
+  );
+  return { batches, entriesCount, warmBatch };
 }
