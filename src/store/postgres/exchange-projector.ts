@@ -23,7 +23,6 @@ import type { ExclusiveMarketFinishedEvent } from "../../core/exclusive/events.j
 import type { OptionIndex } from "../../core/option-index.js";
 import type { PoolSettledEvent } from "../../core/pools/events.js";
 import { newPosition, type Position } from "../../core/wallet/positions.js";
-import { encodePlainData } from "../../engine/journal-codec.js";
 import type { JournalEntry } from "../../engine/store.js";
 import {
   type OrderAmend as AmendRow,
@@ -41,6 +40,7 @@ import {
 } from "../exchange-projection/exclusive.js";
 import { depositRows } from "../exchange-projection/ledger.js";
 import { lifecycleRows } from "../exchange-projection/lifecycle.js";
+import { marketRowOf } from "../exchange-projection/markets.js";
 import { orderAmendedRows, orderPlacedRows, orderReleasedRows } from "../exchange-projection/orders.js";
 import { poolClaimables, poolSettledRows, poolTradeRows } from "../exchange-projection/pools.js";
 import { tradeRows } from "../exchange-projection/trades.js";
@@ -925,7 +925,6 @@ async function onMarketCreated(
   event: MarketCreatedEvent,
   optionIds: Map<number, readonly [number, number]>,
 ): Promise<void> {
-  const details = event.details ?? null;
   const outcomes = new Columns(2);
   const options = new Columns(5);
   for (const outcome of event.outcomes) {
@@ -936,23 +935,7 @@ async function onMarketCreated(
   }
   await client.query({
     ...statements.insertMarket,
-    values: [
-      event.marketId,
-      event.title,
-      event.modelType,
-      textOf(details?.categoryId),
-      textOf(details?.description) ?? "",
-      textOf(details?.rules) ?? "",
-      textOf(details?.tags) ?? "",
-      event.creatorId,
-      event.startTimeMs,
-      event.endTimeMs,
-      event.createdAtMs,
-      details === null ? null : encodePlainData(details),
-      ...outcomes.arrays,
-      ...options.arrays,
-      event.exclusive === true ? 1 : 0,
-    ],
+    values: [...marketRowOf(event), ...outcomes.arrays, ...options.arrays, event.exclusive === true ? 1 : 0],
   });
   for (const outcome of event.outcomes) {
     const sorted = [...outcome.options].sort((a, b) => a.optionIndex - b.optionIndex);
@@ -1084,8 +1067,4 @@ async function setClaimables(client: PostgresClient, claimables: readonly Claima
 
 function notPrefetched(what: string): never {
   throw new Error(`read models: ${what} was not read before the batch (prefetch)`);
-}
-
-function textOf(value: unknown): string | null {
-  return typeof value === "string" ? value : typeof value === "number" ? String(value) : null;
 }

@@ -2,7 +2,7 @@
 // ids of an outcome (what a trade's price points are written for).
 
 import type { MarketClosedEvent, MarketCreatedEvent, MarketOpenedEvent } from "../../../core/events.js";
-import { encodePlainData } from "../../../engine/journal-codec.js";
+import { marketRowOf } from "../../exchange-projection/markets.js";
 import type { SqliteDatabase } from "../database.js";
 
 export interface MarketProjection {
@@ -45,22 +45,7 @@ export function createMarketProjection(db: SqliteDatabase): MarketProjection {
   };
 
   const onMarketCreated = (event: MarketCreatedEvent): void => {
-    const details = event.details ?? null;
-    statements.insertMarket.run(
-      event.marketId,
-      event.title,
-      event.modelType,
-      textOf(details?.categoryId),
-      textOf(details?.description) ?? "",
-      textOf(details?.rules) ?? "",
-      textOf(details?.tags) ?? "",
-      event.creatorId,
-      event.startTimeMs,
-      event.endTimeMs,
-      event.createdAtMs,
-      details === null ? null : encodePlainData(details),
-      event.exclusive === true ? 1 : 0,
-    );
+    statements.insertMarket.run(...marketRowOf(event), event.exclusive === true ? 1 : 0);
     for (const outcome of event.outcomes) {
       statements.insertOutcome.run(outcome.outcomeId, event.marketId, outcome.name);
       for (const option of outcome.options) {
@@ -83,8 +68,4 @@ export function createMarketProjection(db: SqliteDatabase): MarketProjection {
   };
 
   return { onMarketCreated, onMarketOpened, onMarketClosed, optionIdsOf };
-}
-
-function textOf(value: unknown): string | null {
-  return typeof value === "string" ? value : typeof value === "number" ? String(value) : null;
 }
