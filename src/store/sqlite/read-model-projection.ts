@@ -10,6 +10,7 @@ import type { ProjectionTarget } from "../../engine/deferred-projection.js";
 import type { JournalEntry } from "../../engine/store.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import { engineMigrations, type SqliteProjector } from "./engine-store.js";
+import { withoutFsync } from "./synchronous-normal.js";
 
 export const readModelPositionMigrations: readonly string[] = [
   // Read models written before this table existed were projected in each journal commit: they hold
@@ -57,17 +58,7 @@ export class SqliteReadModelProjection<Command, Event> implements ProjectionTarg
       }
       updatePosition.run(entries.at(-1)!.sequence);
     });
-    this.#step = (entries) => {
-      // Read by db.pragma (a prepared PRAGMA would answer the value it had when prepared), set by
-      // exec: db.pragma prepares a Statement object each call, ~4× the cost of exec's one C call.
-      const setting = db.pragma("synchronous", { simple: true }) as number;
-      if (setting >= 2) db.exec("PRAGMA synchronous = NORMAL");
-      try {
-        step.immediate(entries);
-      } finally {
-        if (setting >= 2) db.exec(`PRAGMA synchronous = ${setting}`);
-      }
-    };
+    this.#step = (entries) => withoutFsync(db, () => step.immediate(entries));
   }
 
   projectedSequence(): bigint {
