@@ -41,7 +41,7 @@ import { type Scheduler, startScheduler } from "../engine/scheduler.js";
 import type { JournalEntry } from "../engine/store.js";
 import { exchangeSnapshotWorker, schedulerIntervalMs } from "../exchange/exchange-host.js";
 import { type JournalArchiver, startJournalArchiver } from "../exchange/journal-archiver.js";
-import type { PostgresClient, PostgresPool } from "../store/postgres/database.js";
+import type { PostgresClient, PostgresConnectionOptions, PostgresPool } from "../store/postgres/database.js";
 import { openPostgresPool } from "../store/postgres/database.js";
 import { advertiseLeader } from "../store/postgres/engine-cluster.js";
 import type { PostgresProjector } from "../store/postgres/engine-store.js";
@@ -145,6 +145,26 @@ export const defaultEngineRetryMaxMs = 1_000;
 /** Rebuilds in a row that find the journal contradicting the state before the node gives up. */
 export const rebuildCorruptAttemptsMax = 5;
 
+/**
+ * The connections of a term's pool. A paused leader must not hold row locks a takeover waits for
+ * longer than its lease. Planned in PostgreSQL's default mode: the commits carry the journal alone,
+ * whose statement and guard trigger are planned once per connection (engine-store.ts), and the
+ * read-model steps set their own planning (step-planning.ts).
+ */
+export function engineTermConnections(term: {
+  readonly url: string;
+  readonly termId: string;
+  readonly leaseMs: number;
+}): PostgresConnectionOptions {
+  return {
+    url: term.url,
+    applicationName: engineApplicationName(term.termId),
+    idleInTransactionTimeoutMs: term.leaseMs,
+    connectTimeoutMs: engineConnectTimeoutMs,
+    statementTimeoutMs: Math.max(term.leaseMs, engineStatementTimeoutMsMin),
+  };
+}
+
 /** One term of the node: its pool, projectors and standby, built from the database. */
 interface Term {
   readonly id: string;
@@ -247,15 +267,9 @@ export async function startEngineNode(options: EngineNodeOptions): Promise<Engin
     const id = `${nodeId}/${termNumber}`;
     let corruptInARow = 0;
     for (let attempt = 1; !stopping.signal.aborted; attempt++) {
-      // A paused leader must not hold row locks a takeover waits for longer than its lease.
-      const pool = openPostgresPool({
-        url: options.databaseUrl,
-        applicationName: engineApplicationName(id),
-        idleInTransactionTimeoutMs: topology.leaseMs,
-        customPlansOnly: true,
-        connectTimeoutMs: engineConnectTimeoutMs,
-        statementTimeoutMs,
-      });
+      const pool = openPostgresPool(
+        engineTermConnections({ url: options.databaseUrl, termId: id, leaseMs: topology.leaseMs }),
+      );
       let readModels: PostgresEngineProjectors | undefined;
       try {
         // Whatever the last term left running on the server (a commit given up on while it waited

@@ -272,7 +272,7 @@ describe("PostgreSQL read models behind the journal", { skip }, () => {
   // Issue #31 (i31-pg): planning the exchange's flush statement for each step was about a fifth of
   // the projection's CPU; a step plans it once per connection, and only by index probes, so the one
   // plan made while the tables were small stays right as they grow (step-planning.ts).
-  it("a step plans the exchange's flush once per connection, by index probes", async () => {
+  it("a step plans the exchange's flush and the catalogue's heats once per connection, by index probes", async () => {
     const { url, pool } = await newDatabase();
     const time = { nowMs: startMs };
     const leader = await lead(url, pool, () => time.nowMs, "planned", false);
@@ -288,6 +288,7 @@ describe("PostgreSQL read models behind the journal", { skip }, () => {
       // engine's own batch statements go unnamed on this pool, which plans custom only when asked).
       const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
       let executions = 0;
+      let heatExecutions = 0;
       try {
         for (const client of clients) {
           const prepared = await client.query<{
@@ -297,11 +298,13 @@ describe("PostgreSQL read models behind the journal", { skip }, () => {
             custom_plans: string;
           }>(
             `SELECT name, cardinality(parameter_types) AS parameters, generic_plans::text, custom_plans::text
-             FROM pg_prepared_statements WHERE name LIKE 'predex-batch-%'`,
+             FROM pg_prepared_statements
+             WHERE name LIKE 'predex-batch-%' OR name = 'predex-catalog-guessed-heats'`,
           );
           for (const statement of prepared.rows) {
             assert.equal(statement.custom_plans, "0", `${statement.name} was planned for its parameters`);
-            executions += Number(statement.generic_plans);
+            if (statement.name.startsWith("predex-batch-")) executions += Number(statement.generic_plans);
+            else heatExecutions += Number(statement.generic_plans);
             // The plan a step runs it with (no parameter is needed to show a generic plan).
             await client.query(`BEGIN; ${stepPlanningSql}`);
             try {
@@ -320,6 +323,11 @@ describe("PostgreSQL read models behind the journal", { skip }, () => {
         for (const client of clients) client.release();
       }
       assert.ok(executions >= 5, `the steps ran the named flush on its generic plan (${executions} times)`);
+      // The catalogue's heats too (i31-pg2): planning them for every step cost as much as running them.
+      assert.ok(
+        heatExecutions >= 5,
+        `the steps ran the named heats on their generic plan (${heatExecutions} times)`,
+      );
     } finally {
       await leader.close();
       await pool.end();

@@ -41,11 +41,12 @@ export interface PostgresConnectionOptions {
   readonly idleInTransactionTimeoutMs?: number;
   /**
    * Plan every execution of a prepared statement for its parameters (plan_cache_mode
-   * force_custom_plan), never with a cached generic plan. For the engine's connections: its writes
-   * bind whole columns as arrays, whose length a generic plan cannot know (it guesses 100 rows), and
-   * a generic plan made while the tables were small joins them by scanning a whole table for as long
-   * as the plan is kept (docs/decisions.md "The batch statement: binary arrays, prepared once,
-   * planned each time").
+   * force_custom_plan), never with a cached generic plan. For connections whose batch statements
+   * carry read-model writes: they bind whole columns as arrays, whose length a generic plan cannot
+   * know (it guesses 100 rows), and a generic plan made while the tables were small joins them by
+   * scanning a whole table for as long as the plan is kept (docs/decisions.md "The batch statement:
+   * binary arrays, prepared once, planned each time"). An engine node's commits no longer carry any
+   * (the read models follow the journal in steps), so its connections do not set it (i31-pg2).
    */
   readonly customPlansOnly?: boolean;
   /**

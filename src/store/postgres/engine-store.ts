@@ -34,6 +34,7 @@ import {
   statementOf,
   writerOfAll,
 } from "./batch-statement.js";
+import { arrayParameterTypes, encodeArrayParameters } from "./binary-arrays.js";
 import { inTransaction, type PostgresClient, type PostgresPool } from "./database.js";
 import { engineMigrations, fencedSqlState, outOfOrderSqlState } from "./engine-schema.js";
 import { applyPostgresMigrations } from "./migrations.js";
@@ -98,7 +99,11 @@ const forwardIdsCtes = `journal_forwarded AS (
          )`;
 /** Parameters of the append without forward ids ($1–$7). */
 const appendParametersCount = 7;
-// Named statements are prepared once per connection and reused.
+// Named statements are prepared once per connection and reused. The two appends are the whole
+// statement of every batch whose projectors write nothing in it (an engine node's: the read models
+// follow the journal in steps): in PostgreSQL's default planning their plan is made once per
+// connection, generically (an insert from arrays joins nothing, so its plan cannot go wrong as the
+// tables grow), and so are the plans of the journal's guard trigger (issue #31, i31-pg2).
 const appendStatement = {
   name: "predex-engine-append",
   text: `WITH ${appendCtes} SELECT 1`,
@@ -107,6 +112,15 @@ const appendWithForwardIdsStatement = {
   name: "predex-engine-append-forwarded",
   text: `WITH ${appendCtes}, ${forwardIdsCtes} SELECT 1`,
 };
+/** Which of the appends' parameters are arrays, of which type: they are sent in binary format. */
+const appendArrayTypes = arrayParameterTypes(appendWithForwardIdsStatement.text);
+
+/** The append alone as a named statement, its arrays in binary format (binary-arrays.ts). */
+function appendAloneStatement(append: StatementPart): { name: string; text: string; values: unknown[] } {
+  const statement =
+    append.values.length === appendParametersCount ? appendStatement : appendWithForwardIdsStatement;
+  return { ...statement, values: encodeArrayParameters(appendArrayTypes, append.values) };
+}
 const lastSequenceStatement = {
   name: "predex-engine-last-sequence",
   text: "SELECT coalesce(max(sequence), 0)::bigint AS sequence FROM engine_journal",
@@ -329,10 +343,10 @@ export class PostgresEngineStore<Command, Event> implements EngineStore<Command,
     let prepared: PreparedPart | undefined;
     try {
       prepared = await writer.prepare(held.client, entries);
-      const statement = statementOf(
-        joinParts(prepared.part === undefined ? [append] : [append, prepared.part]),
-        { prepared: this.preparesBatchStatements },
-      );
+      const statement =
+        prepared.part === undefined
+          ? appendAloneStatement(append)
+          : statementOf(joinParts([append, prepared.part]), { prepared: this.preparesBatchStatements });
       result = held.client.query(statement);
       this.#statementsInFlight.add(result);
     } finally {

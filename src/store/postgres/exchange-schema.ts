@@ -175,4 +175,13 @@ export const postgresExchangeMigrations: readonly string[] = [
    CREATE INDEX exchange_withdrawals_by_status ON exchange_withdrawals (status, withdrawal_id);`,
   // 2: exclusive (negative-risk) markets, DESIGN §10: 1 for a market whose outcomes exclude each other.
   "ALTER TABLE markets ADD COLUMN exclusive smallint NOT NULL DEFAULT 0;",
+  // 3: price points keyed the way they are read, by option and time (the price history's time
+  // range, the console's latest trades), as SQLite's migration 8: the index by time held the
+  // same rows as the key (option_id, trade_id), which no query searched, so every point was written
+  // to two B-trees. A trade has one time, so (option, time, trade) is as unique as (option, trade)
+  // was. Building the key reads the table once, under its lock (issue #31, i31-pg2).
+  `ALTER TABLE exchange_price_points DROP CONSTRAINT exchange_price_points_pkey;
+   DROP INDEX exchange_price_points_by_time;
+   ALTER TABLE exchange_price_points ADD CONSTRAINT exchange_price_points_pkey
+     PRIMARY KEY (option_id, time_ms, trade_id);`,
 ];

@@ -47,6 +47,7 @@ import type { PostgresProjector } from "./engine-store.js";
 import { searchStatements, searchVectorsOf, tsQueryOf } from "./market-search.js";
 import { applyPostgresMigrations } from "./migrations.js";
 import { type PostgresStatement, postgresStatements, preparePostgres, type Queryable } from "./statements.js";
+import { plansOnceInStep } from "./step-planning.js";
 
 export const catalogMigrations: readonly string[] = [
   `CREATE TABLE market_stats (
@@ -211,6 +212,17 @@ const guessedHeatsCte = `UPDATE market_stats s SET heat = h.heat
                  WHERE s.market_id = h.market_id AND s.heat IS NOT DISTINCT FROM h.expected
                  RETURNING s.market_id`;
 
+/** The guessed heats and the markets' notification, as one statement (writeGuessedHeats). */
+const guessedHeatsStatement = {
+  name: "predex-catalog-guessed-heats",
+  text: `WITH heated AS (
+                 ${guessedHeatsCte}
+               ),
+               notified AS (SELECT count(pg_notify($4, payload)) AS sent FROM unnest($5::text[]) AS payload)
+               SELECT coalesce((SELECT array_agg(market_id) FROM heated), '{}') AS heated,
+                      (SELECT sent FROM notified) AS sent`,
+};
+
 function catalogProjector(projection: HeatProjection): PostgresProjector<ExchangeCommand, ExchangeEvent> {
   return async (client, entries) => {
     const { touched, created, heatAdded } = projection.scan(entries);
@@ -236,16 +248,14 @@ async function writeGuessedHeats(
   const guess = guessHeats(heatAdded, lastWrittenHeats, { everyMarket: false });
   const { marketIds, expectedHeats, guessedHeats, unknown: missed } = guess;
   if (touched.size === 0 && marketIds.length === 0) return missed;
-  // The notification is delivered at commit. Unnamed, so planned with this batch's arrays and
-  // market_stats as it is now: a generic plan made while the table was small would scan all of it
+  // The notification is delivered at commit. Inside a read-model step, named: planned once per
+  // connection, by index probes (step-planning.ts; planning it for every step cost about as much as
+  // running it, i31-pg2). Elsewhere unnamed, so planned with this batch's arrays and market_stats as
+  // it is now: a generic plan made while the table was small would scan all of it
   // (exchange-projector.ts, flushStatement).
   const result = await client.query<{ heated: bigint[] }>({
-    text: `WITH heated AS (
-                 ${guessedHeatsCte}
-               ),
-               notified AS (SELECT count(pg_notify($4, payload)) AS sent FROM unnest($5::text[]) AS payload)
-               SELECT coalesce((SELECT array_agg(market_id) FROM heated), '{}') AS heated,
-                      (SELECT sent FROM notified) AS sent`,
+    ...(plansOnceInStep(client) ? { name: guessedHeatsStatement.name } : {}),
+    text: guessedHeatsStatement.text,
     values: [marketIds, expectedHeats, guessedHeats, marketsChangedChannel, notificationPayloads(touched)],
   });
   const heated = new Set(result.rows[0]!.heated.map(Number));
