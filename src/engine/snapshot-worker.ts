@@ -6,6 +6,14 @@
 // arrive in order and evolve is deterministic) on its own thread, and answers with the snapshot.
 // The engine's thread pays one postMessage per batch and the store write.
 //
+// What is posted is the batch's journal text, not its events: each entry's events as the journal
+// codec encoded them to hash and write the entry (journal-chain.ts's entryTexts, already made), one
+// line an entry, the batch one string. Structured-cloning the events themselves (deep objects
+// holding bigints) was most of the hand-off's cost on the request thread (docs/performance.md,
+// "i31-snap"); a string is cloned as one copy of its bytes, and the worker decodes the text on its
+// own thread. The worker folds exactly what a replay of the journal folds: the events as decoded
+// from their stored text.
+//
 // The answer is packed on the worker too (brotli, snapshot-packing.ts) and its buffer transferred,
 // not copied: the engine's thread never holds the snapshot's text (91 MB at a million resting
 // orders, whose copy out of the message alone stalled the event loop), only ~4 MB of bytes that
@@ -17,8 +25,9 @@
 
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Decider, StateCodec } from "../core/decider.js";
+import { decodeJournalText, entryTexts } from "./journal-chain.js";
 import { packEncodedState } from "./snapshot-packing.js";
-import type { PackedStateSnapshot } from "./store.js";
+import type { JournalEntry, PackedStateSnapshot } from "./store.js";
 
 /** Where the worker finds the core: a module URL and the names of its decider and codec exports. */
 export interface SnapshotWorkerCore {
@@ -27,16 +36,9 @@ export interface SnapshotWorkerCore {
   readonly codecExport: string;
 }
 
-/** One committed entry's part the worker folds. */
-interface AppliedEntry {
-  readonly sequence: bigint;
-  readonly nowMs: number;
-  readonly events: readonly unknown[];
-}
-
 type ToWorker =
-  /** A committed batch's entries, in sequence order (one message a batch: each costs a clone setup). */
-  | { readonly kind: "apply"; readonly entries: readonly AppliedEntry[] }
+  /** A committed batch's entries, in sequence order, as batchText writes them (one message a batch). */
+  | { readonly kind: "apply"; readonly batch: string }
   | { readonly kind: "snapshot"; readonly sequence: bigint };
 
 type FromWorker =
@@ -89,13 +91,9 @@ export class SnapshotWorker {
   }
 
   /** A committed batch, in sequence order: the worker folds its events. */
-  apply(entries: readonly AppliedEntry[]): void {
+  apply(entries: readonly JournalEntry<unknown, unknown>[]): void {
     if (this.#failure !== undefined || entries.length === 0) return;
-    // Only the fields the worker folds: the entries carry commands and chain hashes too.
-    const message: ToWorker = {
-      kind: "apply",
-      entries: entries.map(({ sequence, nowMs, events }) => ({ sequence, nowMs, events })),
-    };
+    const message: ToWorker = { kind: "apply", batch: batchText(entries) };
     this.#worker.postMessage(message);
   }
 
@@ -123,6 +121,53 @@ export class SnapshotWorker {
   }
 }
 
+/**
+ * The part of a batch's entries the worker folds, as one string: a line an entry, `<sequence>
+ * <nowMs> <events' journal text>`. Either journal text form is JSON after its mark, which escapes
+ * every newline, so a line holds one entry.
+ */
+export function batchText(entries: readonly JournalEntry<unknown, unknown>[]): string {
+  let text = "";
+  for (let index = 0; index < entries.length; index += 1) {
+    const entry = entries[index]!;
+    if (index > 0) text += "\n";
+    text += `${entry.sequence} ${entry.nowMs} ${entryTexts(entry).events}`;
+  }
+  return text;
+}
+
+/** One entry of a batchText, decoded. */
+export interface FoldedEntry {
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly events: readonly unknown[];
+}
+
+/** Calls `fold` with each entry of a batchText, in order. */
+export function forEachBatchEntry(batch: string, fold: (entry: FoldedEntry) => void): void {
+  let start = 0;
+  while (start < batch.length) {
+    const lineEnd = nextIndex(batch, "\n", start, batch.length);
+    const sequenceEnd = nextIndex(batch, " ", start, lineEnd);
+    const nowMsEnd = nextIndex(batch, " ", sequenceEnd + 1, lineEnd);
+    if (nowMsEnd === lineEnd) throw new Error("a malformed batch line");
+    const nowMs = Number(batch.slice(sequenceEnd + 1, nowMsEnd));
+    if (!Number.isSafeInteger(nowMs)) throw new Error("a malformed batch line");
+    fold({
+      sequence: BigInt(batch.slice(start, sequenceEnd)),
+      nowMs,
+      events: decodeJournalText<unknown[]>(batch.slice(nowMsEnd + 1, lineEnd)),
+    });
+    start = lineEnd + 1;
+  }
+}
+
+/** The index of `search` in `text` from `from`, or `end` when it is not before `end`. */
+function nextIndex(text: string, search: string, from: number, end: number): number {
+  const index = text.indexOf(search, from);
+  return index === -1 || index > end ? end : index;
+}
+
 async function runWorker(start: WorkerStart): Promise<void> {
   const port = parentPort!;
   const module = (await import(start.core.moduleUrl)) as Record<string, unknown>;
@@ -135,13 +180,13 @@ async function runWorker(start: WorkerStart): Promise<void> {
   port.on("message", (message: ToWorker) => {
     try {
       if (message.kind === "apply") {
-        for (const entry of message.entries) {
+        forEachBatchEntry(message.batch, (entry) => {
           if (entry.sequence !== sequence + 1n)
             throw new Error(`expected sequence ${sequence + 1n}, got ${entry.sequence}`);
           for (const event of entry.events) state = decider.evolve(state, event);
           sequence = entry.sequence;
           nowMs = entry.nowMs;
-        }
+        });
         return;
       }
       if (message.sequence !== sequence) throw new Error(`asked for ${message.sequence}, at ${sequence}`);
