@@ -138,7 +138,11 @@ describe("compact journal text (chain version 2)", () => {
         fc.property(ofShape(index), (record) => {
           const text = encodeCompactData(record);
           assert.ok(text.startsWith(`~[${index + 1},`) || text === `~[${index + 1}]`, text);
-          assert.deepStrictEqual(decodeCompactData(text), record);
+          const decoded = decodeCompactData<Record<string, unknown>>(text);
+          assert.deepStrictEqual(decoded, record);
+          // In the shape's order, so the decoded object encodes to the same text again.
+          assert.deepStrictEqual(Object.keys(decoded), Object.keys(record));
+          assert.equal(encodeCompactData(decoded), text);
           // The same object nested, in an array and as a field of an unknown object.
           assert.deepStrictEqual(roundTrip([record, { inner: record }]), [record, { inner: record }]);
         }),
@@ -230,6 +234,8 @@ describe("compact journal text (chain version 2)", () => {
     }
     assert.throws(() => decodeCompactData(`~[${journalShapes.length + 1},1]`), /Unknown journal shape/);
     assert.throws(() => decodeCompactData('~[5,"1"]'), /fields/);
+    assert.throws(() => decodeCompactData('~[5,"1",2,3]'), /fields/);
+    assert.throws(() => decodeCompactData("~[1.5]"), /Unknown journal shape/);
     assert.throws(() => decodeCompactData('{"type":"x"}'), SyntaxError);
   });
 });
