@@ -17,7 +17,12 @@ import {
 import { Engine } from "../../src/engine/engine.js";
 import { chainEntry } from "../../src/engine/journal-chain.js";
 import { hashEncodedState } from "../../src/engine/recovery.js";
-import { batchText, type FoldedEntry, forEachBatchEntry } from "../../src/engine/snapshot-worker.js";
+import {
+  batchText,
+  type FoldedEntry,
+  forEachBatchEntry,
+  SnapshotWorker,
+} from "../../src/engine/snapshot-worker.js";
 import type { EngineStore, JournalEntry, StateSnapshot } from "../../src/engine/store.js";
 import { exchangeSnapshotWorker } from "../../src/exchange/exchange-host.js";
 import { MemoryEngineStore, type MemoryTransaction } from "../../src/store/memory/engine-store.js";
@@ -198,6 +203,38 @@ describe("snapshot worker", () => {
     );
     // The streams decide most event types (the rest are covered by journal-text-formats.test.ts).
     assert.ok(types.size >= 20, `only ${types.size} event types decided: ${[...types].join(", ")}`);
+  });
+
+  it("folds the same state whether batches are posted one by one or together", async () => {
+    const engine = await open(new MemoryEngineStore<ExchangeCommand, ExchangeEvent>(), false);
+    const batches: JournalEntry<ExchangeCommand, ExchangeEvent>[][] = [];
+    engine.onCommitted((entries) => batches.push([...entries]));
+    const stream = new CommandStream(11);
+    for (let group = 0; group < 100; group++) {
+      const commands = await engine.read((state) => stream.next(state, 1_800_000_000_000, 4));
+      await Promise.all(commands.map((command) => engine.submit(command)));
+    }
+    const live = await engine.read((state) => exchangeStateCodec.encode(state));
+    await engine.close();
+    const start = {
+      encodedState: exchangeStateCodec.encode(exchangeDecider.initialState()),
+      sequence: 0n,
+      nowMs: 0,
+    };
+    // Every batch its own message; a few batches a message; all in the snapshot request's turn.
+    for (const handOffCharsMin of [0, 2_000, Number.MAX_SAFE_INTEGER]) {
+      const worker = new SnapshotWorker(exchangeSnapshotWorker, start, { handOffCharsMin });
+      const half = Math.floor(batches.length / 2);
+      for (const batch of batches.slice(0, half)) worker.apply(batch);
+      // A snapshot in between posts what waits first, and the batches after it follow.
+      const middle = await worker.snapshot(batches[half - 1]!.at(-1)!.sequence);
+      assert.equal(middle.sequence, batches[half - 1]!.at(-1)!.sequence);
+      for (const batch of batches.slice(half)) worker.apply(batch);
+      const snapshot = await worker.snapshot(engine.committedSequence);
+      assert.equal(snapshot.hash, hashEncodedState(live), `handOffCharsMin ${handOffCharsMin}`);
+      assert.equal(worker.failed, false);
+      await worker.close();
+    }
   });
 
   it("writes the snapshots the engine would encode inline, off the event loop", async () => {
