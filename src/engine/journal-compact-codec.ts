@@ -44,9 +44,17 @@ for (const shape of shapes) {
   else shapesByType.set(shape.type, [...(shapesByType.get(shape.type) ?? []), shape]);
 }
 
+/**
+ * The value's text. Its JSON part is written by one JSON.stringify call over the value turned into
+ * what that JSON holds (shapes as arrays, bigints as strings, escaped strings): concatenating the
+ * text a value at a time, as this encoder first did, built a rope of ~130 small strings an entry
+ * that the garbage collector then reclaimed and the hash flattened (2× the CPU an entry on
+ * bench:orders' journal, docs/performance.md "i31-snap"). JSON.stringify escapes strings and keys
+ * exactly as that encoder did, and the text is the same byte for byte (property-tested against it).
+ */
 export function encodeCompactData(value: unknown): string {
   if (value === undefined) throw new TypeError("Cannot journal a top-level undefined");
-  return compactTextMark + encodeValue(value, "");
+  return compactTextMark + JSON.stringify(toCompactJson(value, ""));
 }
 
 export function decodeCompactData<T = unknown>(text: string): T {
@@ -54,94 +62,107 @@ export function decodeCompactData<T = unknown>(text: string): T {
   return revive(JSON.parse(text.slice(1))) as T;
 }
 
-// Strings made only of these characters need no escaping inside quotes.
-const plainText = /^[\w$ .:/-]*$/;
-
-function quote(text: string): string {
-  return plainText.test(text) ? `"${text}"` : JSON.stringify(text);
-}
-
-/** A string starting with a digit, "-" or "'" gets a "'" first: it could be read as a bigint. */
-function quoteString(text: string): string {
-  const first = text.charCodeAt(0);
-  return (first >= 48 && first <= 57) || first === 45 || first === 39 ? quote(`'${text}`) : quote(text);
-}
-
-/** `value` is never undefined here: the callers drop or refuse it first. `key` names it in errors. */
-function encodeValue(value: unknown, key: string): string {
+/**
+ * What `value`'s compact text holds, as JSON-ready data. `value` is never undefined here: the
+ * callers drop or refuse it first. `key` names it in errors.
+ */
+function toCompactJson(value: unknown, key: string): unknown {
   switch (typeof value) {
-    case "string":
-      return quoteString(value);
+    case "string": {
+      // A string starting with a digit, "-" or "'" gets a "'" first: it could be read as a bigint.
+      const first = value.charCodeAt(0);
+      return (first >= 48 && first <= 57) || first === 45 || first === 39 ? `'${value}` : value;
+    }
     case "number":
       if (!Number.isFinite(value)) throw new TypeError(`Cannot journal the number ${value} at "${key}"`);
-      return String(value);
+      return value;
     case "boolean":
-      return value ? "true" : "false";
+      return value;
     case "bigint":
-      return `"${value.toString()}"`;
+      return value.toString();
     case "object":
-      if (value === null) return "null";
-      return Array.isArray(value) ? encodeArray(value, key) : encodeObject(value, key);
+      if (value === null) return null;
+      return Array.isArray(value) ? arrayToCompactJson(value, key) : objectToCompactJson(value, key);
     default:
       throw new TypeError(`Cannot journal a ${typeof value} at "${key}"`);
   }
 }
 
-function encodeArray(items: readonly unknown[], key: string): string {
-  let text = "[0";
+function arrayToCompactJson(items: readonly unknown[], key: string): unknown[] {
+  const json = new Array<unknown>(items.length + 1);
+  json[0] = 0;
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index];
     if (item === undefined) throw new TypeError("Cannot journal undefined inside an array");
-    text += `,${encodeValue(item, key)}`;
+    json[index + 1] = toCompactJson(item, key);
   }
-  return `${text}]`;
+  return json;
 }
 
 // Only plain objects, as version 1: a Date or a class instance would not come back as itself.
-function encodeObject(object: object, key: string): string {
+function objectToCompactJson(object: object, key: string): unknown {
   const prototype = Object.getPrototypeOf(object);
   if (prototype !== Object.prototype && prototype !== null) {
     throw new TypeError(`Cannot journal a ${prototype?.constructor?.name ?? "non-plain"} object at "${key}"`);
   }
-  const record = object as Record<string, unknown>;
-  // An absent optional property is dropped, as JSON does.
-  const names = Object.keys(record).filter((name) => record[name] !== undefined);
-  const shape = shapeOf(record, names);
+  // Names and values in one native call each, in the same order: reading each field by its name
+  // (a keyed load on objects of ~50 different layouts) cost more than the rest of the encoding.
+  const names = Object.keys(object);
+  const values = Object.values(object);
+  const shape = shapeOf(object as Record<string, unknown>, names, values);
   if (shape !== undefined) {
-    let text = `[${shape.id}`;
-    for (const name of names)
-      if (shape.type === undefined || name !== "type") text += `,${encodeValue(record[name], name)}`;
-    return `${text}]`;
+    const json: unknown[] = [shape.id];
+    for (let index = 0; index < names.length; index += 1) {
+      const field = values[index];
+      // An absent optional property is dropped, as JSON does; a typed shape implies its `type`.
+      if (field !== undefined && (shape.type === undefined || names[index] !== "type"))
+        json.push(toCompactJson(field, names[index]!));
+    }
+    return json;
   }
   // Refused as version 1 refuses it, so every journaled entry can be written to an archive line
   // (journal-codec.ts's JSON, where the key tags a bigint).
-  if (Object.hasOwn(record, "$bigint")) throw new TypeError('"$bigint" is reserved as a journal key');
-  let text = "{";
+  if (Object.hasOwn(object, "$bigint")) throw new TypeError('"$bigint" is reserved as a journal key');
+  // Without a prototype, a "__proto__" key is a field like any other.
+  const json: Record<string, unknown> = Object.create(null);
   for (let index = 0; index < names.length; index += 1) {
-    const name = names[index] as string;
-    if (index > 0) text += ",";
-    text += `${quote(name)}:${encodeValue(record[name], name)}`;
+    const field = values[index];
+    if (field !== undefined) json[names[index]!] = toCompactJson(field, names[index]!);
   }
-  return `${text}}`;
+  return json;
 }
 
-function shapeOf(record: Record<string, unknown>, names: readonly string[]): Shape | undefined {
+/** The shape of the object whose own `names` hold `values`, its undefined ones left out (not written). */
+function shapeOf(
+  record: Record<string, unknown>,
+  names: readonly string[],
+  values: readonly unknown[],
+): Shape | undefined {
   const type = record.type;
   if (typeof type === "string") {
     const candidates = shapesByType.get(type);
     if (candidates === undefined) return undefined;
-    for (const shape of candidates) if (sameKeys(shape.keys, names)) return shape;
+    for (const shape of candidates) if (hasKeys(names, values, shape.keys)) return shape;
     return undefined;
   }
   // An untyped shape never has a `type` key, so a `type` that is not a string matches none.
   if (type !== undefined) return undefined;
-  return shapesByKeys.get(names.join(","));
+  return shapesByKeys.get(
+    values.includes(undefined)
+      ? names.filter((_, index) => values[index] !== undefined).join(",")
+      : names.join(","),
+  );
 }
 
-function sameKeys(keys: readonly string[], names: readonly string[]): boolean {
-  if (keys.length !== names.length) return false;
-  for (let index = 0; index < keys.length; index += 1) if (keys[index] !== names[index]) return false;
-  return true;
+/** Whether the names of the defined values, in order, are exactly `keys`. */
+function hasKeys(names: readonly string[], values: readonly unknown[], keys: readonly string[]): boolean {
+  let matched = 0;
+  for (let index = 0; index < names.length; index += 1) {
+    if (values[index] === undefined) continue;
+    if (keys[matched] !== names[index]) return false;
+    matched += 1;
+  }
+  return matched === keys.length;
 }
 
 function revive(value: unknown): unknown {
@@ -166,16 +187,37 @@ function revive(value: unknown): unknown {
   return record;
 }
 
-function reviveShaped(id: unknown, values: readonly unknown[]): Record<string, unknown> {
-  const shape = typeof id === "number" ? shapes[id - 1] : undefined;
-  if (shape === undefined) throw new SyntaxError(`Unknown journal shape ${String(id)} (a newer build's?)`);
-  const record: Record<string, unknown> = {};
+/**
+ * Builds a shape's object from its values. Generated once per shape from the table (its own keys,
+ * never a journal's text): an object literal of fixed keys gets one hidden class from the start,
+ * where assigning ~30 fields by name one by one cost the most of a decode (the snapshot worker
+ * decodes every committed entry; recovery every replayed one).
+ */
+type ShapeBuilder = (
+  values: readonly unknown[],
+  revive: (value: unknown) => unknown,
+) => Record<string, unknown>;
+
+const shapeBuilders: readonly ShapeBuilder[] = shapes.map((shape) => {
   let next = 1;
-  for (const name of shape.keys) {
-    if (name === "type" && shape.type !== undefined) record.type = shape.type;
-    else record[name] = revive(values[next++]);
-  }
-  if (next !== values.length)
-    throw new SyntaxError(`Journal shape ${id} holds ${shape.keys.length} fields, not these`);
-  return record;
+  const fields = shape.keys.map((name) =>
+    name === "type" && shape.type !== undefined
+      ? `type: ${JSON.stringify(shape.type)}`
+      : `${JSON.stringify(name)}: revive(values[${next++}])`,
+  );
+  return new Function("values", "revive", `return { ${fields.join(", ")} };`) as ShapeBuilder;
+});
+/** How many values (the id included) each shape's array holds. */
+const shapeLengths: readonly number[] = shapes.map(
+  (shape) => 1 + shape.keys.length - (shape.type === undefined ? 0 : 1),
+);
+
+function reviveShaped(id: unknown, values: readonly unknown[]): Record<string, unknown> {
+  const builder = typeof id === "number" ? shapeBuilders[id - 1] : undefined;
+  if (builder === undefined) throw new SyntaxError(`Unknown journal shape ${String(id)} (a newer build's?)`);
+  if (values.length !== shapeLengths[(id as number) - 1])
+    throw new SyntaxError(
+      `Journal shape ${id} holds ${shapes[(id as number) - 1]!.keys.length} fields, not these`,
+    );
+  return builder(values, revive);
 }

@@ -4,7 +4,21 @@
 // events of every committed batch the engine posts to it, in order; asked for a snapshot at
 // sequence N, it encodes and hashes its copy (which is exactly the state at N, since messages
 // arrive in order and evolve is deterministic) on its own thread, and answers with the snapshot.
-// The engine's thread pays one postMessage per batch and the store write.
+// The engine's thread pays the hand-off (below) and the store write.
+//
+// What is posted is the batch's journal text, not its events: each entry's events as the journal
+// codec encoded them to hash and write the entry (journal-chain.ts's entryTexts, already made), one
+// line an entry, the batch one string. Structured-cloning the events themselves (deep objects
+// holding bigints) was most of the hand-off's cost on the request thread (docs/performance.md,
+// "i31-snap"); a string is cloned as one copy of its bytes, and the worker decodes the text on its
+// own thread. The worker folds exactly what a replay of the journal folds: the events as decoded
+// from their stored text.
+//
+// Batches are not posted one by one: the worker needs them only by the time a snapshot is asked
+// for, so their texts are kept and posted together once they reach handOffCharsMin (or before a
+// snapshot request). Each message wakes the worker's thread, which on a busy 2-core machine took
+// the core from the request thread (the profile put that wait in postMessage); a few hundred KB at a
+// time, the worker wakes a few times a second at full load instead of after every batch.
 //
 // The answer is packed on the worker too (brotli, snapshot-packing.ts) and its buffer transferred,
 // not copied: the engine's thread never holds the snapshot's text (91 MB at a million resting
@@ -17,8 +31,9 @@
 
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { Decider, StateCodec } from "../core/decider.js";
+import { decodeJournalText, entryTexts } from "./journal-chain.js";
 import { packEncodedState } from "./snapshot-packing.js";
-import type { PackedStateSnapshot } from "./store.js";
+import type { JournalEntry, PackedStateSnapshot } from "./store.js";
 
 /** Where the worker finds the core: a module URL and the names of its decider and codec exports. */
 export interface SnapshotWorkerCore {
@@ -27,16 +42,9 @@ export interface SnapshotWorkerCore {
   readonly codecExport: string;
 }
 
-/** One committed entry's part the worker folds. */
-interface AppliedEntry {
-  readonly sequence: bigint;
-  readonly nowMs: number;
-  readonly events: readonly unknown[];
-}
-
 type ToWorker =
-  /** A committed batch's entries, in sequence order (one message a batch: each costs a clone setup). */
-  | { readonly kind: "apply"; readonly entries: readonly AppliedEntry[] }
+  /** Committed batches' entries, in sequence order, as batchText writes them. */
+  | { readonly kind: "apply"; readonly batch: string }
   | { readonly kind: "snapshot"; readonly sequence: bigint };
 
 type FromWorker =
@@ -50,13 +58,25 @@ interface WorkerStart {
   readonly nowMs: number;
 }
 
+/** Batch texts kept before they are posted to the worker together (UTF-16 code units). */
+export const handOffCharsMin = 256 * 1024;
+
 /** The engine's side: posts committed events, asks for snapshots. */
 export class SnapshotWorker {
   readonly #worker: Worker;
+  readonly #handOffCharsMin: number;
+  /** Committed batches' texts not posted yet, in order. */
+  #pending: string[] = [];
+  #pendingChars = 0;
   #waiting: { resolve: (snapshot: PackedStateSnapshot) => void; reject: (error: Error) => void } | undefined;
   #failure: Error | undefined;
 
-  constructor(core: SnapshotWorkerCore, start: { encodedState: string; sequence: bigint; nowMs: number }) {
+  constructor(
+    core: SnapshotWorkerCore,
+    start: { encodedState: string; sequence: bigint; nowMs: number },
+    options: { readonly handOffCharsMin?: number } = {},
+  ) {
+    this.#handOffCharsMin = options.handOffCharsMin ?? handOffCharsMin;
     const data: WorkerStart = { core, ...start };
     const url = new URL(import.meta.url);
     // Run from TypeScript sources (npm start, the tests), the worker first registers tsx's loader
@@ -88,21 +108,20 @@ export class SnapshotWorker {
     return this.#failure !== undefined;
   }
 
-  /** A committed batch, in sequence order: the worker folds its events. */
-  apply(entries: readonly AppliedEntry[]): void {
+  /** A committed batch, in sequence order: the worker folds its events (posted once enough wait). */
+  apply(entries: readonly JournalEntry<unknown, unknown>[]): void {
     if (this.#failure !== undefined || entries.length === 0) return;
-    // Only the fields the worker folds: the entries carry commands and chain hashes too.
-    const message: ToWorker = {
-      kind: "apply",
-      entries: entries.map(({ sequence, nowMs, events }) => ({ sequence, nowMs, events })),
-    };
-    this.#worker.postMessage(message);
+    const text = batchText(entries);
+    this.#pending.push(text);
+    this.#pendingChars += text.length;
+    if (this.#pendingChars >= this.#handOffCharsMin) this.#postPending();
   }
 
   /** The snapshot at `sequence`, which must be the last sequence applied. One request at a time. */
   snapshot(sequence: bigint): Promise<PackedStateSnapshot> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#waiting !== undefined) return Promise.reject(new Error("a snapshot is already being encoded"));
+    this.#postPending();
     return new Promise((resolve, reject) => {
       this.#waiting = { resolve, reject };
       this.#worker.ref();
@@ -115,12 +134,69 @@ export class SnapshotWorker {
     await this.#worker.terminate();
   }
 
+  #postPending(): void {
+    if (this.#pending.length === 0) return;
+    const message: ToWorker = { kind: "apply", batch: this.#pending.join("\n") };
+    this.#pending = [];
+    this.#pendingChars = 0;
+    this.#worker.postMessage(message);
+  }
+
   #fail(error: Error, waiting: { reject: (error: Error) => void } | undefined): void {
     this.#failure ??= error;
+    this.#pending = [];
+    this.#pendingChars = 0;
     this.#waiting = undefined;
     this.#worker.unref();
     waiting?.reject(error);
   }
+}
+
+/**
+ * The part of a batch's entries the worker folds, as one string: a line an entry, `<sequence>
+ * <nowMs> <events' journal text>`. Either journal text form is JSON after its mark, which escapes
+ * every newline, so a line holds one entry.
+ */
+export function batchText(entries: readonly JournalEntry<unknown, unknown>[]): string {
+  let text = "";
+  for (let index = 0; index < entries.length; index += 1) {
+    const entry = entries[index]!;
+    if (index > 0) text += "\n";
+    text += `${entry.sequence} ${entry.nowMs} ${entryTexts(entry).events}`;
+  }
+  return text;
+}
+
+/** One entry of a batchText, decoded. */
+export interface FoldedEntry {
+  readonly sequence: bigint;
+  readonly nowMs: number;
+  readonly events: readonly unknown[];
+}
+
+/** Calls `fold` with each entry of a batchText, in order. */
+export function forEachBatchEntry(batch: string, fold: (entry: FoldedEntry) => void): void {
+  let start = 0;
+  while (start < batch.length) {
+    const lineEnd = nextIndex(batch, "\n", start, batch.length);
+    const sequenceEnd = nextIndex(batch, " ", start, lineEnd);
+    const nowMsEnd = nextIndex(batch, " ", sequenceEnd + 1, lineEnd);
+    if (nowMsEnd === lineEnd) throw new Error("a malformed batch line");
+    const nowMs = Number(batch.slice(sequenceEnd + 1, nowMsEnd));
+    if (!Number.isSafeInteger(nowMs)) throw new Error("a malformed batch line");
+    fold({
+      sequence: BigInt(batch.slice(start, sequenceEnd)),
+      nowMs,
+      events: decodeJournalText<unknown[]>(batch.slice(nowMsEnd + 1, lineEnd)),
+    });
+    start = lineEnd + 1;
+  }
+}
+
+/** The index of `search` in `text` from `from`, or `end` when it is not before `end`. */
+function nextIndex(text: string, search: string, from: number, end: number): number {
+  const index = text.indexOf(search, from);
+  return index === -1 || index > end ? end : index;
 }
 
 async function runWorker(start: WorkerStart): Promise<void> {
@@ -135,13 +211,13 @@ async function runWorker(start: WorkerStart): Promise<void> {
   port.on("message", (message: ToWorker) => {
     try {
       if (message.kind === "apply") {
-        for (const entry of message.entries) {
+        forEachBatchEntry(message.batch, (entry) => {
           if (entry.sequence !== sequence + 1n)
             throw new Error(`expected sequence ${sequence + 1n}, got ${entry.sequence}`);
           for (const event of entry.events) state = decider.evolve(state, event);
           sequence = entry.sequence;
           nowMs = entry.nowMs;
-        }
+        });
         return;
       }
       if (message.sequence !== sequence) throw new Error(`asked for ${message.sequence}, at ${sequence}`);

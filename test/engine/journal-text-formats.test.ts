@@ -31,6 +31,7 @@ import { openDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { CommandStream } from "../sim/command-stream.js";
 import { chainEntryVersion1 } from "../support/journal-v1.js";
+import { encodeCompactReference } from "../support/journal-v2-reference.js";
 
 type Entry = JournalEntry<ExchangeCommand, ExchangeEvent>;
 
@@ -137,7 +138,11 @@ describe("compact journal text (chain version 2)", () => {
         fc.property(ofShape(index), (record) => {
           const text = encodeCompactData(record);
           assert.ok(text.startsWith(`~[${index + 1},`) || text === `~[${index + 1}]`, text);
-          assert.deepStrictEqual(decodeCompactData(text), record);
+          const decoded = decodeCompactData<Record<string, unknown>>(text);
+          assert.deepStrictEqual(decoded, record);
+          // In the shape's order, so the decoded object encodes to the same text again.
+          assert.deepStrictEqual(Object.keys(decoded), Object.keys(record));
+          assert.equal(encodeCompactData(decoded), text);
           // The same object nested, in an array and as a field of an unknown object.
           assert.deepStrictEqual(roundTrip([record, { inner: record }]), [record, { inner: record }]);
         }),
@@ -173,6 +178,29 @@ describe("compact journal text (chain version 2)", () => {
     assert.ok(compactBytes * 2 < jsonBytes, `${compactBytes} bytes compact, ${jsonBytes} JSON`);
   });
 
+  it("writes the text the first version 2 encoder wrote, byte for byte (property)", () => {
+    const same = (value: unknown) => assert.equal(encodeCompactData(value), encodeCompactReference(value));
+    fc.assert(fc.property(plainData, same), { numRuns: 500 });
+    for (let index = 0; index < journalShapes.length; index++) {
+      // Each shape, and each with a field left undefined (dropped, so it may match another shape).
+      const shaped = ofShape(index).chain((record) =>
+        fc.subarray(Object.keys(record)).map((absent) => {
+          const copy: Record<string, unknown> = { ...record };
+          for (const key of absent) copy[key] = undefined;
+          return [record, copy, { inner: copy }];
+        }),
+      );
+      fc.assert(fc.property(shaped, same), { numRuns: 20 });
+    }
+    for (const { command, events } of decidedStream(5, 150).decided) {
+      same(command);
+      same(events);
+    }
+    // Keys JSON.parse makes own properties, which an object literal would not.
+    same(JSON.parse('{"__proto__":{"a":1},"b":[1,"x"],"2":3,"1":"y"}'));
+    same(Object.assign(Object.create(null), { type: "Deposit", userId: 1, amount: 5n, txHash: "0x" }));
+  });
+
   it("writes bigints as digits and escapes strings that could be read as them", () => {
     assert.equal(encodeCompactData([5n, -12n, "5", "'x", "x"]), `~[0,"5","-12","'5","''x","x"]`);
     for (const value of edgeBigints) assert.equal(roundTrip(value), value);
@@ -206,6 +234,8 @@ describe("compact journal text (chain version 2)", () => {
     }
     assert.throws(() => decodeCompactData(`~[${journalShapes.length + 1},1]`), /Unknown journal shape/);
     assert.throws(() => decodeCompactData('~[5,"1"]'), /fields/);
+    assert.throws(() => decodeCompactData('~[5,"1",2,3]'), /fields/);
+    assert.throws(() => decodeCompactData("~[1.5]"), /Unknown journal shape/);
     assert.throws(() => decodeCompactData('{"type":"x"}'), SyntaxError);
   });
 });

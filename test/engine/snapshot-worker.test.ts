@@ -1,9 +1,12 @@
 // Snapshots encoded on the worker thread (src/engine/snapshot-worker.ts) are the snapshots the
 // engine would have encoded inline: same sequence, same text, same hash; recovery from them
-// rebuilds the live state, and the engine keeps committing while one is being encoded.
+// rebuilds the live state, and the engine keeps committing while one is being encoded. The worker
+// is handed each batch as its journal text (batchText), which gives back exactly the events: any
+// plain data, and every event the exchange decides over random command streams.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import {
   type ExchangeCommand,
   type ExchangeEvent,
@@ -12,11 +15,19 @@ import {
   exchangeStateCodec,
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
+import { chainEntry } from "../../src/engine/journal-chain.js";
 import { hashEncodedState } from "../../src/engine/recovery.js";
-import type { EngineStore } from "../../src/engine/store.js";
+import {
+  batchText,
+  type FoldedEntry,
+  forEachBatchEntry,
+  SnapshotWorker,
+} from "../../src/engine/snapshot-worker.js";
+import type { EngineStore, JournalEntry, StateSnapshot } from "../../src/engine/store.js";
 import { exchangeSnapshotWorker } from "../../src/exchange/exchange-host.js";
 import { MemoryEngineStore, type MemoryTransaction } from "../../src/store/memory/engine-store.js";
 import { CommandStream } from "../sim/command-stream.js";
+import { chainEntryVersion1 } from "../support/journal-v1.js";
 
 /** The store, taking two commits at once (as PostgreSQL's pipelined writer), each a few ms long. */
 function pipelined(
@@ -41,6 +52,47 @@ function pipelined(
   };
 }
 
+/** The store, keeping a copy of every snapshot written (the memory store keeps the last two). */
+function recordingSnapshots(inner: EngineStore<ExchangeCommand, ExchangeEvent, MemoryTransaction>) {
+  const saved: StateSnapshot[] = [];
+  const store: EngineStore<ExchangeCommand, ExchangeEvent, MemoryTransaction> = {
+    ...(inner.commitsInFlightMax === undefined ? {} : { commitsInFlightMax: inner.commitsInFlightMax }),
+    ...(inner.commitsWaitOnIo === undefined ? {} : { commitsWaitOnIo: inner.commitsWaitOnIo }),
+    lastSequence: () => inner.lastSequence(),
+    readJournal: (after) => inner.readJournal(after),
+    loadLatestSnapshot: () => inner.loadLatestSnapshot(),
+    async saveSnapshot(snapshot) {
+      await inner.saveSnapshot(snapshot);
+      const latest = await inner.loadLatestSnapshot();
+      assert.equal(latest?.sequence, snapshot.sequence);
+      saved.push(latest!);
+    },
+    commitBatch: (entries, projectors) => inner.commitBatch(entries, projectors),
+  };
+  return { store, saved };
+}
+
+const bigints = fc.oneof(fc.constantFrom(0n, -1n, 2n ** 63n - 1n, -(2n ** 64n), 10n ** 30n), fc.bigInt());
+// Strings a bigint could be mistaken for, and the batch's own separators (space, newline).
+const strings = fc.oneof(fc.string(), fc.constantFrom("", "0", "-1", "'", " ", "\n", "a\nb", "1 2", "~"));
+const plainData: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    strings,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Object.is(value, -0)),
+    fc.boolean(),
+    fc.constant(null),
+    bigints,
+    fc.array(tie("value")),
+    fc.dictionary(
+      fc.string().filter((key) => key !== "__proto__" && key !== "$bigint"),
+      tie("value"),
+      { noNullPrototype: true },
+    ),
+  ),
+})).value;
+
 function open(
   store: EngineStore<ExchangeCommand, ExchangeEvent, MemoryTransaction>,
   worker: boolean | typeof exchangeSnapshotWorker,
@@ -61,7 +113,130 @@ function open(
   });
 }
 
+describe("the snapshot worker's batch text", () => {
+  it("gives back each entry's sequence, time and events exactly, in order (property)", () => {
+    const batches = fc.record({
+      first: fc.bigInt({ min: 1n, max: 2n ** 62n }),
+      entries: fc.array(
+        fc.record({
+          nowMs: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+          events: fc.array(plainData, { maxLength: 4 }),
+          // Entries read from an old journal keep their version 1 (JSON) text.
+          version1: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 8 },
+      ),
+    });
+    fc.assert(
+      fc.property(batches, ({ first, entries }) => {
+        const journaled: JournalEntry<unknown, unknown>[] = entries.map(
+          ({ nowMs, events, version1 }, index) =>
+            (version1 ? chainEntryVersion1 : chainEntry)(
+              null,
+              first + BigInt(index),
+              nowMs,
+              { type: "C" },
+              events,
+            ),
+        );
+        const folded: FoldedEntry[] = [];
+        forEachBatchEntry(batchText(journaled), (entry) => folded.push(entry));
+        assert.deepStrictEqual(
+          folded,
+          entries.map(({ nowMs, events }, index) => ({ sequence: first + BigInt(index), nowMs, events })),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("snapshot worker", () => {
+  it("writes the snapshots the engine's own state encodes to, over random command streams (property)", async () => {
+    const types = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), fc.boolean(), async (seed, pipelining) => {
+        const memory = new MemoryEngineStore<ExchangeCommand, ExchangeEvent>();
+        const { store, saved } = recordingSnapshots(pipelining ? pipelined(memory) : memory);
+        const errors: unknown[] = [];
+        const engine = await open(store, true, (error) => errors.push(error));
+        // The engine's state at each committed sequence, folded from the very event objects it
+        // decided (not from any encoding of them): what an inline snapshot there would encode.
+        let inline = exchangeDecider.initialState();
+        const inlineAt = new Map<bigint, string>();
+        engine.onCommitted((entries) => {
+          for (const entry of entries) {
+            for (const event of entry.events) {
+              inline = exchangeDecider.evolve(inline, event);
+              types.add(event.type);
+            }
+          }
+          inlineAt.set(entries.at(-1)!.sequence, exchangeStateCodec.encode(inline));
+        });
+        const stream = new CommandStream(seed);
+        for (let group = 0; group < 150; group++) {
+          const commands = await engine.read((state, position) =>
+            stream.next(state, position.nowMs === 0 ? 1_800_000_000_000 : position.nowMs, 4),
+          );
+          await Promise.all(commands.map((command) => engine.submit(command)));
+          // Many snapshots, each of a different state: a snapshot due waits for the one being
+          // encoded, so the stream waits for the worker now and then (bounded).
+          for (
+            let waited = 0;
+            engine.committedSequence - engine.snapshotSequence >= 50n && waited < 2_000;
+            waited++
+          )
+            await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        await engine.close();
+        // Written by the worker: a worker that failed would leave the snapshots to the inline fallback.
+        assert.deepStrictEqual(errors, []);
+        assert.ok(saved.length > 3, `only ${saved.length} snapshots written`);
+        for (const snapshot of saved) {
+          const expected = inlineAt.get(snapshot.sequence);
+          assert.ok(expected !== undefined, `a snapshot at ${snapshot.sequence}, not a batch's end`);
+          assert.equal(snapshot.state, expected, `the snapshot at ${snapshot.sequence}`);
+          assert.equal(snapshot.hash, hashEncodedState(expected));
+        }
+      }),
+      { numRuns: 4 },
+    );
+    // The streams decide most event types (the rest are covered by journal-text-formats.test.ts).
+    assert.ok(types.size >= 20, `only ${types.size} event types decided: ${[...types].join(", ")}`);
+  });
+
+  it("folds the same state whether batches are posted one by one or together", async () => {
+    const engine = await open(new MemoryEngineStore<ExchangeCommand, ExchangeEvent>(), false);
+    const batches: JournalEntry<ExchangeCommand, ExchangeEvent>[][] = [];
+    engine.onCommitted((entries) => batches.push([...entries]));
+    const stream = new CommandStream(11);
+    for (let group = 0; group < 100; group++) {
+      const commands = await engine.read((state) => stream.next(state, 1_800_000_000_000, 4));
+      await Promise.all(commands.map((command) => engine.submit(command)));
+    }
+    const live = await engine.read((state) => exchangeStateCodec.encode(state));
+    await engine.close();
+    const start = {
+      encodedState: exchangeStateCodec.encode(exchangeDecider.initialState()),
+      sequence: 0n,
+      nowMs: 0,
+    };
+    // Every batch its own message; a few batches a message; all in the snapshot request's turn.
+    for (const handOffCharsMin of [0, 2_000, Number.MAX_SAFE_INTEGER]) {
+      const worker = new SnapshotWorker(exchangeSnapshotWorker, start, { handOffCharsMin });
+      const half = Math.floor(batches.length / 2);
+      for (const batch of batches.slice(0, half)) worker.apply(batch);
+      // A snapshot in between posts what waits first, and the batches after it follow.
+      const middle = await worker.snapshot(batches[half - 1]!.at(-1)!.sequence);
+      assert.equal(middle.sequence, batches[half - 1]!.at(-1)!.sequence);
+      for (const batch of batches.slice(half)) worker.apply(batch);
+      const snapshot = await worker.snapshot(engine.committedSequence);
+      assert.equal(snapshot.hash, hashEncodedState(live), `handOffCharsMin ${handOffCharsMin}`);
+      assert.equal(worker.failed, false);
+      await worker.close();
+    }
+  });
+
   it("writes the snapshots the engine would encode inline, off the event loop", async () => {
     const store = new MemoryEngineStore<ExchangeCommand, ExchangeEvent>();
     const engine = await open(store, true);
