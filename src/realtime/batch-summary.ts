@@ -2,11 +2,16 @@
 // prices) may have moved, the trades, the markets that opened or settled, and per user what to
 // re-send (balance, which orders, positions in which markets) and their sides of the trades.
 // Pure: state and entries in.
+//
+// The per-user part is built only for the users someone follows (a live user-channel subscription,
+// which the hub knows): nobody else's changes would be sent, and building them (a trade's sides above
+// all) was most of the fan-out's cost on a busy book nobody watches (docs/performance.md "#31: the
+// realtime fan-out").
 
 import type { ExchangeState, MarketSettledEvent, TradeExecutedEvent } from "../core/exchange.js";
 import type { ExchangeEngine } from "../exchange/exchange-engine.js";
 import type { TradeRecord } from "../store/exchange-read-models.js";
-import { bookTradeSides, poolTradeSide } from "./trade-sides.js";
+import { bookTradeSide, poolTradeSide } from "./trade-sides.js";
 
 export type CommittedEntries = Parameters<Parameters<ExchangeEngine["onCommitted"]>[0]>[0];
 
@@ -37,18 +42,30 @@ export interface BatchSummary {
   readonly users: Map<number, ChangedUser>;
 }
 
+/** Whether a user's changes are wanted: someone follows one of the user's channels. */
+export type FollowsUser = (userId: number) => boolean;
+
+const everyUser: FollowsUser = () => true;
+
+/**
+ * `follows` picks the users whose part is built (`users`); the outcomes, trades and markets are
+ * built whoever follows. By default every user's part is.
+ */
 export function summarizeBatch(
   state: Readonly<ExchangeState>,
   entries: CommittedEntries,
   onUnknown: (type: string) => void,
+  follows: FollowsUser = everyUser,
 ): BatchSummary {
   const touched = new Set<number>();
   const trades: TradeExecutedEvent[] = [];
   const opened: number[] = [];
   const settled: MarketSettledEvent[] = [];
   const users = new Map<number, ChangedUser>();
-  const changedUser = (userId: number): ChangedUser => {
+  /** The user's part, or undefined when nobody follows the user (then nothing is recorded). */
+  const changedUser = (userId: number): ChangedUser | undefined => {
     let user = users.get(userId);
+    if (user === undefined && !follows(userId)) return undefined;
     if (user === undefined) {
       user = { balance: false, orderIds: new Set(), marketIds: new Set(), trades: [] };
       users.set(userId, user);
@@ -59,22 +76,27 @@ export function summarizeBatch(
   // the market's positions may all have moved.
   const orderMoved = (userId: number, orderId: number, marketId: number): void => {
     const user = changedUser(userId);
+    if (user === undefined) return;
     user.balance = true;
     user.orderIds.add(orderId);
     user.marketIds.add(marketId);
+  };
+  /** A balance moved, and the user's positions in the market (with `marketId`). */
+  const balanceMoved = (userId: number, marketId?: number): void => {
+    const user = changedUser(userId);
+    if (user === undefined) return;
+    user.balance = true;
+    if (marketId !== undefined) user.marketIds.add(marketId);
   };
   /** Every book of the market may have changed (it closed, was resolved, settled or voided). */
   const touchMarket = (marketId: number): void => {
     for (const outcomeId of state.markets.get(marketId)?.outcomeIds ?? []) touched.add(outcomeId);
   };
-  // clientOrderIds of the orders placed in this batch: a trade of one of them needs no lookup.
+  // clientOrderIds of the followed users' orders placed in this batch: a trade of one of them needs
+  // no lookup (a trade's side goes to the order's own user).
   const placedClientOrderIds = new Map<number, string | null>();
-  const traded = (trade: TradeRecord, seq: bigint): void => {
-    changedUser(trade.userId).trades.push({
-      trade,
-      seq,
-      clientOrderId: placedClientOrderIds.get(trade.orderId),
-    });
+  const traded = (user: ChangedUser, trade: TradeRecord, seq: bigint): void => {
+    user.trades.push({ trade, seq, clientOrderId: placedClientOrderIds.get(trade.orderId) });
   };
   for (const entry of entries) {
     for (const event of entry.events) {
@@ -93,24 +115,24 @@ export function summarizeBatch(
           touchMarket(event.marketId);
           break;
         case "DepositCredited":
-          changedUser(event.userId).balance = true;
+          balanceMoved(event.userId);
           break;
         case "OrderPlaced": {
           touched.add(event.outcomeId);
           orderMoved(event.userId, event.orderId, event.marketId);
-          placedClientOrderIds.set(event.orderId, event.clientOrderId);
+          if (users.has(event.userId)) placedClientOrderIds.set(event.orderId, event.clientOrderId);
           break;
         }
         case "TradeExecuted": {
           touched.add(event.outcomeId);
           trades.push(event);
-          for (const [userId, orderId] of [
-            [event.makerUserId, event.makerOrderId],
-            [event.takerUserId, event.takerOrderId],
-          ] as const) {
-            orderMoved(userId, orderId, event.marketId);
-          }
-          for (const side of bookTradeSides(event)) traded(side, entry.sequence);
+          // Maker first, then taker: a user on both sides gets both, in that order.
+          orderMoved(event.makerUserId, event.makerOrderId, event.marketId);
+          orderMoved(event.takerUserId, event.takerOrderId, event.marketId);
+          const maker = users.get(event.makerUserId);
+          if (maker !== undefined) traded(maker, bookTradeSide(event, "MAKER"), entry.sequence);
+          const taker = users.get(event.takerUserId);
+          if (taker !== undefined) traded(taker, bookTradeSide(event, "TAKER"), entry.sequence);
           break;
         }
         case "OrderCancelled":
@@ -124,12 +146,9 @@ export function summarizeBatch(
         case "ResolutionChallenged":
         case "ChallengeBondReturned":
         case "ChallengeBondForfeited":
-        case "PositionClaimed": {
-          const user = changedUser(event.userId);
-          user.balance = true;
-          user.marketIds.add(event.marketId);
+        case "PositionClaimed":
+          balanceMoved(event.userId, event.marketId);
           break;
-        }
         case "MarketSettled":
           settled.push(event);
           touchMarket(event.marketId);
@@ -142,26 +161,24 @@ export function summarizeBatch(
         case "WithdrawalApproved":
         case "WithdrawalReleased":
         case "WithdrawalCompleted":
-          changedUser(event.userId).balance = true;
+          balanceMoved(event.userId);
           break;
         // A pool trade moves its trader's balance and position, and its outcome's price (the
         // market-price channel); funding and pool settlement move no user's.
         case "PoolTradeExecuted": {
           touched.add(event.outcomeId);
           orderMoved(event.userId, event.orderId, event.marketId);
-          traded(poolTradeSide(event), entry.sequence);
+          const user = users.get(event.userId);
+          if (user !== undefined) traded(user, poolTradeSide(event), entry.sequence);
           break;
         }
         case "AmmPoolFunded":
         case "PoolSettled":
           break;
         // A conversion moves its user's balance and positions; no book or price moves.
-        case "PositionsConverted": {
-          const user = changedUser(event.userId);
-          user.balance = true;
-          user.marketIds.add(event.marketId);
+        case "PositionsConverted":
+          balanceMoved(event.userId, event.marketId);
           break;
-        }
         // Comes with MarketSettled or MarketVoided, which touch the market already.
         case "ExclusiveMarketFinished":
           break;

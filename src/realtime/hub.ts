@@ -46,8 +46,21 @@ export interface RealtimeHubOptions {
   readonly logger: Logger;
 }
 
+/**
+ * What the fan-out did with the committed batches, counted: the guards that skip the work nobody
+ * would receive are checked against these (tests), and an operator can read them. Plain numbers, as
+ * SocketStats: bumping one costs nothing on the commit path.
+ */
+export interface FanoutWork {
+  /** Committed batches absorbed. */
+  batches: number;
+  /** Per-user parts of a batch built (a followed user changed by the batch). */
+  userParts: number;
+}
+
 export class RealtimeHub {
   readonly limits: RealtimeLimits;
+  readonly work: FanoutWork = { batches: 0, userParts: 0 };
   /** Counters of the signed host's channels and of the public /ws/market, for the metrics. */
   readonly socketStats = { gateway: newSocketStats(), public: newSocketStats() } as const;
   readonly #engine: ExchangeEngine;
@@ -61,6 +74,8 @@ export class RealtimeHub {
   readonly #assets = new Topics<string>();
   readonly #publicSockets = new Set<Subscriber>();
   readonly #userFeeds: UserFeeds;
+  /** Only the users someone follows get a part of a batch's summary (made once, not per batch). */
+  readonly #followsUser = (userId: number): boolean => this.#userFeeds.follows(userId);
   readonly #sockets = new Set<Subscriber>();
   readonly #alive = new WeakSet<Subscriber>();
   readonly #unsubscribeEngine: () => void;
@@ -248,9 +263,14 @@ export class RealtimeHub {
   ): void {
     const last = entries[entries.length - 1];
     if (last === undefined) return;
-    const { touched, trades, opened, settled, users } = summarizeBatch(state, entries, (type) =>
-      this.#logger.warn({ type }, "realtime ignores an unknown event"),
+    const { touched, trades, opened, settled, users } = summarizeBatch(
+      state,
+      entries,
+      (type) => this.#logger.warn({ type }, "realtime ignores an unknown event"),
+      this.#followsUser,
     );
+    this.work.batches += 1;
+    this.work.userParts += users.size;
     for (const marketId of opened) this.#marketOpened(state, marketId, last.nowMs);
     for (const event of settled) this.#marketSettled(state, event);
     for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.tradeExecuted(trade);
