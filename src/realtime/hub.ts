@@ -363,11 +363,15 @@ export class RealtimeHub {
     const feed = this.#feedFor(state, outcomeId);
     const outcome = state.outcomes.get(outcomeId);
     if (feed === undefined || outcome === undefined) return;
+    const prices = feedPrices(state, outcome);
+    // Field by field: a literal with a spread is built through V8's slow generic copy.
     feed.bookChanged({
       changes: this.#tracker.refresh(outcomeId, outcome.book),
       sequence,
       nowMs,
-      ...feedPrices(state, outcome),
+      bestBidUnits: prices.bestBidUnits,
+      bestAskUnits: prices.bestAskUnits,
+      priceAtoms: prices.priceAtoms,
     });
     this.#markDirty(feed);
   }
