@@ -107,7 +107,7 @@ async function startHub() {
         return { records, total: records.length };
       },
     } as never,
-    limits: realtimeLimits({}),
+    limits: realtimeLimits({ publishIntervalMs: 1 }),
     logger: pino({ level: "silent" }),
   });
   /** Commits the commands as one batch and hands it to the hub. */
@@ -126,7 +126,13 @@ async function startHub() {
     });
     return socket;
   };
-  return { hub, commit, subscribe, state: () => state };
+  /** A /socket/clob-price-update subscriber of the outcome's Yes option; call the result to leave. */
+  const watchBook = (): { socket: FakeSocket; leave: () => void } => {
+    const socket = new FakeSocket();
+    const leave = hub.addClobSubscriber(new Subscriber(socket as never, 1 << 20), 1, 0);
+    return { socket, leave };
+  };
+  return { hub, commit, subscribe, watchBook, state: () => state, sequence: () => sequence };
 }
 
 const buy = (userId: number, optionId: number, cents: bigint, shares: bigint, clientOrderId?: string) =>
@@ -141,7 +147,7 @@ const buy = (userId: number, optionId: number, cents: bigint, shares: bigint, cl
     ...(clientOrderId === undefined ? {} : { clientOrderId }),
   });
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+const settle = () => new Promise((resolve) => setTimeout(resolve, 15));
 
 describe("the fan-out's user guard", () => {
   it("builds no user's part of a batch that nobody follows", async () => {
@@ -151,7 +157,7 @@ describe("the fan-out's user guard", () => {
       commit(buy(1, 1, 50n, 10n, "bid"), buy(2, 2, 50n, 4n));
       commit(buy(3, 1, 40n, 1n), { type: "Deposit", userId: 4, amount: atomsPerUnit, txHash: "0xmore" });
       await settle();
-      assert.deepEqual(hub.work, { batches: 2, userParts: 0 });
+      assert.deepEqual([hub.work.batches, hub.work.userParts], [2, 0]);
     } finally {
       hub.close();
     }
@@ -165,7 +171,7 @@ describe("the fan-out's user guard", () => {
       commit(buy(1, 1, 50n, 10n, "bid"), buy(2, 2, 50n, 4n));
       await settle();
       // Users 1 and 2 both changed; only user 1 is followed.
-      assert.deepEqual(hub.work, { batches: 1, userParts: 1 });
+      assert.deepEqual([hub.work.batches, hub.work.userParts], [1, 1]);
       const balance = balanceOf(state(), 1);
       assert.deepEqual(
         info.sent.map((message) => [message.snapshot, message.available, message.frozen]),
@@ -222,6 +228,78 @@ describe("the fan-out's user guard", () => {
       );
       assert.equal(info.sent.length, 2);
       assert.equal(orders.sent.at(-1)!.snapshot, false);
+    } finally {
+      hub.close();
+    }
+  });
+});
+
+describe("the fan-out's book guard", () => {
+  it("re-reads no book that nobody watches", async () => {
+    const { hub, commit } = await startHub();
+    try {
+      commit(buy(1, 1, 50n, 10n), buy(2, 2, 50n, 4n));
+      commit(buy(3, 1, 45n, 2n));
+      await settle();
+      assert.deepEqual([hub.work.batches, hub.work.bookReads, hub.work.bookResyncs], [2, 0, 0]);
+    } finally {
+      hub.close();
+    }
+  });
+
+  it("diffs a book watched again against the book as it was when it was watched again", async () => {
+    const { hub, commit, watchBook, state, sequence } = await startHub();
+    try {
+      const first = watchBook();
+      commit(buy(1, 1, 50n, 10n));
+      await settle();
+      assert.deepEqual(
+        first.socket.sent.map((message) => [message.side, message.price, message.size]),
+        [["BUY", "0.5", "10"]],
+      );
+      first.leave();
+      // Nobody watches: the 0.50 bid level grows to 20 and the book is not read.
+      commit(buy(2, 1, 50n, 10n, "second"));
+      await settle();
+      assert.equal(hub.work.bookReads, 1);
+      // Watched again: the levels are re-read (20 at 0.50), so the cancel below shows as 20 → 10,
+      // although the level is back where it was when the book was last read before.
+      const second = watchBook();
+      const resyncedAt = sequence();
+      await settle();
+      assert.equal(hub.work.bookResyncs, 1);
+      const secondBid = [...state().orders.values()].find((order) => order.userId === 2)!;
+      commit({ type: "CancelOrder", userId: 2, orderId: secondBid.orderId });
+      await settle();
+      assert.deepEqual(
+        second.socket.sent.map((message) => [message.side, message.price, message.size, message.prevSeq]),
+        [["BUY", "0.5", "10", Number(resyncedAt)]],
+      );
+      assert.equal(second.socket.sent[0]!.seq, Number(sequence()));
+      assert.equal(first.socket.sent.length, 1, "the socket that left got nothing more");
+    } finally {
+      hub.close();
+    }
+  });
+
+  it("publishes to a book watched all along exactly each batch's changes", async () => {
+    const { hub, commit, watchBook } = await startHub();
+    try {
+      const { socket } = watchBook();
+      commit(buy(1, 1, 50n, 10n));
+      await settle();
+      commit(buy(2, 2, 45n, 4n), buy(3, 1, 48n, 1n));
+      await settle();
+      assert.deepEqual(
+        socket.sent.map((message) => [message.side, message.price, message.size]),
+        [
+          ["BUY", "0.5", "10"],
+          // One round: the bid side first, then the ask side.
+          ["BUY", "0.48", "1"],
+          ["SELL", "0.55", "4"],
+        ],
+      );
+      assert.deepEqual([hub.work.bookReads, hub.work.bookResyncs], [2, 0]);
     } finally {
       hub.close();
     }
