@@ -85,6 +85,8 @@ export class RealtimeHub {
    * and are re-read (#resync) before they publish again.
    */
   readonly #behind = new Set<number>();
+  /** A watched outcome was found behind while absorbing a batch: re-read it once the batch is absorbed. */
+  #resyncDue = false;
   /** clobKey(outcomeId, optionIndex) → signed clob-price-update sockets. */
   readonly #clob = new Topics<number>();
   readonly #marketPrice = new Topics<number>();
@@ -303,6 +305,13 @@ export class RealtimeHub {
       for (const trade of trades) this.#markDirty(this.#keptFeed(state, trade.outcomeId));
     for (const [userId, change] of users)
       this.#userFeeds.changed(state, userId, change, last.sequence, last.nowMs);
+    if (this.#resyncDue) {
+      // Re-read now, on the state after this batch (a read inside a commit listener runs at once):
+      // this batch's changes of the outcome were not published, so the round after carries this
+      // sequence as its prevSeq, and a subscriber seeded before it re-seeds rather than miss them.
+      this.#resyncDue = false;
+      this.#catchUpWatched();
+    }
   }
 
   #feedFor(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed | undefined {
@@ -390,9 +399,15 @@ export class RealtimeHub {
    * subscription brings it back (#catchUpWatched).
    */
   #keptFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed | undefined {
-    if (this.#behind.has(outcomeId)) return undefined;
     const feed = this.#feedFor(state, outcomeId);
-    if (feed === undefined || this.#watched(feed.identity)) return feed;
+    if (feed === undefined) return undefined;
+    const watched = this.#watched(feed.identity);
+    if (this.#behind.has(outcomeId)) {
+      // Watched but not re-read yet (the subscription's read is still queued, or it failed).
+      if (watched) this.#resyncDue = true;
+      return undefined;
+    }
+    if (watched) return feed;
     this.#behind.add(outcomeId);
     return undefined;
   }
@@ -414,6 +429,7 @@ export class RealtimeHub {
    * in between leaves the outcome behind (nothing of it is published), and the read, on a state at
    * least as new, takes it all in. The subscriber's own seed (GET /orderbook/book, /ws/market's
    * `book`) is read after this one, so it holds at least the state the tracked levels now start from.
+   * Should this read fail (the engine's readers are full), the outcome's next batch re-reads it.
    */
   #catchUpWatched(): void {
     if (this.#behind.size === 0) return;

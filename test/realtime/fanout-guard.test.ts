@@ -52,6 +52,7 @@ async function startHub() {
   let state: ExchangeState = decider.initialState();
   let sequence = 0n;
   let listener: (entries: readonly Entry[]) => void = () => undefined;
+  let readsToFail = 0;
   const apply = (command: ExchangeCommand): Entry => {
     sequence += 1n;
     const decision = decider.decide(state, command, { nowMs: 1_000 + Number(sequence), sequence });
@@ -69,8 +70,13 @@ async function startHub() {
       listener = added;
       return () => undefined;
     },
-    read: async <T>(reader: (s: ExchangeState, p: { sequence: bigint; nowMs: number }) => T) =>
-      reader(state, { sequence, nowMs: 1_000 + Number(sequence) }),
+    read: async <T>(reader: (s: ExchangeState, p: { sequence: bigint; nowMs: number }) => T) => {
+      if (readsToFail > 0) {
+        readsToFail -= 1;
+        throw new Error("too many readers waiting");
+      }
+      return reader(state, { sequence, nowMs: 1_000 + Number(sequence) });
+    },
   };
   const orders = (userId: number): OrderRecord[] =>
     [...state.orders.values()]
@@ -132,7 +138,10 @@ async function startHub() {
     const leave = hub.addClobSubscriber(new Subscriber(socket as never, 1 << 20), 1, 0);
     return { socket, leave };
   };
-  return { hub, commit, subscribe, watchBook, state: () => state, sequence: () => sequence };
+  const failNextRead = () => {
+    readsToFail = 1;
+  };
+  return { hub, commit, subscribe, watchBook, failNextRead, state: () => state, sequence: () => sequence };
 }
 
 const buy = (userId: number, optionId: number, cents: bigint, shares: bigint, clientOrderId?: string) =>
@@ -277,6 +286,33 @@ describe("the fan-out's book guard", () => {
       );
       assert.equal(second.socket.sent[0]!.seq, Number(sequence()));
       assert.equal(first.socket.sent.length, 1, "the socket that left got nothing more");
+    } finally {
+      hub.close();
+    }
+  });
+
+  it("re-reads a watched book at its next batch when the subscription's own read failed", async () => {
+    const { hub, commit, watchBook, failNextRead, state, sequence } = await startHub();
+    try {
+      commit(buy(1, 1, 50n, 10n));
+      commit(buy(2, 1, 50n, 10n));
+      failNextRead();
+      const { socket } = watchBook();
+      await settle();
+      assert.equal(hub.work.bookResyncs, 0, "the read failed");
+      // The batch after: not published (the book was behind), but the book is re-read on its state.
+      const secondBid = [...state().orders.values()].find((order) => order.userId === 2)!;
+      commit({ type: "CancelOrder", userId: 2, orderId: secondBid.orderId });
+      const rereadAt = sequence();
+      await settle();
+      assert.equal(hub.work.bookResyncs, 1);
+      commit(buy(3, 1, 48n, 1n));
+      await settle();
+      // From then on, each change; prevSeq names the re-read, so a seed older than it re-seeds.
+      assert.deepEqual(
+        socket.sent.map((message) => [message.side, message.price, message.size, message.prevSeq]),
+        [["BUY", "0.48", "1", Number(rereadAt)]],
+      );
     } finally {
       hub.close();
     }
