@@ -17,6 +17,9 @@ export interface LevelChange {
 
 type Levels = Map<number, number>;
 
+/** Both sides, made once (not an array per refresh). */
+const bothSides = [bidSide, askSide] as const;
+
 export class BookTracker {
   readonly #books = new Map<number, [Levels, Levels]>();
 
@@ -31,7 +34,7 @@ export class BookTracker {
     this.#books.set(outcomeId, current);
     if (previous === undefined) return [...levelsAsChanges(current)];
     const changes: LevelChange[] = [];
-    for (const side of [bidSide, askSide] as const) {
+    for (const side of bothSides) {
       const before = previous[side];
       const after = current[side];
       for (const [priceUnits, lots] of after) {
@@ -64,7 +67,7 @@ function readSide(book: OrderBook, side: BookSide): Levels {
 }
 
 function* levelsAsChanges(books: [Levels, Levels]): Iterable<LevelChange> {
-  for (const side of [bidSide, askSide] as const) {
+  for (const side of bothSides) {
     for (const [priceUnits, lots] of books[side]) yield { side, priceUnits, lots };
   }
 }

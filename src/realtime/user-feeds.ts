@@ -156,6 +156,11 @@ export class UserFeeds {
     this.#tradeQueues.clear();
   }
 
+  /** Whether the user has a live user-channel subscription (only then is a batch's part for them built). */
+  follows(userId: number): boolean {
+    return this.#users.has(userId);
+  }
+
   /** Re-checks every user channel's session; a dead one is closed with 1011. */
   checkSessions(): void {
     for (const subscriptions of this.#users.values()) {

@@ -131,6 +131,22 @@ describe("a subscriber's local book", () => {
     book.stop();
   });
 
+  it("equals GET /orderbook/book when it subscribes after a burst nobody watched, seeded once", async () => {
+    // Nobody watches the book during this burst: the server neither reads nor tracks it (#31).
+    await burst(4, 60);
+    const watcher = traders[0]!;
+    const yesBook = subscribe(watcher);
+    const noBook = subscribe(watcher, market.no);
+    await Promise.all([yesBook.whenLive(), noBook.whenLive()]);
+    await burst(5, 60);
+    await assertSameAsRest(yesBook, watcher);
+    await assertSameAsRest(noBook, watcher, market.no);
+    // The deltas continue from the book the subscription was seeded with: no gap, no second seed.
+    assert.deepEqual([yesBook.seedCount, noBook.seedCount], [1, 1]);
+    yesBook.stop();
+    noBook.stop();
+  });
+
   it("is seeded before any delta is applied when it subscribes in the middle of a burst", async () => {
     const watcher = traders[2]!;
     let late: BookSubscription | undefined;

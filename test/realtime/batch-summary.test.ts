@@ -5,10 +5,19 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import type { ExchangeEvent, OrderPlacedEvent, TradeExecutedEvent } from "../../src/core/events.js";
+import {
+  createExchangeDecider,
+  createMarketCommand,
+  type ExchangeCommand,
+  type ExchangeState,
+  limitOrderCommand,
+} from "../../src/core/exchange.js";
 import type { PoolTradeExecutedEvent } from "../../src/core/pools/events.js";
 import { createInitialState } from "../../src/core/state.js";
 import { type CommittedEntries, summarizeBatch } from "../../src/realtime/batch-summary.js";
+import { bookTradeSide } from "../../src/realtime/trade-sides.js";
 
 const state = createInitialState("reference");
 
@@ -156,5 +165,144 @@ describe("the trades of a batch, per user", () => {
       [side!.trade.role, side!.trade.price, side!.trade.fee, side!.clientOrderId, side!.seq],
       ["TAKER", 33_333_333n, 1_000_000n, null, 20n],
     );
+  });
+});
+
+describe("the users a batch's summary is built for", () => {
+  const decider = createExchangeDecider("reference");
+  const users = [1, 2, 3, 4, 5];
+  const atomsPerUnit = 100_000_000n;
+
+  /** A market and five funded users, then `orders` decided by the core in batches of `batchSize`. */
+  function decided(
+    orders: readonly { userId: number; yes: boolean; buy: boolean; cents: number; shares: number }[],
+    batchSize: number,
+  ): { state: ExchangeState; batches: CommittedEntries[] } {
+    let state = decider.initialState();
+    let sequence = 0n;
+    const apply = (command: ExchangeCommand) => {
+      sequence += 1n;
+      const decision = decider.decide(state, command, { nowMs: 1_000, sequence });
+      if (!decision.ok) return undefined;
+      for (const event of decision.events) state = decider.evolve(state, event);
+      return { sequence, nowMs: 1_000, command, events: decision.events };
+    };
+    apply(createMarketCommand({ title: "Summary", makerFeeBps: 10, takerFeeBps: 20 }));
+    apply({ type: "OpenMarket", marketId: 1 });
+    for (const userId of users)
+      apply({ type: "Deposit", userId, amount: 1_000_000n * atomsPerUnit, txHash: `0x${userId}` });
+    const batches: CommittedEntries[] = [];
+    for (let start = 0; start < orders.length; start += batchSize) {
+      const batch = orders.slice(start, start + batchSize).flatMap((order, index) => {
+        const entry = apply(
+          limitOrderCommand({
+            userId: order.userId,
+            marketId: 1,
+            outcomeId: 1,
+            optionId: order.yes ? 1 : 2,
+            side: order.buy ? "BUY" : "SELL",
+            limitPrice: BigInt(order.cents) * 1_000_000n,
+            shares: BigInt(order.shares) * atomsPerUnit,
+            clientOrderId: index % 2 === 0 ? `c-${start + index}` : null,
+          }),
+        );
+        return entry === undefined ? [] : [entry];
+      });
+      batches.push(batch);
+    }
+    return { state, batches };
+  }
+
+  const order = fc.record({
+    userId: fc.constantFrom(...users),
+    yes: fc.boolean(),
+    buy: fc.boolean(),
+    cents: fc.integer({ min: 40, max: 60 }),
+    shares: fc.integer({ min: 1, max: 5 }),
+  });
+
+  it("builds each followed user's part exactly as for everyone, and nobody else's", () => {
+    fc.assert(
+      fc.property(
+        fc.array(order, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.subarray(users),
+        (orders, batchSize, followed) => {
+          const { state, batches } = decided(orders, batchSize);
+          const asked: number[] = [];
+          for (const batch of batches) {
+            const everyone = summarizeBatch(state, batch, () => undefined);
+            const some = summarizeBatch(
+              state,
+              batch,
+              () => undefined,
+              (userId) => {
+                asked.push(userId);
+                return followed.includes(userId);
+              },
+            );
+            const expected = new Map([...everyone.users].filter(([userId]) => followed.includes(userId)));
+            assert.deepEqual(some.users, expected);
+            // The rest of the summary does not depend on who follows.
+            assert.deepEqual(
+              [[...some.touched], some.trades, some.opened, some.settled],
+              [[...everyone.touched], everyone.trades, everyone.opened, everyone.settled],
+            );
+          }
+          assert.ok(asked.every((userId) => users.includes(userId)));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("builds no part and no trade side when nobody is followed", () => {
+    const { state, batches } = decided(
+      [
+        { userId: 1, yes: true, buy: true, cents: 50, shares: 3 },
+        { userId: 2, yes: false, buy: true, cents: 50, shares: 3 },
+      ],
+      2,
+    );
+    const summary = summarizeBatch(
+      state,
+      batches[0]!,
+      () => undefined,
+      () => false,
+    );
+    assert.equal(summary.users.size, 0);
+    assert.equal(summary.trades.length, 1, "the books' feeds still get the trade");
+  });
+
+  it("writes a book trade's side field by field as the spread of its shared fields did", () => {
+    const event = trade();
+    const common = {
+      tradeId: event.tradeId,
+      marketId: event.marketId,
+      outcomeId: event.outcomeId,
+      cross: event.cross,
+      shares: event.shares,
+      timeMs: event.atMs,
+    };
+    assert.deepEqual(bookTradeSide(event, "MAKER"), {
+      ...common,
+      orderId: 10,
+      userId: 7,
+      optionId: 1,
+      side: "BUY",
+      role: "MAKER",
+      price: 60_000_000n,
+      fee: 3_000_000n,
+    });
+    assert.deepEqual(bookTradeSide(event, "TAKER"), {
+      ...common,
+      orderId: 11,
+      userId: 8,
+      optionId: 2,
+      side: "BUY",
+      role: "TAKER",
+      price: 40_000_000n,
+      fee: 4_000_000n,
+    });
   });
 });
