@@ -657,13 +657,24 @@ export class Engine<State, Command, Event, Transaction = unknown> {
       nowMs: this.#committedNowMs,
       chainHash: this.#committedChainHash,
     };
+    const previousAttempt = this.#snapshotAttemptSequence;
     this.#snapshotAttemptSequence = position.sequence;
     const startedMs = this.#observer === undefined ? 0 : performance.now();
     // A failed worker (reported through onError once) falls back to encoding inline.
-    const snapshot: StateSnapshot | PackedStateSnapshot =
-      this.#snapshotWorker === undefined || this.#snapshotWorker.failed
-        ? makeSnapshot(this.#codec, position)
-        : { ...(await this.#snapshotWorker.snapshot(position.sequence)), chainHash: position.chainHash };
+    const worker = this.#snapshotWorker;
+    let snapshot: StateSnapshot | PackedStateSnapshot;
+    if (worker === undefined || worker.failed) snapshot = makeSnapshot(this.#codec, position);
+    else {
+      try {
+        snapshot = { ...(await worker.snapshot(position.sequence)), chainHash: position.chainHash };
+      } catch (error) {
+        // The worker folds the batches it was handed only when a snapshot is asked for (it is sent
+        // them in lots), so a copy that broke in between shows here. The snapshot is still due: the
+        // next batch's attempt encodes it inline instead of waiting another snapshotEveryCommands.
+        if (worker.failed) this.#snapshotAttemptSequence = previousAttempt;
+        throw error;
+      }
+    }
     await this.#store.saveSnapshot(snapshot);
     this.#observer?.snapshotSaved((performance.now() - startedMs) / 1000);
     if (snapshot.sequence > this.#snapshotSequence) this.#snapshotSequence = snapshot.sequence;
