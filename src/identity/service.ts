@@ -139,8 +139,12 @@ export class IdentityService {
     };
   }
 
-  /** The gateway's APP Key lookup. Cached: it runs on every request, and decryption is not free. */
-  async lookupAppKey(appKey: string): Promise<AuthenticatedPartner | undefined> {
+  /**
+   * The gateway's APP Key lookup. Cached: it runs on every request, and decryption is not free. A
+   * cached key is returned as is, not in a promise: the verifier then checks the request without
+   * waiting a microtask (src/gateway/verifier.ts, MaybeVerdict).
+   */
+  lookupAppKey(appKey: string): AuthenticatedPartner | undefined | Promise<AuthenticatedPartner | undefined> {
     const nowMs = this.#nowMs();
     const kept = this.#partnersByAppKey.get(appKey);
     if (kept !== undefined && nowMs - kept.loadedAtMs < partnerCacheTtlMs) {
