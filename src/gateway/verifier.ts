@@ -13,10 +13,11 @@ import {
   buildStringToSign,
   canonicalPathAndQuery,
   parseGatewayDate,
+  type RequestTarget,
   splitRequestTarget,
   stringToSignForHeader,
 } from "../contract/signing/string-to-sign.js";
-import { MemoryNonceWindow, type NonceStore } from "../store/gateway-nonces.js";
+import { MemoryNonceWindow, type NonceOutcome, type NonceStore } from "../store/gateway-nonces.js";
 
 /** The spec's "about 15 minutes" of allowed clock skew, in both directions. */
 export const dateSkewMsMax = 15 * 60 * 1000;
@@ -43,7 +44,13 @@ export const signedNonceMissingMessage = "unauthorized: Missing signed X-CA-NONC
  */
 const readMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export type AppKeyLookup<Key extends AppKeyRecord> = (appKey: string) => Promise<Key | undefined>;
+/**
+ * The key's record, or undefined for an unknown key. A lookup that knows the answer at once returns
+ * it as is, so the common request (a cached key) makes no promise on its way through the verifier.
+ */
+export type AppKeyLookup<Key extends AppKeyRecord> = (
+  appKey: string,
+) => Key | undefined | Promise<Key | undefined>;
 
 export interface GatewayRequest {
   readonly method: string;
@@ -80,10 +87,17 @@ export interface GatewayVerifierOptions<Key extends AppKeyRecord> {
   readonly nonces?: NonceStore;
 }
 
+/**
+ * A verdict, or a promise of one when the key lookup or the nonce store had to wait: callers
+ * `await` either. Every request pays the gateway, so a request that needs no I/O (a cached key, no
+ * nonce or an in-memory one) is answered without allocating a promise or waiting a microtask.
+ */
+export type MaybeVerdict<Key extends AppKeyRecord> = GatewayVerdict<Key> | Promise<GatewayVerdict<Key>>;
+
 export interface GatewayVerifier<Key extends AppKeyRecord = AppKeyRecord> {
-  verify(request: GatewayRequest): Promise<GatewayVerdict<Key>>;
+  verify(request: GatewayRequest): MaybeVerdict<Key>;
   /** Verifies a WebSocket upgrade: a signed GET with no body, whatever its method line says. */
-  verifyUpgrade(request: IncomingMessage): Promise<GatewayVerdict<Key>>;
+  verifyUpgrade(request: IncomingMessage): MaybeVerdict<Key>;
 }
 
 export function createGatewayVerifier<Key extends AppKeyRecord>(
@@ -99,21 +113,35 @@ export function createGatewayVerifier<Key extends AppKeyRecord>(
   };
 }
 
-async function verifyGatewayRequest<Key extends AppKeyRecord>(
+function verifyGatewayRequest<Key extends AppKeyRecord>(
   request: GatewayRequest,
   lookupAppKey: AppKeyLookup<Key>,
   nonces: NonceStore,
   nowMs: () => number,
-): Promise<GatewayVerdict<Key>> {
+): MaybeVerdict<Key> {
   // Before anything else: such a query has no single string-to-sign, whoever signed it.
-  const { path, query } = splitRequestTarget(request.url);
-  const ambiguousKey = ambiguousQueryKey(query);
+  const target = splitRequestTarget(request.url);
+  const ambiguousKey = ambiguousQueryKey(target.query);
   if (ambiguousKey !== undefined) return refuse({ kind: "ambiguous_query", key: ambiguousKey });
 
   const appKeyHeader = headerText(request.headers, "x-ca-key");
-  const appKey = appKeyHeader === undefined ? undefined : await lookupAppKey(appKeyHeader);
-  if (appKey === undefined) return refuse({ kind: "invalid_key" });
+  if (appKeyHeader === undefined) return refuse({ kind: "invalid_key" });
+  const found = lookupAppKey(appKeyHeader);
+  if (found instanceof Promise) {
+    return found.then((appKey) => verifyWithKey(request, target, appKey, nonces, nowMs));
+  }
+  return verifyWithKey(request, target, found, nonces, nowMs);
+}
 
+/** The checks once the key is known: signature, clock, then (last, as it records) the nonce. */
+function verifyWithKey<Key extends AppKeyRecord>(
+  request: GatewayRequest,
+  target: RequestTarget,
+  appKey: Key | undefined,
+  nonces: NonceStore,
+  nowMs: () => number,
+): MaybeVerdict<Key> {
+  if (appKey === undefined) return refuse({ kind: "invalid_key" });
   const listedNames = parseSignatureHeaderList(headerText(request.headers, "x-ca-signature-headers"));
   const signedHeaders: Array<readonly [string, string]> = [];
   let listedHeaderAbsent = false;
@@ -131,7 +159,7 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
     contentType: headerText(request.headers, "content-type") ?? "",
     date: date ?? "",
     signedHeaders,
-    pathAndQuery: canonicalPathAndQuery(path, query),
+    pathAndQuery: canonicalPathAndQuery(target.path, target.query),
   });
 
   const dateMs = date === undefined ? undefined : parseGatewayDate(date);
@@ -156,22 +184,24 @@ async function verifyGatewayRequest<Key extends AppKeyRecord>(
   if (!signsNonce && appKey.signedNonceRequired === true && !readMethods.has(request.method.toUpperCase())) {
     return refuse({ kind: "nonce_rejected", message: signedNonceMissingMessage });
   }
-  if (signsNonce) {
-    const nonce = headerText(request.headers, "x-ca-nonce") ?? "";
-    if (nonce.length === 0 || nonce.length > nonceCharsMax) {
-      return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
-    }
-    const outcome = await nonces.remember(appKey.appKey, nonce, now);
-    if (outcome === "replayed")
-      return refuse({ kind: "nonce_rejected", message: "unauthorized: Nonce already used" });
-    if (outcome === "full") {
-      return refuse({
-        kind: "nonce_rejected",
-        message: "unauthorized: Too many nonces in flight, retry later",
-      });
-    }
+  if (!signsNonce) return { ok: true, appKey };
+  const nonce = headerText(request.headers, "x-ca-nonce") ?? "";
+  if (nonce.length === 0 || nonce.length > nonceCharsMax) {
+    return refuse({ kind: "nonce_rejected", message: "unauthorized: Invalid x-ca-nonce" });
   }
-  return { ok: true, appKey };
+  const outcome = nonces.remember(appKey.appKey, nonce, now);
+  if (typeof outcome === "string") return nonceVerdict(outcome, appKey);
+  return outcome.then((settled) => nonceVerdict(settled, appKey));
+}
+
+function nonceVerdict<Key extends AppKeyRecord>(outcome: NonceOutcome, appKey: Key): GatewayVerdict<Key> {
+  if (outcome === "fresh") return { ok: true, appKey };
+  if (outcome === "replayed")
+    return refuse({ kind: "nonce_rejected", message: "unauthorized: Nonce already used" });
+  return refuse({
+    kind: "nonce_rejected",
+    message: "unauthorized: Too many nonces in flight, retry later",
+  });
 }
 
 /**

@@ -4,7 +4,13 @@
 import { constantTimeEqual } from "../contract/signing/gateway-signature.js";
 import { type Rejection, reject } from "../core/errors.js";
 import type { AppKeyRecord } from "../gateway/verifier.js";
-import type { IdentityStore, PartnerRecord, PartnerSettingsUpdate, UserRecord } from "../store/identity.js";
+import type {
+  IdentityStore,
+  PartnerRecord,
+  PartnerSettingsUpdate,
+  SessionRecord,
+  UserRecord,
+} from "../store/identity.js";
 import { generatePartnerCredentials, generateSessionToken, sha256Hex } from "./credentials.js";
 import type { SecretBox } from "./secret-box.js";
 import { deriveWebhookSecret } from "./webhook-secret.js";
@@ -139,8 +145,12 @@ export class IdentityService {
     };
   }
 
-  /** The gateway's APP Key lookup. Cached: it runs on every request, and decryption is not free. */
-  async lookupAppKey(appKey: string): Promise<AuthenticatedPartner | undefined> {
+  /**
+   * The gateway's APP Key lookup. Cached: it runs on every request, and decryption is not free. A
+   * cached key is returned as is, not in a promise: the verifier then checks the request without
+   * waiting a microtask (src/gateway/verifier.ts, MaybeVerdict).
+   */
+  lookupAppKey(appKey: string): AuthenticatedPartner | undefined | Promise<AuthenticatedPartner | undefined> {
     const nowMs = this.#nowMs();
     const kept = this.#partnersByAppKey.get(appKey);
     if (kept !== undefined && nowMs - kept.loadedAtMs < partnerCacheTtlMs) {
@@ -237,9 +247,20 @@ export class IdentityService {
     return { ok: true, value: { user, sessionToken, sessionTtlSeconds: this.#sessionTtlSeconds } };
   }
 
-  /** The session's user, or undefined when the token is unknown, expired, revoked or another partner's. */
-  async resolveSession(sessionToken: string, partnerId: number): Promise<SessionUser | undefined> {
-    const session = await this.#store.findSession(sha256Hex(sessionToken));
+  /**
+   * The session's user, or undefined when the token is unknown, expired, revoked or another
+   * partner's. A session the store keeps in memory is answered as is, without a promise.
+   */
+  resolveSession(
+    sessionToken: string,
+    partnerId: number,
+  ): SessionUser | undefined | Promise<SessionUser | undefined> {
+    const found = this.#store.findSession(sha256Hex(sessionToken));
+    if (found instanceof Promise) return found.then((session) => this.#sessionUser(session, partnerId));
+    return this.#sessionUser(found, partnerId);
+  }
+
+  #sessionUser(session: SessionRecord | undefined, partnerId: number): SessionUser | undefined {
     if (session === undefined || session.partnerId !== partnerId) return undefined;
     if (session.revokedAtMs !== null || session.expiresAtMs <= this.#nowMs()) return undefined;
     return { userId: session.userId, partnerId: session.partnerId };

@@ -93,7 +93,8 @@ export interface IdentityStore {
    * `sessionsPerUserMax` live ones, the oldest.
    */
   createSession(session: Omit<SessionRecord, "revokedAtMs">, sessionsPerUserMax: number): Promise<void>;
-  findSession(tokenSha256: string): Promise<SessionRecord | undefined>;
+  /** A session kept in memory is answered as is, without a promise (every user request asks). */
+  findSession(tokenSha256: string): SessionRecord | undefined | Promise<SessionRecord | undefined>;
   /** Revokes every live session of the user; returns how many were live. */
   revokeUserSessions(userId: number, nowMs: number): Promise<number>;
 }

@@ -1,13 +1,16 @@
 // The port of partners' own request limits on the signed host (SQLite adapter:
 // src/store/sqlite/partner-rate-limits.ts; PostgreSQL: src/store/postgres/partner-rate-limits.ts).
-// Asynchronous so that a store shared by several API nodes fits; adapters answer `of` from memory
-// on the hot path (the gateway asks on every request).
+// Asynchronous where it must be, so that a store shared by several API nodes fits; adapters answer
+// `of` from memory, without a promise, on the hot path (the gateway asks on every request).
 
 import { ddl, type IntegerColumn, type Sql, sql, toNumber } from "./sql.js";
 
 export interface PartnerRateLimits {
-  /** The partner's requests per second, or undefined when it has no limit of its own. */
-  of(partnerId: number): Promise<number | undefined>;
+  /**
+   * The partner's requests per second, or undefined when it has no limit of its own. Answered as
+   * is when known from memory (every signed request asks: no promise then), else in a promise.
+   */
+  of(partnerId: number): number | undefined | Promise<number | undefined>;
   /** Sets (a positive integer) or removes (null) a partner's limit. */
   set(partnerId: number, requestsPerSecond: number | null): Promise<void>;
 }

@@ -81,6 +81,35 @@ describe("verifier", () => {
     assert.equal(nonces.remember("other-app", "n-1", nowMs), "fresh");
   });
 
+  it("answers at once, without a promise, when the key is known at once and the nonce is in memory", async () => {
+    // Every request pays the verifier: a cached key and an in-memory nonce window need no wait.
+    const known = createGatewayVerifier({
+      lookupAppKey: (appKey) => (appKey === keyRecord.appKey ? keyRecord : undefined),
+      nowMs: () => nowMs,
+      nonces: new MemoryNonceWindow(2 * dateSkewMsMax),
+    });
+    const signed = signedGet("/x", { nonce: "n-now" });
+    const replayedLater = { ...signed };
+    assert.deepEqual(known.verify(signed), { ok: true, appKey: keyRecord });
+    assert.deepEqual(known.verify(replayedLater), {
+      ok: false,
+      rejection: { kind: "nonce_rejected", message: "unauthorized: Nonce already used" },
+    });
+    assert.deepEqual(known.verify(signedGet("/x", { nonce: false })), { ok: true, appKey: keyRecord });
+    // A lookup or a nonce store that waits still gives the same verdicts, through a promise.
+    const waiting = createGatewayVerifier({
+      lookupAppKey: async (appKey) => (appKey === keyRecord.appKey ? keyRecord : undefined),
+      nowMs: () => nowMs,
+      nonces: { remember: async () => "replayed" as const },
+    });
+    const pending = waiting.verify(signedGet("/x", { nonce: "n-later" }));
+    assert.ok(pending instanceof Promise);
+    assert.deepEqual(await pending, {
+      ok: false,
+      rejection: { kind: "nonce_rejected", message: "unauthorized: Nonce already used" },
+    });
+  });
+
   it("refuses an over-long nonce", async () => {
     const verdict = await verifier().verify(signedGet("/x", { nonce: "n".repeat(129) }));
     assert.equal(!verdict.ok && verdict.rejection.kind, "nonce_rejected");

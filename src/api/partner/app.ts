@@ -17,7 +17,7 @@ import { gatewaySecurity, gatewaySecuritySchemes } from "../shared/security-sche
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { installPartnerAuthentication } from "./authentication.js";
 import { bodyBytesMax, handlePartnerError, partnerClientError, partnerNotFoundHandler } from "./errors.js";
-import { installPartnerRateLimit } from "./rate-limit.js";
+import { partnerRateLimitCheck } from "./rate-limit.js";
 
 export interface PartnerAppOptions {
   readonly https?: { cert: Buffer; key: Buffer };
@@ -47,8 +47,7 @@ export async function buildPartnerApp(deps: PlatformDeps, options: PartnerAppOpt
   app.setNotFoundHandler(partnerNotFoundHandler(trackRouteMethods(app)));
   declareQueryErrors(app);
   await app.register(cookie);
-  installPartnerAuthentication(app, deps);
-  await installPartnerRateLimit(app, deps);
+  installPartnerAuthentication(app, deps, await partnerRateLimitCheck(app, deps));
   await registerDocs(app, {
     title: "predex partner API (signed gateway)",
     description:

@@ -9,13 +9,31 @@
 // message that says why: nothing was done, try again later.
 
 import rateLimit from "@fastify/rate-limit";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PlatformDeps } from "../deps.js";
 import { clockedRateLimitStore } from "../shared/rate-limit-store.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 
 export const partnerRateWindowMs = 1_000;
 
-export async function installPartnerRateLimit(app: TypeBoxApp, deps: PlatformDeps): Promise<void> {
+/**
+ * Counts an authenticated request against its partner's limit. Undefined when the request may go on
+ * at once (the common case: a partner without a limit, known from memory, costs no promise); else a
+ * promise that settles once the decision is made, the 502 already sent if the limit was exceeded.
+ */
+export type PartnerRateLimitCheck = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<void> | undefined;
+
+/**
+ * Registers the counter and returns the check. The gateway's preValidation hook
+ * (./authentication.ts) calls it once the partner is known: one hook for both, not two.
+ */
+export async function partnerRateLimitCheck(
+  app: TypeBoxApp,
+  deps: PlatformDeps,
+): Promise<PartnerRateLimitCheck> {
   // Shared by every API node when composition gives a shared store (PostgreSQL), else per process.
   const store = deps.sharedRateLimitStores?.("partner", deps.nowMs) ?? clockedRateLimitStore(deps.nowMs);
   await app.register(rateLimit, { global: false, store });
@@ -24,15 +42,11 @@ export async function installPartnerRateLimit(app: TypeBoxApp, deps: PlatformDep
     keyGenerator: (request) => request.partner.partnerId,
     max: async (request) => (await deps.partnerRateLimits.of(request.partner.partnerId)) ?? 0,
   });
-  // A preValidation hook added after the gateway's: request.partner is known when it runs.
-  app.addHook("preValidation", async (request, reply) => {
-    // Unauthenticated requests (docs) and partners without a limit of their own pass at once.
-    if (request.partner === undefined) return undefined;
-    if ((await deps.partnerRateLimits.of(request.partner.partnerId)) === undefined) return undefined;
+  const countAgainst = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const decision = await take(request);
-    if (decision.isAllowed || !decision.isExceeded) return undefined;
+    if (decision.isAllowed || !decision.isExceeded) return;
     const retryAfterSeconds = Math.max(1, decision.ttlInSeconds);
-    return reply
+    reply
       .code(502)
       .header("retry-after", String(retryAfterSeconds))
       .type("application/json; charset=utf-8")
@@ -41,5 +55,11 @@ export async function installPartnerRateLimit(app: TypeBoxApp, deps: PlatformDep
         message: `upstream unavailable: rate limit of ${decision.max} requests per second exceeded, retry after ${retryAfterSeconds}s`,
         data: null,
       });
-  });
+  };
+  return (request, reply) => {
+    const limit = deps.partnerRateLimits.of(request.partner.partnerId);
+    if (limit === undefined) return undefined;
+    if (!(limit instanceof Promise)) return countAgainst(request, reply);
+    return limit.then((settled) => (settled === undefined ? undefined : countAgainst(request, reply)));
+  };
 }

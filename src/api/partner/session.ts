@@ -1,7 +1,7 @@
 // Cookie sessions of the current interface (DESIGN §4). Routes that need a user add
 // `preHandler: requireSession` and then read `request.user`.
 
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { SessionUser } from "../../identity/service.js";
 import { markSecurity } from "../shared/openapi-operations.js";
 import { sessionSecurity } from "../shared/security-schemes.js";
@@ -18,21 +18,41 @@ declare module "fastify" {
 
 /**
  * preHandler for user-scoped routes. A missing Cookie header, an unknown, expired or revoked token,
- * and a token of another partner are all 401/1401, with the spec's two messages.
+ * and a token of another partner are all 401/1401, with the spec's two messages. Callback-style: a
+ * session the store keeps in memory (the common case) is resolved without a promise.
  */
-export async function requireSession(
+export function requireSession(
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<FastifyReply | undefined> {
-  if (request.headers.cookie === undefined) return sendServiceError(reply, authErrors.missingCookie);
+  done: HookHandlerDoneFunction,
+): void {
+  if (request.headers.cookie === undefined) {
+    sendServiceError(reply, authErrors.missingCookie);
+    return;
+  }
   const token = request.cookies[sessionCookieName];
-  const user =
-    token === undefined || token === ""
-      ? undefined
-      : await request.server.platform.identity.resolveSession(token, request.partner.partnerId);
-  if (user === undefined) return sendServiceError(reply, authErrors.invalidSession);
+  if (token === undefined || token === "") {
+    sendServiceError(reply, authErrors.invalidSession);
+    return;
+  }
+  const found = request.server.platform.identity.resolveSession(token, request.partner.partnerId);
+  if (found instanceof Promise) found.then((user) => admitUser(user, request, reply, done), done);
+  else admitUser(found, request, reply, done);
+}
+
+/** Goes on (`done`) with the session's user; else answers 401 and ends the hook chain there. */
+function admitUser(
+  user: SessionUser | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  if (user === undefined) {
+    sendServiceError(reply, authErrors.invalidSession);
+    return;
+  }
   request.user = user;
-  return undefined;
+  done();
 }
 markSecurity(requireSession, sessionSecurity);
 

@@ -54,10 +54,12 @@ export function canonicalPathAndQuery(
  * is kept exactly as sent; query keys and values are percent-decoded ('+' is a space), because the
  * spec signs them "not URL-encoded".
  */
-export function splitRequestTarget(target: string): {
-  path: string;
-  query: Array<[key: string, value: string]>;
-} {
+export interface RequestTarget {
+  readonly path: string;
+  readonly query: Array<[key: string, value: string]>;
+}
+
+export function splitRequestTarget(target: string): RequestTarget {
   const questionMark = target.indexOf("?");
   if (questionMark === -1) return { path: target, query: [] };
   const path = target.slice(0, questionMark);

@@ -54,8 +54,8 @@ export async function openPostgresPartnerRateLimits(
   };
 
   return {
-    async of(partnerId) {
-      if (now() - readAtMs >= refreshMs) await refresh();
+    of(partnerId) {
+      if (now() - readAtMs >= refreshMs) return refresh().then(() => limits.get(partnerId));
       return limits.get(partnerId);
     },
     async set(partnerId, requestsPerSecond) {

@@ -72,15 +72,17 @@ export function cacheSessions(store: IdentityStore, options: SessionCacheOptions
         forgetUser(session.userId);
       }
     },
-    async findSession(tokenSha256) {
+    findSession(tokenSha256) {
       const now = nowMs();
       const entry = kept.get(tokenSha256);
       if (entry !== undefined && now - entry.keptAtMs < sessionCacheMs) return entry.session;
       const changesBefore = changes;
-      const session = await store.findSession(tokenSha256);
-      if (session !== undefined && hearing && changes === changesBefore) kept.keep(session, now);
-      else kept.forget(tokenSha256);
-      return session;
+      return (async () => {
+        const session = await store.findSession(tokenSha256);
+        if (session !== undefined && hearing && changes === changesBefore) kept.keep(session, now);
+        else kept.forget(tokenSha256);
+        return session;
+      })();
     },
     async revokeUserSessions(userId, atMs) {
       forgetUser(userId);

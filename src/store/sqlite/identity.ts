@@ -94,7 +94,7 @@ function sessionMethods(
       sessionCache.forgetUser(session.userId);
       createSession(session, sessionsPerUserMax);
     },
-    async findSession(tokenSha256) {
+    findSession(tokenSha256) {
       const cached = sessionCache.get(tokenSha256);
       if (cached !== undefined) return cached.session;
       const found = mapped(synchronous.sessionByToken.get<SessionRow>({ tokenSha256 }), sessionFromRow);

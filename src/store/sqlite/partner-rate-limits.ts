@@ -22,7 +22,7 @@ export function createSqlitePartnerRateLimits(db: SqliteDatabase): PartnerRateLi
   // Read once: this process is the file's only writer, and each write below updates the cache.
   const cache = limitsOf(prepareSqlite(db, partnerRateLimitStatements.all).all<LimitRow>({}));
   return {
-    of: async (partnerId) => cache.get(partnerId),
+    of: (partnerId) => cache.get(partnerId),
     async set(partnerId, requestsPerSecond) {
       if (requestsPerSecond === null) {
         remove.run({ partnerId });

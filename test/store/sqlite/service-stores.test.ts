@@ -1,10 +1,11 @@
 // The service stores' contracts on SQLite (the suites: test/store/contracts/); the same suites run
 // on PostgreSQL in test/store/postgres-services.test.ts.
 
+import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after } from "node:test";
+import { after, it } from "node:test";
 import type { NonceStore } from "../../../src/store/gateway-nonces.js";
 import type { PartnerRateLimits } from "../../../src/store/partner-rate-limits.js";
 import { createSqliteCategoryStore } from "../../../src/store/sqlite/categories.js";
@@ -92,4 +93,13 @@ describePartnerRateLimitsContract("sqlite", {
     limitDatabases.set(limits, db);
     return limits;
   },
+});
+
+it("SQLite partner rate limits answer from memory without a promise (the gateway asks on every request)", async () => {
+  const db = memory();
+  await withTwoPartners(createSqliteIdentityStore(db));
+  const limits = createSqlitePartnerRateLimits(db);
+  assert.equal(limits.of(1), undefined);
+  await limits.set(1, 9);
+  assert.equal(limits.of(1), 9);
 });
