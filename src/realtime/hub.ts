@@ -5,12 +5,9 @@
 // user-feeds.ts.
 //
 // Work only for what someone receives (issue #31): a batch's per-user part is built only for users
-// with a live user channel, and an outcome's book is re-read and its feed kept only while someone
-// watches it (a book channel of either option, /ws/market on either asset, or its market's
-// price). An outcome touched while nobody watched is "behind": when a subscription makes it watched
-// again, its tracked levels and feed are re-read from the state (one engine read) before any change
-// of it is published, so the first delta a late subscriber gets is a diff against the book as it
-// was when it subscribed, never against an older copy (docs/decisions.md, i31-realtime).
+// with a live user channel. Every touched book is still re-read and its feed kept, watched or not:
+// a subscriber's seed and the deltas after it then always agree, and a book's share of the fan-out
+// is small (docs/decisions.md, "The realtime fan-out works only for what someone receives").
 
 import type { Logger } from "pino";
 import { bookSnapshot, type ExchangeState, type MarketSettledEvent } from "../core/exchange.js";
@@ -64,15 +61,13 @@ export interface FanoutWork {
   batches: number;
   /** Per-user parts of a batch built (a followed user changed by the batch). */
   userParts: number;
-  /** Touched books re-read for their feeds (only books someone watches). */
+  /** Touched books re-read for their feeds. */
   bookReads: number;
-  /** Books re-read because a subscription made them watched again after they fell behind. */
-  bookResyncs: number;
 }
 
 export class RealtimeHub {
   readonly limits: RealtimeLimits;
-  readonly work: FanoutWork = { batches: 0, userParts: 0, bookReads: 0, bookResyncs: 0 };
+  readonly work: FanoutWork = { batches: 0, userParts: 0, bookReads: 0 };
   /** Counters of the signed host's channels and of the public /ws/market, for the metrics. */
   readonly socketStats = { gateway: newSocketStats(), public: newSocketStats() } as const;
   readonly #engine: ExchangeEngine;
@@ -80,13 +75,6 @@ export class RealtimeHub {
   #tracker = new BookTracker();
   readonly #feeds = new Map<number, OutcomeFeed>();
   readonly #dirty = new Set<OutcomeFeed>();
-  /**
-   * Outcomes touched while nobody watched them: their tracked levels and feed are behind the state
-   * and are re-read (#resync) before they publish again.
-   */
-  readonly #behind = new Set<number>();
-  /** A watched outcome was found behind while absorbing a batch: re-read it once the batch is absorbed. */
-  #resyncDue = false;
   /** clobKey(outcomeId, optionIndex) → signed clob-price-update sockets. */
   readonly #clob = new Topics<number>();
   readonly #marketPrice = new Topics<number>();
@@ -168,7 +156,6 @@ export class RealtimeHub {
     this.#flushTimer = undefined;
     this.#dirty.clear();
     this.#feeds.clear();
-    this.#behind.clear();
     this.#tracker = new BookTracker();
     void this.#engine
       .read((state, position) => this.#seed(state, position.sequence))
@@ -201,13 +188,11 @@ export class RealtimeHub {
   addClobSubscriber(subscriber: Subscriber, outcomeId: number, optionIndex: 0 | 1): () => void {
     const key = clobKey(outcomeId, optionIndex);
     this.#clob.add(key, subscriber);
-    this.#catchUpWatched();
     return () => this.#clob.remove(key, subscriber);
   }
 
   addMarketPriceSubscriber(subscriber: Subscriber, marketId: number): () => void {
     this.#marketPrice.add(marketId, subscriber);
-    this.#catchUpWatched();
     return () => this.#marketPrice.remove(marketId, subscriber);
   }
 
@@ -218,7 +203,6 @@ export class RealtimeHub {
 
   subscribeAsset(subscriber: Subscriber, assetId: string): void {
     this.#assets.add(assetId, subscriber);
-    this.#catchUpWatched();
   }
 
   unsubscribeAsset(subscriber: Subscriber, assetId: string): void {
@@ -299,19 +283,11 @@ export class RealtimeHub {
     this.work.userParts += users.size;
     for (const marketId of opened) this.#marketOpened(state, marketId, last.nowMs);
     for (const event of settled) this.#marketSettled(state, event);
-    for (const trade of trades) this.#keptFeed(state, trade.outcomeId)?.tradeExecuted(trade);
+    for (const trade of trades) this.#feedFor(state, trade.outcomeId)?.tradeExecuted(trade);
     for (const outcomeId of touched) this.#bookTouched(state, outcomeId, last.sequence, last.nowMs);
-    if (trades.length > 0)
-      for (const trade of trades) this.#markDirty(this.#keptFeed(state, trade.outcomeId));
+    if (trades.length > 0) for (const trade of trades) this.#markDirty(this.#feedFor(state, trade.outcomeId));
     for (const [userId, change] of users)
       this.#userFeeds.changed(state, userId, change, last.sequence, last.nowMs);
-    if (this.#resyncDue) {
-      // Re-read now, on the state after this batch (a read inside a commit listener runs at once):
-      // this batch's changes of the outcome were not published, so the round after carries this
-      // sequence as its prevSeq, and a subscriber seeded before it re-seeds rather than miss them.
-      this.#resyncDue = false;
-      this.#catchUpWatched();
-    }
   }
 
   #feedFor(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed | undefined {
@@ -393,70 +369,8 @@ export class RealtimeHub {
     }
   }
 
-  /**
-   * The outcome's feed if it is kept up to date: someone watches the outcome and it is not behind.
-   * Otherwise undefined, and the outcome is marked behind: its changes are not tracked until a
-   * subscription brings it back (#catchUpWatched).
-   */
-  #keptFeed(state: Readonly<ExchangeState>, outcomeId: number): OutcomeFeed | undefined {
-    const feed = this.#feedFor(state, outcomeId);
-    if (feed === undefined) return undefined;
-    const watched = this.#watched(feed.identity);
-    if (this.#behind.has(outcomeId)) {
-      // Watched but not re-read yet (the subscription's read is still queued, or it failed).
-      if (watched) this.#resyncDue = true;
-      return undefined;
-    }
-    if (watched) return feed;
-    this.#behind.add(outcomeId);
-    return undefined;
-  }
-
-  /** Whether any socket would receive a publish round of this outcome. */
-  #watched(identity: FeedIdentity): boolean {
-    return (
-      this.#clob.has(clobKey(identity.outcomeId, 0)) ||
-      this.#clob.has(clobKey(identity.outcomeId, 1)) ||
-      this.#assets.has(identity.assetIds[0]) ||
-      this.#assets.has(identity.assetIds[1]) ||
-      this.#marketPrice.has(identity.marketId)
-    );
-  }
-
-  /**
-   * A subscription was added: outcomes it makes watched that are behind are re-read from the state,
-   * in one engine read. Registered first and read second, like the user channels: a batch absorbed
-   * in between leaves the outcome behind (nothing of it is published), and the read, on a state at
-   * least as new, takes it all in. The subscriber's own seed (GET /orderbook/book, /ws/market's
-   * `book`) is read after this one, so it holds at least the state the tracked levels now start from.
-   * Should this read fail (the engine's readers are full), the outcome's next batch re-reads it.
-   */
-  #catchUpWatched(): void {
-    if (this.#behind.size === 0) return;
-    void this.#engine
-      .read((state, position) => this.#resync(state, position.sequence))
-      .catch((error: unknown) => this.#logger.error({ err: error }, "realtime could not re-read a book"));
-  }
-
-  #resync(state: Readonly<ExchangeState>, sequence: bigint): void {
-    for (const outcomeId of this.#behind) {
-      const feed = this.#feeds.get(outcomeId);
-      const outcome = state.outcomes.get(outcomeId);
-      if (feed === undefined || outcome === undefined) {
-        this.#behind.delete(outcomeId);
-        continue;
-      }
-      if (!this.#watched(feed.identity)) continue;
-      this.#behind.delete(outcomeId);
-      this.work.bookResyncs += 1;
-      // The levels as they are now: what changed while nobody watched is in every seed read from now on.
-      this.#tracker.refresh(outcomeId, outcome.book);
-      feed.rebase(feedPrices(state, outcome), sequence);
-    }
-  }
-
   #bookTouched(state: Readonly<ExchangeState>, outcomeId: number, sequence: bigint, nowMs: number): void {
-    const feed = this.#keptFeed(state, outcomeId);
+    const feed = this.#feedFor(state, outcomeId);
     const outcome = state.outcomes.get(outcomeId);
     if (feed === undefined || outcome === undefined) return;
     this.work.bookReads += 1;

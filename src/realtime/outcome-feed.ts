@@ -95,23 +95,6 @@ export class OutcomeFeed {
     this.#lastPendingMs = nowMs;
   }
 
-  /**
-   * Starts again from the state at `sequence`, as if a round had just published it: nobody watched
-   * the outcome for a while (its changes were not kept), and the subscriber that now watches it
-   * seeds from a state at least that new. What was pending is dropped: it is older than the seed.
-   * The next round's `prevSeq` is `sequence`, so a client whose seed is older re-seeds.
-   */
-  rebase(prices: FeedPrices, sequence: bigint): void {
-    this.#pending.clear();
-    this.#pendingTrades = [];
-    this.#firstPendingMs = 0;
-    this.#prices = prices;
-    this.#publishedPriceAtoms = prices.priceAtoms;
-    this.#publishedBest = `${prices.bestBidUnits}/${prices.bestAskUnits}`;
-    this.#publishedSeq = sequence;
-    this.#pendingSeq = sequence;
-  }
-
   /** What the next publish round carries; from here on, changes go to the round after it. */
   takeRound(): FeedRound {
     const changes = [...this.#pending.values()];

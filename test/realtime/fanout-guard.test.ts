@@ -243,20 +243,20 @@ describe("the fan-out's user guard", () => {
   });
 });
 
-describe("the fan-out's book guard", () => {
-  it("re-reads no book that nobody watches", async () => {
+describe("the fan-out's books", () => {
+  it("keeps every touched book current, watched or not", async () => {
     const { hub, commit } = await startHub();
     try {
       commit(buy(1, 1, 50n, 10n), buy(2, 2, 50n, 4n));
       commit(buy(3, 1, 45n, 2n));
       await settle();
-      assert.deepEqual([hub.work.batches, hub.work.bookReads, hub.work.bookResyncs], [2, 0, 0]);
+      assert.deepEqual([hub.work.batches, hub.work.bookReads], [2, 2]);
     } finally {
       hub.close();
     }
   });
 
-  it("diffs a book watched again against the book as it was when it was watched again", async () => {
+  it("diffs a book watched again against the book as it is, not as it was last watched", async () => {
     const { hub, commit, watchBook, state, sequence } = await startHub();
     try {
       const first = watchBook();
@@ -267,52 +267,22 @@ describe("the fan-out's book guard", () => {
         [["BUY", "0.5", "10"]],
       );
       first.leave();
-      // Nobody watches: the 0.50 bid level grows to 20 and the book is not read.
+      // Nobody watches: the 0.50 bid level grows to 20, and the book is still read.
       commit(buy(2, 1, 50n, 10n, "second"));
       await settle();
-      assert.equal(hub.work.bookReads, 1);
-      // Watched again: the levels are re-read (20 at 0.50), so the cancel below shows as 20 → 10,
-      // although the level is back where it was when the book was last read before.
+      assert.equal(hub.work.bookReads, 2);
+      // Watched again: the cancel below shows as 20 → 10, although the level is back where it was
+      // when the first socket last saw it.
       const second = watchBook();
-      const resyncedAt = sequence();
-      await settle();
-      assert.equal(hub.work.bookResyncs, 1);
       const secondBid = [...state().orders.values()].find((order) => order.userId === 2)!;
       commit({ type: "CancelOrder", userId: 2, orderId: secondBid.orderId });
       await settle();
       assert.deepEqual(
-        second.socket.sent.map((message) => [message.side, message.price, message.size, message.prevSeq]),
-        [["BUY", "0.5", "10", Number(resyncedAt)]],
+        second.socket.sent.map((message) => [message.side, message.price, message.size]),
+        [["BUY", "0.5", "10"]],
       );
       assert.equal(second.socket.sent[0]!.seq, Number(sequence()));
       assert.equal(first.socket.sent.length, 1, "the socket that left got nothing more");
-    } finally {
-      hub.close();
-    }
-  });
-
-  it("re-reads a watched book at its next batch when the subscription's own read failed", async () => {
-    const { hub, commit, watchBook, failNextRead, state, sequence } = await startHub();
-    try {
-      commit(buy(1, 1, 50n, 10n));
-      commit(buy(2, 1, 50n, 10n));
-      failNextRead();
-      const { socket } = watchBook();
-      await settle();
-      assert.equal(hub.work.bookResyncs, 0, "the read failed");
-      // The batch after: not published (the book was behind), but the book is re-read on its state.
-      const secondBid = [...state().orders.values()].find((order) => order.userId === 2)!;
-      commit({ type: "CancelOrder", userId: 2, orderId: secondBid.orderId });
-      const rereadAt = sequence();
-      await settle();
-      assert.equal(hub.work.bookResyncs, 1);
-      commit(buy(3, 1, 48n, 1n));
-      await settle();
-      // From then on, each change; prevSeq names the re-read, so a seed older than it re-seeds.
-      assert.deepEqual(
-        socket.sent.map((message) => [message.side, message.price, message.size, message.prevSeq]),
-        [["BUY", "0.48", "1", Number(rereadAt)]],
-      );
     } finally {
       hub.close();
     }
@@ -335,7 +305,7 @@ describe("the fan-out's book guard", () => {
           ["SELL", "0.55", "4"],
         ],
       );
-      assert.deepEqual([hub.work.bookReads, hub.work.bookResyncs], [2, 0]);
+      assert.equal(hub.work.bookReads, 2);
     } finally {
       hub.close();
     }
