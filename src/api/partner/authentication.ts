@@ -12,6 +12,7 @@ import { type GatewayVerdict, gatewayRejectionResponse } from "../../gateway/ver
 import { type AuthenticatedPartner, apiKeyMatches } from "../../identity/service.js";
 import type { PlatformDeps } from "../deps.js";
 import { isDocsRequest } from "../shared/docs.js";
+import { continueHookAfter } from "../shared/hook-continuation.js";
 import { decodeJsonBody } from "../shared/raw-body.js";
 import type { TypeBoxApp } from "../shared/typebox-app.js";
 import { authErrors, badRequest, sendServiceError, unsupportedMediaType } from "./errors.js";
@@ -46,7 +47,12 @@ export function installPartnerAuthentication(
       rawBody: request.rawBody,
     });
     if (verdict instanceof Promise) {
-      verdict.then((settled) => admit(settled, request, reply, rateLimitCheck, done), done);
+      continueHookAfter(
+        request,
+        verdict,
+        (settled, next) => admit(settled, request, reply, rateLimitCheck, next),
+        done,
+      );
     } else {
       admit(verdict, request, reply, rateLimitCheck, done);
     }
@@ -78,9 +84,14 @@ function admit(
     done();
     return;
   }
-  limited.then(() => {
-    if (!reply.sent) done();
-  }, done);
+  continueHookAfter(
+    request,
+    limited,
+    (_, next) => {
+      if (!reply.sent) next();
+    },
+    done,
+  );
 }
 
 function checkServiceLayer(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {

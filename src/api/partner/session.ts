@@ -3,6 +3,7 @@
 
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { SessionUser } from "../../identity/service.js";
+import { continueHookAfter } from "../shared/hook-continuation.js";
 import { markSecurity } from "../shared/openapi-operations.js";
 import { sessionSecurity } from "../shared/security-schemes.js";
 import { authErrors, sendServiceError } from "./errors.js";
@@ -36,7 +37,8 @@ export function requireSession(
     return;
   }
   const found = request.server.platform.identity.resolveSession(token, request.partner.partnerId);
-  if (found instanceof Promise) found.then((user) => admitUser(user, request, reply, done), done);
+  if (found instanceof Promise)
+    continueHookAfter(request, found, (user, next) => admitUser(user, request, reply, next), done);
   else admitUser(found, request, reply, done);
 }
 
