@@ -179,7 +179,9 @@ function CreateMarket({ onCreated }: { onCreated: (marketId: string) => void }) 
           />
           Exclusive event: exactly one outcome wins (order book, two outcomes or more)
         </label>
-        <button type="submit" class="primary" disabled={busy}>
+        {/* Not before the categories are read: a market is filed under one, and a click before
+            the list arrived sent none (400 from POST /admin/markets). */}
+        <button type="submit" class="primary" disabled={busy || categories.data === null}>
           Create draft
         </button>
       </form>
