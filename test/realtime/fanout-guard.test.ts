@@ -1,7 +1,10 @@
 // The fan-out builds a batch's per-user part only for users someone follows (issue #31): a batch
 // that nobody follows builds none (counted by the hub, not timed), a followed user gets exactly its
 // messages, and a user who subscribes after trading gets a snapshot of the state as it is and every
-// change after it. The exchange core decides real batches; the engine around it, the identity
+// change after it. Every touched book is kept current, watched or not, and a subscription costs the
+// hub no engine read of its own (one public /ws/market message of 500 assets once made 500, each a
+// waiting reader, and the engine refuses reads past readersWaitingMax, the hub's own absorb of a
+// commit included). The exchange core decides real batches; the engine around it, the identity
 // service, the read models and the sockets are fakes the test steps through.
 
 import assert from "node:assert/strict";
@@ -52,7 +55,7 @@ async function startHub() {
   let state: ExchangeState = decider.initialState();
   let sequence = 0n;
   let listener: (entries: readonly Entry[]) => void = () => undefined;
-  let readsToFail = 0;
+  let reads = 0;
   const apply = (command: ExchangeCommand): Entry => {
     sequence += 1n;
     const decision = decider.decide(state, command, { nowMs: 1_000 + Number(sequence), sequence });
@@ -71,10 +74,7 @@ async function startHub() {
       return () => undefined;
     },
     read: async <T>(reader: (s: ExchangeState, p: { sequence: bigint; nowMs: number }) => T) => {
-      if (readsToFail > 0) {
-        readsToFail -= 1;
-        throw new Error("too many readers waiting");
-      }
+      reads += 1;
       return reader(state, { sequence, nowMs: 1_000 + Number(sequence) });
     },
   };
@@ -138,10 +138,15 @@ async function startHub() {
     const leave = hub.addClobSubscriber(new Subscriber(socket as never, 1 << 20), 1, 0);
     return { socket, leave };
   };
-  const failNextRead = () => {
-    readsToFail = 1;
+  return {
+    hub,
+    commit,
+    subscribe,
+    watchBook,
+    reads: () => reads,
+    state: () => state,
+    sequence: () => sequence,
   };
-  return { hub, commit, subscribe, watchBook, failNextRead, state: () => state, sequence: () => sequence };
 }
 
 const buy = (userId: number, optionId: number, cents: bigint, shares: bigint, clientOrderId?: string) =>
@@ -306,6 +311,75 @@ describe("the fan-out's books", () => {
         ],
       );
       assert.equal(hub.work.bookReads, 2);
+    } finally {
+      hub.close();
+    }
+  });
+});
+
+describe("subscriptions and the hub's engine reads", () => {
+  it("costs no engine read for a subscription that makes no behind book watched", async () => {
+    const { hub, commit, reads } = await startHub();
+    try {
+      // Outcome 1 is touched while nobody watches it (it was "behind" under the removed catch-up).
+      commit(buy(1, 1, 50n, 10n));
+      await settle();
+      const before = reads();
+      // One public /ws/market message may subscribe 500 assets (subscriptionsPerSocketMax); these
+      // do not even exist.
+      const subscriber = new Subscriber(new FakeSocket() as never, 1 << 20);
+      for (let index = 0; index < 500; index += 1) hub.subscribeAsset(subscriber, `no-such-asset-${index}`);
+      await settle();
+      assert.equal(reads() - before, 0, "engine reads made by 500 subscriptions to unknown assets");
+    } finally {
+      hub.close();
+    }
+  });
+
+  it("keeps a /ws/market subscriber's book whole: every change after its `book`", async () => {
+    const { hub, commit, state } = await startHub();
+    try {
+      commit(buy(1, 1, 50n, 10n)); // while nobody watches
+      await settle();
+      const socket = new FakeSocket();
+      const subscriber = new Subscriber(socket as never, 1 << 20);
+      const yesAsset = state().options.get(1)!.assetId;
+      hub.subscribeAsset(subscriber, yesAsset);
+      assert.equal(await hub.sendBook(subscriber, yesAsset), true); // `book`: 0.50 x 10
+      commit(buy(2, 1, 48n, 1n)); // a new bid level, 0.48 x 1
+      await settle();
+      commit(buy(3, 1, 47n, 1n)); // and 0.47 x 1
+      await settle();
+      // The client's book as Polymarket's protocol builds it: `book` replaces, price_change sets.
+      const bids = new Map<number, number>();
+      for (const message of socket.sent) {
+        if (message.event_type === "book") {
+          bids.clear();
+          for (const level of message.bids as { price: string; size: string }[])
+            bids.set(Number(level.price), Number(level.size));
+        }
+        if (message.event_type === "price_change") {
+          for (const change of message.price_changes as {
+            asset_id: string;
+            side: string;
+            price: string;
+            size: string;
+          }[]) {
+            if (change.asset_id !== yesAsset || change.side !== "BUY") continue;
+            if (Number(change.size) === 0) bids.delete(Number(change.price));
+            else bids.set(Number(change.price), Number(change.size));
+          }
+        }
+      }
+      assert.deepEqual(
+        [...bids].sort((a, b) => b[0] - a[0]),
+        [
+          [0.5, 10],
+          [0.48, 1],
+          [0.47, 1],
+        ],
+        `messages sent: ${JSON.stringify(socket.sent.map((message) => message.event_type))}`,
+      );
     } finally {
       hub.close();
     }
