@@ -131,7 +131,15 @@ export class SnapshotWorker {
   }
 
   async close(): Promise<void> {
-    await this.#worker.terminate();
+    // A timer holds the loop until the worker has stopped: Node 20 (20.20) can let the loop empty
+    // while terminate()'s promise of a worker that was unref'd is pending, even after ref(), so a
+    // closing engine never finished closing (seen under load; the process exited mid-close).
+    const keepAlive = setInterval(() => {}, 1_000);
+    try {
+      await this.#worker.terminate();
+    } finally {
+      clearInterval(keepAlive);
+    }
   }
 
   #postPending(): void {
