@@ -29,8 +29,10 @@ export interface PendingNonce {
 export type NonceBatchOutcomes = readonly NonceOutcome[] | undefined;
 
 /**
- * Records one batch, at `nowMs`, the earliest clock of its requests (a row counts as expired only
- * if it was for every one of them). Throwing, or a rejected promise, says nothing was recorded.
+ * Records one batch. Each nonce is judged by its own request's clock (its expiry less the window),
+ * as the window in front judged it; `nowMs`, the earliest clock of the batch, is for housekeeping
+ * (a prune deletes only what expired for every one of them). Throwing, or a rejected promise, says
+ * nothing was recorded.
  */
 export type NonceBatchWrite = (
   batch: readonly PendingNonce[],

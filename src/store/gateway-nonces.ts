@@ -8,6 +8,16 @@ export const nonceEntriesPerPartnerMax = 250_000;
 
 export type NonceOutcome = "fresh" | "replayed" | "full";
 
+/**
+ * Whether a nonce recorded until `expiresAtMs` (its first use + the window) still holds at `nowMs`:
+ * through that millisecond itself. The date check accepts a date exactly 15 minutes off, so a
+ * request first used at t and dated t + 15 min passes it again at t + 30 min; SQLite's and
+ * PostgreSQL's statements draw the same line (expired: `expires_at_ms < now`).
+ */
+export function nonceHolds(expiresAtMs: number, nowMs: number): boolean {
+  return expiresAtMs >= nowMs;
+}
+
 /** The gateway's nonce port: `remember` answers once the nonce is recorded (durably, for a durable store). */
 export interface NonceStore {
   remember(partnerKey: string, nonce: string, nowMs: number): NonceOutcome | Promise<NonceOutcome>;
@@ -39,7 +49,7 @@ export class MemoryNonceWindow implements NonceStore {
     }
     prune(entries, nowMs);
     const known = entries.get(nonce);
-    if (known !== undefined && known > nowMs) return "replayed";
+    if (known !== undefined && nonceHolds(known, nowMs)) return "replayed";
     if (entries.size >= this.entriesPerPartnerMax) return "full";
     entries.set(nonce, expiresAtMs);
     return "fresh";
@@ -57,7 +67,7 @@ export class MemoryNonceWindow implements NonceStore {
 
 function prune(entries: Map<string, number>, nowMs: number): void {
   for (const [nonce, expiresAtMs] of entries) {
-    if (expiresAtMs > nowMs) return;
+    if (nonceHolds(expiresAtMs, nowMs)) return;
     entries.delete(nonce);
   }
 }

@@ -9,13 +9,14 @@ describe("nonce window", () => {
     assert.equal(store.remember("p", "a", 999), "replayed");
   });
 
-  it("forgets nonces once the window has passed", () => {
+  it("refuses a nonce through the window's last millisecond, forgets it after", () => {
     const store = new MemoryNonceWindow(1_000);
     store.remember("p", "a", 0);
     store.remember("p", "b", 500);
-    assert.equal(store.remember("p", "c", 1_000), "fresh");
+    assert.equal(store.remember("p", "a", 1_000), "replayed", "the window's last millisecond");
+    assert.equal(store.remember("p", "c", 1_001), "fresh");
     assert.equal(store.sizeOf("p"), 2, "a expired and was pruned");
-    assert.equal(store.remember("p", "a", 1_000), "fresh");
+    assert.equal(store.remember("p", "a", 1_001), "fresh");
   });
 
   it("keeps nonces per partner: the same nonce of another partner is fresh", () => {
@@ -30,6 +31,7 @@ describe("nonce window", () => {
     store.remember("p", "b", 0);
     assert.equal(store.remember("p", "c", 10), "full");
     assert.equal(store.remember("q", "c", 10), "fresh");
-    assert.equal(store.remember("p", "c", 1_000), "fresh");
+    assert.equal(store.remember("p", "c", 1_000), "full", "a and b live through 1,000");
+    assert.equal(store.remember("p", "c", 1_001), "fresh");
   });
 });

@@ -12,6 +12,7 @@ import {
   type GatewayRejection,
   type GatewayRequest,
   gatewayRejectionResponse,
+  nonceWindowMs,
   writeGatewayRejectionToSocket,
 } from "../../src/gateway/verifier.js";
 import { signRequest, signWebSocketUpgrade } from "../../src/sdk/signer.js";
@@ -45,6 +46,25 @@ describe("verifier", () => {
     const late = await verifier(nowMs + dateSkewMsMax + 1000).verify(signedGet("/x"));
     assert.equal(
       !late.ok && late.rejection.kind === "invalid_signature" && late.rejection.reason,
+      "date-skew",
+    );
+  });
+
+  it("refuses a replay 30 minutes after the first use when the date passes both times", async () => {
+    // Dated 15 minutes ahead of the first use and 15 minutes behind the replay: both pass the date
+    // check (inclusive), so the nonce must still be held at the window's last millisecond.
+    const nonces = new MemoryNonceWindow(nonceWindowMs);
+    const request = signedGet("/x", { nonce: "n-edge" });
+    assert.equal((await verifier(nowMs - dateSkewMsMax, nonces).verify(request)).ok, true);
+    const replay = await verifier(nowMs - dateSkewMsMax + nonceWindowMs, nonces).verify(request);
+    assert.deepEqual(replay, {
+      ok: false,
+      rejection: { kind: "nonce_rejected", message: "unauthorized: Nonce already used" },
+    });
+    // A millisecond later the date check refuses it: the window is long enough and no longer.
+    const later = await verifier(nowMs - dateSkewMsMax + nonceWindowMs + 1, nonces).verify(request);
+    assert.equal(
+      !later.ok && later.rejection.kind === "invalid_signature" && later.rejection.reason,
       "date-skew",
     );
   });

@@ -6,19 +6,15 @@
 // cached generic plan cannot know how many rows its arrays hold.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { JournalEntry } from "../../src/engine/store.js";
 import type { StatementPart } from "../../src/store/postgres/batch-statement.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import type { PostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore, type PostgresProjector } from "../../src/store/postgres/engine-store.js";
 import { createForwardedCommandsProjector } from "../../src/store/postgres/forwarded-commands.js";
-import { acquireLeadership, type Leadership } from "../../src/store/postgres/leadership.js";
 import { engineTermConnections } from "../../src/topology/engine-node.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
+import { postgresEngineSuite } from "../support/postgres-engine-suite.js";
 
 type Command = { type: string; forwardId?: string };
 type Event = { type: string };
@@ -61,25 +57,15 @@ async function preparedStatements(pool: PostgresPool): Promise<PlanCounts[]> {
 }
 
 describe("PostgreSQL engine commits: planning", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const pools: PostgresPool[] = [];
-  const leaderships: Leadership[] = [];
-  before(async () => {
-    cluster = await startPostgresCluster();
-  });
-  after(async () => {
-    for (const leadership of leaderships) await leadership.release();
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-  });
+  const suite = postgresEngineSuite();
 
   /** A leader's store on a pool opened as an engine node's term opens it. */
   const openLeader = async (database: string) => {
-    const url = await cluster.createDatabase(database);
-    const pool = openPostgresPool(engineTermConnections({ url, termId: `${database}/1`, leaseMs: 5_000 }));
-    pools.push(pool);
-    const leadership = await acquireLeadership(pool, { url, nodeId: database });
-    leaderships.push(leadership);
+    const opened = await suite.database(database, (url) =>
+      engineTermConnections({ url, termId: `${database}/1`, leaseMs: 5_000 }),
+    );
+    const { pool } = opened;
+    const leadership = await suite.lead(opened, database);
     const store = await PostgresEngineStore.open<Command, Event>(pool, leadership);
     const forwarded = await createForwardedCommandsProjector<Command, Event>(
       pool,

@@ -3,18 +3,13 @@
 // committed, a command without an id leaves no row, and a refused append leaves neither.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { JournalEntry } from "../../src/engine/store.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
 import { createForwardedCommandsProjector } from "../../src/store/postgres/forwarded-commands.js";
-import { acquireLeadership, type Leadership } from "../../src/store/postgres/leadership.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
+import { postgresEngineSuite } from "../support/postgres-engine-suite.js";
 
 type Command = { type: string; forwardId?: string };
 type Event = { type: string };
@@ -30,24 +25,12 @@ function entry(sequence: bigint, forwardId?: string): JournalEntry<Command, Even
 }
 
 describe("PostgreSQL forwarded command ids in the journal append", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const pools: PostgresPool[] = [];
-  const leaderships: Leadership[] = [];
-  before(async () => {
-    cluster = await startPostgresCluster();
-  });
-  after(async () => {
-    for (const leadership of leaderships) await leadership.release();
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-  });
+  const suite = postgresEngineSuite();
 
   it("finds a forwarded command by its id once committed, and nothing for a refused batch", async () => {
-    const url = await cluster.createDatabase("forwarded_commands");
-    const pool = openPostgresPool({ url, applicationName: "predex-test" });
-    pools.push(pool);
-    const leader = await acquireLeadership(pool, { url, nodeId: "leader" });
-    leaderships.push(leader);
+    const database = await suite.database("forwarded_commands");
+    const { url, pool } = database;
+    const leader = await suite.lead(database, "leader");
     const store = await PostgresEngineStore.open<Command, Event>(pool, leader);
     const forwarded = await createForwardedCommandsProjector<Command, Event>(
       pool,

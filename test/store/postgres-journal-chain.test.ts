@@ -5,18 +5,13 @@
 // the chain) is taken.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { chainEntry } from "../../src/engine/journal-chain.js";
 import { hashEncodedState } from "../../src/engine/recovery.js";
 import type { JournalEntry } from "../../src/engine/store.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import { acquireLeadership, type Leadership } from "../../src/store/postgres/leadership.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
+import { postgresEngineSuite } from "../support/postgres-engine-suite.js";
 
 type Command = { type: string; n: number };
 type Event = { type: string };
@@ -45,25 +40,12 @@ function chained(
 }
 
 describe("the journal's hash chain on PostgreSQL", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const pools: PostgresPool[] = [];
-  const leaderships: Leadership[] = [];
-  before(async () => {
-    cluster = await startPostgresCluster();
-  });
-  after(async () => {
-    for (const leadership of leaderships) await leadership.release();
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-  });
+  const suite = postgresEngineSuite();
 
   it("keeps the hashes, and refuses an append that links to another chain hash than the journal's", async () => {
-    const url = await cluster.createDatabase("journal_chain");
-    const pool = openPostgresPool({ url, applicationName: "predex-test" });
-    pools.push(pool);
-    const leadership = await acquireLeadership(pool, { url, nodeId: "chain" });
-    leaderships.push(leadership);
-    const store = await PostgresEngineStore.open<Command, Event>(pool, leadership);
+    const database = await suite.database("journal_chain");
+    const leadership = await suite.lead(database, "chain");
+    const store = await PostgresEngineStore.open<Command, Event>(database.pool, leadership);
 
     const written = chained(null, 1n, 3, 1);
     await store.commitBatch(written, []);

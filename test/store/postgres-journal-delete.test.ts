@@ -3,17 +3,12 @@
 // epoch: a superseded leader's archiver deletes nothing.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { makeSnapshot } from "../../src/engine/recovery.js";
 import type { JournalEntry } from "../../src/engine/store.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
 import { EngineFencedError, PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import { acquireLeadership, type Leadership } from "../../src/store/postgres/leadership.js";
-import {
-  type PostgresCluster,
-  postgresSkipReason,
-  startPostgresCluster,
-} from "../support/postgres-cluster.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
+import { postgresEngineSuite } from "../support/postgres-engine-suite.js";
 
 type Command = { type: string };
 type Event = { type: string };
@@ -29,25 +24,12 @@ function entries(first: bigint, count: number): JournalEntry<Command, Event>[] {
 }
 
 describe("PostgreSQL journal deletion for the archiver", { skip: skipReason }, () => {
-  let cluster: PostgresCluster;
-  const pools: PostgresPool[] = [];
-  const leaderships: Leadership[] = [];
-  before(async () => {
-    cluster = await startPostgresCluster();
-  });
-  after(async () => {
-    for (const leadership of leaderships) await leadership.release();
-    for (const pool of pools) await pool.end();
-    await cluster?.stop();
-  });
+  const suite = postgresEngineSuite();
 
   it("deletes through the snapshot, keeps the last entry, and refuses a superseded leader", async () => {
-    const url = await cluster.createDatabase("journal_delete");
-    const pool = openPostgresPool({ url, applicationName: "predex-test" });
-    pools.push(pool);
-    const first = await acquireLeadership(pool, { url, nodeId: "first" });
-    leaderships.push(first);
-    const store = await PostgresEngineStore.open<Command, Event>(pool, first);
+    const database = await suite.database("journal_delete");
+    const first = await suite.lead(database, "first");
+    const store = await PostgresEngineStore.open<Command, Event>(database.pool, first);
     assert.equal(await store.firstSequence(), 1n, "an empty journal starts after its end");
     await store.commitBatch(entries(1n, 10), []);
     await store.saveSnapshot(
@@ -66,8 +48,7 @@ describe("PostgreSQL journal deletion for the archiver", { skip: skipReason }, (
     await store.commitBatch(entries(11n, 1), []);
 
     await first.release();
-    const second = await acquireLeadership(pool, { url, nodeId: "second" });
-    leaderships.push(second);
+    await suite.lead(database, "second");
     await assert.rejects(store.deleteJournalThrough(7n), EngineFencedError);
     assert.equal(await store.firstSequence(), 6n, "the superseded leader deleted nothing");
   });

@@ -105,7 +105,9 @@ export interface PostgresGatewayNonceOptions {
   readonly nowMs?: () => number;
 }
 
-// $1 app keys, $2 nonces, $3 expiries (parallel arrays, no (app_key, nonce) twice), $4 now,
+// $1 app keys, $2 nonces, $3 expiries (parallel arrays, no (app_key, nonce) twice), $4 the window
+// (a nonce's own request clock is its expiry less the window: a row is taken over only if it had
+// expired by that clock, not by the batch's earliest),
 // $5 the newest usage bucket no longer counted (every nonce of a later bucket may still be live),
 // $6 the cap, $7 this batch's bucket.
 const rememberStatement = {
@@ -125,7 +127,7 @@ const rememberStatement = {
            SELECT app_key, nonce, expires_at_ms FROM asked WHERE app_key IN (SELECT app_key FROM allowed)
            ORDER BY app_key, nonce
            ON CONFLICT (app_key, nonce) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
-             WHERE nonces.expires_at_ms <= $4
+             WHERE nonces.expires_at_ms < EXCLUDED.expires_at_ms - $4::bigint
            RETURNING app_key, nonce
          ),
          counted AS (
@@ -145,7 +147,7 @@ const pruneStatements = {
   nonces: {
     name: "predex-gateway-nonces-prune",
     text: `DELETE FROM gateway_nonces WHERE ctid = ANY (ARRAY(
-             SELECT ctid FROM gateway_nonces WHERE expires_at_ms <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+             SELECT ctid FROM gateway_nonces WHERE expires_at_ms < $1 LIMIT $2 FOR UPDATE SKIP LOCKED))`,
   },
   usage: {
     name: "predex-gateway-nonces-prune-usage",
@@ -209,7 +211,7 @@ function rememberStatementOn(
         batch.map((entry) => entry.partnerKey),
         batch.map((entry) => entry.nonce),
         batch.map((entry) => entry.expiresAtMs),
-        nowMs,
+        limits.windowMs,
         bucketStartMs - limits.windowMs - limits.bucketMs,
         limits.entriesMax,
         bucketStartMs,

@@ -115,7 +115,7 @@ export function createSqliteGatewayNonceStore(
 function loadLiveNonces(db: SqliteDatabase, window: MemoryNonceWindow, startMs: number): void {
   const live = db
     .prepare<[number], { app_key: string; nonce: string; expires_at_ms: number }>(
-      "SELECT app_key, nonce, expires_at_ms FROM gateway_nonces WHERE expires_at_ms > ? ORDER BY expires_at_ms",
+      "SELECT app_key, nonce, expires_at_ms FROM gateway_nonces WHERE expires_at_ms >= ? ORDER BY expires_at_ms",
     )
     .all(startMs);
   for (const row of live) window.rememberUntil(row.app_key, row.nonce, startMs, row.expires_at_ms);
@@ -135,7 +135,7 @@ function sqliteBatchWrite(
   const insert = db.prepare(
     "INSERT OR IGNORE INTO gateway_nonces (expires_at_ms, app_key, nonce) VALUES (?, ?, ?)",
   );
-  const prune = db.prepare("DELETE FROM gateway_nonces WHERE expires_at_ms <= ?");
+  const prune = db.prepare("DELETE FROM gateway_nonces WHERE expires_at_ms < ?");
   let prunedAtMs = 0;
   const commit = db.transaction((batch: readonly PendingNonce[], nowMs: number) => {
     if (pruneIsDue(prunedAtMs, nowMs)) {

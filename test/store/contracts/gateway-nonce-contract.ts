@@ -22,9 +22,33 @@ export function describeGatewayNonceStoreContract(adapterName: string, harness: 
       assert.equal(await store.remember("p", "a", 0), "fresh");
       assert.equal(await store.remember("p", "a", 999), "replayed");
       assert.equal(await store.remember("q", "a", 999), "fresh");
-      assert.equal(await store.remember("p", "a", 1_000), "fresh");
-      assert.equal(await store.remember("p", "a", 1_001), "replayed");
+      assert.equal(await store.remember("p", "a", 1_000), "replayed", "the window's last millisecond");
+      assert.equal(await store.remember("p", "a", 1_001), "fresh");
+      assert.equal(await store.remember("p", "a", 1_002), "replayed");
     });
+
+    // The window's end is inclusive (docs/decisions.md, i31-edges) and each nonce is judged by its
+    // own request's clock, whatever else is written with it: in one batch, a request at 999 makes a
+    // nonce of 1,001 neither live again nor a nonce of 1,000 expired. After a restart at 1,000 the
+    // durable table alone decides.
+    for (const restartedAtMs of [undefined, 1_000]) {
+      const when = restartedAtMs === undefined ? "" : ` after a restart at ${restartedAtMs}`;
+      it(`refuses a nonce through its window's last millisecond, each by its own clock${when}`, async () => {
+        const first = await harness.create({ windowMs: 1_000, nowMs: clock });
+        assert.equal(await first.remember("p", "edge", 0), "fresh");
+        assert.equal(await first.remember("p", "past", 0), "fresh");
+        const store =
+          restartedAtMs === undefined
+            ? first
+            : await harness.create({ windowMs: 1_000, nowMs: () => restartedAtMs }, first);
+        const outcomes = await Promise.all([
+          store.remember("p", "other", 999),
+          store.remember("p", "edge", 1_000),
+          store.remember("p", "past", 1_001),
+        ]);
+        assert.deepEqual(outcomes, ["fresh", "replayed", "fresh"]);
+      });
+    }
 
     it("still refuses a nonce of the window after a restart", async () => {
       const first = await harness.create({ windowMs: 60_000, nowMs: clock });
