@@ -52,7 +52,7 @@ export const legacyNonceStatements = {
   remember: sql<RememberParams>`INSERT INTO legacy_nonces AS nonces (partner_id, nonce, expires_at_ms)
      VALUES (${"partnerId"}, ${"nonce"}, ${"expiresAtMs"})
      ON CONFLICT (partner_id, nonce) DO UPDATE SET expires_at_ms = EXCLUDED.expires_at_ms
-       WHERE nonces.expires_at_ms <= ${"nowMs"}
+       WHERE nonces.expires_at_ms < ${"nowMs"}
      RETURNING 1`,
 };
 

@@ -20,7 +20,7 @@ export const legacyNoncePruneBatchRowsMax = 5_000;
 const prune = preparePostgres(
   "predex-legacy-nonces-prune",
   sql<{ nowMs: number; rowsMax: number }>`DELETE FROM legacy_nonces WHERE ctid = ANY (ARRAY(
-     SELECT ctid FROM legacy_nonces WHERE expires_at_ms <= ${"nowMs"} LIMIT ${"rowsMax"}))`,
+     SELECT ctid FROM legacy_nonces WHERE expires_at_ms < ${"nowMs"} LIMIT ${"rowsMax"}))`,
 );
 
 export async function openPostgresLegacyNonceStore(pool: PostgresPool): Promise<LegacyNonceStore> {

@@ -11,7 +11,7 @@ import { sql } from "../sql.js";
 import { applyMigrations, type SqliteDatabase } from "./database.js";
 import { prepareSqlite, sqliteStatements, sqliteText } from "./statements.js";
 
-const prune = sql<{ nowMs: number }>`DELETE FROM legacy_nonces WHERE expires_at_ms <= ${"nowMs"}`;
+const prune = sql<{ nowMs: number }>`DELETE FROM legacy_nonces WHERE expires_at_ms < ${"nowMs"}`;
 
 export function createSqliteLegacyNonceStore(db: SqliteDatabase): LegacyNonceStore {
   applyMigrations(db, "legacy_nonces", legacyNonceMigrations.map(sqliteText));
