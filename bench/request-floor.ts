@@ -18,9 +18,10 @@
 //
 // Rounds: each round runs one phase per server, the order rotating from round to round so that no
 // server always follows the same one. BENCH_PHASE_MS (default 3,000) and BENCH_ROUNDS (default 4)
-// bound the run (≈ 65 s with the defaults, start-up included); each phase also stops at
-// 200,000 requests. The nonce server has a partner per phase, so no phase nears the per-partner cap
-// of live nonces (250,000). Loopback only. A table comes first; the last line of stdout is the JSON.
+// bound the run (≈ 90 s with the defaults on a loaded 2-core machine, start-up included, ≈ 70 s
+// quiet); each phase also stops at 200,000 requests. The nonce server has a partner per phase, so
+// no phase nears the per-partner cap of live nonces (250,000). Loopback only. A table comes first;
+// the last line of stdout is the JSON.
 
 import { Agent, createServer } from "node:http";
 import { loadavg } from "node:os";
@@ -45,7 +46,8 @@ const serverKinds = ["node:http", "fastify", "get (no nonce)", "get (nonce)"] as
 type ServerKind = (typeof serverKinds)[number];
 
 const clients = 64;
-const warmupMs = 1_000;
+/** Per server before the rounds: on a loaded machine a 1 s warm-up left the first round dearer. */
+const warmupMs = 2_000;
 const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 3_000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const requestsPerPhaseMax = 200_000;
@@ -320,6 +322,8 @@ function report(results: ReadonlyMap<ServerKind, readonly PhaseResult[]>): void 
             {
               requests_per_s: Math.round(summary.perSecond),
               server_cpu_us_per_request: round(summary.cpuUsPerRequest, 1),
+              // The middle round's figure: one round starved by the machine moves it little.
+              median_round_server_cpu_us_per_request: round(medianRoundCpuUs(results.get(kind)!), 1),
               client_cpu_us_per_request: round(summary.clientCpuUsPerRequest, 1),
               p50_ms: round(summary.p50Ms, 3),
               p99_ms: round(summary.p99Ms, 3),
@@ -334,4 +338,12 @@ function report(results: ReadonlyMap<ServerKind, readonly PhaseResult[]>): void 
       load_1m: round(loadavg()[0]!, 2),
     }),
   );
+}
+
+/** The median over phases of the server's CPU µs per request (the upper middle of an even count). */
+function medianRoundCpuUs(phases: readonly PhaseResult[]): number {
+  const perRound = phases
+    .map((phase) => phase.serverCpuUs / Math.max(1, phase.requests))
+    .sort((a, b) => a - b);
+  return perRound[Math.floor(perRound.length / 2)] ?? 0;
 }
