@@ -18,8 +18,8 @@
 //
 // Rounds: each round runs one phase per server, the order rotating from round to round so that no
 // server always follows the same one. BENCH_PHASE_MS (default 3,000) and BENCH_ROUNDS (default 4)
-// bound the run (≈ 90 s with the defaults on a loaded 2-core machine, start-up included, ≈ 70 s
-// quiet); each phase also stops at 200,000 requests. The nonce server has a partner per phase, so
+// bound the run (≈ 90 s with the defaults on a loaded 2-core machine, start-up included); each
+// phase also stops at 200,000 requests. The nonce server has a partner per phase, so
 // no phase nears the per-partner cap of live nonces (250,000). Loopback only. A table comes first;
 // the last line of stdout is the JSON.
 
