@@ -114,7 +114,12 @@ export async function withBenchServer<Targets>(
   scriptUrl: string,
   nodeOptions: readonly string[],
   generateLoad: (server: BenchServer<Targets>) => Promise<void>,
-  serverOptions: { readonly metrics?: boolean; readonly databaseUrl?: string } = {},
+  serverOptions: {
+    readonly metrics?: boolean;
+    readonly databaseUrl?: string;
+    /** More environment for the child, e.g. which of a bench's servers it is to be. */
+    readonly env?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<void> {
   const child = spawn(
     process.execPath,
@@ -125,6 +130,7 @@ export async function withBenchServer<Targets>(
         ...process.env,
         [serverWithoutMetricsVariable]: serverOptions.metrics === false ? "1" : "0",
         [serverDatabaseUrlVariable]: serverOptions.databaseUrl ?? "",
+        ...serverOptions.env,
       },
     },
   );
