@@ -22,6 +22,7 @@ import {
   limitBid,
   startTradingPlatform,
   type TradingPlatform,
+  usdtOf,
 } from "./trading-fixtures.js";
 
 /** SQLite: never reached by the runs below; only a read (or the platform's close) projects. */
@@ -87,6 +88,8 @@ describe("read-your-writes over read models projected behind the journal", () =>
 
   it("the platform's projection limits reach the store's projection: nothing projects on its own", async () => {
     const { client } = await platform.fundedUser("100");
+    // A read first: the read models hold the deposit, so the order is the first entry that waits.
+    assert.equal(Number((await usdtOf(client)).available), 100);
     await client.createOrder(order({ limitPrice: 0.05 }));
     // Many times either store's default delay (SQLite 10 ms, PostgreSQL 2 ms): with the defaults
     // the read models would hold the order by now.
