@@ -80,7 +80,7 @@ describe("read-your-writes over read models projected behind the journal", () =>
     const { journalEnd, projected } = await positions();
     assert.ok(
       projected < journalEnd,
-      `${what}: the read models (at ${projected}) lag the journal (at ${journalEnd})`,
+      `${what}: the read models should lag the journal (they hold ${projected}, the journal ends at ${journalEnd})`,
     );
   };
 
