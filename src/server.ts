@@ -74,8 +74,10 @@ export interface PlatformOptions {
   /** The engine's queue and batch limits; tests lower queueCommandsMax to see overload. */
   readonly engineLimits?: Partial<EngineLimits>;
   /**
-   * How the read models follow the journal on SQLite (src/engine/deferred-projection.ts); tests
-   * hold them back to show that every read catches them up. Ignored on PostgreSQL.
+   * How the read models follow the journal: on SQLite (src/engine/deferred-projection.ts), and on
+   * PostgreSQL in the engine node this process runs (src/store/postgres/read-model-projection.ts;
+   * each store's defaults fill what is not given; an "api" node runs none). Tests hold them back to
+   * show that every read waits for them.
    */
   readonly readModelProjection?: Partial<DeferredProjectionLimits>;
   /**

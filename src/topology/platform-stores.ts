@@ -46,7 +46,10 @@ export interface PlatformExchangeOptions {
   readonly logger: Logger;
   readonly onFatal: (error: EngineFatalError | Error) => void;
   readonly limits?: Partial<EngineLimits> | undefined;
-  /** How the read models follow the journal (SQLite: src/engine/deferred-projection.ts). */
+  /**
+   * How the read models follow the journal (SQLite: src/engine/deferred-projection.ts; PostgreSQL:
+   * the all-in-one node's engine node, src/store/postgres/read-model-projection.ts).
+   */
   readonly projectionLimits?: Partial<DeferredProjectionLimits> | undefined;
   readonly observer?: EngineObserver | undefined;
   readonly journalArchiveDir?: string | undefined;

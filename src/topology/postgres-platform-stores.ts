@@ -235,6 +235,11 @@ export async function openPostgresExchange(
       openProjectors: openPostgresEngineProjectors,
       clock: options.exchange.clock,
       ...(options.exchange.limits === undefined ? {} : { limits: options.exchange.limits }),
+      // The platform's read-model steps (tests hold them back) reach every lead of this node,
+      // a takeover's included (src/store/postgres/read-model-projection.ts).
+      ...(options.exchange.projectionLimits === undefined
+        ? {}
+        : { projectionLimits: options.exchange.projectionLimits }),
       ...(options.exchange.observer === undefined ? {} : { observer: options.exchange.observer }),
       onFatal: (reason) => options.exchange.onFatal(reason),
     });
