@@ -62,12 +62,15 @@ export async function projectJournalAfresh(
   if (options.identityFrom !== undefined) {
     createSqliteIdentityStore(fresh);
     const source = options.identityFrom;
+    // Copied table by table, in name order: the references hold once all are in.
+    fresh.pragma("foreign_keys = OFF");
     for (const table of tableNames(fresh).filter((name) => name.startsWith("identity_"))) {
       const rows = source.prepare(`SELECT * FROM "${table}"`).raw().safeIntegers(true).all() as unknown[][];
       if (rows.length === 0) continue;
       const insert = fresh.prepare(`INSERT INTO "${table}" VALUES (${rows[0]!.map(() => "?").join(", ")})`);
       for (const row of rows) insert.run(...row);
     }
+    fresh.pragma("foreign_keys = ON");
   }
   const before = new Set(tableNames(fresh));
   const catalog = createSqliteMarketCatalog(fresh);
