@@ -269,6 +269,9 @@ describe("SIGKILL in the middle of an order burst", () => {
       assert.equal(freshThrough, journalEnd, "the fresh projection holds the whole journal");
       for (const [table, rows] of fresh) assert.deepEqual(stored.get(table), rows, `read model ${table}`);
       assert.deepEqual(indexMismatches, []);
+      t.diagnostic(
+        `compared with a fresh projection through ${freshThrough}: ${[...fresh].map(([table, rows]) => `${table} ${rows.length}`).join(", ")}`,
+      );
       assert.ok((fresh.get("exchange_orders")?.length ?? 0) >= acknowledged.size, "orders were projected");
       const { readModels } = await journalAndReadModelPositions(dataDir);
       assert.equal(readModels, journalEnd, "the read models' position is the journal's end");

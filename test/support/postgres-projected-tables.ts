@@ -71,11 +71,19 @@ async function copyIdentityRows(from: PostgresPool, to: PostgresPool): Promise<v
      ORDER BY table_name <> 'identity_partners', table_name <> 'identity_users', table_name`,
   );
   for (const { name } of tables.rows) {
+    // Generated columns are computed again from the others.
+    const columns = await to.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns
+       WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
+      [name],
+    );
+    const list = columns.rows.map((column) => `"${column.name}"`).join(", ");
     const rows = await from.query<{ rows: unknown }>(
       `SELECT coalesce(json_agg(t), '[]') AS rows FROM "${name}" t`,
     );
     await to.query(
-      `INSERT INTO "${name}" OVERRIDING SYSTEM VALUE SELECT * FROM json_populate_recordset(null::"${name}", $1)`,
+      `INSERT INTO "${name}" (${list}) OVERRIDING SYSTEM VALUE
+       SELECT ${list} FROM json_populate_recordset(null::"${name}", $1)`,
       [JSON.stringify(rows.rows[0]!.rows)],
     );
   }
