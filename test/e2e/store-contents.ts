@@ -9,13 +9,25 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { ExchangeCommand, ExchangeEvent } from "../../src/core/exchange.js";
+import { DirectoryJournalArchive } from "../../src/engine/journal-archive.js";
 import type { EngineStore } from "../../src/engine/store.js";
 import { databaseFileName } from "../../src/server.js";
 import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
+import { PostgresJournalArchive } from "../../src/store/postgres/journal-archive.js";
+import { readModelPosition } from "../../src/store/postgres/read-model-projection.js";
 import { openDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
-import { type TestPlatform, testDatabaseUrl } from "./harness.js";
+import {
+  projectedTables as postgresProjectedTables,
+  projectJournalAfresh as projectPostgresJournalAfresh,
+} from "../support/postgres-projected-tables.js";
+import {
+  projectJournalAfresh as projectSqliteJournalAfresh,
+  projectedTables as sqliteProjectedTables,
+  userHistoryIndexMismatches,
+} from "../support/sqlite-projected-tables.js";
+import { type TestPlatform, testDatabaseEnv, testDatabaseUrl, testPlatformConfig } from "./harness.js";
 
 type Inspected = Pick<TestPlatform, "platform" | "dataDir">;
 
@@ -152,7 +164,23 @@ export interface StoredExchange {
   readonly store: EngineStore<ExchangeCommand, ExchangeEvent, unknown>;
   /** The rows of plain SQL both dialects read the same; integers (money in atoms) as bigint. */
   rows(sql: string): Promise<Record<string, bigint>[]>;
+  /**
+   * The whole journal (archive, then the store) projected afresh into an empty database with the
+   * platform's projectors, and the stored read models beside it, table by table (rows as text).
+   */
+  freshProjection(): Promise<FreshProjectionComparison>;
   close(): Promise<void>;
+}
+
+export interface FreshProjectionComparison {
+  /** Each read-model table as stored: what the platform's projection left. */
+  readonly stored: ReadonlyMap<string, readonly string[]>;
+  /** The same tables projected from the journal afresh (every table a fresh projection writes). */
+  readonly fresh: ReadonlyMap<string, readonly string[]>;
+  /** The journal's last sequence the fresh projection holds. */
+  readonly freshThrough: bigint;
+  /** SQLite's user-history indexes that do not index their table up to their watermark (none on PostgreSQL). */
+  readonly indexMismatches: readonly string[];
 }
 
 /**
@@ -167,18 +195,61 @@ export async function openStoredExchange(dataDir: string): Promise<StoredExchang
   const url = testDatabaseUrl(dataDir);
   if (url === undefined) {
     const db = openDatabase({ path: join(dataDir, databaseFileName) });
+    const store = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db);
     return {
-      store: new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(db),
+      store,
       rows: async (sql) => bigints(db.prepare(sql).safeIntegers(true).all() as Record<string, unknown>[]),
+      freshProjection: async () => {
+        const history = new DirectoryJournalArchive<ExchangeCommand, ExchangeEvent>(
+          testPlatformConfig(dataDir).journalArchiveDir,
+        ).history(store);
+        const fresh = await projectSqliteJournalAfresh(history, { identityFrom: db });
+        try {
+          return {
+            stored: sqliteProjectedTables(db, fresh.readModelTables),
+            fresh: sqliteProjectedTables(fresh.db, fresh.readModelTables),
+            freshThrough: fresh.projectedThrough,
+            indexMismatches: userHistoryIndexMismatches(db),
+          };
+        } finally {
+          fresh.db.close();
+        }
+      },
       close: async () => {
         db.close();
       },
     };
   }
   const pool = openPostgresPool({ url, applicationName: "predex-test-inspection", poolConnectionsMax: 1 });
+  const store = await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(pool);
   return {
-    store: await PostgresEngineStore.open<ExchangeCommand, ExchangeEvent>(pool),
+    store,
     rows: async (sql) => bigints((await pool.query<Record<string, unknown>>(sql)).rows),
+    freshProjection: async () => {
+      // A database of its own in the same cluster, made the way a data dir's is.
+      const freshDir = join(dataDir, "fresh-projection");
+      testDatabaseEnv(freshDir);
+      const fresh = openPostgresPool({
+        url: testDatabaseUrl(freshDir)!,
+        applicationName: "predex-test-fresh-projection",
+        poolConnectionsMax: 2,
+      });
+      try {
+        const through = await store.lastSequence();
+        const history = new PostgresJournalArchive<ExchangeCommand, ExchangeEvent>(pool).history(store);
+        await projectPostgresJournalAfresh(fresh, history, through, { identityFrom: pool });
+        const freshTables = await postgresProjectedTables(fresh);
+        const storedTables = await postgresProjectedTables(pool);
+        return {
+          stored: new Map([...freshTables.keys()].map((table) => [table, storedTables.get(table) ?? []])),
+          fresh: freshTables,
+          freshThrough: await readModelPosition(fresh),
+          indexMismatches: [],
+        };
+      } finally {
+        await fresh.end();
+      }
+    },
     close: () => pool.end(),
   };
 }
@@ -213,4 +284,25 @@ export async function storedRows(dataDir: string, sql: string): Promise<Record<s
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Where a data dir's journal ends and where its read models stand (the sequence their projection
+ * recorded with them), read from the store while no server runs on it (after a SIGKILL: what the
+ * next start finds). The read models behind the journal: the kill fell between a command's
+ * journal commit and the step projecting it.
+ */
+export async function journalAndReadModelPositions(
+  dataDir: string,
+): Promise<{ readonly journal: bigint; readonly readModels: bigint }> {
+  const [journal, position] =
+    testDatabaseUrl(dataDir) === undefined
+      ? ["journal", "read_model_position"]
+      : ["engine_journal", "engine_read_model_position"];
+  const [row] = await storedRows(
+    dataDir,
+    `SELECT (SELECT coalesce(max(sequence), 0) FROM ${journal}) AS journal,
+            (SELECT projected_through FROM ${position} WHERE id = 1) AS read_models`,
+  );
+  return { journal: BigInt(row!.journal as bigint), readModels: BigInt(row!.read_models as bigint) };
 }

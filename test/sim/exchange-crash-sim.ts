@@ -35,6 +35,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import {
   checkInvariants,
   type ExchangeCommand,
@@ -48,13 +49,18 @@ import { DeferredProjection } from "../../src/engine/deferred-projection.js";
 import { Engine } from "../../src/engine/engine.js";
 import { DirectoryJournalArchive } from "../../src/engine/journal-archive.js";
 import { encodePlainData } from "../../src/engine/journal-codec.js";
-import type { JournalEntry, JournalSource } from "../../src/engine/store.js";
+import type { JournalSource } from "../../src/engine/store.js";
 import { createExchangeProjectors } from "../../src/exchange/exchange-host.js";
 import { openDatabase, type SqliteDatabase } from "../../src/store/sqlite/database.js";
 import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { createSqliteMarketCatalog } from "../../src/store/sqlite/market-catalog.js";
 import { SqliteReadModelProjection } from "../../src/store/sqlite/read-model-projection.js";
 import type { FdatasyncFunction } from "../../src/store/sqlite/wal-sync.js";
+import {
+  projectedTables,
+  projectJournalAfresh,
+  userHistoryIndexMismatches,
+} from "../support/sqlite-projected-tables.js";
 import { CommandStream, seededRandom } from "./command-stream.js";
 import { type PowerCutSwitch, withPowerCut } from "./power-cut-database.js";
 
@@ -546,16 +552,6 @@ function readModelsBehindJournal(db: SqliteDatabase): boolean {
   return journalEnd > projected;
 }
 
-/** Tables that are the engine's own, not read models. */
-const engineTables = new Set([
-  "journal",
-  "snapshots",
-  "snapshot_chunks",
-  "schema_migrations",
-  // Where the read models stand in the journal: at its end once caught up (verify checks it).
-  "read_model_position",
-]);
-
 /**
  * Projects the whole journal, one entry per batch, into a fresh in-memory database with the same
  * projectors, and compares every read-model table with the crashed one. A write that half landed
@@ -566,68 +562,15 @@ async function compareReadModels(
   history: JournalSource<ExchangeCommand, ExchangeEvent>,
   seed: number,
 ): Promise<void> {
-  const fresh = openDatabase({ path: ":memory:" });
-  const catalog = createSqliteMarketCatalog(fresh);
-  const projectors = createExchangeProjectors(fresh, { projectors: [catalog.projector] });
-  const project = fresh.transaction((batch: readonly JournalEntry<ExchangeCommand, ExchangeEvent>[]) => {
-    for (const projector of projectors) projector(fresh, batch);
-  });
-  for await (const batch of history.readJournal(0n)) {
-    for (const entry of batch) project([entry]);
-  }
-  const virtualTables = crashed
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'")
-    .pluck()
-    .all() as string[];
-  // A full-text index's shadow tables hold its segments, whose layout depends on how the writes
-  // were grouped; the virtual table itself is compared instead.
-  const isShadow = (name: string) => virtualTables.some((virtual) => name.startsWith(`${virtual}_`));
-  const tables = (
-    crashed
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-      .pluck()
-      .all() as string[]
-  ).filter((name) => !engineTables.has(name) && !isShadow(name) && !userHistoryIndexTables.has(name));
-  for (const table of tables) {
-    const dump = (db: SqliteDatabase) =>
-      JSON.stringify(db.prepare(`SELECT * FROM "${table}" ORDER BY 1, 2`).raw().all());
-    if (dump(crashed) !== dump(fresh)) {
+  const fresh = await projectJournalAfresh(history);
+  const expected = projectedTables(fresh.db, fresh.readModelTables);
+  fresh.db.close();
+  const found = projectedTables(crashed, fresh.readModelTables);
+  for (const [table, rows] of expected) {
+    if (!isDeepStrictEqual(found.get(table), rows)) {
       throw new SimFailure(seed, -1, `read model ${table} differs from a fresh projection of the journal`);
     }
   }
-  fresh.close();
-  checkUserHistoryIndex(crashed, seed);
-}
-
-/**
- * The user-keyed history tables lag their base tables by design (user-history-index.ts): how far
- * depends on where batches ended, so they are not compared with a fresh projection. What must hold
- * is that each indexes exactly its base table's rows up to its watermark, no more, no less.
- */
-const userHistoryIndexTables = new Set([
-  "exchange_orders_of_user",
-  "exchange_trades_of_user",
-  "exchange_ledger_of_user",
-  "exchange_user_index_watermarks",
-]);
-
-function checkUserHistoryIndex(db: SqliteDatabase, seed: number): void {
-  const layouts = [
-    ["exchange_orders", "exchange_orders_of_user", "user_id, order_id", "order_id"],
-    ["exchange_trades", "exchange_trades_of_user", "user_id, trade_id, role", "trade_id"],
-    ["exchange_ledger", "exchange_ledger_of_user", "user_id, entry_id, type", "entry_id"],
-  ] as const;
-  for (const [base, index, columns, id] of layouts) {
-    const watermark = `(SELECT indexed_through FROM exchange_user_index_watermarks WHERE table_name = '${base}')`;
-    const indexed = `SELECT ${columns} FROM ${base} WHERE ${id} <= ${watermark}`;
-    const differences = db
-      .prepare(
-        `SELECT count(*) FROM (SELECT * FROM (${indexed} EXCEPT SELECT ${columns} FROM ${index})
-           UNION ALL SELECT * FROM (SELECT ${columns} FROM ${index} EXCEPT ${indexed}))`,
-      )
-      .pluck()
-      .get() as number;
-    if (differences !== 0)
-      throw new SimFailure(seed, -1, `${index} does not index ${base} up to its watermark`);
-  }
+  const [mismatch] = userHistoryIndexMismatches(crashed);
+  if (mismatch !== undefined) throw new SimFailure(seed, -1, mismatch);
 }

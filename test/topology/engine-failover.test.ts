@@ -31,16 +31,12 @@ import type { JournalEntry } from "../../src/engine/store.js";
 import { openPostgresPool } from "../../src/store/postgres/database.js";
 import { openPostgresEngineCluster } from "../../src/store/postgres/engine-cluster.js";
 import { PostgresEngineStore } from "../../src/store/postgres/engine-store.js";
-import {
-  PostgresReadModelProjection,
-  readModelPosition,
-} from "../../src/store/postgres/read-model-projection.js";
-import { openPostgresEngineProjectors } from "../../src/topology/postgres-projectors.js";
+import { readModelPosition } from "../../src/store/postgres/read-model-projection.js";
 import { testMasterKeyHex } from "../e2e/harness.js";
 import { CommandStream } from "../sim/command-stream.js";
 import { CliTopology, leadingLine } from "../support/cli-deployment.js";
 import { postgresSkipReason } from "../support/postgres-cluster.js";
-import { projectedTables } from "../support/postgres-projected-tables.js";
+import { projectedTables, projectJournalAfresh } from "../support/postgres-projected-tables.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
@@ -199,7 +195,6 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
       applicationName: "predex-test-fresh",
     });
     topology.onStop(() => fresh.end());
-    const freshProjectors = await openPostgresEngineProjectors(fresh);
     let projectedOnce: Map<string, string[]> | undefined;
     let freshAt = 0n;
     for (let attempt = 1; projectedOnce === undefined; attempt++) {
@@ -211,23 +206,13 @@ describe("engine nodes across processes: SIGKILL and SIGSTOP of the leader", { s
         continue;
       }
       if (freshAt < position) {
-        const projection = await PostgresReadModelProjection.open({
-          pool: fresh,
-          projectors: freshProjectors.projectors,
-          journal: reader,
-          committedSequence: position,
-          onFatal: (error) => {
-            throw error;
-          },
-        });
-        await projection.close();
+        await projectJournalAfresh(fresh, reader, position);
         freshAt = position;
       }
       const rows = await projectedTables(checkPool);
       if ((await readModelPosition(checkPool)) === position) projectedOnce = rows;
     }
     const expectedRows = await projectedTables(fresh);
-    await freshProjectors.close();
     for (const [table, rows] of expectedRows) assert.deepEqual(projectedOnce.get(table), rows, table);
     assert.ok((expectedRows.get("exchange_orders")?.length ?? 0) > 100, "orders were projected");
 
