@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { ConfigError, loadConfig } from "../config.js";
+import type { RunningDemo } from "../demo/run-demo.js";
 import { adminTokenFileName, localMailWarning, type Platform, startPlatform } from "../server.js";
 import { waitForPostgres } from "../store/postgres/database.js";
 import { startServeDemo } from "./demo-serve.js";
@@ -46,21 +47,9 @@ export async function runServe(args: readonly string[]): Promise<number> {
     role: values.role,
   });
 
-  console.log("predex is running");
-  console.log(`  gateway (signed REST + /socket/*)  ${platform.addresses.gateway}`);
-  console.log(`  public  (/prices-history, /ws/market) ${platform.addresses.public}`);
-  console.log(`  legacy  (/api/...)                 ${platform.addresses.legacy}`);
-  console.log(`  admin   (/admin/...)               ${platform.addresses.admin}`);
-  console.log(`  API docs at <listener>/docs; data in ${config.dataDir}`);
-  if (quietDemo) console.log("  request logs are off with --demo; PREDEX_LOG_LEVEL=info shows them");
-  if (config.smtpUrl === undefined) console.log(`\nWARNING: ${localMailWarning(config)}`);
-  if (platform.adminTokenCreated) {
-    console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
-    console.log(`  ${platform.adminToken}`);
-  }
-  printWallet(platform);
-  const demo = values.demo ? await startServeDemo(platform, config.dataDir) : undefined;
-
+  // A stop may come as soon as the addresses are out (a supervisor, a test): the handlers are in
+  // place before the first line is printed, and a stop during the demo's start waits for it.
+  let demo: Promise<RunningDemo | undefined> = Promise.resolve(undefined);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -69,7 +58,8 @@ export async function runServe(args: readonly string[]): Promise<number> {
     }
     stopping = true;
     console.log(`\n${signal}: stopping predex…`);
-    (demo?.stop() ?? Promise.resolve())
+    demo
+      .then((running) => running?.stop())
       .then(() => platform.close())
       .then(
         () => {
@@ -84,6 +74,23 @@ export async function runServe(args: readonly string[]): Promise<number> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  console.log("predex is running");
+  console.log(`  gateway (signed REST + /socket/*)  ${platform.addresses.gateway}`);
+  console.log(`  public  (/prices-history, /ws/market) ${platform.addresses.public}`);
+  console.log(`  legacy  (/api/...)                 ${platform.addresses.legacy}`);
+  console.log(`  admin   (/admin/...)               ${platform.addresses.admin}`);
+  console.log(`  API docs at <listener>/docs; data in ${config.dataDir}`);
+  if (quietDemo) console.log("  request logs are off with --demo; PREDEX_LOG_LEVEL=info shows them");
+  if (config.smtpUrl === undefined) console.log(`\nWARNING: ${localMailWarning(config)}`);
+  if (platform.adminTokenCreated) {
+    console.log(`\nAdmin token (created now, saved in ${join(config.dataDir, adminTokenFileName)}):`);
+    console.log(`  ${platform.adminToken}`);
+  }
+  printWallet(platform);
+  if (values.demo) {
+    demo = startServeDemo(platform, config.dataDir);
+    await demo;
+  }
   return -1;
 }
 

@@ -174,3 +174,38 @@ describe("predex serve --demo", () => {
     assert.equal(readFileSync(join(dataDir, "credentials.json"), "utf8"), credentialsBefore);
   });
 });
+
+describe("predex serve --demo, stopped while it starts", () => {
+  it("stops cleanly on a SIGTERM sent as soon as the addresses are printed (the demo still starting)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "predex-cli-early-stop-"));
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", cliEntry, "serve", "--demo"], {
+        env: {
+          ...process.env,
+          ...testPlatformEnv(dataDir),
+          ...testDatabaseEnv(dataDir),
+          PREDEX_LOG_LEVEL: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once("exit", (code, signal) => resolve({ code, signal })),
+      );
+      child.stderr?.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.stdout?.on("data", (chunk: Buffer) => {
+        const first = !/gateway/.test(output);
+        output += chunk.toString();
+        // Before the demo partner, market and market maker exist: they are made after the banner.
+        if (first && /gateway/.test(output)) child.kill("SIGTERM");
+      });
+      const { code, signal } = await exited;
+      assert.deepEqual({ code, signal }, { code: 0, signal: null }, output);
+      assert.match(output, /predex stopped/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
