@@ -529,7 +529,10 @@ describe("exchange properties over random command streams", () => {
         for (const event of run.journal) if (event.type === "TradeExecuted") crosses.add(event.cross);
         conversions += run.journal.filter((event) => event.type === "PositionsConverted").length;
       }),
-      { numRuns: 40 },
+      // A fixed seed: this checks what the generator reaches, not the exchange, and over random
+      // seeds 40 streams give 41–71 conversions (16 runs), so a chance seed once gave 38 and failed
+      // CI. Seed 31 gives 54; a generator that stops making conversions or a cross still fails.
+      { numRuns: 40, seed: 31 },
     );
     assert.deepEqual([...crosses].sort(), ["MERGE", "MINT", "TRANSFER"]);
     assert.ok(conversions >= 40, `only ${conversions} conversions`);
