@@ -14,6 +14,7 @@ import {
 } from "../../src/core/exchange.js";
 import { Engine } from "../../src/engine/engine.js";
 import { MemoryEngineStore } from "../../src/store/memory/engine-store.js";
+import { waitUntil } from "../support/wait-until.js";
 import { poisonedTxHash } from "./poisoned-core.js";
 
 /** An engine whose snapshot worker's copy breaks at the third command, with what it saved and reported. */
@@ -60,8 +61,11 @@ describe("snapshot worker failing in the middle of its life", () => {
     for (let index = 0; index < 26; index++) await deposit(index);
     // Its refusal (its copy broke at the third) arrives when it has folded what it was handed: on a
     // loaded machine, long after; the test waits for it rather than guessing a time.
-    for (let waited = 0; errors.length === 0 && waited < 30_000; waited += 10)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => errors.length > 0, {
+      what: "the worker's refusal",
+      timeoutMs: 30_000,
+      intervalMs: 10,
+    });
     assert.equal(saved.length, 0, "the worker wrote no snapshot");
     for (let index = 26; index < 40; index++) await deposit(index);
     await engine.close({ snapshot: false });
