@@ -15,8 +15,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CreateOrderRequest } from "../../src/contract/partner/trading.js";
-import { openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
-import { testDatabaseUrl, testingOnPostgres } from "./harness.js";
+import { testingOnPostgres } from "./harness.js";
+import { journalAndReadModelPositions } from "./store-contents.js";
 import {
   type BinaryMarket,
   limitBid,
@@ -37,50 +37,20 @@ const heldBackOnPostgres = { stepEntriesMin: 1_000_000, delayMs: 1_000 };
 describe("read-your-writes over read models projected behind the journal", () => {
   let platform: TradingPlatform;
   let market: BinaryMarket;
-  /** PostgreSQL: one connection to the platform's database, to read the positions. */
-  let inspection: PostgresPool | undefined;
   before(async () => {
     platform = await startTradingPlatform({
       platform: { readModelProjection: testingOnPostgres ? heldBackOnPostgres : heldBackOnSqlite },
     });
-    if (testingOnPostgres) {
-      inspection = openPostgresPool({
-        url: testDatabaseUrl(platform.dataDir)!,
-        applicationName: "predex-test-read-your-writes",
-        poolConnectionsMax: 1,
-      });
-    }
     market = await platform.openMarket();
   });
-  after(async () => {
-    await inspection?.end();
-    await platform.close();
-  });
-
-  /** The journal's last sequence and the one the read models record they hold, as stored. */
-  const positions = async (): Promise<{ journalEnd: bigint; projected: bigint }> => {
-    if (inspection === undefined) {
-      const db = platform.platform.db!;
-      return {
-        journalEnd: BigInt(db.prepare("SELECT max(sequence) FROM journal").pluck().get() as number),
-        projected: BigInt(
-          db.prepare("SELECT projected_through FROM read_model_position").pluck().get() as number,
-        ),
-      };
-    }
-    const { rows } = await inspection.query<{ journal_end: string; projected: string }>(
-      `SELECT (SELECT max(sequence) FROM engine_journal) AS journal_end,
-              (SELECT projected_through FROM engine_read_model_position WHERE id = 1) AS projected`,
-    );
-    return { journalEnd: BigInt(rows[0]!.journal_end), projected: BigInt(rows[0]!.projected) };
-  };
+  after(() => platform.close());
 
   /** Asserts that the journal holds entries the read models do not (yet): the next read meets them lagging. */
   const assertReadModelsBehind = async (what: string) => {
-    const { journalEnd, projected } = await positions();
+    const { journal, readModels } = await journalAndReadModelPositions(platform.dataDir);
     assert.ok(
-      projected < journalEnd,
-      `${what}: the read models should lag the journal (they hold ${projected}, the journal ends at ${journalEnd})`,
+      readModels < journal,
+      `${what}: the read models should lag the journal (they hold ${readModels}, the journal ends at ${journal})`,
     );
   };
 

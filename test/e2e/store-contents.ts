@@ -288,9 +288,9 @@ export async function storedRows(dataDir: string, sql: string): Promise<Record<s
 
 /**
  * Where a data dir's journal ends and where its read models stand (the sequence their projection
- * recorded with them), read from the store while no server runs on it (after a SIGKILL: what the
- * next start finds). The read models behind the journal: the kill fell between a command's
- * journal commit and the step projecting it.
+ * recorded with them), read from the store (storedRows: a server may be running on it). The read
+ * models behind the journal: entries are committed that no step has projected yet (after a SIGKILL,
+ * what the next start must project; on a running platform, what the next read must wait for).
  */
 export async function journalAndReadModelPositions(
   dataDir: string,
