@@ -1,6 +1,6 @@
-// Subscribers who come after trading that nobody watched (issue #31: the server neither reads nor
-// tracks a book nobody watches, and re-reads it when a subscription makes it watched again): the
-// first messages they get describe the book and prices as they are, over real sockets.
+// Subscribers who come after trading that nobody watched (issue #31: the fan-out builds nothing for
+// channels without listeners, while every touched book is still kept current): the first messages
+// they get describe the book and prices as they are, over real sockets.
 //   - /ws/market: the `book` at subscription, then a price_change that removes a level added while
 //     nobody watched, whose hash is the hash of the book after it;
 //   - /socket/market-price: the price once it moves after the subscription, equal to the market
@@ -102,9 +102,16 @@ describe("a subscriber who comes after trading nobody watched", () => {
   it("/socket/market-price: the price when it next moves, as the market detail gives it", async () => {
     const market = await platform.openMarket("Late price subscriber");
     const [maker, taker] = traders as [PredexClient, PredexClient];
-    // Nobody watches the market's prices: a trade at 0.6 moves them.
+    // Nobody watches the market's prices: a trade at 0.6 moves them. Its publish round goes out up to
+    // publishIntervalMs after the trade; a price subscriber that came before it would rightly get it.
+    // The public book's witness sees the same round (one flush publishes every channel of a feed):
+    // once it has the trade, the round is out, and the subscription below comes after it.
+    const witness = marketSocket([market.yesAsset]);
+    await witness.next((event) => event.event_type === "book");
     await limit(market, maker, true, "BUY", 0.6, 3);
     await limit(market, taker, false, "BUY", 0.4, 3);
+    await witness.next((event) => event.event_type === "last_trade_price");
+    witness.socket.stop();
     const opened = await openSigned(platform, platform.partner, socketPaths.marketPrice, {
       query: { marketId: market.marketId },
     });
