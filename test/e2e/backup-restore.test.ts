@@ -10,9 +10,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { stateHash } from "../../src/core/exchange.js";
+import {
+  type ExchangeCommand,
+  type ExchangeEvent,
+  exchangeDecider,
+  stateHash,
+} from "../../src/core/exchange.js";
+import { initialPosition, replayJournal } from "../../src/engine/recovery.js";
 import { startPlatform } from "../../src/server.js";
 import { inspectBackup } from "../../src/store/sqlite/backup.js";
+import { SqliteEngineStore } from "../../src/store/sqlite/engine-store.js";
 import { testPlatformConfig, testPlatformEnv } from "./harness.js";
 import { startTradingPlatform, type TradingPlatform } from "./trading-fixtures.js";
 
@@ -40,12 +47,9 @@ after(async () => {
 describe("predex backup and restore", () => {
   it("restores a backup taken under load to the exact state the original had at that sequence", async () => {
     const engine = platform.platform.deps.engine;
-    // The state hash after every commit: a backup is consistent at a commit boundary.
-    const hashes = new Map<bigint, string>();
-    engine.onCommitted((entries) => {
-      const sequence = entries.at(-1)!.sequence;
-      void engine.read((state) => hashes.set(sequence, stateHash(state)));
-    });
+    // Where each batch ends: a backup is consistent at a commit boundary.
+    const batchEnds = new Set<bigint>();
+    engine.onCommitted((entries) => batchEnds.add(entries.at(-1)!.sequence));
     const market = await platform.openMarket();
     const buyers = await Promise.all([platform.fundedUser("100000"), platform.fundedUser("100000")]);
 
@@ -85,8 +89,25 @@ describe("predex backup and restore", () => {
     const { journalSequence } = inspectBackup(file);
     assert.ok(journalSequence > 0n);
     assert.ok(engine.committedSequence > journalSequence, "the original went on after the backup");
-    const expectedHash = hashes.get(journalSequence);
-    assert.ok(expectedHash !== undefined, `the backup ends at a commit boundary (${journalSequence})`);
+    assert.ok(batchEnds.has(journalSequence), `the backup ends at a commit boundary (${journalSequence})`);
+    // The state the original had at that sequence: its own journal folded from the start, the same
+    // fold that then rebuilds its live state. The engine cannot be read at a past sequence: with
+    // pipelined commits the next batch may already be decided into memory when one commits, and a
+    // read then waits for it (a hash read there was a later state's, now and then).
+    const original = new SqliteEngineStore<ExchangeCommand, ExchangeEvent>(platform.platform.db!);
+    const atBackup = await replayJournal(
+      exchangeDecider,
+      original,
+      initialPosition(exchangeDecider),
+      journalSequence,
+    );
+    const expectedHash = stateHash(atBackup.state);
+    const live = await engine.read((state, position) => ({
+      sequence: position.sequence,
+      hash: stateHash(state),
+    }));
+    const atLive = await replayJournal(exchangeDecider, original, atBackup, live.sequence);
+    assert.equal(stateHash(atLive.state), live.hash, "the original's journal rebuilds its live state");
 
     const freshDir = join(workDir, "restored");
     const restore = await predex(["restore", file], freshDir);
