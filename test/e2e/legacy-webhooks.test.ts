@@ -11,6 +11,7 @@ import { verifyWebhook } from "../../src/contract/signing/webhook-signature.js";
 import { LegacyApiError } from "../../src/sdk/legacy/errors.js";
 import { type BinaryMarket, startTradingPlatform } from "../e2e/trading-fixtures.js";
 import { type LegacyPlatform, startLegacyPlatform } from "../legacy/fixtures.js";
+import { type RecordedAnswer, recordingFetch } from "../support/recording-fetch.js";
 import { waitForValue } from "../support/wait-until.js";
 
 interface Delivery {
@@ -192,21 +193,47 @@ describe("rate limit", () => {
 
   it("is waited out by the SDK client, which retries after retryAfter", async () => {
     const merchant = await platform.createMerchant();
-    const client = platform.legacyClient(merchant);
+    const answers: RecordedAnswer[] = [];
+    const slept: number[] = [];
+    const client = platform.legacyClient(merchant, {
+      fetch: recordingFetch(answers),
+      // The SDK's wait moves the standing clock on by what it waits: its retry falls in the next
+      // window however slowly the machine serves it, and no timer is waited for or timed.
+      sleep: async (ms) => {
+        slept.push(ms);
+        frozenNowMs = (frozenNowMs ?? Date.now()) + ms;
+      },
+    });
     const { token } = await client.authorize();
-    await Promise.all(
-      Array.from({ length: 55 }, () =>
-        platform.raw("legacy", {
-          path: legacyPaths.requestResult("y"),
-          headers: { authorization: `Bearer ${token}` },
-        }),
-      ),
+    // The clock stands still a second later (a window the authorize call did not use), so the 55
+    // requests and the SDK's first try fall in one window.
+    frozenNowMs = Date.now() + 1_000;
+    try {
+      const spent = await Promise.all(
+        Array.from({ length: 55 }, () =>
+          platform.raw("legacy", {
+            path: legacyPaths.requestResult("y"),
+            headers: { authorization: `Bearer ${token}` },
+          }),
+        ),
+      );
+      assert.equal(spent.filter((response) => response.status === 429).length, 5, "the window is spent");
+      await assert.rejects(
+        client.getRequestResult("y"),
+        (error: unknown) => error instanceof LegacyApiError && error.status === 404,
+      );
+    } finally {
+      frozenNowMs = undefined;
+    }
+    // One 429 saying retry after 1 s, one wait of exactly that, then the answer.
+    const tries = answers.filter((answer) => answer.path === legacyPaths.requestResult("y"));
+    assert.deepEqual(
+      tries.map((answer) => [answer.status, answer.retryAfter]),
+      [
+        [429, "1"],
+        [404, null],
+      ],
     );
-    const started = Date.now();
-    await assert.rejects(
-      client.getRequestResult("y"),
-      (error: unknown) => error instanceof LegacyApiError && error.status === 404,
-    );
-    assert.ok(Date.now() - started < 3_000);
+    assert.deepEqual(slept, [1_000]);
   });
 });

@@ -76,9 +76,24 @@ describe("a subscriber who comes after trading nobody watched", () => {
   it("/ws/market: its book, then deltas whose hash is the book's after them", async () => {
     const market = await platform.openMarket("Late public subscriber");
     const [maker, taker] = traders as [PredexClient, PredexClient];
-    // Nobody watches: a bid at 0.45 (the book is first read here), then one at 0.47.
+    // Nobody watches the public book: a bid at 0.45 (the book is first read here), then one at 0.47.
+    // The 0.47 bid's publish round goes out up to publishIntervalMs after the order; a /ws/market
+    // subscriber that came before it would rightly get it (a price_change restating 0.47 x 5) ahead
+    // of the fill's. A /socket/clob-price-update witness sees the same round (one flush publishes
+    // every channel of a feed): once it has the 0.47 level, the round is out, and the late socket
+    // below subscribes after it.
+    const opened = await openSigned(platform, platform.partner, socketPaths.clobPriceUpdate, {
+      query: { marketId: market.marketId, outcomeId: market.outcomeId },
+    });
+    const { socket: witnessSocket, inbox: witnessInbox } = opened;
+    assert.ok(witnessSocket !== undefined && witnessInbox !== undefined, JSON.stringify(opened));
+    cleanups.push(() => witnessSocket.close());
     await limit(market, maker, true, "BUY", 0.45, 10);
     await limit(market, maker, true, "BUY", 0.47, 5);
+    await witnessInbox.next<{ side: string; price: string; size: string }>(
+      (message) => message.side === "BUY" && message.price === "0.47" && message.size === "5",
+    );
+    witnessSocket.close();
     const late = marketSocket([market.yesAsset]);
     const book = await late.next((event) => event.event_type === "book");
     assert.deepEqual((book.bids as { price: string }[]).map((level) => level.price).sort(), ["0.45", "0.47"]);

@@ -10,8 +10,13 @@ import { schedulerIntervalMs } from "../../src/exchange/exchange-host.js";
 import { waitUntil } from "../support/wait-until.js";
 import { isoAt, startTradingPlatform, type TradingPlatform, usdtOf } from "./trading-fixtures.js";
 
-/** The deadlines are 2 s ahead; the clock jumps past them. */
-const clockJumpMs = 2_500;
+/**
+ * The deadlines are a minute ahead of the platform's clock, far beyond what the requests that come
+ * before the jump take on a loaded machine (at 2 s ahead, a slow register, deposit and order could
+ * meet the deadline first); the clock then jumps past them.
+ */
+const deadlineAheadMs = 60_000;
+const clockJumpMs = deadlineAheadMs + 500;
 /** Scheduler ticks to wait at most for the work to show, polled every few milliseconds. */
 const ticksMax = 20;
 
@@ -42,7 +47,7 @@ describe("the scheduler", () => {
       limitPrice: 0.2,
       shares: 10,
       timeInForce: "GTD",
-      expiresAt: isoAt(Date.now() + clockOffsetMs + 2_000),
+      expiresAt: isoAt(Date.now() + clockOffsetMs + deadlineAheadMs),
     });
     assert.deepEqual([order.status, order.timeInForce], ["OPEN", "GTD"]);
     assert.deepEqual(await usdtOf(client), { available: "8", frozen: "2", total: "10" });
@@ -55,7 +60,9 @@ describe("the scheduler", () => {
   });
 
   it("closes a market at its endTime and cancels its resting orders", async () => {
-    const market = await platform.openMarket({ endTime: isoAt(Date.now() + clockOffsetMs + 2_000) });
+    const market = await platform.openMarket({
+      endTime: isoAt(Date.now() + clockOffsetMs + deadlineAheadMs),
+    });
     const { client } = await platform.fundedUser("10");
     await client.createOrder({
       marketId: market.marketId,
