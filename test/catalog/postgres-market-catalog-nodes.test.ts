@@ -83,8 +83,20 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
     apiCatalog.onMarketsChanged((marketIds) =>
       heard.push(marketIds === undefined ? undefined : [...marketIds]),
     );
-    // The listening connection is up once LISTEN is registered in pg_listening_channels of some session.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The API node starts listening at its first listener, without waiting: a commit before its LISTEN
+    // is in place is not heard (a fixed 300 ms wait for it failed the first test whenever the
+    // connection took longer). The LISTEN is in place once a session has finished running it.
+    const admin = pool("predex-test-admin");
+    await waitUntil(
+      async () =>
+        (
+          await admin.query(
+            "SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle' AND query = $1",
+            [`LISTEN ${marketsChangedChannel}`],
+          )
+        ).rows.length === 1,
+      { what: "the API node listens", timeoutMs: 30_000 },
+    );
   });
   after(async () => {
     await engine?.close();

@@ -13,6 +13,7 @@ import {
 import { EngineStoppedError } from "../../src/engine/errors.js";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { withCaughtUpReads } from "../../src/store/caught-up-reads.js";
+import { waitUntil } from "../support/wait-until.js";
 import type { AccountCommand, AccountEvent } from "./accounts-domain.js";
 import { memoryStore, openAccountsEngine, settle } from "./harness.js";
 
@@ -121,12 +122,15 @@ describe("deferred projection", () => {
   });
 
   it("projects on its own: after delayMs when few entries wait, at the next turn once stepEntriesMin do", async () => {
-    const slow = await following(0, { delayMs: 30, stepEntriesMin: 1_000 });
+    // A delay far longer than a few turns of the event loop can take on a loaded machine (30 ms was
+    // not: a process preempted that long between the commit and the check saw the step run).
+    const slow = await following(0, { delayMs: 1_000, stepEntriesMin: 1_000 });
     await slow.engine.submit({ type: "open", accountId: "alice" });
     await settle();
     assert.equal(slow.projection.projectedSequence, 0n, "before delayMs nothing is projected");
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    assert.equal(slow.projection.projectedSequence, 1n, "after delayMs the entry is projected");
+    await waitUntil(() => slow.projection.projectedSequence === 1n, {
+      what: "after delayMs the entry is projected",
+    });
     await slow.engine.close();
 
     const busy = await following(0, { delayMs: 60_000, stepEntriesMin: 8, stepEntriesMax: 8 });

@@ -237,12 +237,14 @@ if (skipReason !== undefined) {
         },
         onError: (error) => deadErrors.push(error),
       });
+      // A's claims lapse leaseMs after A took them, which is after this: a lease measured from when A
+      // died (later, by A's commit and stop) could have lapsed already on a slow machine.
+      const claimedNotBeforeMs = Date.now();
       dying.start();
       await dying.idle();
       await dying.stop();
       assert.equal(deadErrors.length, 1);
       assert.equal(await openOrders(), 12, "A's orders were committed");
-      const diedAtMs = Date.now();
 
       // Node B runs all along: nothing for it while A's claims hold, everything once they lapse,
       // found by its own polling (nothing wakes it).
@@ -255,7 +257,7 @@ if (skipReason !== undefined) {
       });
       survivor.start();
       await survivor.idle();
-      if (Date.now() - diedAtMs < leaseMs) {
+      if (Date.now() - claimedNotBeforeMs < leaseMs) {
         assert.equal((await storeB.pending(20)).length, 12, "A's claims still hold");
       }
       await waitUntil(async () => (await storeB.pending(1)).length === 0, { timeoutMs: 30_000 });

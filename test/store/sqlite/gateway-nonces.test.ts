@@ -13,6 +13,7 @@ import { databaseFaultOf } from "../../../src/store/database-faults.js";
 import { openDatabase } from "../../../src/store/sqlite/database.js";
 import { createSqliteGatewayNonceStore } from "../../../src/store/sqlite/gateway-nonces.js";
 import type { FdatasyncFunction } from "../../../src/store/sqlite/wal-sync.js";
+import { waitUntil } from "../../support/wait-until.js";
 
 const directory = mkdtempSync(join(tmpdir(), "predex-gateway-nonces-"));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -137,7 +138,9 @@ describe("SQLite gateway nonces", () => {
     const store = createSqliteGatewayNonceStore(db, {
       windowMs: 60_000,
       fdatasync: sync.fdatasync,
-      syncIntervalMsMin: 40,
+      // Far longer than the few turns the checks below take on a loaded machine: at 40 ms a process
+      // preempted that long between the first batch's write and the checks saw the next sync start.
+      syncIntervalMsMin: 1_000,
     });
     const rows = () => db.prepare("SELECT count(*) FROM gateway_nonces").pluck().get();
     const concurrent = [store.remember("p", "one", 0), store.remember("p", "two", 0)];
@@ -152,7 +155,7 @@ describe("SQLite gateway nonces", () => {
     assert.equal(await settled(gathered[1]), false);
     assert.equal(sync.calls.length, 1, "no sync before the interval is over");
     assert.equal(rows(), 2, "and nothing written");
-    while (sync.calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil(() => sync.calls.length === 2, { what: "the interval is over: the next sync" });
     assert.equal(rows(), 4, "the two written together");
     sync.calls[1]!.done(null);
     assert.deepEqual(await Promise.all(gathered), ["fresh", "fresh"]);
