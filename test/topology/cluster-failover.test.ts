@@ -88,23 +88,26 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
     // A subscriber on each API node, from before the first order.
     const streams = apiNodes.map((api) => {
       const messages: BookMessage[] = [];
+      // Every (re)connect counts: the socket must stay open through the failover.
+      let opens = 0;
       const socket = new SignedSocket({
         baseUrl: api.gateway,
         credentials: partner,
         path: socketPaths.clobPriceUpdate,
         query: { marketId: market.marketId, outcomeId: outcome.outcomeId },
         backoff: { delayMsBase: 10, delayMsMax: 50 },
+        onOpen: () => {
+          opens += 1;
+        },
         onMessage: (message) => {
           const { seq, prevSeq } = message as { seq?: number; prevSeq?: number };
           if (typeof seq === "number" && typeof prevSeq === "number") messages.push({ seq, prevSeq });
         },
       });
-      let opens = 0;
       const opened = new Promise<void>((resolve) => {
         socket.start();
         const timer = setInterval(() => {
           if (socket.state === "open") {
-            opens += 1;
             clearInterval(timer);
             resolve();
           }
