@@ -13,7 +13,6 @@ import {
 import { EngineStoppedError } from "../../src/engine/errors.js";
 import type { JournalEntry } from "../../src/engine/store.js";
 import { withCaughtUpReads } from "../../src/store/caught-up-reads.js";
-import { waitUntil } from "../support/wait-until.js";
 import type { AccountCommand, AccountEvent } from "./accounts-domain.js";
 import { memoryStore, openAccountsEngine, settle } from "./harness.js";
 
@@ -121,16 +120,17 @@ describe("deferred projection", () => {
     await engine.close();
   });
 
-  it("projects on its own: after delayMs when few entries wait, at the next turn once stepEntriesMin do", async () => {
-    // A delay far longer than a few turns of the event loop can take on a loaded machine (30 ms was
-    // not: a process preempted that long between the commit and the check saw the step run).
-    const slow = await following(0, { delayMs: 1_000, stepEntriesMin: 1_000 });
+  it("projects on its own: after delayMs when few entries wait, at the next turn once stepEntriesMin do", async (t) => {
+    // The step's timer on a mocked clock: exactly delayMs, whatever the machine's load (a real 30 ms
+    // was passed by a process preempted that long; a real wait bounds it only from one side).
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const slow = await following(0, { delayMs: 30, stepEntriesMin: 1_000 });
     await slow.engine.submit({ type: "open", accountId: "alice" });
     await settle();
+    t.mock.timers.tick(29);
     assert.equal(slow.projection.projectedSequence, 0n, "before delayMs nothing is projected");
-    await waitUntil(() => slow.projection.projectedSequence === 1n, {
-      what: "after delayMs the entry is projected",
-    });
+    t.mock.timers.tick(1);
+    assert.equal(slow.projection.projectedSequence, 1n, "after delayMs the entry is projected");
     await slow.engine.close();
 
     const busy = await following(0, { delayMs: 60_000, stepEntriesMin: 8, stepEntriesMax: 8 });
