@@ -3,14 +3,13 @@
 
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { ConfigError } from "../../src/config.js";
 import { databaseFileName, startPlatform } from "../../src/server.js";
+import { freeLoopbackPort } from "../support/postgres-cluster.js";
 import { startTestPlatform, type TestPlatform, testPlatformConfig } from "./harness.js";
 
 let platform: TestPlatform;
@@ -56,11 +55,9 @@ describe("listeners", () => {
 
 describe("PREDEX_DATABASE_URL", () => {
   it("selects PostgreSQL: a server that is not there fails the start, SQLite is never used instead", async () => {
-    // A loopback port nothing listens on.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise((resolve) => probe.close(resolve));
+    // A loopback port nothing listens on (picked below the ephemeral range: no other test's
+    // listen(0) is handed it meanwhile).
+    const port = await freeLoopbackPort();
     const dataDir = mkdtempSync(join(tmpdir(), "predex-no-postgres-"));
     try {
       const config = testPlatformConfig(dataDir, {
