@@ -29,13 +29,16 @@ const queued = { status: 200, body: { code: 200, msg: "success", data: { fgReque
 
 function scriptedClient(script: Scripted[]) {
   let calls = 0;
+  const slept: number[] = [];
   const client = new LegacyClient({
     baseUrl: "http://127.0.0.1:1",
     apiKey: "key",
     privateKey,
     user: { merchantId: 1, marchantUserId: "u" } as never,
     retry: { attemptsMax: 3, delayMsBase: 1, delayMsMax: 1 },
-    sleep: async () => {},
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
     fetch: (async () => {
       calls += 1;
       const next = script.shift();
@@ -48,7 +51,7 @@ function scriptedClient(script: Scripted[]) {
     }) as typeof fetch,
   });
   client.token = "a-token";
-  return { client, calls: () => calls };
+  return { client, calls: () => calls, slept };
 }
 
 describe("legacy SDK: resending an order submit", () => {
@@ -84,6 +87,17 @@ describe("legacy SDK: resending an order submit", () => {
       assert.ok(error instanceof SubmitOutcomeUnknownError, String(error));
       assert.equal(calls(), 1);
     }
+  });
+
+  it("waits out a 429 for the retryAfter it says, then sends it again: it was refused before anything was done", async () => {
+    const limited = (retryAfter: number) => ({
+      status: 429,
+      body: { code: 429, msg: "Too many requests", data: { retryAfter, limit: 50, window: "1s" } },
+    });
+    const { client, calls, slept } = scriptedClient([limited(3), limited(2), queued]);
+    assert.equal(await client.submitOrder(order as never), "r-1");
+    assert.equal(calls(), 3);
+    assert.deepEqual(slept, [3_000, 2_000]);
   });
 
   it("retries a read on either 503", async () => {
