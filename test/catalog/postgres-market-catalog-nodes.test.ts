@@ -61,6 +61,10 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
     pools.push(opened);
     return opened;
   };
+  /** The test's own sessions, for what it asks of pg_stat_activity. */
+  let admin: PostgresPool;
+  /** The API node's listening session: the one whose last statement was its LISTEN. */
+  const listeningSession = `pid <> pg_backend_pid() AND query = 'LISTEN ${marketsChangedChannel}'`;
 
   before(async () => {
     cluster = await startPostgresCluster();
@@ -86,15 +90,11 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
     // The API node starts listening at its first listener, without waiting: a commit before its LISTEN
     // is in place is not heard (a fixed 300 ms wait for it failed the first test whenever the
     // connection took longer). The LISTEN is in place once a session has finished running it.
-    const admin = pool("predex-test-admin");
+    admin = pool("predex-test-admin");
     await waitUntil(
       async () =>
-        (
-          await admin.query(
-            "SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'idle' AND query = $1",
-            [`LISTEN ${marketsChangedChannel}`],
-          )
-        ).rows.length === 1,
+        (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE ${listeningSession} AND state = 'idle'`))
+          .rows.length === 1,
       { what: "the API node listens", timeoutMs: 30_000 },
     );
   });
@@ -139,11 +139,8 @@ describe("PostgreSQL catalogue across nodes", { skip: skipReason }, () => {
 
   it("tells its listeners that anything may have changed after its connection was cut", async () => {
     const before = heard.length;
-    const admin = pool("predex-test-admin");
     const ended = await admin.query<{ ended: boolean }>(
-      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-       WHERE pid <> pg_backend_pid() AND query = $1`,
-      [`LISTEN ${marketsChangedChannel}`],
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE ${listeningSession}`,
     );
     assert.equal(ended.rows.length, 1, "the API node's listening session");
     await waitUntil(() => heard.slice(before).includes(undefined), {
