@@ -27,8 +27,9 @@ const groupsCount = 100;
 // Only a bound against a stream that never gets there: how many groups a seed needs has a long tail
 // (seeds 2,001–30,000 of this schedule: median 100, 99th percentile 551, 0.11% over 1,000, 0.014%
 // over 1,500, none over 1,882; each 500 groups more about 8 times rarer). A bound of 1,000 failed
-// about one CI run in 300 by chance (seeds 820 and 1428 had converted no No shares by then; they do
-// at 1,281 and 1,929 groups). Past 4,000, by that decay, a few seeds in a billion.
+// about one CI run in 300 by chance (seeds 820 and 1428, of the seeds below 2,001, had converted no
+// No shares by then; they do at 1,281 and 1,929 groups). Past 4,000, by that decay, a few seeds in
+// a billion.
 const groupsMax = 4_000;
 const groupCommandsMax = 6;
 
