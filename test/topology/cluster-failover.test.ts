@@ -90,6 +90,10 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
       const messages: BookMessage[] = [];
       // Every (re)connect counts: the socket must stay open through the failover.
       let opens = 0;
+      let firstOpen = () => {};
+      const opened = new Promise<void>((resolve) => {
+        firstOpen = resolve;
+      });
       const socket = new SignedSocket({
         baseUrl: api.gateway,
         credentials: partner,
@@ -98,21 +102,14 @@ describe("two engine nodes and two API nodes: the leader dies mid-burst", { skip
         backoff: { delayMsBase: 10, delayMsMax: 50 },
         onOpen: () => {
           opens += 1;
+          firstOpen();
         },
         onMessage: (message) => {
           const { seq, prevSeq } = message as { seq?: number; prevSeq?: number };
           if (typeof seq === "number" && typeof prevSeq === "number") messages.push({ seq, prevSeq });
         },
       });
-      const opened = new Promise<void>((resolve) => {
-        socket.start();
-        const timer = setInterval(() => {
-          if (socket.state === "open") {
-            clearInterval(timer);
-            resolve();
-          }
-        }, 10);
-      });
+      socket.start();
       topology.onStop(() => socket.stop());
       return { messages, opened, opens: () => opens };
     });
