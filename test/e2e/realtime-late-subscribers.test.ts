@@ -3,8 +3,12 @@
 // they get describe the book and prices as they are, over real sockets.
 //   - /ws/market: the `book` at subscription, then a price_change that removes a level added while
 //     nobody watched, whose hash is the hash of the book after it;
-//   - /socket/market-price: the price once it moves after the subscription, equal to the market
-//     detail's, and nothing replayed from before.
+//   - /socket/market-price: the price once it moves after the subscription (back to what a watcher
+//     who left saw before the unwatched trading), equal to the market detail's, and nothing replayed
+//     from before.
+// Nothing watches the outcome under test while it is traded unwatched: the tests wait for that
+// trading's publish round on ANOTHER market (roundsOutWitness), so a hub that let an unwatched
+// book fall behind fails here.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -72,28 +76,49 @@ function marketSocket(assetIds: string[]) {
   return { socket, next };
 }
 
+/**
+ * Tells when every publish round of what was committed so far has gone out, without watching the
+ * market under test. The hub has one dirty set and one flush timer (RealtimeHub #markDirty/#flush):
+ * a commit's feed is marked dirty when the commit is absorbed, commits are absorbed in commit order
+ * (the engine tells its listeners before it answers a submitter, and the hub's reads run in order),
+ * and a flush publishes every dirty feed in one synchronous pass. So an order placed on the other
+ * market after the last trade under test is answered marks its feed dirty after that trade's: the
+ * flush that publishes it publishes the trade's round too, unless an earlier flush already did.
+ * Once the witness has the other market's change, no round of the trading under test is left for a
+ * later subscriber to get.
+ */
+async function roundsOutWitness(title: string) {
+  const other = await platform.openMarket(title);
+  const watcher = marketSocket([other.yesAsset]);
+  await watcher.next((event) => event.event_type === "book");
+  return {
+    /** Places a bid on the other market, waits until the witness sees it, and stops the witness. */
+    async roundsOut(client: PredexClient): Promise<void> {
+      await limit(other, client, true, "BUY", 0.2, 1);
+      await watcher.next(
+        (event) =>
+          event.event_type === "price_change" &&
+          (event.price_changes as { price: string; side: string }[]).some(
+            (entry) => entry.side === "BUY" && entry.price === "0.2",
+          ),
+      );
+      watcher.socket.stop();
+    },
+  };
+}
+
 describe("a subscriber who comes after trading nobody watched", () => {
   it("/ws/market: its book, then deltas whose hash is the book's after them", async () => {
     const market = await platform.openMarket("Late public subscriber");
     const [maker, taker] = traders as [PredexClient, PredexClient];
-    // Nobody watches the public book: a bid at 0.45 (the book is first read here), then one at 0.47.
-    // The 0.47 bid's publish round goes out up to publishIntervalMs after the order; a /ws/market
-    // subscriber that came before it would rightly get it (a price_change restating 0.47 x 5) ahead
-    // of the fill's. A /socket/clob-price-update witness sees the same round (one flush publishes
-    // every channel of a feed): once it has the 0.47 level, the round is out, and the late socket
-    // below subscribes after it.
-    const opened = await openSigned(platform, platform.partner, socketPaths.clobPriceUpdate, {
-      query: { marketId: market.marketId, outcomeId: market.outcomeId },
-    });
-    const { socket: witnessSocket, inbox: witnessInbox } = opened;
-    assert.ok(witnessSocket !== undefined && witnessInbox !== undefined, JSON.stringify(opened));
-    cleanups.push(() => witnessSocket.close());
+    // Nobody watches the outcome: a bid at 0.45, then one at 0.47. The 0.47 bid's publish round goes
+    // out up to publishIntervalMs after the order; a /ws/market subscriber that came before it would
+    // rightly get it (a price_change restating 0.47 x 5) ahead of the fill's. The witness on another
+    // market tells when that round is out; the late socket below subscribes after it.
+    const witness = await roundsOutWitness("Late public subscriber's witness");
     await limit(market, maker, true, "BUY", 0.45, 10);
     await limit(market, maker, true, "BUY", 0.47, 5);
-    await witnessInbox.next<{ side: string; price: string; size: string }>(
-      (message) => message.side === "BUY" && message.price === "0.47" && message.size === "5",
-    );
-    witnessSocket.close();
+    await witness.roundsOut(maker);
     const late = marketSocket([market.yesAsset]);
     const book = await late.next((event) => event.event_type === "book");
     assert.deepEqual((book.bids as { price: string }[]).map((level) => level.price).sort(), ["0.45", "0.47"]);
@@ -107,26 +132,46 @@ describe("a subscriber who comes after trading nobody watched", () => {
       [["BUY", "0.47", "0"]],
     );
     // A second socket's book, read now, hashes to what the delta said the book hashes to.
-    const witness = marketSocket([market.yesAsset]);
-    const now = await witness.next((event) => event.event_type === "book");
+    const reader = marketSocket([market.yesAsset]);
+    const now = await reader.next((event) => event.event_type === "book");
     assert.equal(entries[0]!.hash, now.hash);
     late.socket.stop();
-    witness.socket.stop();
+    reader.socket.stop();
   });
 
   it("/socket/market-price: the price when it next moves, as the market detail gives it", async () => {
     const market = await platform.openMarket("Late price subscriber");
     const [maker, taker] = traders as [PredexClient, PredexClient];
-    // Nobody watches the market's prices: a trade at 0.6 moves them. Its publish round goes out up to
+    const signedSockets = platform.platform.realtime.hub.socketStats.gateway;
+    // Someone watches the prices while a trade at 0.7 moves them, then leaves: the hub has published
+    // 0.7, and once the watcher's close has reached the server (no signed socket left), nobody
+    // watches the outcome.
+    const before = await openSigned(platform, platform.partner, socketPaths.marketPrice, {
+      query: { marketId: market.marketId },
+    });
+    assert.ok(before.socket !== undefined && before.inbox !== undefined, JSON.stringify(before));
+    const beforeSocket = before.socket;
+    cleanups.push(() => beforeSocket.close());
+    await limit(market, maker, true, "BUY", 0.7, 2);
+    await limit(market, taker, false, "BUY", 0.3, 2);
+    const seen = await before.inbox.next<{ optionId: string; price: string }>(
+      (message) => message.optionId === market.yes,
+    );
+    assert.equal(seen.price, "0.7");
+    beforeSocket.close();
+    await waitUntil(() => signedSockets.closed === signedSockets.opened, {
+      what: "the price watcher's close reached the server",
+    });
+    // Nobody watches the outcome: a trade at 0.6 moves its prices. Its publish round goes out up to
     // publishIntervalMs after the trade; a price subscriber that came before it would rightly get it.
-    // The public book's witness sees the same round (one flush publishes every channel of a feed):
-    // once it has the trade, the round is out, and the subscription below comes after it.
-    const witness = marketSocket([market.yesAsset]);
-    await witness.next((event) => event.event_type === "book");
+    // The witness on another market tells when that round is out; the subscription below comes after
+    // it. The next trade brings the price back to 0.7: a hub whose copy of the prices fell behind
+    // while nobody watched (still 0.7) publishes either nothing (no move from 0.7) or, when the 0.7
+    // bid's round goes out alone, the missed 0.6 (the price before the trade is the last trade's).
+    const witness = await roundsOutWitness("Late price subscriber's witness");
     await limit(market, maker, true, "BUY", 0.6, 3);
     await limit(market, taker, false, "BUY", 0.4, 3);
-    await witness.next((event) => event.event_type === "last_trade_price");
-    witness.socket.stop();
+    await witness.roundsOut(maker);
     const opened = await openSigned(platform, platform.partner, socketPaths.marketPrice, {
       query: { marketId: market.marketId },
     });
