@@ -107,6 +107,24 @@ async function roundsOutWitness(title: string) {
   };
 }
 
+/** A signed /socket/market-price socket on the market, closed at the end if a test fails first. */
+async function priceSocket(market: Market) {
+  const opened = await openSigned(platform, platform.partner, socketPaths.marketPrice, {
+    query: { marketId: market.marketId },
+  });
+  const { socket, inbox } = opened;
+  assert.ok(socket !== undefined && inbox !== undefined, JSON.stringify(opened));
+  cleanups.push(() => socket.close());
+  return { socket, inbox };
+}
+
+/** A trade of `shares` at `yesPrice`: a Yes bid, then the No bid at `noPrice` that crosses it. */
+async function tradeAt(market: Market, yesPrice: number, noPrice: number, shares: number): Promise<void> {
+  const [maker, taker] = traders as [PredexClient, PredexClient];
+  await limit(market, maker, true, "BUY", yesPrice, shares);
+  await limit(market, taker, false, "BUY", noPrice, shares);
+}
+
 describe("a subscriber who comes after trading nobody watched", () => {
   it("/ws/market: its book, then deltas whose hash is the book's after them", async () => {
     const market = await platform.openMarket("Late public subscriber");
@@ -141,24 +159,18 @@ describe("a subscriber who comes after trading nobody watched", () => {
 
   it("/socket/market-price: the price when it next moves, as the market detail gives it", async () => {
     const market = await platform.openMarket("Late price subscriber");
-    const [maker, taker] = traders as [PredexClient, PredexClient];
+    const maker = traders[0]!;
     const signedSockets = platform.platform.realtime.hub.socketStats.gateway;
     // Someone watches the prices while a trade at 0.7 moves them, then leaves: the hub has published
     // 0.7, and once the watcher's close has reached the server (no signed socket left), nobody
     // watches the outcome.
-    const before = await openSigned(platform, platform.partner, socketPaths.marketPrice, {
-      query: { marketId: market.marketId },
-    });
-    assert.ok(before.socket !== undefined && before.inbox !== undefined, JSON.stringify(before));
-    const beforeSocket = before.socket;
-    cleanups.push(() => beforeSocket.close());
-    await limit(market, maker, true, "BUY", 0.7, 2);
-    await limit(market, taker, false, "BUY", 0.3, 2);
+    const before = await priceSocket(market);
+    await tradeAt(market, 0.7, 0.3, 2);
     const seen = await before.inbox.next<{ optionId: string; price: string }>(
       (message) => message.optionId === market.yes,
     );
     assert.equal(seen.price, "0.7");
-    beforeSocket.close();
+    before.socket.close();
     await waitUntil(() => signedSockets.closed === signedSockets.opened, {
       what: "the price watcher's close reached the server",
     });
@@ -169,17 +181,10 @@ describe("a subscriber who comes after trading nobody watched", () => {
     // while nobody watched (still 0.7) publishes either nothing (no move from 0.7) or, when the 0.7
     // bid's round goes out alone, the missed 0.6 (the price before the trade is the last trade's).
     const witness = await roundsOutWitness("Late price subscriber's witness");
-    await limit(market, maker, true, "BUY", 0.6, 3);
-    await limit(market, taker, false, "BUY", 0.4, 3);
+    await tradeAt(market, 0.6, 0.4, 3);
     await witness.roundsOut(maker);
-    const opened = await openSigned(platform, platform.partner, socketPaths.marketPrice, {
-      query: { marketId: market.marketId },
-    });
-    const { socket, inbox } = opened;
-    assert.ok(socket !== undefined && inbox !== undefined, JSON.stringify(opened));
-    cleanups.push(() => socket.close());
-    await limit(market, maker, true, "BUY", 0.7, 2);
-    await limit(market, taker, false, "BUY", 0.3, 2);
+    const { socket, inbox } = await priceSocket(market);
+    await tradeAt(market, 0.7, 0.3, 2);
     const detail = await maker.getMarketDetail(market.marketId);
     const [yes, no] = detail.outcomes[0]!.options;
     assert.deepEqual([yes!.price, no!.price], ["0.7", "0.3"]);
