@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
 import { ConfigError } from "../../src/config.js";
 import { databaseFileName, startPlatform } from "../../src/server.js";
-import { freeLoopbackPort } from "../support/postgres-cluster.js";
+import { freeLoopbackPort } from "../support/loopback-port.js";
 import { startTestPlatform, type TestPlatform, testPlatformConfig } from "./harness.js";
 
 let platform: TestPlatform;

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { databaseFaultOf } from "../../src/store/database-faults.js";
 import { inTransaction, openPostgresPool, type PostgresPool } from "../../src/store/postgres/database.js";
+import { freeLoopbackPort } from "../support/loopback-port.js";
 import {
-  freeLoopbackPort,
   type PostgresCluster,
   postgresSkipReason,
   startPostgresCluster,

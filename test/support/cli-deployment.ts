@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testMasterKeyHex, testPlatformEnv } from "../e2e/harness.js";
 import { CliNode } from "./cli-node.js";
+import { freeLoopbackPort } from "./loopback-port.js";
 import {
-  freeLoopbackPort,
   type PostgresCluster,
   type PostgresClusterOptions,
   startPostgresCluster,

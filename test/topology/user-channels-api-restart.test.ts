@@ -13,7 +13,8 @@ import { PredexAdminClient } from "../../src/sdk/admin-client.js";
 import { PredexClient } from "../../src/sdk/client.js";
 import { assertStampedInOrder, assertViewMatchesRest, followUser } from "../e2e/user-channel-views.js";
 import { CliTopology, leadingLine } from "../support/cli-deployment.js";
-import { freeLoopbackPort, postgresSkipReason } from "../support/postgres-cluster.js";
+import { freeLoopbackPort } from "../support/loopback-port.js";
+import { postgresSkipReason } from "../support/postgres-cluster.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const skipReason = postgresSkipReason();
