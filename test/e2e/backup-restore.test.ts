@@ -101,6 +101,7 @@ describe("predex backup and restore", () => {
       initialPosition(exchangeDecider),
       journalSequence,
     );
+    // Hashed before the fold goes on from it: replayJournal may change the state it is handed.
     const expectedHash = stateHash(atBackup.state);
     const live = await engine.read((state, position) => ({
       sequence: position.sequence,
